@@ -1,0 +1,12 @@
+/* builtin.h: one function per subcommand; each returns the exit status (0, 1 or 2). */
+#ifndef MKSERIES_BUILTIN_H
+#define MKSERIES_BUILTIN_H
+
+int cmd_import(int argc, const char **argv);
+int cmd_plan(int argc, const char **argv);
+int cmd_apply(int argc, const char **argv);
+int cmd_regress(int argc, const char **argv);
+int cmd_build(int argc, const char **argv);
+int cmd_test(int argc, const char **argv);
+
+#endif

@@ -1,0 +1,45 @@
+/* gitutil.h: the one place that turns libgit2 errors into our messages, plus repository helpers. */
+#ifndef MKSERIES_GITUTIL_H
+#define MKSERIES_GITUTIL_H
+
+#include <git2.h>
+
+/* Initialise libgit2 once; safe to call repeatedly. */
+void gitutil_init(void);
+
+/*
+ * Print "error: <what>: <libgit2's message>" and return -1. `gerr` is the
+ * libgit2 return code; git_error_last() may be NULL in libgit2 1.5.1.
+ */
+int git_error_report(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Open (or with create, init bare) a repository. Prints on failure. */
+int repo_open(git_repository **out, const char *path, int create);
+
+/*
+ * A lock that keeps a second mkseries off the same repository
+ * (flock on <gitdir>/mkseries.lock, released when the process dies).
+ * Returns 0, or MKS_ELOCKED with a message naming the holder.
+ */
+struct repo_lock {
+	int fd;
+};
+#define REPO_LOCK_INIT { -1 }
+int repo_lock(struct repo_lock *lk, git_repository *repo);
+void repo_unlock(struct repo_lock *lk);
+
+/*
+ * Move `refname` to `target` atomically, only if it still points at
+ * `expected` (NULL: it must not exist yet, or may be anything when
+ * force is set), with `log_message` in the reflog.
+ */
+int ref_update(git_repository *repo, const char *refname, const git_oid *target,
+	       const git_oid *expected, int force, const char *log_message);
+
+/* The backporter's signature from git config (user.name, user.email). */
+int backporter_signature(git_signature **out, git_repository *repo);
+
+/* Short hex of an oid into a static buffer (12 digits). */
+const char *oid_short(const git_oid *oid);
+
+#endif

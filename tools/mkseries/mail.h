@@ -1,0 +1,64 @@
+/* mail.h: patches as mails: git format-patch files and mboxes (b4 am output). */
+#ifndef MKSERIES_MAIL_H
+#define MKSERIES_MAIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct trailer {
+	char *key;	/* as written, e.g. "Signed-off-by" */
+	char *value;	/* trimmed */
+};
+
+struct mail_patch {
+	char *author_name;	/* decoded (RFC 2047), UTF-8 */
+	char *author_email;
+	int64_t date;		/* seconds since the epoch; 0 when absent */
+	int tz_offset;		/* minutes east of UTC */
+	char *message_id;	/* without <>, or NULL */
+	char *subject;		/* decoded, "[PATCH v2 1/2]" and "Re:" removed */
+	int version, number, total;	/* from the [PATCH ...] prefix; 0 when absent */
+	/*
+	 * The commit message after the subject: body paragraphs, then the
+	 * trailer block, without the "---" line and what follows it.
+	 */
+	char *message;
+	size_t message_body_len;	/* length of `message` before the trailer block */
+	struct trailer *trailers;
+	size_t nr_trailers;
+	char *upstream;		/* id from "commit X upstream." / "[ Upstream commit X ]", or NULL */
+	char *diff;		/* from the first "diff --git" to the end, signature removed; or NULL */
+	size_t diff_len;
+};
+
+/*
+ * Parse a file holding one patch mail (git format-patch) or several (an
+ * mbox, "From " separated). Mails without a diff (a cover letter) are
+ * dropped. On error prints "FILE: message" and returns -1.
+ * *out is an array of *nr patches that the caller frees with
+ * mail_patches_free().
+ */
+int mail_parse_file(struct mail_patch **out, size_t *nr, const char *path);
+int mail_parse_buffer(struct mail_patch **out, size_t *nr, const char *buf, size_t len,
+		      const char *name);
+void mail_patch_release(struct mail_patch *p);
+void mail_patches_free(struct mail_patch *p, size_t nr);
+
+/*
+ * Parse the trailer block at the end of a commit message ("Key: value"
+ * lines, continuation lines indented). Returns the number found; *out is
+ * owned by the caller (trailers_free()).
+ */
+size_t trailers_parse(struct trailer **out, const char *message, size_t *body_len);
+void trailers_free(struct trailer *t, size_t nr);
+
+/* The nth (0-based) trailer whose key matches case-insensitively, or NULL. */
+const char *mail_trailer(const struct mail_patch *p, const char *key, size_t nth);
+
+/*
+ * Strip "Re:", "[PATCH v3 2/5]", "[RFC PATCH]" and similar from a subject.
+ * Fills version/number/total when non-NULL. Returns a new string.
+ */
+char *subject_clean(const char *subject, int *version, int *number, int *total);
+
+#endif

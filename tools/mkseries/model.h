@@ -1,0 +1,138 @@
+/* model.h: the kit as loaded from series.yaml and kernels/<branch>.yaml. */
+#ifndef MKSERIES_MODEL_H
+#define MKSERIES_MODEL_H
+
+#include <stddef.h>
+
+/*
+ * What a series, patch or fixup does on one branch. A series that names
+ * no decision for a branch is applied there with its own patch files.
+ */
+enum decision_kind {
+	DECISION_APPLY = 1,	/* the default: apply */
+	DECISION_PRESENT,	/* already in the tree; `reason` says since when */
+	DECISION_SKIP,		/* left out; `reason` says why (required) */
+	DECISION_PATCHES,	/* series level: branch backports in directory `path` */
+	DECISION_FILE,		/* patch level: this branch's backport is file `path` */
+};
+
+struct decision {
+	char *branch;
+	enum decision_kind kind;
+	char *reason;		/* PRESENT, SKIP; may be NULL for APPLY */
+	char *path;		/* PATCHES, FILE: relative to the kit directory */
+	int line;
+};
+
+struct kit_series;
+
+/* A patch of a series, or one of its fixups (is_fixup). */
+struct kit_patch {
+	struct kit_series *series;	/* owner, never NULL */
+	int is_fixup;
+	int index;			/* 1-based among patches (or among fixups) */
+	char *file;			/* relative to the kit directory, or NULL */
+	char *upstream;			/* upstream commit id as written (>= 8 hex), or NULL */
+	char *subject;			/* NULL only when the file gives it */
+	char *link;			/* optional */
+	/* fixups only */
+	char *fixes;			/* as written: an upstream id or a patch file */
+	int fixes_line;
+	struct kit_patch *fixes_patch;	/* resolved by kit_load(): never NULL for a fixup */
+	int squash;
+	struct decision *decisions;
+	size_t nr_decisions;
+	int line;
+};
+
+struct kit_series {
+	char *id;
+	char *title;
+	char *link;
+	char **requires;		/* series ids */
+	int *requires_line;
+	size_t nr_requires;
+	struct kit_patch *patches;
+	size_t nr_patches;
+	struct kit_patch *fixups;
+	size_t nr_fixups;
+	struct decision *decisions;
+	size_t nr_decisions;
+	int line;
+};
+
+enum source_kind {
+	SOURCE_GIT = 1,		/* repo + ref */
+	SOURCE_DEBIAN,		/* package + suite */
+	SOURCE_TARBALL,		/* path */
+};
+
+struct kernel_source {
+	enum source_kind kind;
+	char *repo, *ref;	/* git */
+	char *package, *suite;	/* debian */
+	char *tarball;		/* tarball: absolute, or relative to the kit */
+};
+
+struct kernel_boot {
+	char *qemu;		/* default qemu-system-x86_64 */
+	char *machine;		/* -machine, may be NULL */
+	char *cpu;		/* -cpu, may be NULL */
+	unsigned memory_mb;	/* default 2048 */
+	unsigned cpus;		/* default 2 */
+	char *cmdline;		/* extra kernel command line, may be NULL */
+	unsigned boot_timeout;	/* seconds until mm-regress must start; default 300 */
+	unsigned run_timeout;	/* seconds for the mm-regress run; default 900 */
+	char *accel;		/* "auto" (default), "kvm" or "tcg" */
+};
+
+struct kernel_branch {
+	char *name;		/* "6.12" */
+	char *path;		/* kernels/6.12.yaml, relative to the kit */
+	struct kernel_source source;
+	char *arch;		/* default x86_64 */
+	char *config_base;	/* tinyconfig, defconfig, or a file; default defconfig */
+	char **fragments;	/* relative to the kit */
+	size_t nr_fragments;
+	struct kernel_boot boot;
+	int is_default;		/* part of --all and `make run`; default 1 */
+	int line;
+};
+
+struct kit {
+	char *dir;		/* absolute path of the kit directory */
+	struct kit_series *series;
+	size_t nr_series;
+	struct kernel_branch *branches;	/* sorted by version */
+	size_t nr_branches;
+};
+
+#define KIT_INIT { 0 }
+
+/*
+ * Load series.yaml and kernels/ *.yaml from `dir`. Every problem found is
+ * printed as "FILE:LINE: message" (FILE relative to the current directory
+ * as the user named it); loading goes on after an error to report as many
+ * as it can. Returns 0, or MKS_ECONFIG after printing, with the kit
+ * released. Fixups' `fixes` are resolved and checked for cycles.
+ */
+int kit_load(struct kit *kit, const char *dir);
+void kit_release(struct kit *kit);
+
+struct kit_series *kit_find_series(const struct kit *kit, const char *id);
+struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name);
+/*
+ * Find a patch or fixup by upstream id (an abbreviation of 8 or more hex
+ * digits, either way round) or by file name. Returns NULL when none, and
+ * sets *ambiguous when more than one matches.
+ */
+struct kit_patch *kit_find_patch(const struct kit *kit, const char *what, int *ambiguous);
+
+/* The decision a series (or patch) names for `branch`, or NULL. */
+const struct decision *series_decision(const struct kit_series *s, const char *branch);
+const struct decision *patch_decision(const struct kit_patch *p, const char *branch);
+
+/* "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1" into a static buffer. */
+const char *kit_patch_label(const struct kit_patch *p);
+
+#endif

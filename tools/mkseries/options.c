@@ -1,0 +1,123 @@
+/* options.c: a small long-option parser shared by the subcommands. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+void usage_with_options(const char *usage, const struct option *opts, int status)
+{
+	FILE *f = status ? stderr : stdout;
+	const struct option *o;
+
+	fprintf(f, "usage: %s\n\n", usage);
+	for (o = opts; o->type != OPT_END; o++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		if (o->short_name)
+			strbuf_addf(&sb, "-%c, ", o->short_name);
+		strbuf_addf(&sb, "--%s", o->long_name);
+		if (o->type != OPT_BOOL)
+			strbuf_addf(&sb, " %s", o->argh ? o->argh : "VALUE");
+		fprintf(f, "    %-24s %s\n", sb.buf, o->help);
+		strbuf_release(&sb);
+	}
+	fprintf(f, "    %-24s %s\n", "-h, --help", "show this help");
+	exit(status);
+}
+
+static const struct option *find_long(const struct option *opts, const char *name, size_t len)
+{
+	for (; opts->type != OPT_END; opts++)
+		if (strlen(opts->long_name) == len && !strncmp(opts->long_name, name, len))
+			return opts;
+	return NULL;
+}
+
+static const struct option *find_short(const struct option *opts, char c)
+{
+	for (; opts->type != OPT_END; opts++)
+		if (opts->short_name && opts->short_name == c)
+			return opts;
+	return NULL;
+}
+
+static void set_value(const struct option *o, const char *val, const char *usage,
+		      const struct option *opts)
+{
+	char *end;
+	unsigned long n;
+
+	switch (o->type) {
+	case OPT_BOOL:
+		*(int *)o->value = 1;
+		break;
+	case OPT_STRING:
+		*(const char **)o->value = val;
+		break;
+	case OPT_LIST:
+		strvec_push(o->value, val);
+		break;
+	case OPT_UINT:
+		n = strtoul(val, &end, 10);
+		if (!*val || *end || n > 0xffffffffUL) {
+			error("option '--%s' expects a number, not '%s'", o->long_name, val);
+			usage_with_options(usage, opts, 2);
+		}
+		*(unsigned *)o->value = (unsigned)n;
+		break;
+	case OPT_END:
+		BUG("OPT_END");
+	}
+}
+
+int parse_options(int argc, const char **argv, const struct option *opts, const char *usage)
+{
+	int i, nr = 0, only_args = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i], *eq, *val = NULL;
+		const struct option *o;
+
+		if (only_args || arg[0] != '-' || !arg[1]) {
+			argv[nr++] = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			only_args = 1;
+			continue;
+		}
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+			usage_with_options(usage, opts, 0);
+		if (arg[1] == '-') {
+			eq = strchr(arg + 2, '=');
+			o = find_long(opts, arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2));
+			if (!o) {
+				error("unknown option '%s'", arg);
+				usage_with_options(usage, opts, 2);
+			}
+			if (eq)
+				val = eq + 1;
+		} else {
+			o = find_short(opts, arg[1]);
+			if (!o || arg[2]) {
+				error("unknown option '%s'", arg);
+				usage_with_options(usage, opts, 2);
+			}
+		}
+		if (o->type == OPT_BOOL) {
+			if (val) {
+				error("option '--%s' takes no value", o->long_name);
+				usage_with_options(usage, opts, 2);
+			}
+		} else if (!val) {
+			if (i + 1 >= argc) {
+				error("option '%s' needs a value", arg);
+				usage_with_options(usage, opts, 2);
+			}
+			val = argv[++i];
+		}
+		set_value(o, val, usage, opts);
+	}
+	argv[nr] = NULL;
+	return nr;
+}

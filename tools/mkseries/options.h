@@ -1,0 +1,34 @@
+/* options.h: command-line options for subcommands, git style (--name VALUE, --name=VALUE, -h). */
+#ifndef MKSERIES_OPTIONS_H
+#define MKSERIES_OPTIONS_H
+
+#include "util.h"
+
+enum opt_type {
+	OPT_END = 0,
+	OPT_BOOL,	/* int *: set to 1 */
+	OPT_STRING,	/* const char **: last one wins */
+	OPT_LIST,	/* struct strvec *: every use appended */
+	OPT_UINT,	/* unsigned *: a decimal number */
+};
+
+struct option {
+	enum opt_type type;
+	const char *long_name;
+	char short_name;
+	void *value;
+	const char *argh;	/* "DIR", "B" ... for the help text */
+	const char *help;
+};
+
+/*
+ * Parse argv[1..] (argv[0] is the subcommand). Non-options are left in
+ * argv, which is compacted, and their count returned. `--help`/`-h`
+ * print the usage and exit 0; an unknown option or a missing value
+ * prints the usage and exits 2.
+ */
+int parse_options(int argc, const char **argv, const struct option *opts, const char *usage);
+void usage_with_options(const char *usage, const struct option *opts, int status)
+	__attribute__((noreturn));
+
+#endif

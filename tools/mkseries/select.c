@@ -1,0 +1,56 @@
+/* select.c: find the kit and choose the branches a subcommand works on. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "select.h"
+#include "util.h"
+
+const char *kit_dir(void)
+{
+	const char *dir = getenv("MKSERIES_KIT");
+
+	return dir && *dir ? dir : ".";
+}
+
+int kit_open(struct kit *kit)
+{
+	return kit_load(kit, kit_dir());
+}
+
+int select_branches(struct kernel_branch ***out, size_t *nr, const struct kit *kit,
+		    const char *branch, int all, int default_all)
+{
+	size_t i;
+
+	*out = NULL;
+	*nr = 0;
+	if (branch && all)
+		return error_code(MKS_ECONFIG, "--branch and --all cannot be used together");
+	if (branch) {
+		struct kernel_branch *b = kit_find_branch(kit, branch);
+
+		if (!b) {
+			struct strbuf known = STRBUF_INIT;
+
+			for (i = 0; i < kit->nr_branches; i++)
+				strbuf_addf(&known, "%s%s", i ? ", " : "", kit->branches[i].name);
+			error("unknown branch '%s' (the kit has: %s)", branch,
+			      known.len ? known.buf : "none");
+			strbuf_release(&known);
+			return MKS_ECONFIG;
+		}
+		*out = xmalloc(sizeof(**out));
+		(*out)[0] = b;
+		*nr = 1;
+		return 0;
+	}
+	if (!all && !default_all)
+		return error_code(MKS_ECONFIG, "name a branch with --branch B, or use --all");
+	*out = xcalloc(kit->nr_branches ? kit->nr_branches : 1, sizeof(**out));
+	for (i = 0; i < kit->nr_branches; i++)
+		if (kit->branches[i].is_default)
+			(*out)[(*nr)++] = &kit->branches[i];
+	if (!*nr)
+		return error_code(MKS_ECONFIG, "the kit has no default branch in kernels/");
+	return 0;
+}

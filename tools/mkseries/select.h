@@ -1,0 +1,22 @@
+/* select.h: what the subcommands share: finding the kit and choosing branches. */
+#ifndef MKSERIES_SELECT_H
+#define MKSERIES_SELECT_H
+
+#include "model.h"
+
+/* The kit directory: `mkseries --kit DIR`, else the current directory. */
+const char *kit_dir(void);
+
+/* Load the kit from kit_dir(). Returns 0 or MKS_ECONFIG (printed). */
+int kit_open(struct kit *kit);
+
+/*
+ * Branches a command works on: `branch` (by name), or every default
+ * branch with `all`. Exactly one of them must be given unless
+ * `default_all`, which means no --branch selects every default branch.
+ * *out is a caller-owned array of pointers into kit.
+ */
+int select_branches(struct kernel_branch ***out, size_t *nr, const struct kit *kit,
+		    const char *branch, int all, int default_all);
+
+#endif

@@ -1,0 +1,650 @@
+/* util.c: errors, memory, strbuf, strvec, child processes and file helpers. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int mks_verbose;
+char strbuf_slopbuf[1];
+const char *empty_strvec[] = { NULL };
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, prefix);
+	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_addch(&sb, '\n');
+	fflush(stdout);
+	fputs(sb.buf, stderr);
+	strbuf_release(&sb);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_code(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+void bug_fl(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+int mks_isatty_stderr(void)
+{
+	return isatty(2);
+}
+
+int mks_use_color(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (nc && *nc)
+		return 0;
+	return isatty(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t n)
+{
+	void *p = calloc(nmemb ? nmemb : 1, n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xstrfmt(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb, NULL);
+}
+
+void strbuf_init(struct strbuf *sb, size_t hint)
+{
+	sb->alloc = sb->len = 0;
+	sb->buf = strbuf_slopbuf;
+	if (hint)
+		strbuf_grow(sb, hint);
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb, 0);
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *len)
+{
+	char *res;
+
+	strbuf_grow(sb, 0);
+	res = sb->buf;
+	if (len)
+		*len = sb->len;
+	strbuf_init(sb, 0);
+	return res;
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	int new_buf = !sb->alloc;
+
+	if (sb->len + extra + 1 <= sb->len)
+		die("strbuf too large");
+	if (new_buf)
+		sb->buf = NULL;
+	ALLOC_GROW(sb->buf, sb->len + extra + 1, sb->alloc);
+	if (new_buf)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	if (len > (sb->alloc ? sb->alloc - 1 : 0))
+		BUG("strbuf_setlen() beyond buffer");
+	sb->len = len;
+	if (sb->buf != strbuf_slopbuf)
+		sb->buf[len] = '\0';
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, int c)
+{
+	strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = (char)c;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	strbuf_grow(sb, 64);
+	va_copy(cp, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		BUG("vsnprintf failed");
+	if ((size_t)n >= sb->alloc - sb->len) {
+		strbuf_grow(sb, n);
+		n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+	}
+	sb->len += n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_rtrim(struct strbuf *sb)
+{
+	while (sb->len && (sb->buf[sb->len - 1] == ' ' || sb->buf[sb->len - 1] == '\t' ||
+			   sb->buf[sb->len - 1] == '\n' || sb->buf[sb->len - 1] == '\r'))
+		sb->len--;
+	if (sb->alloc)
+		sb->buf[sb->len] = '\0';
+}
+
+int strbuf_read_fd(struct strbuf *sb, int fd)
+{
+	for (;;) {
+		ssize_t n;
+
+		strbuf_grow(sb, 65536);
+		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!n)
+			break;
+		sb->len += n;
+		sb->buf[sb->len] = '\0';
+	}
+	return 0;
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret, saved;
+
+	if (fd < 0)
+		return -1;
+	ret = strbuf_read_fd(sb, fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}
+
+void strvec_init(struct strvec *sv)
+{
+	sv->v = empty_strvec;
+	sv->nr = sv->alloc = 0;
+}
+
+void strvec_push(struct strvec *sv, const char *s)
+{
+	if (sv->v == empty_strvec)
+		sv->v = NULL;
+	ALLOC_GROW(sv->v, sv->nr + 2, sv->alloc);
+	sv->v[sv->nr++] = xstrdup(s);
+	sv->v[sv->nr] = NULL;
+}
+
+void strvec_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strvec_push(sv, sb.buf);
+	strbuf_release(&sb);
+}
+
+void strvec_pushl(struct strvec *sv, ...)
+{
+	va_list ap;
+	const char *s;
+
+	va_start(ap, sv);
+	while ((s = va_arg(ap, const char *)))
+		strvec_push(sv, s);
+	va_end(ap);
+}
+
+void strvec_clear(struct strvec *sv)
+{
+	size_t i;
+
+	if (sv->v != empty_strvec) {
+		for (i = 0; i < sv->nr; i++)
+			free((char *)sv->v[i]);
+		free(sv->v);
+	}
+	strvec_init(sv);
+}
+
+void child_release(struct child *cmd)
+{
+	strvec_clear(&cmd->argv);
+	strvec_clear(&cmd->env);
+}
+
+static void drain(int fd, struct strbuf *sb, int log_fd, int *open_fd)
+{
+	char buf[65536];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(fd);
+		*open_fd = -1;
+		return;
+	}
+	if (sb)
+		strbuf_add(sb, buf, n);
+	if (log_fd >= 0 && write(log_fd, buf, n) != n)
+		{ /* a short log is not worth failing the child for */ }
+}
+
+int child_run(struct child *cmd)
+{
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, inp[2] = { -1, -1 };
+	int log_fd = -1, capture_out, capture_err, status = 0;
+	size_t in_off = 0, in_len = cmd->in ? strlen(cmd->in) : 0;
+	double deadline = cmd->timeout_sec ? mono_seconds() + cmd->timeout_sec : 0;
+	pid_t pid;
+
+	cmd->timed_out = 0;
+	if (!cmd->argv.nr)
+		BUG("child_run() without argv");
+	if (cmd->log_path) {
+		log_fd = open(cmd->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (log_fd < 0)
+			return error("cannot open log '%s': %s", cmd->log_path, strerror(errno));
+	}
+	capture_out = cmd->out || log_fd >= 0;
+	capture_err = (cmd->err || log_fd >= 0) && !cmd->err_to_out;
+	if ((capture_out && pipe2(outp, O_CLOEXEC)) || (capture_err && pipe2(errp, O_CLOEXEC)) ||
+	    (cmd->in && pipe2(inp, O_CLOEXEC))) {
+		error("cannot create pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		error("cannot fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (!pid) {
+		int devnull = open("/dev/null", O_RDWR);
+		size_t i;
+
+		setpgid(0, 0);
+		dup2(cmd->in ? inp[0] : devnull, 0);
+		if (capture_out)
+			dup2(outp[1], 1);
+		if (cmd->err_to_out)
+			dup2(1, 2);
+		else if (capture_err)
+			dup2(errp[1], 2);
+		if (cmd->dir && chdir(cmd->dir)) {
+			fprintf(stderr, "error: cannot chdir to '%s': %s\n", cmd->dir, strerror(errno));
+			_exit(127);
+		}
+		for (i = 0; i < cmd->env.nr; i++)
+			putenv((char *)cmd->env.v[i]);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(cmd->argv.v[0], (char *const *)cmd->argv.v);
+		fprintf(stderr, "error: cannot run '%s': %s\n", cmd->argv.v[0], strerror(errno));
+		_exit(127);
+	}
+	if (outp[1] >= 0)
+		close(outp[1]);
+	if (errp[1] >= 0)
+		close(errp[1]);
+	if (inp[0] >= 0)
+		close(inp[0]);
+	if (inp[1] >= 0)
+		fcntl(inp[1], F_SETFL, O_NONBLOCK);
+	if (!in_len && inp[1] >= 0) {
+		close(inp[1]);
+		inp[1] = -1;
+	}
+	while (outp[0] >= 0 || errp[0] >= 0 || inp[1] >= 0) {
+		struct pollfd pfd[3];
+		int n = 0, ms = -1, r;
+
+		if (outp[0] >= 0)
+			pfd[n++] = (struct pollfd){ outp[0], POLLIN, 0 };
+		if (errp[0] >= 0)
+			pfd[n++] = (struct pollfd){ errp[0], POLLIN, 0 };
+		if (inp[1] >= 0)
+			pfd[n++] = (struct pollfd){ inp[1], POLLOUT, 0 };
+		if (deadline) {
+			double left = deadline - mono_seconds();
+
+			if (left <= 0) {
+				kill(-pid, SIGKILL);
+				cmd->timed_out = 1;
+				break;
+			}
+			ms = (int)(left * 1000) + 1;
+		}
+		r = poll(pfd, n, ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		for (int i = 0; r > 0 && i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			if (pfd[i].fd == outp[0])
+				drain(outp[0], cmd->out, log_fd, &outp[0]);
+			else if (pfd[i].fd == errp[0])
+				drain(errp[0], cmd->err, log_fd, &errp[0]);
+			else if (pfd[i].fd == inp[1]) {
+				ssize_t w = write(inp[1], cmd->in + in_off, in_len - in_off);
+
+				if (w > 0)
+					in_off += w;
+				if ((w < 0 && errno != EAGAIN) || in_off == in_len) {
+					close(inp[1]);
+					inp[1] = -1;
+				}
+			}
+		}
+	}
+	if (!cmd->timed_out && deadline) {
+		/* Output is closed; the child may still run past its deadline. */
+		for (;;) {
+			pid_t w = waitpid(pid, &status, WNOHANG);
+
+			if (w == pid)
+				goto reaped;
+			if (mono_seconds() >= deadline) {
+				kill(-pid, SIGKILL);
+				cmd->timed_out = 1;
+				break;
+			}
+			usleep(20000);
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+reaped:
+	if (outp[0] >= 0)
+		close(outp[0]);
+	if (errp[0] >= 0)
+		close(errp[0]);
+	if (inp[1] >= 0)
+		close(inp[1]);
+	if (log_fd >= 0)
+		close(log_fd);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (outp[i] >= 0)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+		if (inp[i] >= 0)
+			close(inp[i]);
+	}
+	if (log_fd >= 0)
+		close(log_fd);
+	return -1;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path), *s;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, mode) && errno != EEXIST) {
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+int remove_tree(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = path_join(path, de->d_name);
+		if (remove_tree(sub))
+			ret = -1;
+		free(sub);
+	}
+	closedir(d);
+	if (rmdir(path))
+		ret = -1;
+	return ret;
+}
+
+int file_exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
+}
+
+int dir_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = xstrfmt("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	const char *p = data;
+	size_t left = len;
+
+	if (fd < 0)
+		goto fail;
+	while (left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			goto fail_unlink;
+		}
+		p += n;
+		left -= n;
+	}
+	if (fsync(fd) || close(fd) || rename(tmp, path))
+		goto fail_unlink;
+	free(tmp);
+	return 0;
+fail_unlink:
+	unlink(tmp);
+fail:
+	free(tmp);
+	return -1;
+}
+
+char *path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	if (!n)
+		return xstrdup(name);
+	return xstrfmt("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
+}
+
+int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+int skip_prefix(const char *s, const char *prefix, const char **out)
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(s, prefix, n))
+		return 0;
+	*out = s + n;
+	return 1;
+}
+
+int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+double mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,145 @@
+/* util.h: small helpers every module uses: errors, memory, strings, argv vectors, processes. */
+#ifndef MKSERIES_UTIL_H
+#define MKSERIES_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Named failures that callers handle; anything else is -1. */
+enum {
+	MKS_ERROR = -1,
+	MKS_ENOTFOUND = -2,   /* the thing asked for does not exist */
+	MKS_EAPPLYFAIL = -3,  /* a patch does not apply */
+	MKS_ECONFIG = -4,     /* the kit (series.yaml, kernels/) is invalid */
+	MKS_ELOCKED = -5,     /* another mkseries holds the repository */
+	MKS_EUNSAFE = -6,     /* input reaches outside where it may */
+};
+
+/* Print "error: ..." to stderr and return -1, so `return error(...)` reads well. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same as error() but returns the given code. */
+int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print and exit(2): only for usage errors in cmd_* and for running out of memory. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+#define BUG(...) bug_fl(__FILE__, __LINE__, __VA_ARGS__)
+void bug_fl(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+
+/* Progress and verbosity: quiet when stderr is not a terminal. */
+extern int mks_verbose;
+int mks_isatty_stderr(void);
+/* Whether to colour stdout: a TTY, and NO_COLOR unset or empty. */
+int mks_use_color(void);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow an array `x` of `nr` used out of `alloc` slots to hold at least n. */
+#define ALLOC_GROW(x, n, alloc) \
+	do { \
+		if ((n) > (alloc)) { \
+			(alloc) = (alloc) * 2 + 16 > (n) ? (alloc) * 2 + 16 : (n); \
+			(x) = xrealloc((x), (alloc) * sizeof(*(x))); \
+		} \
+	} while (0)
+
+/*
+ * A growable string. Invariants: buf is never NULL and is always
+ * NUL-terminated; len excludes the NUL.
+ */
+struct strbuf {
+	size_t alloc;
+	size_t len;
+	char *buf;
+};
+extern char strbuf_slopbuf[];
+#define STRBUF_INIT { 0, 0, strbuf_slopbuf }
+void strbuf_init(struct strbuf *sb, size_t hint);
+void strbuf_release(struct strbuf *sb);
+/* Hand the buffer to the caller (who frees it); sb is reset. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+#define strbuf_reset(sb) strbuf_setlen((sb), 0)
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_rtrim(struct strbuf *sb);
+/* Read a whole file; returns 0 or -1 with errno set (no message printed). */
+int strbuf_read_file(struct strbuf *sb, const char *path);
+/* Read everything from fd; returns 0 or -1 with errno set. */
+int strbuf_read_fd(struct strbuf *sb, int fd);
+
+/* A NULL-terminated argument vector that owns its strings. v is never NULL. */
+struct strvec {
+	const char **v;
+	size_t nr;
+	size_t alloc;
+};
+extern const char *empty_strvec[];
+#define STRVEC_INIT { empty_strvec, 0, 0 }
+void strvec_init(struct strvec *sv);
+void strvec_push(struct strvec *sv, const char *s);
+void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strvec_pushl(struct strvec *sv, ...); /* NULL-terminated list */
+void strvec_clear(struct strvec *sv);
+
+/*
+ * Run a child process from an argument vector (never a shell).
+ * cmd->argv[0] is looked up in PATH. Output is captured into out/err
+ * when they are non-NULL, else inherited. stdin is /dev/null unless
+ * `in` is set. Returns the exit status (0..255), 128+signal when killed,
+ * or -1 when it could not be started (with a message).
+ */
+struct child {
+	struct strvec argv;
+	struct strvec env;      /* extra NAME=VALUE entries */
+	const char *dir;        /* chdir before exec, or NULL */
+	const char *in;         /* data fed to stdin, or NULL */
+	struct strbuf *out;
+	struct strbuf *err;
+	int err_to_out;         /* merge stderr into out */
+	const char *log_path;   /* append stdout+stderr to this file, or NULL */
+	unsigned timeout_sec;   /* 0: none; on expiry the child is killed */
+	int timed_out;          /* set on return */
+};
+#define CHILD_INIT { STRVEC_INIT, STRVEC_INIT, NULL, NULL, NULL, NULL, 0, NULL, 0, 0 }
+int child_run(struct child *cmd);
+void child_release(struct child *cmd);
+
+/* Filesystem helpers. */
+int mkdir_p(const char *path, mode_t mode);
+int remove_tree(const char *path);
+int file_exists(const char *path);
+int dir_exists(const char *path);
+/* Write a file atomically (temporary file + rename). */
+int write_file_atomic(const char *path, const void *data, size_t len);
+/* Join dir and name into a new string (caller frees). */
+char *path_join(const char *dir, const char *name);
+
+int starts_with(const char *s, const char *prefix);
+/* If s starts with prefix, set *out past it and return 1. */
+int skip_prefix(const char *s, const char *prefix, const char **out);
+int ends_with(const char *s, const char *suffix);
+
+/* Seconds since an arbitrary point, monotonic. */
+double mono_seconds(void);
+
+/* Banned: use strbuf/xstrfmt instead. */
+#define strcpy(a, b) BANNED_strcpy
+#define strcat(a, b) BANNED_strcat
+#define sprintf(...) BANNED_sprintf
+#define vsprintf(...) BANNED_vsprintf
+
+#endif
