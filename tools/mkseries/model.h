@@ -49,6 +49,7 @@ struct kit_series {
 	char *id;
 	char *title;
 	char *link;
+	char *message_id;		/* cover letter's, without <>, or NULL */
 	char **requires;		/* series ids */
 	int *requires_line;
 	size_t nr_requires;
@@ -69,9 +70,9 @@ enum source_kind {
 
 struct kernel_source {
 	enum source_kind kind;
-	char *repo, *ref;	/* git */
+	char *repo, *ref;	/* git: repo is absolute */
 	char *package, *suite;	/* debian */
-	char *tarball;		/* tarball: absolute, or relative to the kit */
+	char *tarball;		/* tarball: absolute (kit-relative paths are made absolute) */
 };
 
 struct kernel_boot {
@@ -92,6 +93,7 @@ struct kernel_branch {
 	struct kernel_source source;
 	char *arch;		/* default x86_64 */
 	char *config_base;	/* tinyconfig, defconfig, or a file; default defconfig */
+	int config_base_is_file;	/* config_base is a file relative to the kit, not a make target */
 	char **fragments;	/* relative to the kit */
 	size_t nr_fragments;
 	struct kernel_boot boot;
@@ -132,7 +134,10 @@ struct kit_patch *kit_find_patch(const struct kit *kit, const char *what, int *a
 const struct decision *series_decision(const struct kit_series *s, const char *branch);
 const struct decision *patch_decision(const struct kit_patch *p, const char *branch);
 
-/* "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1" into a static buffer. */
+/*
+ * "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1/2", in one of four
+ * static buffers used in turn (so two labels fit in one printf).
+ */
 const char *kit_patch_label(const struct kit_patch *p);
 
 #endif

@@ -255,6 +255,18 @@ void strbuf_rtrim(struct strbuf *sb)
 		sb->buf[sb->len] = '\0';
 }
 
+void strbuf_add_indented(struct strbuf *sb, const char *text, const char *prefix)
+{
+	while (*text) {
+		const char *nl = strchrnul(text, '\n');
+
+		strbuf_addstr(sb, prefix);
+		strbuf_add(sb, text, nl - text);
+		strbuf_addch(sb, '\n');
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
 int strbuf_read_fd(struct strbuf *sb, int fd)
 {
 	for (;;) {

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -76,6 +78,8 @@ void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_rtrim(struct strbuf *sb);
+/* Append text with prefix before each line (a final newline is ensured). */
+void strbuf_add_indented(struct strbuf *sb, const char *text, const char *prefix);
 /* Read a whole file; returns 0 or -1 with errno set (no message printed). */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* Read everything from fd; returns 0 or -1 with errno set. */

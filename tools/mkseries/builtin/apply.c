@@ -1,8 +1,163 @@
-/* builtin/apply.c: placeholder until the subcommand lands. */
+/* builtin/apply.c: `mkseries apply`: the kit onto a branch, one commit per patch, all or nothing. */
+#include <string.h>
+
+#include "applyplan.h"
 #include "builtin.h"
+#include "gitutil.h"
+#include "options.h"
+#include "plan.h"
+#include "select.h"
+#include "tree.h"
 #include "util.h"
+
+/* Refuse to move a branch that a working tree has checked out: that would dirty it. */
+static int check_not_checked_out(git_repository *repo, const char *refname)
+{
+	git_reference *head = NULL;
+	int ret = 0;
+
+	if (git_repository_is_bare(repo))
+		return 0;
+	if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
+	    !strcmp(git_reference_symbolic_target(head), refname))
+		ret = error("'%s' is checked out in '%s'; mkseries does not move a checked-out "
+			    "branch (check out another branch first)",
+			    refname, git_repository_workdir(repo));
+	git_reference_free(head);
+	return ret;
+}
+
+static void print_outcome(const struct plan *plan, const struct apply_outcome *o)
+{
+	size_t i;
+
+	if (!mks_verbose)
+		return;
+	for (i = 0; i < plan->nr; i++) {
+		const struct kit_patch *p = plan->items[i].patch;
+		const char *what = NULL;
+
+		switch (o->state[i]) {
+		case APPLIED_COMMIT:
+			what = "applied";
+			break;
+		case APPLIED_SQUASHED:
+			what = "squashed";
+			break;
+		case APPLIED_FOUND:
+			what = "found";
+			break;
+		case APPLIED_NONE:
+			continue;
+		}
+		printf("  %-9s %-28s %-12s", what, kit_patch_label(p),
+		       p->upstream ? p->upstream : "-");
+		if (o->state[i] == APPLIED_FOUND)
+			printf(" already in the tree: not applied twice\n");
+		else
+			printf(" -> %s\n", oid_short(&o->commit[i]));
+	}
+}
+
+static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
+			const char *repo_opt)
+{
+	struct plan plan = PLAN_INIT;
+	struct apply_outcome o;
+	struct repo_lock lock = REPO_LOCK_INIT;
+	git_repository *repo = NULL;
+	git_signature *me = NULL;
+	char *repo_path = NULL, *refname = xstrfmt("refs/heads/mkseries/%s", b->name);
+	char *logmsg = NULL;
+	git_oid base, old_tip;
+	int have_old, err, ret = 1;
+
+	apply_outcome_init(&o);
+	if (plan_build(&plan, kit, b)) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (kernel_repo_path(&repo_path, kit, b, repo_opt) ||
+	    repo_open(&repo, repo_path, 1) || repo_lock(&lock, repo) ||
+	    check_not_checked_out(repo, refname) || backporter_signature(&me, repo))
+		goto cleanup;
+	err = tree_base(&base, repo, b);
+	if (err == MKS_ENOTFOUND) {
+		fprintf(stderr, "%s: not imported yet; importing\n", b->name);
+		err = tree_import(&base, repo, kit, b, 0);
+	}
+	if (err)
+		goto cleanup;
+	have_old = git_reference_name_to_id(&old_tip, repo, refname) == 0;
+	err = plan_apply(&o, repo, &plan, &base, have_old ? &old_tip : NULL, me);
+	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
+		print_outcome(&plan, &o);
+		fprintf(stderr, "error: %s", o.report.buf);
+		fprintf(stderr, "%s: nothing applied; '%s' %s\n", b->name, refname,
+			have_old ? "left where it was" : "not created");
+		goto cleanup;
+	}
+	if (err)
+		goto cleanup;
+	print_outcome(&plan, &o);
+	if (have_old && git_oid_equal(&old_tip, &o.tip)) {
+		printf("%s: %s up to date at %s", b->name, refname, oid_short(&o.tip));
+	} else {
+		logmsg = xstrfmt("mkseries apply: %zu commits onto %s", o.nr_commits,
+				 oid_short(&base));
+		if (ref_update(repo, refname, &o.tip, have_old ? &old_tip : NULL, 0, logmsg))
+			goto cleanup;
+		printf("%s: %s -> %s", b->name, refname, oid_short(&o.tip));
+	}
+	printf(" (%zu commits, %zu squashed, %zu already in the tree; plan: %zu present, "
+	       "%zu skipped)\n", o.nr_commits, o.nr_squashed, o.nr_found,
+	       plan_count(&plan, PLAN_PRESENT), plan_count(&plan, PLAN_SKIP));
+	ret = 0;
+cleanup:
+	repo_unlock(&lock);
+	git_signature_free(me);
+	git_repository_free(repo);
+	apply_outcome_release(&o);
+	plan_release(&plan);
+	free(logmsg);
+	free(repo_path);
+	free(refname);
+	return ret;
+}
 
 int cmd_apply(int argc, const char **argv)
 {
-	return error("'mkseries apply' is not written yet"), 2;
+	const char *branch = NULL, *repo = NULL;
+	int all = 0, quiet = 0, ret = 0;
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "apply onto this branch" },
+		{ OPT_BOOL, "all", 0, &all, NULL, "apply onto every default branch" },
+		{ OPT_STRING, "repo", 0, &repo, "DIR", "the kernel repository" },
+		{ OPT_BOOL, "quiet", 'q', &quiet, NULL, "print only the summary per branch" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries apply (--branch B | --all) [--repo DIR]";
+	struct kernel_branch **sel = NULL;
+	struct kit kit = KIT_INIT;
+	size_t nr = 0, i;
+
+	if (parse_options(argc, argv, opts, usage))
+		usage_with_options(usage, opts, 2);
+	mks_verbose = !quiet;
+	if (kit_open(&kit))
+		return 2;
+	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
+		kit_release(&kit);
+		return 2;
+	}
+	for (i = 0; i < nr; i++) {
+		int r = apply_branch(&kit, sel[i], repo);
+
+		if (r > ret)
+			ret = r;
+	}
+	free(sel);
+	kit_release(&kit);
+	return ret;
 }

@@ -1,8 +1,116 @@
-/* builtin/plan.c: placeholder until the subcommand lands. */
+/* builtin/plan.c: `mkseries plan`: what apply will do on each branch, and why. */
+#include <string.h>
+
 #include "builtin.h"
+#include "options.h"
+#include "plan.h"
+#include "select.h"
 #include "util.h"
+
+static const char *color(enum plan_action a)
+{
+	if (!mks_use_color())
+		return "";
+	switch (a) {
+	case PLAN_APPLY:
+	case PLAN_SQUASH:
+		return "\033[32m";
+	case PLAN_PRESENT:
+		return "\033[36m";
+	case PLAN_SKIP:
+		return "\033[33m";
+	}
+	return "";
+}
+
+static const char *reset(void)
+{
+	return mks_use_color() ? "\033[m" : "";
+}
+
+static void describe_source(const struct kernel_branch *b)
+{
+	const struct kernel_source *s = &b->source;
+
+	switch (s->kind) {
+	case SOURCE_DEBIAN:
+		printf("debian %s (%s)", s->package, s->suite);
+		break;
+	case SOURCE_GIT:
+		printf("git %s %s", s->repo, s->ref);
+		break;
+	case SOURCE_TARBALL:
+		printf("tarball %s", s->tarball);
+		break;
+	}
+}
+
+static void print_plan(const struct plan *plan)
+{
+	const struct kit_series *cur = NULL;
+	size_t i;
+
+	printf("%s: ", plan->branch->name);
+	describe_source(plan->branch);
+	printf("  [%s]\n", plan->branch->path);
+	for (i = 0; i < plan->nr; i++) {
+		const struct plan_item *it = &plan->items[i];
+		const struct kit_patch *p = it->patch;
+
+		if (p->series != cur) {
+			cur = p->series;
+			printf("  %s: %s\n", cur->id, cur->title);
+		}
+		printf("    %s%-8s%s %-28s %-12s %s\n", color(it->action),
+		       plan_action_name(it->action), reset(), kit_patch_label(p),
+		       p->upstream ? p->upstream : "-", p->subject ? p->subject : "");
+		printf("             %s", it->reason);
+		if (it->action == PLAN_SQUASH)
+			printf(" (into %s)", kit_patch_label(plan->items[it->squash_into].patch));
+		if (it->source && (it->action == PLAN_APPLY || it->action == PLAN_SQUASH))
+			printf("\n             from %s", it->source);
+		putchar('\n');
+	}
+	printf("%s: %zu to apply, %zu squashed, %zu present, %zu skipped\n", plan->branch->name,
+	       plan_count(plan, PLAN_APPLY), plan_count(plan, PLAN_SQUASH),
+	       plan_count(plan, PLAN_PRESENT), plan_count(plan, PLAN_SKIP));
+}
 
 int cmd_plan(int argc, const char **argv)
 {
-	return error("'mkseries plan' is not written yet"), 2;
+	const char *branch = NULL;
+	int all = 0, ret = 0;
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "plan this branch only" },
+		{ OPT_BOOL, "all", 0, &all, NULL, "plan every default branch (the default)" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries plan [--branch B | --all]";
+	struct kernel_branch **sel = NULL;
+	struct kit kit = KIT_INIT;
+	size_t nr = 0, i;
+
+	if (parse_options(argc, argv, opts, usage))
+		usage_with_options(usage, opts, 2);
+	if (kit_open(&kit))
+		return 2;
+	if (select_branches(&sel, &nr, &kit, branch, all, 1)) {
+		kit_release(&kit);
+		return 2;
+	}
+	for (i = 0; i < nr; i++) {
+		struct plan plan = PLAN_INIT;
+
+		if (plan_build(&plan, &kit, sel[i])) {
+			ret = 2;
+			continue;
+		}
+		if (i)
+			putchar('\n');
+		print_plan(&plan);
+		plan_release(&plan);
+	}
+	free(sel);
+	kit_release(&kit);
+	return ret;
 }

@@ -1,0 +1,97 @@
+#!/bin/sh
+# t0100-plan.sh: mkseries plan shows what apply will do on each branch, and why.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
+
+short() { echo "$1" | cut -c1-12; }
+
+test_expect_success 'setup: a kit with three branches and per-branch decisions' '
+	make_upstream linux &&
+	make_kit kit linux &&
+	for b in u v; do sed "s/^name: t/name: $b/" kit/kernels/t.yaml >kit/kernels/$b.yaml || return 1; done &&
+	mkdir -p kit/patches/alpha/v &&
+	cp kit/patches/alpha/0002-mm-batch-ptes.patch kit/patches/alpha/v/0001-batch.patch &&
+	cat >>kit/series.yaml <<-EOF
+	    branches:
+	      u: { present: "merged in 1.1" }
+	EOF
+	sed -i "/^  - id: beta/i\\    branches:\\n      u: { skip: \"needs the 1.2 locking\" }\\n      v: { patches: patches/alpha/v/ }" kit/series.yaml &&
+	cat kit/series.yaml
+'
+
+test_expect_success 'plan on a branch with no decisions: everything applies in order' '
+	(cd kit && mkseries plan --branch t >../out) &&
+	cat out &&
+	grep -E "^    (apply|squash|present|skip)" out | awk "{print \$1, \$2, \$3}" >actions &&
+	printf "%s\n" "apply alpha 1/2" "apply alpha 2/2" "apply alpha fixup" "apply alpha fixup" \
+		"apply beta 1/1" >actions.expect &&
+	test_cmp actions.expect actions &&
+	test_grep "fixes alpha 2/2 ($(short $A2)), applied on t" out &&
+	test_grep "fixes alpha fixup 1/2 ($(short $F1)), applied on t" out &&
+	test_grep "t: 5 to apply, 0 squashed, 0 present, 0 skipped" out
+'
+
+test_expect_success 'skipped and present series carry their reasons; their fixups follow' '
+	(cd kit && mkseries plan --branch u >../out) &&
+	cat out &&
+	test_grep "skip .*alpha 1/2" out &&
+	test_grep "series skipped: needs the 1.2 locking" out &&
+	test_grep "present .*beta 1/1" out &&
+	test_grep "series present: merged in 1.1" out &&
+	test_grep "u: 0 to apply, 0 squashed, 1 present, 4 skipped" out
+'
+
+test_expect_success 'a branch backport directory supplies the patch it matches' '
+	(cd kit && mkseries plan --branch v >../out) &&
+	cat out &&
+	test_grep "v backport" out &&
+	test_grep "from patches/alpha/v/0001-batch.patch" out &&
+	test_grep "from patches/alpha/0001-mm-rename-ptes.patch" out
+'
+
+test_expect_success 'plan without --branch covers every default branch' '
+	(cd kit && mkseries plan >../out) &&
+	test_grep "^t: " out && test_grep "^u: " out && test_grep "^v: " out
+'
+
+test_expect_success 'a squashed fixup goes into the commit of the patch it fixes' '
+	sed -i "/fixes: $(short $A2)/a\\        squash: true" kit/series.yaml &&
+	(cd kit && mkseries plan --branch t >../out) &&
+	cat out &&
+	test_grep "squash .*alpha fixup 1/2" out &&
+	test_grep "(into alpha 2/2)" out
+'
+
+test_expect_success 'a file in a backport directory that matches nothing is an error' '
+	printf "From: a <a@b.c>\nSubject: [PATCH] unrelated\n\nx\n---\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n" \
+		>kit/patches/alpha/v/0002-unrelated.patch &&
+	(cd kit && test_expect_code 2 mkseries plan --branch v 2>../err) &&
+	test_grep "0002-unrelated.patch: matches no patch of series .alpha." err &&
+	rm kit/patches/alpha/v/0002-unrelated.patch
+'
+
+test_expect_success 'an unknown branch is a usage error naming the known ones' '
+	(cd kit && test_expect_code 2 mkseries plan --branch 9.9 2>../err) &&
+	test_grep "unknown branch .9.9. (the kit has: t, u, v)" err
+'
+
+test_expect_success '--kit finds the kit from elsewhere' '
+	mkseries --kit kit plan --branch t >out &&
+	test_grep "alpha 1/2" out
+'
+
+test_expect_success 'a broken series.yaml stops plan with FILE:LINE' '
+	mkdir -p bad/kernels && cp kit/kernels/t.yaml bad/kernels/ &&
+	printf "series:\n  - id: x\n    title: x\n    colour: red\n    patches: []\n" >bad/series.yaml &&
+	(cd bad && test_expect_code 2 mkseries plan 2>../err) &&
+	cat err &&
+	test_grep "^error: series.yaml:4: " err
+'
+
+test_expect_success 'no kit here: a clear error' '
+	mkdir -p empty &&
+	(cd empty && test_expect_code 2 mkseries plan 2>../err) &&
+	test_grep "series.yaml" err
+'
+
+test_done

@@ -1,0 +1,337 @@
+/* applyplan.c: apply a branch's plan in memory and write one stable-style commit per patch. */
+#include <ctype.h>
+#include <string.h>
+
+#include "apply.h"
+#include "applyplan.h"
+#include "gitutil.h"
+
+void apply_outcome_init(struct apply_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	strbuf_init(&o->report, 0);
+}
+
+void apply_outcome_release(struct apply_outcome *o)
+{
+	free(o->state);
+	free(o->commit);
+	strbuf_release(&o->report);
+	apply_outcome_init(o);
+}
+
+/* Length of a leading "commit X upstream." or "[ Upstream commit X ]" paragraph, or 0. */
+static size_t upstream_paragraph(const char *msg)
+{
+	const char *p = msg, *end;
+
+	while (*p == '\n')
+		p++;
+	if (!strncmp(p, "commit ", 7) || !strncasecmp(p, "[ Upstream commit ", 18)) {
+		end = strchr(p, '\n');
+		if (!end)
+			return strlen(msg);
+		while (*end == '\n')
+			end++;
+		return end - msg;
+	}
+	return 0;
+}
+
+static int is_backporter_signoff(const char *value, const git_signature *who)
+{
+	const char *lt = strchr(value, '<'), *gt;
+
+	if (!lt || !(gt = strchr(lt, '>')))
+		return 0;
+	return (size_t)(gt - lt - 1) == strlen(who->email) &&
+	       !strncasecmp(lt + 1, who->email, gt - lt - 1);
+}
+
+char *stable_message(const struct mail_patch *m, const struct kit_patch *p,
+		     const struct mail_patch *const *squashed, const struct kit_patch *const *sq_patches,
+		     size_t nr_squashed, const git_signature *backporter)
+{
+	struct strbuf sb = STRBUF_INIT, body = STRBUF_INIT;
+	const char *id = m->upstream ? m->upstream : p->upstream;
+	const char *msg = m->message ? m->message : "";
+	size_t body_len = m->message ? m->message_body_len : 0, skip, i;
+	const char *last_sob = NULL;
+
+	strbuf_addstr(&sb, m->subject && *m->subject ? m->subject : p->subject);
+	strbuf_addstr(&sb, "\n\n");
+	if (id)
+		strbuf_addf(&sb, "commit %s upstream.\n\n", id);
+	skip = upstream_paragraph(msg);
+	if (skip > body_len)
+		skip = body_len;
+	strbuf_add(&body, msg + skip, body_len - skip);
+	strbuf_rtrim(&body);
+	if (body.len)
+		strbuf_addf(&sb, "%s\n\n", body.buf);
+	for (i = 0; i < nr_squashed; i++) {
+		const char *sid = squashed[i]->upstream ? squashed[i]->upstream
+							: sq_patches[i]->upstream;
+		const char *subj = squashed[i]->subject ? squashed[i]->subject
+							: sq_patches[i]->subject;
+
+		if (sid)
+			strbuf_addf(&sb, "[ Squashed in: commit %s upstream (\"%s\") ]\n", sid, subj);
+		else
+			strbuf_addf(&sb, "[ Squashed in: \"%s\" ]\n", subj);
+	}
+	if (nr_squashed)
+		strbuf_addch(&sb, '\n');
+	for (i = 0; i < m->nr_trailers; i++) {
+		strbuf_addf(&sb, "%s: %s\n", m->trailers[i].key, m->trailers[i].value);
+		if (!strcasecmp(m->trailers[i].key, "Signed-off-by"))
+			last_sob = m->trailers[i].value;
+	}
+	if (!last_sob || !is_backporter_signoff(last_sob, backporter)) {
+		strbuf_addf(&sb, "Signed-off-by: %s <%s>\n", backporter->name, backporter->email);
+	}
+	strbuf_release(&body);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The first-parent commits from base (exclusive) to tip, oldest first. */
+static int existing_chain(git_oid **out, size_t *nr, git_repository *repo, const git_oid *base,
+			  const git_oid *tip)
+{
+	git_oid *v = NULL, cur = *tip;
+	size_t n = 0, alloc = 0;
+
+	*out = NULL;
+	*nr = 0;
+	while (!git_oid_equal(&cur, base)) {
+		git_commit *c = NULL;
+
+		if (n > 100000 || git_commit_lookup(&c, repo, &cur) < 0 ||
+		    git_commit_parentcount(c) != 1) {
+			/* Not built on this base: nothing to reuse. */
+			git_commit_free(c);
+			free(v);
+			return 0;
+		}
+		ALLOC_GROW(v, n + 1, alloc);
+		v[n++] = cur;
+		cur = *git_commit_parent_id(c, 0);
+		git_commit_free(c);
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		git_oid t = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+static int same_commit(git_repository *repo, const git_oid *id, const git_oid *parent,
+		       const git_oid *tree, const git_signature *author, const char *message)
+{
+	git_commit *c = NULL;
+	const git_signature *a;
+	int same = 0;
+
+	if (git_commit_lookup(&c, repo, id) < 0)
+		return 0;
+	a = git_commit_author(c);
+	same = git_commit_parentcount(c) == 1 && git_oid_equal(git_commit_parent_id(c, 0), parent) &&
+	       git_oid_equal(git_commit_tree_id(c), tree) && !strcmp(a->name, author->name) &&
+	       !strcmp(a->email, author->email) && a->when.time == author->when.time &&
+	       !strcmp(git_commit_message(c), message);
+	git_commit_free(c);
+	return same;
+}
+
+/* A commit being assembled: its mail, then any squashed fixups. */
+struct pending {
+	int open;
+	size_t item;
+	struct mail_patch *mail;
+	const struct mail_patch **sq;
+	const struct kit_patch **sq_patches;
+	size_t nr_sq, alloc_sq;
+	git_oid tree;
+};
+
+static int write_pending(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
+			 struct pending *pd, git_oid *parent, const git_oid *chain, size_t nr_chain,
+			 const git_signature *backporter)
+{
+	const struct kit_patch *p = plan->items[pd->item].patch;
+	const struct mail_patch *m = pd->mail;
+	git_signature *author = NULL;
+	git_commit *parent_c = NULL;
+	git_tree *tree = NULL;
+	char *message = NULL;
+	git_oid id;
+	int err, ret = -1;
+	size_t i;
+
+	if (!pd->open)
+		return 0;
+	message = stable_message(m, p, pd->sq, pd->sq_patches, pd->nr_sq, backporter);
+	if (m->author_name && m->author_email)
+		err = git_signature_new(&author, m->author_name, m->author_email, m->date,
+					m->tz_offset);
+	else
+		err = git_signature_dup(&author, backporter);
+	if (err < 0) {
+		git_error_report(err, "bad author in '%s'", plan->items[pd->item].source);
+		goto cleanup;
+	}
+	if (o->nr_commits < nr_chain &&
+	    same_commit(repo, &chain[o->nr_commits], parent, &pd->tree, author, message)) {
+		id = chain[o->nr_commits];
+		o->nr_reused++;
+	} else {
+		if ((err = git_commit_lookup(&parent_c, repo, parent)) < 0 ||
+		    (err = git_tree_lookup(&tree, repo, &pd->tree)) < 0 ||
+		    (err = git_commit_create(&id, repo, NULL, author, backporter, NULL, message,
+					     tree, 1, (const git_commit **)&parent_c)) < 0) {
+			git_error_report(err, "cannot write the commit of %s", kit_patch_label(p));
+			goto cleanup;
+		}
+	}
+	o->nr_commits++;
+	o->commit[pd->item] = id;
+	for (i = pd->item + 1; i < plan->nr; i++)
+		if (o->state[i] == APPLIED_SQUASHED && plan->items[i].squash_into == pd->item)
+			o->commit[i] = id;
+	*parent = id;
+	pd->open = 0;
+	ret = 0;
+cleanup:
+	git_tree_free(tree);
+	git_commit_free(parent_c);
+	git_signature_free(author);
+	free(message);
+	return ret;
+}
+
+static void describe_item(struct strbuf *sb, const struct plan *plan, size_t i)
+{
+	const struct kit_patch *p = plan->items[i].patch;
+
+	strbuf_addf(sb, "'%s'", kit_patch_label(p));
+	if (p->upstream || p->subject)
+		strbuf_addf(sb, " (%s%s%s)", p->upstream ? p->upstream : "",
+			    p->upstream && p->subject ? " " : "", p->subject ? p->subject : "");
+}
+
+int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
+	       const git_oid *base, const git_oid *old_tip, const git_signature *backporter)
+{
+	struct pending pd = { 0 };
+	struct mail_patch **mails = xcalloc(plan->nr ? plan->nr : 1, sizeof(*mails));
+	size_t *nr_mails = xcalloc(plan->nr ? plan->nr : 1, sizeof(*nr_mails));
+	git_oid *chain = NULL, parent = *base, tree;
+	git_commit *base_c = NULL;
+	size_t nr_chain = 0, i;
+	int ret = 0, err;
+
+	o->state = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->state));
+	o->commit = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->commit));
+	if ((err = git_commit_lookup(&base_c, repo, base)) < 0) {
+		ret = git_error_report(err, "cannot read base commit %s", oid_short(base));
+		goto cleanup;
+	}
+	tree = *git_commit_tree_id(base_c);
+	if (old_tip && existing_chain(&chain, &nr_chain, repo, base, old_tip))
+		goto cleanup;
+
+	for (i = 0; i < plan->nr; i++) {
+		const struct plan_item *it = &plan->items[i];
+		struct strbuf why = STRBUF_INIT;
+		char *path;
+		git_oid next;
+
+		if (it->action != PLAN_APPLY && it->action != PLAN_SQUASH)
+			continue;
+		path = path_join(plan->kit->dir, it->source);
+		err = mail_parse_file(&mails[i], &nr_mails[i], path);
+		free(path);
+		if (err < 0) {
+			ret = -1;
+			goto cleanup;
+		}
+		if (nr_mails[i] != 1) {
+			ret = error("'%s' holds %zu patches; the kit names one patch per file",
+				    it->source, nr_mails[i]);
+			goto cleanup;
+		}
+		if (!mails[i][0].diff) {
+			ret = error("'%s' has no diff", it->source);
+			goto cleanup;
+		}
+		err = apply_diff(&next, repo, &tree, mails[i][0].diff, mails[i][0].diff_len, &why);
+		if (err == MKS_EAPPLYFAIL &&
+		    apply_is_present(repo, &tree, mails[i][0].diff, mails[i][0].diff_len) == 1) {
+			o->state[i] = APPLIED_FOUND;
+			o->nr_found++;
+			strbuf_release(&why);
+			/* What follows must not fold into an unrelated earlier commit. */
+			if (it->action == PLAN_APPLY &&
+			    write_pending(o, repo, plan, &pd, &parent, chain, nr_chain, backporter)) {
+				ret = -1;
+				goto cleanup;
+			}
+			continue;
+		}
+		if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
+			strbuf_addstr(&o->report, err == MKS_EUNSAFE ? "refusing " : "cannot apply ");
+			describe_item(&o->report, plan, i);
+			strbuf_addf(&o->report, " onto '%s'\n  from %s\n", plan->branch->name,
+				    it->source);
+			strbuf_add_indented(&o->report, why.buf, "  ");
+			o->failed = i;
+			strbuf_release(&why);
+			ret = err;
+			goto cleanup;
+		}
+		strbuf_release(&why);
+		if (err < 0) {
+			ret = -1;
+			goto cleanup;
+		}
+		tree = next;
+		if (it->action == PLAN_SQUASH && pd.open) {
+			ALLOC_GROW(pd.sq, pd.nr_sq + 1, pd.alloc_sq);
+			ALLOC_GROW(pd.sq_patches, pd.nr_sq + 1, pd.alloc_sq);
+			pd.sq_patches[pd.nr_sq] = it->patch;
+			pd.sq[pd.nr_sq++] = &mails[i][0];
+			pd.tree = tree;
+			o->state[i] = APPLIED_SQUASHED;
+			o->nr_squashed++;
+			continue;
+		}
+		/* A squash whose host was found already present becomes a commit of its own. */
+		if (write_pending(o, repo, plan, &pd, &parent, chain, nr_chain, backporter)) {
+			ret = -1;
+			goto cleanup;
+		}
+		pd.open = 1;
+		pd.item = i;
+		pd.mail = &mails[i][0];
+		pd.nr_sq = 0;
+		pd.tree = tree;
+		o->state[i] = APPLIED_COMMIT;
+	}
+	if (write_pending(o, repo, plan, &pd, &parent, chain, nr_chain, backporter))
+		ret = -1;
+	o->tip = parent;
+cleanup:
+	for (i = 0; i < plan->nr; i++)
+		mail_patches_free(mails[i], nr_mails[i]);
+	free(mails);
+	free(nr_mails);
+	free(pd.sq);
+	free(pd.sq_patches);
+	free(chain);
+	git_commit_free(base_c);
+	return ret;
+}

@@ -1,0 +1,51 @@
+/* applyplan.h: carry out a branch's plan: one stable-style commit per patch, in memory. */
+#ifndef MKSERIES_APPLYPLAN_H
+#define MKSERIES_APPLYPLAN_H
+
+#include <git2.h>
+#include "mail.h"
+#include "plan.h"
+#include "util.h"
+
+enum applied_state {
+	APPLIED_NONE = 0,	/* not applied: the plan says present or skip */
+	APPLIED_COMMIT,		/* a commit of its own */
+	APPLIED_SQUASHED,	/* folded into an earlier item's commit */
+	APPLIED_FOUND,		/* its change is already in the tree: not applied twice */
+};
+
+struct apply_outcome {
+	enum applied_state *state;	/* one per plan item */
+	git_oid *commit;		/* one per plan item: the commit that carries it */
+	git_oid tip;			/* the last commit (the base when nothing applied) */
+	size_t nr_commits, nr_squashed, nr_found, nr_reused;
+	size_t failed;			/* index of the item that did not apply, when failing */
+	struct strbuf report;		/* what went wrong, for the user */
+};
+
+void apply_outcome_init(struct apply_outcome *o);
+void apply_outcome_release(struct apply_outcome *o);
+
+/*
+ * Apply every APPLY and SQUASH item of `plan` on top of `base` (a commit),
+ * writing commits (objects only: no ref, HEAD, index or working tree is
+ * touched). When `old_tip` (the branch's current tip) carries commits
+ * identical to the ones about to be written (same parent, tree, author
+ * and message) they are reused, so applying twice gives the same branch.
+ * Returns 0, MKS_EAPPLYFAIL or MKS_EUNSAFE with o->report and o->failed
+ * set, or -1 (printed).
+ */
+int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
+	       const git_oid *base, const git_oid *old_tip, const git_signature *backporter);
+
+/*
+ * The stable-style commit message for mail `m` standing for kit entry `p`:
+ * subject, "commit <id> upstream.", the message, notes for squashed
+ * fixups, the trailers, and the backporter's Signed-off-by once at the end.
+ * Returns a new string.
+ */
+char *stable_message(const struct mail_patch *m, const struct kit_patch *p,
+		     const struct mail_patch *const *squashed, const struct kit_patch *const *sq_patches,
+		     size_t nr_squashed, const git_signature *backporter);
+
+#endif

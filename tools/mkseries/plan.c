@@ -1,0 +1,462 @@
+/* plan.c: turn the kit's decisions into the ordered list of what apply does on one branch. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mail.h"
+#include "plan.h"
+#include "util.h"
+
+const char *plan_action_name(enum plan_action a)
+{
+	switch (a) {
+	case PLAN_APPLY:
+		return "apply";
+	case PLAN_SQUASH:
+		return "squash";
+	case PLAN_PRESENT:
+		return "present";
+	case PLAN_SKIP:
+		return "skip";
+	}
+	return "?";
+}
+
+size_t plan_count(const struct plan *plan, enum plan_action a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < plan->nr; i++)
+		n += plan->items[i].action == a;
+	return n;
+}
+
+void plan_release(struct plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nr; i++) {
+		free(plan->items[i].reason);
+		free(plan->items[i].source);
+	}
+	free(plan->items);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* One file of a branch backport directory, and the kit entry it stands for. */
+struct backport {
+	char *path;			/* relative to the kit */
+	const struct kit_patch *patch;
+};
+
+struct backports {
+	struct backport *v;
+	size_t nr, alloc;
+};
+
+static void backports_release(struct backports *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++)
+		free(b->v[i].path);
+	free(b->v);
+	memset(b, 0, sizeof(*b));
+}
+
+static int ids_match(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (!a || !b)
+		return 0;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la < 8 || lb < 8)
+		return 0;
+	return !strncasecmp(a, b, la < lb ? la : lb);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_patch_name(const char *name)
+{
+	return name[0] != '.' && (ends_with(name, ".patch") || ends_with(name, ".diff") ||
+				  ends_with(name, ".mbox") || ends_with(name, ".eml"));
+}
+
+/* Which entry of series `s` does this mail stand for: upstream id first, then subject. */
+static const struct kit_patch *match_entry(const struct kit_series *s, const struct mail_patch *m)
+{
+	const struct kit_patch *lists[2] = { s->patches, s->fixups };
+	size_t nrs[2] = { s->nr_patches, s->nr_fixups };
+	int pass, l;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (l = 0; l < 2; l++)
+			for (i = 0; i < nrs[l]; i++) {
+				const struct kit_patch *p = &lists[l][i];
+
+				if (!pass && m->upstream && ids_match(p->upstream, m->upstream))
+					return p;
+				if (pass && p->subject && m->subject && !strcmp(p->subject, m->subject))
+					return p;
+			}
+	return NULL;
+}
+
+/*
+ * Read a branch backport directory: every *.patch, *.diff, *.mbox or
+ * *.eml in it, in file-name order, each matched to one entry of `s`.
+ */
+static int read_backports(struct backports *out, const struct kit *kit, const struct kit_series *s,
+			  const struct decision *d)
+{
+	char *dir = path_join(kit->dir, d->path);
+	char **names = NULL;
+	size_t nr = 0, alloc = 0, i, j;
+	struct dirent *de;
+	DIR *dh;
+	int ret = 0;
+
+	dh = opendir(dir);
+	if (!dh) {
+		ret = error("series.yaml:%d: cannot read backport directory '%s': %s", d->line,
+			    d->path, strerror(errno));
+		goto cleanup;
+	}
+	while ((de = readdir(dh)))
+		if (is_patch_name(de->d_name)) {
+			ALLOC_GROW(names, nr + 1, alloc);
+			names[nr++] = xstrdup(de->d_name);
+		}
+	closedir(dh);
+	qsort(names, nr, sizeof(*names), cmp_str);
+	for (i = 0; i < nr; i++) {
+		char *rel = path_join(d->path, names[i]);
+		char *abs = path_join(kit->dir, rel);
+		struct mail_patch *mails = NULL;
+		size_t nr_mails = 0;
+		const struct kit_patch *p = NULL;
+
+		if (mail_parse_file(&mails, &nr_mails, abs) < 0) {
+			ret = -1;
+		} else if (nr_mails != 1) {
+			ret = error("%s: holds %zu patches; a branch backport directory takes one "
+				    "patch per file", rel, nr_mails);
+		} else if (!(p = match_entry(s, &mails[0]))) {
+			ret = error("%s: matches no patch of series '%s' (say 'commit <id> upstream.' "
+				    "in its message, or use the kit's subject)", rel, s->id);
+		} else {
+			for (j = 0; j < out->nr; j++)
+				if (out->v[j].patch == p)
+					break;
+			if (j < out->nr) {
+				ret = error("%s: stands for %s, like %s", rel, kit_patch_label(p),
+					    out->v[j].path);
+				p = NULL;
+			}
+		}
+		if (p) {
+			ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+			out->v[out->nr].path = rel;
+			out->v[out->nr++].patch = p;
+			rel = NULL;
+		}
+		mail_patches_free(mails, nr_mails);
+		free(rel);
+		free(abs);
+	}
+cleanup:
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	free(dir);
+	return ret;
+}
+
+static const char *backport_for(const struct backports *b, const struct kit_patch *p)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++)
+		if (b->v[i].patch == p)
+			return b->v[i].path;
+	return NULL;
+}
+
+/* Series in `requires` order; among independent ones, the file's order. */
+static int order_series(const struct kit_series ***out, const struct kit *kit)
+{
+	const struct kit_series **v = xcalloc(kit->nr_series ? kit->nr_series : 1, sizeof(*v));
+	char *done = xcalloc(kit->nr_series ? kit->nr_series : 1, 1);
+	size_t n = 0, i, r;
+
+	while (n < kit->nr_series) {
+		size_t before = n;
+
+		for (i = 0; i < kit->nr_series; i++) {
+			const struct kit_series *s = &kit->series[i];
+			int ready = !done[i];
+
+			for (r = 0; ready && r < s->nr_requires; r++) {
+				const struct kit_series *q = kit_find_series(kit, s->requires[r]);
+
+				if (q && !done[q - kit->series])
+					ready = 0;
+			}
+			if (ready) {
+				done[i] = 1;
+				v[n++] = s;
+				break;
+			}
+		}
+		if (n == before) {
+			free(v);
+			free(done);
+			return error("series.yaml: the series' requires form a cycle");
+		}
+	}
+	free(done);
+	*out = v;
+	return 0;
+}
+
+static int find_item(const struct plan *plan, const struct kit_patch *p)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nr; i++)
+		if (plan->items[i].patch == p)
+			return (int)i;
+	return -1;
+}
+
+/* Whether fixup `f` fixes `target`, directly or through other fixups. */
+static int fixes_chain_has(const struct kit_patch *f, const struct kit_patch *target)
+{
+	int hops = 0;
+
+	while (f && f->is_fixup && hops++ < 1000) {
+		if (f->fixes_patch == target)
+			return 1;
+		f = f->fixes_patch;
+	}
+	return 0;
+}
+
+static struct plan_item *insert_item(struct plan *plan, size_t pos)
+{
+	ALLOC_GROW(plan->items, plan->nr + 1, plan->alloc);
+	memmove(plan->items + pos + 1, plan->items + pos, (plan->nr - pos) * sizeof(*plan->items));
+	plan->nr++;
+	memset(&plan->items[pos], 0, sizeof(plan->items[pos]));
+	return &plan->items[pos];
+}
+
+/* The file that carries `p` on this branch, or NULL; sets *backport. */
+static const char *pick_source(const struct kit_patch *p, const struct decision *own,
+			       const struct backports *bp, int *backport)
+{
+	const char *path;
+
+	*backport = 1;
+	if (own && own->kind == DECISION_FILE)
+		return own->path;
+	if ((path = backport_for(bp, p)))
+		return path;
+	*backport = 0;
+	return p->file;
+}
+
+static int set_apply(struct plan_item *it, const struct kit_patch *p, const struct decision *own,
+		     const struct backports *bp, const char *branch, char *reason)
+{
+	const char *src = pick_source(p, own, bp, &it->branch_backport);
+
+	it->reason = reason;
+	if (!src)
+		return error("series.yaml:%d: %s has no patch file for '%s' (give it `file:`, a "
+			     "branch backport, or fetch it with 'mkseries fetch %s')",
+			     p->line, kit_patch_label(p), branch, p->series->id);
+	it->source = xstrdup(src);
+	return 0;
+}
+
+static char *decision_reason(const char *what, const struct decision *d)
+{
+	return d->reason && *d->reason ? xstrfmt("%s: %s", what, d->reason) : xstrdup(what);
+}
+
+static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
+		      const struct backports *bp)
+{
+	const char *bname = plan->branch->name;
+	const struct decision *own = patch_decision(p, bname);
+	const struct decision *d = own ? own : sd;
+	struct plan_item *it = insert_item(plan, plan->nr);
+
+	it->patch = p;
+	if (d && d->kind == DECISION_SKIP) {
+		it->action = PLAN_SKIP;
+		it->reason = decision_reason(own ? "skipped" : "series skipped", d);
+		return 0;
+	}
+	if (d && d->kind == DECISION_PRESENT) {
+		it->action = PLAN_PRESENT;
+		it->reason = decision_reason(own ? "present" : "series present", d);
+		return 0;
+	}
+	it->action = PLAN_APPLY;
+	if (own && own->kind == DECISION_FILE)
+		return set_apply(it, p, own, bp, bname, xstrfmt("%s backport", bname));
+	if (d && d->kind == DECISION_APPLY && d->reason)
+		return set_apply(it, p, own, bp, bname, xstrdup(d->reason));
+	if (backport_for(bp, p))
+		return set_apply(it, p, own, bp, bname, xstrfmt("%s backport", bname));
+	return set_apply(it, p, own, bp, bname, xstrdup("the series' patch"));
+}
+
+static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct decision *sd,
+		      const struct backports *bp)
+{
+	const char *bname = plan->branch->name;
+	const struct decision *own = patch_decision(f, bname);
+	const struct kit_patch *t = f->fixes_patch;
+	int ti = find_item(plan, t);
+	enum plan_action ta;
+	struct plan_item *it;
+	char *target;
+	size_t pos;
+	int squash = f->squash, ret = 0;
+
+	if (ti < 0)
+		BUG("fixup placed before its target");
+	ta = plan->items[ti].action;
+	target = t->upstream ? xstrfmt("%s (%s)", kit_patch_label(t), t->upstream)
+			     : xstrdup(kit_patch_label(t));
+	if (own && own->kind == DECISION_SKIP)
+		squash = 0;
+	else if (!own && sd && (sd->kind == DECISION_SKIP || sd->kind == DECISION_PRESENT))
+		squash = 0;
+	else if (ta != PLAN_APPLY && ta != PLAN_SQUASH)
+		squash = 0;
+	/* Right after the target, behind fixups already there (squashed ones first). */
+	pos = ti + 1;
+	while (pos < plan->nr && plan->items[pos].patch->is_fixup &&
+	       fixes_chain_has(plan->items[pos].patch, t) &&
+	       (!squash || plan->items[pos].action == PLAN_SQUASH))
+		pos++;
+	it = insert_item(plan, pos);
+	it->patch = f;
+	if (own && own->kind == DECISION_SKIP) {
+		it->action = PLAN_SKIP;
+		it->reason = decision_reason("skipped", own);
+	} else if (own && own->kind == DECISION_PRESENT) {
+		it->action = PLAN_PRESENT;
+		it->reason = decision_reason("present", own);
+	} else if (!own && sd && sd->kind == DECISION_SKIP) {
+		it->action = PLAN_SKIP;
+		it->reason = decision_reason("series skipped", sd);
+	} else if (!own && sd && sd->kind == DECISION_PRESENT) {
+		it->action = PLAN_PRESENT;
+		it->reason = decision_reason("series present", sd);
+	} else if (ta == PLAN_APPLY || ta == PLAN_SQUASH) {
+		it->action = squash ? PLAN_SQUASH : PLAN_APPLY;
+		ret = set_apply(it, f, own, bp, bname,
+				xstrfmt("fixes %s, applied on %s%s", target, bname,
+					squash ? "; squashed into its commit" : ""));
+	} else if (ta == PLAN_PRESENT && own) {
+		/* An explicit decision: the fixed patch is in the tree, its fix is not. */
+		it->action = PLAN_APPLY;
+		ret = set_apply(it, f, own, bp, bname,
+				own->reason ? xstrdup(own->reason)
+					    : xstrfmt("fixes %s, present on %s", target, bname));
+	} else {
+		it->action = PLAN_SKIP;
+		it->reason = xstrfmt("fixes %s, which is %s on %s", target,
+				     ta == PLAN_PRESENT ? "present" : "not applied", bname);
+	}
+	free(target);
+	return ret;
+}
+
+/* Fixups may fix fixups listed after them: place each once its target is placed. */
+static int plan_fixups(struct plan *plan, const struct kit_series *s, const struct decision *sd,
+		       const struct backports *bp)
+{
+	char *placed = xcalloc(s->nr_fixups ? s->nr_fixups : 1, 1);
+	size_t left = s->nr_fixups, i;
+	int ret = 0;
+
+	while (left) {
+		size_t before = left;
+
+		for (i = 0; i < s->nr_fixups; i++) {
+			const struct kit_patch *f = &s->fixups[i];
+
+			if (placed[i] || find_item(plan, f->fixes_patch) < 0)
+				continue;
+			if (plan_fixup(plan, f, sd, bp))
+				ret = -1;
+			placed[i] = 1;
+			left--;
+		}
+		if (left == before) {
+			ret = error("series.yaml:%d: fixups of '%s' cannot be placed (a target "
+				    "comes later, or in a series this one does not require)",
+				    s->line, s->id);
+			break;
+		}
+	}
+	free(placed);
+	return ret;
+}
+
+int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b)
+{
+	const struct kit_series **order = NULL;
+	size_t i, j;
+	int ret = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->kit = kit;
+	plan->branch = b;
+	if (order_series(&order, kit))
+		return MKS_ECONFIG;
+	for (i = 0; i < kit->nr_series; i++) {
+		const struct kit_series *s = order[i];
+		const struct decision *sd = series_decision(s, b->name);
+		struct backports bp = { 0 };
+
+		if (sd && sd->kind == DECISION_PATCHES && read_backports(&bp, kit, s, sd))
+			ret = -1;
+		for (j = 0; j < s->nr_patches; j++)
+			if (plan_patch(plan, &s->patches[j], sd, &bp))
+				ret = -1;
+		if (plan_fixups(plan, s, sd, &bp))
+			ret = -1;
+		backports_release(&bp);
+	}
+	free(order);
+	for (i = 0; i < plan->nr; i++) {
+		if (plan->items[i].action != PLAN_SQUASH)
+			continue;
+		for (j = i; j-- > 0;)
+			if (plan->items[j].action == PLAN_APPLY)
+				break;
+		if (j == (size_t)-1)
+			BUG("squash without a commit before it");
+		plan->items[i].squash_into = j;
+	}
+	if (ret) {
+		plan_release(plan);
+		return MKS_ECONFIG;
+	}
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* plan.h: what apply will do on one branch: the ordered patches and fixups, each with a reason. */
+#ifndef MKSERIES_PLAN_H
+#define MKSERIES_PLAN_H
+
+#include "model.h"
+
+enum plan_action {
+	PLAN_APPLY = 1,	/* apply `source` as a commit of its own */
+	PLAN_SQUASH,	/* apply `source` and fold it into the commit of item `squash_into` */
+	PLAN_PRESENT,	/* declared present on the branch */
+	PLAN_SKIP,	/* declared skipped, or a fixup whose target is not applied */
+};
+
+struct plan_item {
+	const struct kit_patch *patch;
+	enum plan_action action;
+	char *reason;		/* why this action: always set, owned */
+	char *source;		/* APPLY/SQUASH: the file to apply, relative to the kit; owned */
+	int branch_backport;	/* the source is a branch-specific backport */
+	size_t squash_into;	/* SQUASH: index of the item whose commit takes it */
+};
+
+/*
+ * Items are in application order: series in `requires` order (file order
+ * otherwise), each series' patches in order, each applied fixup right
+ * after the patch it fixes (after fixups already placed there; squashed
+ * fixups first), skipped and present entries where they would have gone.
+ */
+struct plan {
+	const struct kit *kit;
+	const struct kernel_branch *branch;
+	struct plan_item *items;
+	size_t nr, alloc;
+};
+
+#define PLAN_INIT { NULL, NULL, NULL, 0, 0 }
+
+/*
+ * Work out the plan of `b`. Reads branch backport directories to match
+ * their files to the kit's patches. Returns 0, or MKS_ECONFIG after
+ * printing every problem found (FILE:LINE: or FILE: first).
+ */
+int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b);
+void plan_release(struct plan *plan);
+
+const char *plan_action_name(enum plan_action a);
+/* Number of items that will change the tree (APPLY and SQUASH). */
+size_t plan_count(const struct plan *plan, enum plan_action a);
+
+#endif
