@@ -6,6 +6,8 @@ int cmd_import(int argc, const char **argv);
 int cmd_plan(int argc, const char **argv);
 int cmd_apply(int argc, const char **argv);
 int cmd_regress(int argc, const char **argv);
+int cmd_fixups(int argc, const char **argv);
+int cmd_fetch(int argc, const char **argv);
 int cmd_build(int argc, const char **argv);
 int cmd_test(int argc, const char **argv);
 

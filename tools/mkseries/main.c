@@ -16,6 +16,8 @@ static const struct command commands[] = {
 	{ "import", cmd_import, "bring a branch's tree into the kernel repository" },
 	{ "plan", cmd_plan, "show what apply would do on each branch, and why" },
 	{ "apply", cmd_apply, "apply the kit onto a branch, in memory, one commit per patch" },
+	{ "fixups", cmd_fixups, "list fixups: declared, resolved, and missing upstream ones" },
+	{ "fetch", cmd_fetch, "bring a series' patches (b4, or a local mainline repository)" },
 	{ "build", cmd_build, "build each variant of a branch" },
 	{ "test", cmd_test, "boot each built variant in QEMU and run mm-regress" },
 	{ "regress", cmd_regress, "run the embedded mm-regress on this machine" },
