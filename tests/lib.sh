@@ -43,9 +43,13 @@ test_expect_success() {
 	fi
 	test_count=$((test_count + 1))
 	out="$TRASH_DIRECTORY/.test-output"
-	if (set -e; eval "$2") >"$out" 2>&1; then
+	# Like git's test-lib: the body runs in this shell, so what a setup
+	# test defines stays defined; the && chain decides the result.
+	if eval "$2" >"$out" 2>&1 </dev/null; then
+		cd "$TRASH_DIRECTORY" || exit 1
 		echo "ok $test_count - $1"
 	else
+		cd "$TRASH_DIRECTORY" || exit 1
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
 		sed -e 's/^/#  /' <<-EOF_BODY

@@ -46,7 +46,7 @@ test_expect_success 'commits keep the upstream author and date, in the stable st
 	sed -n 3p msg >upline &&
 	echo "commit ${A2%${A2#????????????}} upstream." >upline.expect &&
 	test_cmp upline.expect upline &&
-	tail -2 msg >sobs &&
+	grep "^Signed-off-by:" msg | tail -2 >sobs &&
 	printf "%s\n" "Signed-off-by: Dev Eloper <dev@example.org>" \
 		"Signed-off-by: Back Porter <backporter@example.com>" >sobs.expect &&
 	test_cmp sobs.expect sobs &&
@@ -148,10 +148,10 @@ test_expect_success 'a second mkseries on the same repository is refused' '
 '
 
 test_expect_success 'a checked-out mkseries branch is not moved' '
-	git -C linux checkout -q mkseries/t &&
+	git -C linux worktree add -q ../wt mkseries/t &&
 	(cd kit && test_expect_code 1 mkseries apply --branch t 2>../err6) &&
 	test_grep "checked out" err6 &&
-	git -C linux checkout -q work
+	git -C linux worktree remove ../wt
 '
 
 test_done

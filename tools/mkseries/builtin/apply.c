@@ -13,18 +13,14 @@
 /* Refuse to move a branch that a working tree has checked out: that would dirty it. */
 static int check_not_checked_out(git_repository *repo, const char *refname)
 {
-	git_reference *head = NULL;
+	git_reference *ref = NULL;
 	int ret = 0;
 
-	if (git_repository_is_bare(repo))
-		return 0;
-	if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
-	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
-	    !strcmp(git_reference_symbolic_target(head), refname))
-		ret = error("'%s' is checked out in '%s'; mkseries does not move a checked-out "
-			    "branch (check out another branch first)",
-			    refname, git_repository_workdir(repo));
-	git_reference_free(head);
+	if (git_reference_lookup(&ref, repo, refname) == 0 && git_branch_is_checked_out(ref) == 1)
+		ret = error("'%s' is checked out in a working tree of '%s'; mkseries does not "
+			    "move a checked-out branch (check out another branch first)",
+			    refname, git_repository_path(repo));
+	git_reference_free(ref);
 	return ret;
 }
 
@@ -82,11 +78,8 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	    repo_open(&repo, repo_path, 1) || repo_lock(&lock, repo) ||
 	    check_not_checked_out(repo, refname) || backporter_signature(&me, repo))
 		goto cleanup;
-	err = tree_base(&base, repo, b);
-	if (err == MKS_ENOTFOUND) {
-		fprintf(stderr, "%s: not imported yet; importing\n", b->name);
-		err = tree_import(&base, repo, kit, b, 0);
-	}
+	/* Immediate when the tree was imported from the same source before. */
+	err = tree_import(&base, repo, kit, b, 0);
 	if (err)
 		goto cleanup;
 	have_old = git_reference_name_to_id(&old_tip, repo, refname) == 0;
