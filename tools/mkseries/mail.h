@@ -27,8 +27,19 @@ struct mail_patch {
 	struct trailer *trailers;
 	size_t nr_trailers;
 	char *upstream;		/* id from "commit X upstream." / "[ Upstream commit X ]", or NULL */
-	char *diff;		/* from the first "diff --git" to the end, signature removed; or NULL */
+	/*
+	 * From the first "diff --git" to the end, signature removed; or NULL.
+	 * The bytes as the mail carried them once transfer-decoded (QP,
+	 * base64): not charset-converted, as git am applies them.
+	 */
+	char *diff;
 	size_t diff_len;
+	/*
+	 * The commit git format-patch wrote the mail from, lowercase hex, from
+	 * its "From <sha> Mon Sep 17 00:00:00 2001" line; NULL for other mails
+	 * (b4 writes "From git@z ...").
+	 */
+	char *source_commit;
 };
 
 /*
@@ -47,7 +58,11 @@ void mail_patches_free(struct mail_patch *p, size_t nr);
 /*
  * Parse the trailer block at the end of a commit message ("Key: value"
  * lines, continuation lines indented). Returns the number found; *out is
- * owned by the caller (trailers_free()).
+ * owned by the caller (trailers_free()). The block is the last paragraph
+ * when every line of it is a trailer, a continuation or a bracketed note
+ * ("[ dev: backported to 6.12 ]", not returned), with one trailer at
+ * least; else 0 is returned and *body_len (may be NULL) is the whole
+ * length.
  */
 size_t trailers_parse(struct trailer **out, const char *message, size_t *body_len);
 void trailers_free(struct trailer *t, size_t nr);
