@@ -1,0 +1,180 @@
+#!/bin/sh
+# t0400-regress.sh: mkseries regress runs the embedded mm-regress on this machine and prints KTAP.
+. "$(dirname "$0")/lib.sh"
+
+CASES="mremap_pte mremap_pmd mremap_pud mremap_unaligned mremap_pud_time mremap_pte_loop
+realloc_rate pte_batch_mprotect pte_batch_cow madvise_dontneed process_madvise_dontneed
+cache_colour"
+
+test_expect_success 'mkseries regress -- --list lists every case' '
+	printf "%s\n" $CASES >expect &&
+	mkseries regress -- --list >list &&
+	test_cmp expect list
+'
+
+test_expect_success 'mkseries regress --list is the same list' '
+	mkseries regress --list >list2 &&
+	test_cmp expect list2
+'
+
+test_expect_success 'a quick run prints valid KTAP and every case passes or skips with a reason' '
+	start=$(date +%s) &&
+	mkseries regress -- --quick --seed 7 >out &&
+	end=$(date +%s) &&
+	echo "quick run: $((end - start)) s" &&
+	cat out &&
+	test "$(sed -n 1p out)" = "KTAP version 1" &&
+	test "$(sed -n 2p out)" = "1..12" &&
+	test_grep ! "^not ok" out &&
+	grep -E "^ok [0-9]+ " out | awk "{print \$2, \$3}" >results &&
+	i=0 && for c in $CASES; do i=$((i + 1)); echo "$i $c"; done >results.expect &&
+	test_cmp results.expect results &&
+	test_grep ! -E "^ok [0-9]+ [a-z_]+ # SKIP *$" out &&
+	test "$(tail -n 1 out)" = "# mm-regress: done"
+'
+
+test_expect_success 'the quick run prints its seed and its metrics' '
+	test_grep "^# seed: 7$" out &&
+	test_grep "rerun with --seed 7" out &&
+	test_grep -E "^# metric: mremap_pud_time move_1g_pud_aligned [0-9.]+ us lower_is_better$" out &&
+	test_grep -E "^# metric: mremap_pud_time pud_speedup [0-9.]+ x higher_is_better$" out &&
+	test_grep -E "^# metric: mremap_pte_loop us_per_iteration [0-9.]+ us lower_is_better$" out &&
+	test_grep -E "^# metric: realloc_rate calls_per_sec [0-9.]+ calls/s higher_is_better$" out &&
+	test_grep -E "^# metric: madvise_dontneed dontneed_madvise [0-9.]+ ns lower_is_better$" out &&
+	test_grep -E "^# metric: cache_colour fill_move_check [0-9.]+ us lower_is_better$" out &&
+	test_grep "^# Totals: pass:[0-9]* fail:0 " out
+'
+
+test_expect_success 'the madvise sweep has a metric per batch size, or says why not' '
+	if grep -q "^ok 11 process_madvise_dontneed # SKIP" out; then
+		test_grep "process_madvise(MADV_DONTNEED) refused: .*errno" out
+	else
+		for b in 1 2 4 8 16 32 64 128 256 512 1024; do
+			test_grep -E "^# metric: process_madvise_dontneed dontneed_batch_$b [0-9.]+ ns lower_is_better$" out ||
+			return 1
+		done
+	fi
+'
+
+test_expect_success '--case picks one case, --seed sets the seed' '
+	mkseries regress -- --case cache_colour --seed 3 --quick >one &&
+	cat one &&
+	test_grep "^1\.\.1$" one &&
+	test "$(grep -c -E "^(not )?ok " one)" = 1 &&
+	test_grep "^ok 1 cache_colour$" one &&
+	test_grep "^# seed: 3$" one
+'
+
+test_expect_success '--case takes a comma-separated list and repeats' '
+	mkseries regress -- --case=mremap_pte,mremap_pmd --case cache_colour --quick >three &&
+	test_grep "^1\.\.3$" three &&
+	grep -E "^ok " three | awk "{print \$3}" >names &&
+	printf "%s\n" mremap_pte mremap_pmd cache_colour >names.expect &&
+	test_cmp names.expect names
+'
+
+test_expect_success '--repeat prints each sample, then the mean with n and stddev' '
+	mkseries regress -- --case mremap_pud_time --repeat 3 --quick >rep &&
+	cat rep &&
+	test "$(grep -c "^# sample: mremap_pud_time move_1g_pud_aligned [1-3]/3 " rep)" = 3 &&
+	test_grep -E "^# metric: mremap_pud_time move_1g_pud_aligned [0-9.]+ us lower_is_better n=3 stddev=[0-9.]+$" rep
+'
+
+test_expect_success 'a bad mm-regress option exits 2 with a message' '
+	test_expect_code 2 mkseries regress -- --bogus >out.bad 2>err &&
+	test_grep "mm-regress: unknown option .--bogus." err &&
+	test_expect_code 2 mkseries regress -- --case nosuchcase 2>err &&
+	test_grep "unknown case .nosuchcase. (see --list)" err &&
+	test_expect_code 2 mkseries regress -- --seed 2>err &&
+	test_grep "option .--seed. needs a value" err &&
+	test_expect_code 2 mkseries regress -- --seed twelve 2>err &&
+	test_grep "option .--seed. expects a number" err &&
+	test_expect_code 2 mkseries regress -- --repeat 0 2>err &&
+	test_grep "option .--repeat. must be at least 1" err &&
+	test_expect_code 2 mkseries regress -- --quick=yes 2>err &&
+	test_grep "option .--quick. takes no value" err &&
+	test_expect_code 2 mkseries regress -- stray 2>err &&
+	test_grep "unexpected argument .stray." err
+'
+
+test_expect_success 'a bad mkseries regress option exits 2 with a message' '
+	test_expect_code 2 mkseries regress --bogus 2>err &&
+	test_grep "unknown option .--bogus." err &&
+	test_expect_code 2 mkseries regress --quick 2>err &&
+	test_grep "unknown option .--quick." err &&
+	test_expect_code 2 mkseries regress stray -- --list 2>err &&
+	test_grep "unexpected argument .stray. (mm-regress options go after .--.)" err
+'
+
+test_expect_success 'a case that runs past --timeout is killed and fails the run' '
+	test_expect_code 1 mkseries regress -- --case mremap_pte_loop --repeat 500 --timeout 1 >slow &&
+	cat slow &&
+	test_grep "^not ok 1 mremap_pte_loop$" slow &&
+	test_grep "^# mremap_pte_loop: timed out after 1 s$" slow &&
+	test_grep "^# Totals: pass:0 fail:1 " slow &&
+	test "$(tail -n 1 slow)" = "# mm-regress: done"
+'
+
+test_expect_success '--args-from reads mm_regress= from a kernel command line' '
+	printf "console=ttyS0 panic=-1 mm_regress=\"--case=mremap_pte,--seed=42\" -- ignored\n" >cmdline &&
+	mkseries regress -- --args-from cmdline >fromcl &&
+	test_grep "^1\.\.1$" fromcl &&
+	test_grep "^ok 1 mremap_pte$" fromcl &&
+	test_grep "^# seed: 42$" fromcl &&
+	echo "console=ttyS0 quiet" >nocl &&
+	test_expect_code 2 mkseries regress -- --args-from nocl 2>err &&
+	test_grep "nocl. has no mm_regress= parameter" err &&
+	test_expect_code 2 mkseries regress -- --args-from missing 2>err &&
+	test_grep "cannot read .missing.: No such file or directory" err
+'
+
+test_expect_success 'without a memfd it runs from a temporary file and removes it' '
+	mkdir tmp &&
+	MKSERIES_REGRESS_NO_MEMFD=1 TMPDIR="$PWD/tmp" mkseries regress -- --list >list3 &&
+	test_cmp expect list3 &&
+	test -z "$(ls tmp)" &&
+	MKSERIES_REGRESS_NO_MEMFD=1 TMPDIR="$PWD/tmp" mkseries regress -- --case nosuchcase 2>err;
+	test $? = 2 &&
+	test -z "$(ls tmp)" &&
+	test_expect_code 1 env MKSERIES_REGRESS_NO_MEMFD=1 TMPDIR="$PWD/nodir" mkseries regress --list 2>err &&
+	test_grep "cannot create a temporary file in .*nodir" err
+'
+
+# PID 1 of a new PID namespace is the closest the host gets to an initramfs's /init:
+# reboot() there ends the namespace (SIGHUP), as -no-reboot ends QEMU.
+MM_REGRESS="$(dirname "$MKSERIES_BIN")/mm-regress"
+if [ "$(id -u)" = 0 ] && [ -x "$MM_REGRESS" ] && command -v unshare >/dev/null &&
+   unshare --pid --fork --mount --mount-proc true 2>/dev/null; then
+	test_expect_success 'as PID 1 it takes mm_regress= arguments, prints the done marker last, and reboots' '
+		{ mm_regress=--case=mremap_pte,--seed=5 timeout 60 \
+			unshare --pid --fork --mount --mount-proc "$MM_REGRESS" not-an-option >init.out 2>init.err;
+		  echo $? >code; } &&
+		cat init.out code &&
+		test "$(cat code)" = 129 &&
+		test_grep "^# init: ignoring argument .not-an-option.$" init.out &&
+		test_grep "as init" init.out &&
+		test_grep "^# seed: 5$" init.out &&
+		test_grep "^ok 1 mremap_pte$" init.out &&
+		test_grep "^# init: exit status 0, rebooting$" init.out &&
+		test "$(tail -n 1 init.out)" = "# mm-regress: done"
+	'
+	test_expect_success 'as PID 1 bad arguments still end in a reboot, with Bail out!' '
+		{ mm_regress=--bogus timeout 60 \
+			unshare --pid --fork --mount --mount-proc "$MM_REGRESS" >init2.out 2>init2.err;
+		  echo $? >code; } &&
+		cat init2.out &&
+		test "$(cat code)" = 129 &&
+		test "$(sed -n 1p init2.out)" = "KTAP version 1" &&
+		test "$(sed -n 2p init2.out)" = "1..0" &&
+		test_grep "^Bail out! unknown option .--bogus.$" init2.out &&
+		test_grep "^# init: exit status 2, rebooting$" init2.out &&
+		test "$(tail -n 1 init2.out)" = "# mm-regress: done"
+	'
+else
+	test_skip 'as PID 1 it takes mm_regress= arguments, prints the done marker last, and reboots' \
+		'needs root, unshare and build/mm-regress'
+	test_skip 'as PID 1 bad arguments still end in a reboot, with Bail out!' \
+		'needs root, unshare and build/mm-regress'
+fi
+
+test_done

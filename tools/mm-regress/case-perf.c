@@ -1,0 +1,154 @@
+/* case-perf.c: the mremap loop of the PTE batching series and stress-ng bigheap's realloc rate. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mm-regress.h"
+
+/*
+ * The cover letter's loop: map 1 MiB, memset it, move it right behind
+ * itself with MREMAP_FIXED, unmap it. A reservation keeps the two slots
+ * ours between iterations instead of a hard-coded address.
+ */
+enum mr_status case_mremap_pte_loop(struct mr_ctx *ctx)
+{
+	const size_t size = MiB;
+	unsigned iters = ctx->quick ? 100 : 10000, i, s;
+	struct mr_resv res = { 0 };
+	unsigned char *a, *b;
+	double *samples = NULL;
+	enum mr_status st;
+
+	samples = calloc(ctx->repeat, sizeof(*samples));
+	a = mr_reserve(&res, 2 * size, 2 * MiB, 0);
+	if (!samples || !a) {
+		st = mr_fail(ctx, "cannot reserve %zu bytes: %s", 2 * size, strerror(errno));
+		goto cleanup;
+	}
+	b = a + size;
+	for (s = 0; s < ctx->repeat; s++) {
+		double t = mr_now();
+
+		for (i = 0; i < iters; i++) {
+			if (!mr_map_at(a, size, 0)) {
+				st = mr_fail(ctx, "iteration %u: mmap: %s", i, strerror(errno));
+				goto cleanup;
+			}
+			memset(a, 0xaa, size);
+			if (mr_move(a, size, b)) {
+				st = mr_fail(ctx, "iteration %u: mremap: %s", i, strerror(errno));
+				goto cleanup;
+			}
+			if (b[0] != 0xaa || b[size / 2] != 0xaa || b[size - 1] != 0xaa) {
+				st = mr_fail(ctx, "iteration %u: moved data lost", i);
+				goto cleanup;
+			}
+			munmap(b, size);
+		}
+		samples[s] = (mr_now() - t) / iters * 1e6;
+	}
+	mr_diag("%u iterations of mmap, memset, mremap and munmap of %zu KiB per sample", iters,
+		size / KiB);
+	mr_metric(ctx, "us_per_iteration", samples, ctx->repeat, "us", 0);
+	st = MR_PASS;
+cleanup:
+	mr_unreserve(&res);
+	free(samples);
+	return st;
+}
+
+/*
+ * Grow a heap with realloc() in 64 KiB steps, touching each new page, as
+ * stress-ng's bigheap stressor does; start over at the limit. A fixed
+ * mmap threshold keeps every block mmap()ed, so glibc grows it with
+ * mremap(MREMAP_MAYMOVE): the path the folio-lookup hotfix sped back up.
+ * Each page carries a word that must survive every move.
+ */
+struct heap_run {
+	unsigned long calls;
+	unsigned long moves;
+	unsigned long restarts;
+	size_t bad;
+};
+
+static int grow_heap(struct mr_ctx *ctx, struct heap_run *h, size_t limit, size_t growth,
+		     double seconds)
+{
+	size_t pg = ctx->page, size = 0, i;
+	double end = mr_now() + seconds;
+	unsigned char *heap = NULL;
+
+	for (;;) {
+		size_t old = size;
+		unsigned char *p;
+
+		if (size + growth > limit || mr_now() >= end) {
+			for (i = 0; i < size / pg; i++)
+				if (*(uint64_t *)(heap + i * pg) != mr_word(ctx->case_seed, i) && !h->bad++)
+					mr_diag("page %zu of the heap lost its word", i);
+			free(heap);
+			heap = NULL;
+			size = 0;
+			h->restarts++;
+			if (mr_now() >= end)
+				break;
+			continue;
+		}
+		size += growth;
+		p = realloc(heap, size);
+		h->calls++;
+		if (!p) {
+			mr_diag("realloc to %zu bytes failed", size);
+			free(heap);
+			return -1;
+		}
+		h->moves += heap && p != heap;
+		heap = p;
+		for (i = old / pg; i < size / pg; i++)
+			*(uint64_t *)(heap + i * pg) = mr_word(ctx->case_seed, i);
+	}
+	return 0;
+}
+
+enum mr_status case_realloc_rate(struct mr_ctx *ctx)
+{
+	size_t limit = ctx->quick ? 8 * MiB : 64 * MiB, growth = 64 * KiB;
+	double seconds = ctx->quick ? 0.2 : 2.0, *samples = NULL;
+	struct heap_run h;
+	enum mr_status st;
+	unsigned s;
+
+	if (!mr_need_memory(ctx, limit))
+		return MR_SKIP;
+	if (!mallopt(M_MMAP_THRESHOLD, (int)growth))
+		return mr_fail(ctx, "mallopt(M_MMAP_THRESHOLD) refused");
+	samples = calloc(ctx->repeat, sizeof(*samples));
+	if (!samples)
+		return mr_fail(ctx, "out of memory");
+	for (s = 0; s < ctx->repeat; s++) {
+		double t = mr_now();
+
+		memset(&h, 0, sizeof(h));
+		if (grow_heap(ctx, &h, limit, growth, seconds)) {
+			st = mr_fail(ctx, "realloc failed");
+			goto cleanup;
+		}
+		if (h.bad) {
+			st = mr_fail(ctx, "%zu pages lost their data across realloc()", h.bad);
+			goto cleanup;
+		}
+		t = mr_now() - t;
+		samples[s] = h.calls / t;
+		mr_diag("sample %u: %lu realloc calls in %.3f s, %lu moved the block, %lu heaps of up to %zu MiB",
+			s + 1, h.calls, t, h.moves, h.restarts, limit / MiB);
+	}
+	mr_metric(ctx, "calls_per_sec", samples, ctx->repeat, "calls/s", 1);
+	st = MR_PASS;
+cleanup:
+	free(samples);
+	return st;
+}

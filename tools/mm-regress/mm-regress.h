@@ -1,0 +1,157 @@
+/* mm-regress.h: what the mm-regress cases share: KTAP output, the run context, memory helpers. */
+#ifndef MM_REGRESS_H
+#define MM_REGRESS_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MR_VERSION "0.1"
+/* The last line of a run; the console parser looks for it. */
+#define MR_DONE_MARKER "# mm-regress: done"
+
+#define KiB (1UL << 10)
+#define MiB (1UL << 20)
+#define GiB (1UL << 30)
+
+enum mr_status {
+	MR_PASS,
+	MR_FAIL,
+	MR_SKIP,
+};
+
+/* Everything a case may read about the run, and where it leaves its verdict. */
+struct mr_ctx {
+	const char *name;	/* the case being run */
+	uint64_t seed;		/* the run's seed, as printed */
+	uint64_t case_seed;	/* seed mixed with the case name */
+	int quick;		/* small sizes, few iterations */
+	unsigned repeat;	/* measurement samples, >= 1 */
+	size_t page;		/* the page size */
+	char reason[256];	/* SKIP reason, or why it failed */
+};
+
+struct mr_case {
+	const char *name;
+	const char *help;
+	enum mr_status (*run)(struct mr_ctx *ctx);
+};
+
+/* The cases, in run order (each file exports its own). */
+enum mr_status case_mremap_pte(struct mr_ctx *ctx);
+enum mr_status case_mremap_pmd(struct mr_ctx *ctx);
+enum mr_status case_mremap_pud(struct mr_ctx *ctx);
+enum mr_status case_mremap_unaligned(struct mr_ctx *ctx);
+enum mr_status case_mremap_pud_time(struct mr_ctx *ctx);
+enum mr_status case_mremap_pte_loop(struct mr_ctx *ctx);
+enum mr_status case_realloc_rate(struct mr_ctx *ctx);
+enum mr_status case_pte_batch_mprotect(struct mr_ctx *ctx);
+enum mr_status case_pte_batch_cow(struct mr_ctx *ctx);
+enum mr_status case_madvise_dontneed(struct mr_ctx *ctx);
+enum mr_status case_process_madvise_dontneed(struct mr_ctx *ctx);
+enum mr_status case_cache_colour(struct mr_ctx *ctx);
+
+/* Output: "# " diagnostics, and results that end a case. */
+void mr_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Record why the case is skipped; returns MR_SKIP. */
+enum mr_status mr_skip(struct mr_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print the failure as a diagnostic and record it; returns MR_FAIL. */
+enum mr_status mr_fail(struct mr_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * One metric line:
+ *   # metric: CASE NAME VALUE UNIT higher_is_better|lower_is_better [n=N stddev=S]
+ * With more than one sample, each is printed first as
+ *   # sample: CASE NAME I/N VALUE UNIT
+ * and the metric carries their mean and sample standard deviation.
+ */
+void mr_metric(struct mr_ctx *ctx, const char *name, const double *samples,
+	       unsigned n, const char *unit, int higher_is_better);
+
+/* Time. */
+double mr_now(void);	/* monotonic seconds */
+
+/* The pattern: word i of a region filled with `seed` is mr_word(seed, i). */
+uint64_t mr_mix(uint64_t x);
+static inline uint64_t mr_word(uint64_t seed, uint64_t i)
+{
+	return mr_mix(seed + i * 0x9e3779b97f4a7c15ULL);
+}
+/* The seed that checks a filled region from `offset` bytes into it. */
+static inline uint64_t mr_seed_at(uint64_t seed, size_t offset)
+{
+	return seed + (offset / 8) * 0x9e3779b97f4a7c15ULL;
+}
+/*
+ * Fill (or check) `chunk` bytes at every `stride` bytes of [p, p + len);
+ * chunk == stride == len covers everything. Word indexes are offsets
+ * from p, so a moved region checks against the seed it was filled with.
+ * mr_check() returns the number of wrong words and reports the first.
+ */
+void mr_fill(void *p, size_t len, size_t stride, size_t chunk, uint64_t seed);
+size_t mr_check(const void *p, size_t len, size_t stride, size_t chunk, uint64_t seed,
+		const char *what);
+
+/*
+ * Address space: a PROT_NONE reservation keeps other mappings away; an
+ * aligned spot inside it takes our mappings (MAP_FIXED) and mremap()
+ * destinations (MREMAP_FIXED).
+ */
+struct mr_resv {
+	void *base;
+	size_t len;
+};
+/* Reserve len bytes whose start is `align`-aligned plus `offset`; NULL on failure (errno). */
+void *mr_reserve(struct mr_resv *r, size_t len, size_t align, size_t offset);
+void mr_unreserve(struct mr_resv *r);
+/* Put PROT_NONE back over a hole left by a move, so nothing else lands there. */
+void mr_rereserve(void *p, size_t len);
+/* An anonymous read/write mapping placed exactly at p; NULL on failure. */
+void *mr_map_at(void *p, size_t len, int flags);
+/* Move with MREMAP_MAYMOVE | MREMAP_FIXED; returns 0 or -1 (errno). */
+int mr_move(void *from, size_t len, void *to);
+/* Whether [p, p + len) has no mapping left (mincore() says ENOMEM). */
+int mr_unmapped(void *p, size_t len);
+
+/* /proc and /sys. */
+long mr_meminfo_kb(const char *key);	/* -1 when unknown */
+/* Returns 1 available, 0 not (reason in ctx->reason). */
+int mr_need_memory(struct mr_ctx *ctx, size_t bytes);
+/* THP: 1 usable, 0 not (reason written to buf). */
+int mr_thp_usable(char *buf, size_t len);
+/* A field of the VMA holding addr in /proc/self/smaps, in kB; -1 when not found. */
+long mr_smaps_kb(const void *addr, const char *field);
+
+/*
+ * Probe whether a write to p faults: 1 it faulted (SIGSEGV/SIGBUS), 0 the
+ * write went through (it writes `val`), -1 the probe could not run.
+ */
+int mr_write_faults(volatile unsigned char *p, unsigned char val);
+int mr_read_faults(const volatile unsigned char *p);
+
+/* Syscalls the C library may not wrap. */
+long mr_pidfd_open(int pid);
+long mr_process_madvise(int pidfd, const void *iov, size_t n, int advice);
+
+/*
+ * Arguments from a kernel command line: the value of its mm_regress=
+ * parameter, split on commas, appended to *out (a malloc'ed array of
+ * malloc'ed strings). Returns the number added, or -1 out of memory.
+ */
+int mr_args_from_cmdline(const char *cmdline, char ***out, int *nr);
+
+/*
+ * PID 1: mount /proc, /sys and /dev when missing and make sure the
+ * console is our stdout; then collect the arguments: those the kernel
+ * passed to init that look like options, and mm_regress= from
+ * /proc/cmdline (or from the environment, where the kernel also puts it).
+ */
+void mr_init_setup(void);
+int mr_init_args(int argc, char **argv, char ***out, int *nr);
+/* Sync and reboot (QEMU -no-reboot then exits); never returns. */
+void mr_init_finish(void) __attribute__((noreturn));
+
+#endif
