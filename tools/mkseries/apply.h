@@ -13,22 +13,40 @@
 int diff_check_paths(const char *diff, size_t len, struct strbuf *why);
 
 /*
- * Apply `diff` (git-style unified diff text) onto `base` and write the
- * resulting tree to *out. Only the paths the diff names are loaded and
- * rewritten: cost follows the patch, not the tree. Returns:
+ * Append to `out` the reverse of `diff`: old and new sides swapped
+ * (names, modes, renames, index ids, hunk ranges, '-' and '+' lines),
+ * so that applying it undoes the change. Text outside the file
+ * sections is copied. Returns 0, or -1 when a binary part is truncated.
+ */
+int diff_reverse(const char *diff, size_t len, struct strbuf *out);
+
+/*
+ * Apply `diff` (git-style unified diff text, or a mail holding one, as
+ * git format-patch writes) onto `base` (a tree, or anything that peels
+ * to one) and write the resulting tree to *out. Only the paths the diff
+ * names are loaded and rewritten: cost follows the patch, not the tree.
+ * The result is the tree `git apply --cached` makes: hunks must match
+ * exactly but may have moved (they are looked for as git does), a
+ * created file must not exist, a modified or deleted one must exist
+ * with its type and, when deleted, hold what the patch removes.
+ * Returns:
  *   0              applied; *out set
  *   MKS_EAPPLYFAIL does not apply; `report` names the file and hunk and
  *                  shows the hunk and what the tree has there
  *   MKS_EUNSAFE    a path reaches outside the tree; `report` says which
  *   -1             other failures (message printed)
- * Nothing is written to any ref.
+ * New blobs and trees go to the object database; nothing is written to
+ * any ref.
  */
 int apply_diff(git_oid *out, git_repository *repo, const git_oid *base,
 	       const char *diff, size_t len, struct strbuf *report);
 
 /*
  * Whether the change of `diff` is already in tree `base`: the diff does
- * not apply forward but applies in reverse. Returns 1, 0, or -1.
+ * not apply forward but applies in reverse (or applies forward without
+ * changing anything, as a mode change already made). A patch that is
+ * only partly in is not present. Returns 1, 0, or -1 (an unsafe or
+ * unreadable patch, message printed).
  */
 int apply_is_present(git_repository *repo, const git_oid *base, const char *diff, size_t len);
 

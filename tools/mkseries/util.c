@@ -381,6 +381,7 @@ int child_run(struct child *cmd)
 	int log_fd = -1, capture_out, capture_err, status = 0;
 	size_t in_off = 0, in_len = cmd->in ? strlen(cmd->in) : 0;
 	double deadline = cmd->timeout_sec ? mono_seconds() + cmd->timeout_sec : 0;
+	struct sigaction old_pipe;
 	pid_t pid;
 
 	cmd->timed_out = 0;
@@ -427,6 +428,8 @@ int child_run(struct child *cmd)
 		fprintf(stderr, "error: cannot run '%s': %s\n", cmd->argv.v[0], strerror(errno));
 		_exit(127);
 	}
+	/* A child that exits without reading its input must not kill us with SIGPIPE. */
+	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN }, &old_pipe);
 	if (outp[1] >= 0)
 		close(outp[1]);
 	if (errp[1] >= 0)
@@ -499,6 +502,7 @@ int child_run(struct child *cmd)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 reaped:
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (outp[0] >= 0)
 		close(outp[0]);
 	if (errp[0] >= 0)

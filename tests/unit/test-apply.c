@@ -1,0 +1,732 @@
+/* test-apply.c: apply.c against `git apply --cached`: trees, reports, unsafe paths, presence. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "gitutil.h"
+#include "tap.h"
+
+static char *tmp;	/* scratch directory, removed at the end */
+static char *work;	/* the test repository's work tree */
+static git_repository *repo;
+static git_oid base_tree, base_commit;
+
+/* Run git in the work tree with a clean configuration; stdout into out. Returns the exit status. */
+static int git_run(struct strbuf *out, const char *in, ...)
+{
+	struct child cmd = CHILD_INIT;
+	struct strbuf err = STRBUF_INIT;
+	const char *a;
+	va_list ap;
+	int ret;
+
+	strvec_push(&cmd.argv, "git");
+	va_start(ap, in);
+	while ((a = va_arg(ap, const char *)))
+		strvec_push(&cmd.argv, a);
+	va_end(ap);
+	strvec_pushf(&cmd.env, "HOME=%s", tmp);
+	strvec_pushl(&cmd.env, "GIT_CONFIG_NOSYSTEM=1", "XDG_CONFIG_HOME=/nonexistent",
+		     "GIT_AUTHOR_NAME=A U Thor", "GIT_AUTHOR_EMAIL=author@example.org",
+		     "GIT_COMMITTER_NAME=C O Mitter", "GIT_COMMITTER_EMAIL=committer@example.org",
+		     "GIT_AUTHOR_DATE=1700000000 +0000", "GIT_COMMITTER_DATE=1700000000 +0000",
+		     NULL);
+	cmd.dir = work;
+	cmd.in = in;
+	cmd.out = out;
+	cmd.err = &err;
+	ret = child_run(&cmd);
+	child_release(&cmd);
+	strbuf_release(&err);
+	return ret;
+}
+
+static void put(const char *path, const char *content)
+{
+	char *full = path_join(work, path);
+	char *dir = xstrdup(full);
+
+	*strrchr(dir, '/') = '\0';
+	mkdir_p(dir, 0755);
+	unlink(full);
+	if (write_file_atomic(full, content, strlen(content)))
+		die("cannot write '%s'", full);
+	free(dir);
+	free(full);
+}
+
+/* A binary file: 256 bytes counting from `start`, NULs included. */
+static void put_binary(const char *path, int start)
+{
+	char *full = path_join(work, path);
+	unsigned char buf[256];
+	int i;
+
+	for (i = 0; i < 256; i++)
+		buf[i] = (unsigned char)(start + i);
+	*strrchr(full, '/') = '\0';
+	mkdir_p(full, 0755);
+	full[strlen(full)] = '/';
+	unlink(full);
+	if (write_file_atomic(full, buf, sizeof(buf)))
+		die("cannot write '%s'", full);
+	free(full);
+}
+
+/* A file of `n` numbered lines "<tag> line N". */
+static void put_lines(const char *path, const char *tag, int n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int i;
+
+	for (i = 1; i <= n; i++)
+		strbuf_addf(&sb, "%s line %d\n", tag, i);
+	put(path, sb.buf);
+	strbuf_release(&sb);
+}
+
+/* Replace line `nr` (1-based) of a file by `text`. */
+static void edit_line(const char *path, int nr, const char *text)
+{
+	char *full = path_join(work, path);
+	struct strbuf in = STRBUF_INIT, out = STRBUF_INIT;
+	char *p, *save = NULL;
+	int i = 1;
+
+	if (strbuf_read_file(&in, full))
+		die("cannot read '%s'", full);
+	for (p = strtok_r(in.buf, "\n", &save); p; p = strtok_r(NULL, "\n", &save), i++)
+		strbuf_addf(&out, "%s\n", i == nr ? text : p);
+	put(path, out.buf);
+	strbuf_release(&in);
+	strbuf_release(&out);
+	free(full);
+}
+
+static void rm(const char *path)
+{
+	char *full = path_join(work, path);
+
+	unlink(full);
+	free(full);
+}
+
+static void set_mode(const char *path, mode_t mode)
+{
+	char *full = path_join(work, path);
+
+	chmod(full, mode);
+	free(full);
+}
+
+static void symlink_to(const char *path, const char *target)
+{
+	char *full = path_join(work, path);
+	char *dir = xstrdup(full);
+
+	*strrchr(dir, '/') = '\0';
+	mkdir_p(dir, 0755);
+	if (symlink(target, full))
+		die("cannot link '%s'", full);
+	free(dir);
+	free(full);
+}
+
+static void oid_from_out(git_oid *oid, struct strbuf *out)
+{
+	strbuf_rtrim(out);
+	if (git_oid_fromstr(oid, out->buf))
+		die("not an object id: '%s'", out->buf);
+}
+
+/* Record the work tree as a tree. */
+static void snapshot(git_oid *tree)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	if (git_run(NULL, NULL, "add", "-A", NULL) || git_run(&out, NULL, "write-tree", NULL))
+		die("cannot snapshot the work tree");
+	oid_from_out(tree, &out);
+	strbuf_release(&out);
+}
+
+/* Make the work tree and index hold `tree` again. */
+static void restore(const git_oid *tree)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), tree);
+	if (git_run(NULL, NULL, "read-tree", "--reset", "-u", hex, NULL))
+		die("cannot restore %s", hex);
+}
+
+/* `git diff -M` between two trees. */
+static void diff_trees(struct strbuf *out, const git_oid *a, const git_oid *b)
+{
+	char ha[GIT_OID_HEXSZ + 1], hb[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(ha, sizeof(ha), a);
+	git_oid_tostr(hb, sizeof(hb), b);
+	strbuf_reset(out);
+	if (git_run(out, NULL, "diff", "-M", "--binary", ha, hb, NULL))
+		die("git diff failed");
+}
+
+/* What `git apply --cached` makes of the diff on `tree`; returns its exit status. */
+static int git_apply_cached(git_oid *result, const git_oid *tree, const char *diff)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	struct strbuf out = STRBUF_INIT;
+	int ret;
+
+	git_oid_tostr(hex, sizeof(hex), tree);
+	if (git_run(NULL, NULL, "read-tree", hex, NULL))
+		die("cannot read tree %s", hex);
+	ret = git_run(NULL, diff, "apply", "--cached", NULL);
+	if (!ret && !git_run(&out, NULL, "write-tree", NULL))
+		oid_from_out(result, &out);
+	strbuf_release(&out);
+	return ret;
+}
+
+/* libgit2's own way: the whole tree into an index, apply, write every tree back. */
+static int whole_tree_apply(git_oid *result, const git_oid *tree, const char *diff, size_t len)
+{
+	git_diff *d = NULL;
+	git_tree *t = NULL;
+	git_index *idx = NULL;
+	int err;
+
+	if ((err = git_diff_from_buffer(&d, diff, len)) >= 0 &&
+	    (err = git_tree_lookup(&t, repo, tree)) >= 0 &&
+	    (err = git_apply_to_tree(&idx, repo, t, d, NULL)) >= 0)
+		err = git_index_write_tree_to(result, idx, repo);
+	git_index_free(idx);
+	git_tree_free(t);
+	git_diff_free(d);
+	return err;
+}
+
+/* Print text as TAP diagnostics, one "# " line each. */
+static void diag_lines(const char *title, const char *text)
+{
+	const char *p = text, *nl;
+
+	printf("# %s:\n", title);
+	while (*p) {
+		nl = strchrnul(p, '\n');
+		printf("#   %.*s\n", (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
+static int odb_count_cb(const git_oid *id, void *payload)
+{
+	(*(size_t *)payload)++;
+	return 0;
+}
+
+static size_t odb_count(void)
+{
+	git_odb *odb = NULL;
+	size_t n = 0;
+
+	git_repository_odb(&odb, repo);
+	git_odb_foreach(odb, odb_count_cb, &n);
+	git_odb_free(odb);
+	return n;
+}
+
+static void make_base(void)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	put_lines("mm/mremap.c", "mremap", 80);
+	put_lines("mm/util.c", "util", 30);
+	put_lines("README", "readme", 10);
+	put_lines("drivers/only/deep/one.c", "one", 5);
+	put_lines("drivers/other.c", "other", 12);
+	put("scripts/run.sh", "#!/bin/sh\necho run\n");
+	put("tools/exec.sh", "#!/bin/sh\necho exec\nexit 0\n");
+	set_mode("tools/exec.sh", 0755);
+	put("tools/noeol.txt", "first\nsecond\nthird");
+	put_lines("lib/old_name.c", "old", 20);
+	put_lines("lib/rename_mod.c", "renmod", 40);
+	put_binary("firmware/blob.bin", 0);
+	snapshot(&base_tree);
+	if (git_run(&out, NULL, "commit-tree", git_oid_tostr_s(&base_tree), "-m", "base", NULL))
+		die("cannot commit the base");
+	oid_from_out(&base_commit, &out);
+	strbuf_release(&out);
+}
+
+/* The edits, each turning the base into a target tree. */
+static void e_modify(void) { edit_line("mm/mremap.c", 40, "mremap line 40 changed"); }
+static void e_new_dir(void) { put("newdir/sub/new.c", "int new_file;\n"); }
+static void e_delete_last(void) { rm("drivers/only/deep/one.c"); }
+static void e_rename(void)
+{
+	put_lines("lib/new_name.c", "old", 20);
+	rm("lib/old_name.c");
+}
+static void e_rename_modify(void)
+{
+	put_lines("lib/renamed.c", "renmod", 40);
+	rm("lib/rename_mod.c");
+	edit_line("lib/renamed.c", 5, "renmod line 5 changed");
+}
+static void e_mode(void) { set_mode("scripts/run.sh", 0755); }
+static void e_symlink(void) { symlink_to("include/mremap-link", "../mm/mremap.c"); }
+static void e_several(void)
+{
+	edit_line("mm/util.c", 15, "util line 15 changed");
+	edit_line("README", 1, "readme title changed");
+	put("docs/x.txt", "docs\n");
+	rm("drivers/other.c");
+}
+static void e_hunks(void)
+{
+	edit_line("mm/mremap.c", 3, "mremap line 3 changed");
+	edit_line("mm/mremap.c", 40, "mremap line 40 changed");
+	edit_line("mm/mremap.c", 78, "mremap line 78 changed");
+}
+static void e_noeol(void)
+{
+	put("tools/noeol.txt", "first\nsecond\nthird changed");
+	put("tools/exec.sh", "#!/bin/sh\necho exec changed\nexit 0\n");
+}
+static void e_add_eol(void) { put("tools/noeol.txt", "first\nsecond\nthird\n"); }
+static void e_typechange(void)
+{
+	rm("README");
+	symlink_to("README", "mm/util.c");
+}
+
+static void e_binary(void) { put_binary("firmware/blob.bin", 7); }
+
+static const struct edit {
+	const char *name;
+	void (*fn)(void);
+} edits[] = {
+	{ "modify one line", e_modify },
+	{ "add a file in a new directory", e_new_dir },
+	{ "delete the last file of a directory", e_delete_last },
+	{ "rename", e_rename },
+	{ "rename and modify", e_rename_modify },
+	{ "mode change 100644->100755", e_mode },
+	{ "add a symlink", e_symlink },
+	{ "several files", e_several },
+	{ "several hunks", e_hunks },
+	{ "no newline at end of file, exec bit kept", e_noeol },
+	{ "add the missing newline", e_add_eol },
+	{ "file becomes a symlink", e_typechange },
+	{ "binary file", e_binary },
+};
+
+/* Make the target tree of an edit (from the base) and the diff that leads there. */
+static void target_of(git_oid *target, struct strbuf *diff, void (*fn)(void))
+{
+	restore(&base_tree);
+	fn();
+	snapshot(target);
+	diff_trees(diff, &base_tree, target);
+}
+
+static void test_identical_trees(void)
+{
+	struct strbuf diff = STRBUF_INIT, report = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(edits); i++) {
+		git_oid target, ours, git_tree, whole;
+		int ret, present;
+
+		target_of(&target, &diff, edits[i].fn);
+		strbuf_reset(&report);
+		ret = apply_diff(&ours, repo, &base_tree, diff.buf, diff.len, &report);
+		is_int(ret, 0, "%s: applies", edits[i].name);
+		if (ret)
+			diag_lines("the report", report.buf);
+		ok(!git_apply_cached(&git_tree, &base_tree, diff.buf) && git_oid_equal(&ours, &git_tree),
+		   "%s: same tree as git apply --cached", edits[i].name);
+		ok(!whole_tree_apply(&whole, &base_tree, diff.buf, diff.len) &&
+		   git_oid_equal(&ours, &whole), "%s: same tree as git_apply_to_tree on the whole tree",
+		   edits[i].name);
+		ok(git_oid_equal(&ours, &target), "%s: the tree the diff was made from", edits[i].name);
+		present = apply_is_present(repo, &target, diff.buf, diff.len);
+		is_int(present, 1, "%s: present in the target", edits[i].name);
+		present = apply_is_present(repo, &base_tree, diff.buf, diff.len);
+		is_int(present, 0, "%s: not present in the base", edits[i].name);
+	}
+	strbuf_release(&diff);
+	strbuf_release(&report);
+}
+
+/* A mail from git format-patch: the commit message and signature around the diff are skipped. */
+static void test_format_patch(void)
+{
+	struct strbuf out = STRBUF_INIT, mail = STRBUF_INIT, report = STRBUF_INIT;
+	git_oid target, commit, ours;
+	char th[GIT_OID_HEXSZ + 1], bh[GIT_OID_HEXSZ + 1], ch[GIT_OID_HEXSZ + 1];
+
+	target_of(&target, &out, e_several);
+	strbuf_reset(&out);
+	git_oid_tostr(th, sizeof(th), &target);
+	git_oid_tostr(bh, sizeof(bh), &base_commit);
+	if (git_run(&out, NULL, "commit-tree", th, "-p", bh, "-m",
+		    "mm: several changes\n\n--- a/../etc/passwd in the message is only text\n", NULL))
+		die("cannot commit");
+	oid_from_out(&commit, &out);
+	git_oid_tostr(ch, sizeof(ch), &commit);
+	if (git_run(&mail, NULL, "format-patch", "-1", "--stdout", ch, NULL))
+		die("cannot format-patch");
+	is_int(apply_diff(&ours, repo, &base_tree, mail.buf, mail.len, &report), 0,
+	       "format-patch mail applies");
+	ok(git_oid_equal(&ours, &target), "format-patch mail gives the commit's tree");
+	strbuf_release(&out);
+	strbuf_release(&mail);
+	strbuf_release(&report);
+}
+
+/* A hunk that moved in the tree applies where git apply puts it. */
+static void test_offsets(void)
+{
+	struct strbuf diff = STRBUF_INIT, report = STRBUF_INIT;
+	git_oid target, shifted, ours, git_tree, whole;
+	int ret;
+
+	target_of(&target, &diff, e_hunks);
+	restore(&base_tree);
+	put_lines("mm/mremap.c", "mremap", 80);
+	{
+		struct strbuf sb = STRBUF_INIT;
+		char *full = path_join(work, "mm/mremap.c");
+
+		strbuf_read_file(&sb, full);
+		strbuf_addstr(&sb, "mremap tail 1\nmremap tail 2\n");
+		/* five new lines in the middle move the last two hunks down */
+		put("mm/mremap.c", "");
+		free(full);
+		strbuf_reset(&sb);
+		for (int i = 1; i <= 80; i++) {
+			strbuf_addf(&sb, "mremap line %d\n", i);
+			if (i == 20)
+				strbuf_addstr(&sb, "new a\nnew b\nnew c\nnew d\nnew e\n");
+		}
+		put("mm/mremap.c", sb.buf);
+		strbuf_release(&sb);
+	}
+	snapshot(&shifted);
+	ret = apply_diff(&ours, repo, &shifted, diff.buf, diff.len, &report);
+	is_int(ret, 0, "hunks moved by 5 lines still apply");
+	ok(!git_apply_cached(&git_tree, &shifted, diff.buf) && git_oid_equal(&ours, &git_tree),
+	   "moved hunks: same tree as git apply --cached");
+	ok(whole_tree_apply(&whole, &shifted, diff.buf, diff.len) < 0,
+	   "moved hunks: libgit2 alone refuses them");
+	is_int(apply_is_present(repo, &shifted, diff.buf, diff.len), 0, "moved hunks: not present");
+	is_int(apply_is_present(repo, &ours, diff.buf, diff.len), 1, "moved hunks: present once applied");
+	strbuf_release(&diff);
+	strbuf_release(&report);
+}
+
+static void e_two_hunks(void)
+{
+	edit_line("mm/mremap.c", 10, "mremap line 10 changed");
+	edit_line("mm/mremap.c", 70, "mremap line 70 changed");
+}
+
+static const struct bad_header {
+	const char *name;
+	const char *diff;
+	const char *report;
+} bad_headers[] = {
+	{ "rename lines against +++",
+	  "diff --git a/lib/old_name.c b/lib/new_name.c\nsimilarity index 90%\n"
+	  "rename from lib/old_name.c\nrename to lib/new_name.c\n--- a/lib/old_name.c\n"
+	  "+++ b/lib/other.c\n@@ -1,3 +1,3 @@\n-old line 1\n+old line 1 changed\n"
+	  " old line 2\n old line 3\n",
+	  "line 4: the patch renames to 'lib/new_name.c' but line 6 names 'lib/other.c'" },
+	{ "two names without a rename",
+	  "diff --git a/scripts/run.sh b/scripts/run2.sh\nold mode 100644\nnew mode 100755\n",
+	  "scripts/run.sh: the patch also calls it 'scripts/run2.sh' without renaming it" },
+	{ "unknown mode",
+	  "diff --git a/scripts/run.sh b/scripts/run.sh\nold mode 100644\nnew mode 100666\n",
+	  "scripts/run.sh: the patch gives it mode 100666, which git does not use" },
+	{ "unreadable diff --git line",
+	  "diff --git a/a dded.c b/added.c\nnew file mode 100644\n--- /dev/null\n+++ b/added.c\n"
+	  "@@ -0,0 +1 @@\n+new\n",
+	  "added.c: the patch's 'diff --git' line does not match its file names" },
+};
+
+static void test_failures(void)
+{
+	struct strbuf diff = STRBUF_INIT, report = STRBUF_INIT;
+	git_oid target, tree, ours, ignored;
+	int ret;
+
+	/* context changed under the second hunk */
+	target_of(&target, &diff, e_two_hunks);
+	restore(&base_tree);
+	edit_line("mm/mremap.c", 71, "changed in the tree");
+	snapshot(&tree);
+	ret = apply_diff(&ours, repo, &tree, diff.buf, diff.len, &report);
+	is_int(ret, MKS_EAPPLYFAIL, "changed context: does not apply");
+	ok(starts_with(report.buf, "mm/mremap.c: hunk 2 of 2 (@@ -67,7 +67,7 @@"),
+	   "changed context: names the file, the hunk and its header");
+	ok(strstr(report.buf, ") does not apply\nthe patch expects at lines 67-73:\n"),
+	   "changed context: shows what the patch expects");
+	ok(strstr(report.buf, "      70 -mremap line 70\n      71  mremap line 71\n"),
+	   "changed context: expected lines are numbered and marked");
+	ok(strstr(report.buf, "the tree has at lines 64-76:\n      64  mremap line 64\n"),
+	   "changed context: shows the tree 3 lines around the hunk");
+	ok(strstr(report.buf, "      71 !changed in the tree\n"),
+	   "changed context: marks the tree's line that differs");
+	ok(git_apply_cached(&ignored, &tree, diff.buf) != 0, "changed context: git apply refuses it too");
+	is_int(apply_is_present(repo, &tree, diff.buf, diff.len), 0, "changed context: not present");
+	diag_lines("the report", report.buf);
+
+	/* the modified file is missing */
+	diff_trees(&diff, &base_tree, &target);
+	restore(&base_tree);
+	rm("mm/mremap.c");
+	snapshot(&tree);
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "missing file: does not apply");
+	is_str(report.buf, "mm/mremap.c: the patch modifies it but the tree does not have it",
+	       "missing file: says so");
+
+	/* the new file already exists */
+	target_of(&target, &diff, e_new_dir);
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &target, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "existing file: does not apply");
+	is_str(report.buf, "newdir/sub/new.c: the patch creates it but the tree already has it",
+	       "existing file: says so");
+	ok(whole_tree_apply(&ignored, &target, diff.buf, diff.len) == 0,
+	   "existing file: libgit2 alone would have accepted it");
+
+	/* a deleted file whose content differs */
+	target_of(&target, &diff, e_several);
+	restore(&base_tree);
+	edit_line("drivers/other.c", 6, "other line 6 changed in the tree");
+	snapshot(&tree);
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "deleted file with other content: does not apply");
+	ok(starts_with(report.buf, "drivers/other.c: hunk 1 of 1 (@@ -1,12 +0,0 @@) does not apply"),
+	   "deleted file with other content: names the hunk");
+	ok(strstr(report.buf, "       6 !other line 6 changed in the tree"),
+	   "deleted file with other content: shows the changed line");
+
+	/* a regular file the tree has as a symlink */
+	target_of(&tree, &diff, e_typechange);
+	target_of(&target, &diff, e_several);
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "wrong type: does not apply");
+	is_str(report.buf, "README: the patch expects a regular file but the tree has a symlink there",
+	       "wrong type: says so");
+
+	/* rename onto an existing file */
+	target_of(&target, &diff, e_rename);
+	restore(&base_tree);
+	put("lib/new_name.c", "already here\n");
+	snapshot(&tree);
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "rename onto a file: does not apply");
+	is_str(report.buf, "lib/new_name.c: the patch renames 'lib/old_name.c' to it but the tree "
+	       "already has it", "rename onto a file: says so");
+
+	/* a file where the patch needs a directory */
+	strbuf_reset(&diff);
+	strbuf_addstr(&diff, "diff --git a/README/inner.txt b/README/inner.txt\n"
+		      "new file mode 100644\nindex 0000000..e69de29\n"
+		      "--- /dev/null\n+++ b/README/inner.txt\n@@ -0,0 +1 @@\n+inner\n");
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &base_tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "file in the way: does not apply");
+	is_str(report.buf, "README/inner.txt: the patch creates it but 'README' is a file in the tree",
+	       "file in the way: says so");
+
+	/* a hunk that must end the file, with lines after it in the tree */
+	strbuf_reset(&diff);
+	strbuf_addstr(&diff, "diff --git a/mm/util.c b/mm/util.c\n--- a/mm/util.c\n+++ b/mm/util.c\n"
+		      "@@ -10,3 +10,4 @@\n util line 10\n util line 11\n util line 12\n+appended\n");
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &base_tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "hunk anchored at the end: does not apply in the middle");
+	ok(strstr(report.buf, "the expected lines are at line 10 of the tree, but the hunk has no "
+		  "context after its change"), "hunk anchored at the end: explains why");
+	ok(git_apply_cached(&ignored, &base_tree, diff.buf) != 0,
+	   "hunk anchored at the end: git apply refuses it too");
+
+	/* malformed headers that libgit2 would take its own way */
+	for (size_t k = 0; k < ARRAY_SIZE(bad_headers); k++) {
+		strbuf_reset(&report);
+		is_int(apply_diff(&ours, repo, &base_tree, bad_headers[k].diff,
+				  strlen(bad_headers[k].diff), &report), MKS_EAPPLYFAIL,
+		       "%s: refused", bad_headers[k].name);
+		is_str(report.buf, bad_headers[k].report, "%s: says why", bad_headers[k].name);
+	}
+
+	/* malformed and empty patches */
+	strbuf_reset(&diff);
+	strbuf_addstr(&diff, "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n");
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &base_tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "truncated hunk: refused");
+	ok(starts_with(report.buf, "cannot parse the patch: "), "truncated hunk: says it cannot parse");
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &base_tree, "just a mail\n", 12, &report), MKS_EAPPLYFAIL,
+	       "no diff: refused");
+	is_str(report.buf, "the patch changes no file (it has no 'diff --git' section)",
+	       "no diff: says so");
+
+	strbuf_release(&diff);
+	strbuf_release(&report);
+}
+
+/* A patch that is half in the tree is neither applicable nor present. */
+static void test_half_applied(void)
+{
+	struct strbuf diff = STRBUF_INIT, report = STRBUF_INIT;
+	git_oid target, half, ours;
+
+	target_of(&target, &diff, e_two_hunks);
+	restore(&base_tree);
+	edit_line("mm/mremap.c", 10, "mremap line 10 changed");
+	snapshot(&half);
+	is_int(apply_is_present(repo, &half, diff.buf, diff.len), 0, "half applied: not present");
+	is_int(apply_diff(&ours, repo, &half, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "half applied: does not apply");
+	ok(starts_with(report.buf, "mm/mremap.c: hunk 1 of 2 "),
+	   "half applied: hunk 1 is the one in the way");
+	strbuf_release(&diff);
+	strbuf_release(&report);
+}
+
+static const struct unsafe {
+	const char *name;
+	const char *diff;
+	const char *why;
+} unsafe[] = {
+	{ "dot-dot", "diff --git a/../etc/passwd b/../etc/passwd\nnew file mode 100644\n"
+	  "--- /dev/null\n+++ b/../etc/passwd\n@@ -0,0 +1 @@\n+root::0:0::/:/bin/sh\n",
+	  "line 1: patch touches 'a/../etc/passwd': path leaves the tree" },
+	{ "absolute", "diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ /etc/passwd\n"
+	  "@@ -0,0 +1 @@\n+x\n", "line 4: patch touches '/etc/passwd': absolute path" },
+	{ ".git/config", "diff --git a/.git/config b/.git/config\n--- a/.git/config\n"
+	  "+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n",
+	  "line 1: patch touches 'a/.git/config': path reaches into .git" },
+	{ ".GIT in the middle", "diff --git a/a/.GIT/hooks/pre-commit b/a/.GIT/hooks/pre-commit\n"
+	  "new file mode 100755\n--- /dev/null\n+++ b/a/.GIT/hooks/pre-commit\n@@ -0,0 +1 @@\n+x\n",
+	  "line 1: patch touches 'a/a/.GIT/hooks/pre-commit': path reaches into .git" },
+	{ ".git with trailing dots", "diff --git \"a/.git. /x\" \"b/.git. /x\"\n",
+	  "line 1: patch touches '\"a/.git. /x\"': path reaches into .git" },
+	{ "quoted dot-dot", "diff --git \"a/x/../../y\\303\\244\" \"b/x/../../y\\303\\244\"\n",
+	  "line 1: patch touches '\"a/x/../../y\\303\\244\"': path leaves the tree" },
+	{ "quoted control character", "diff --git \"a/x\\033[2J\" \"b/x\\033[2J\"\n",
+	  "line 1: patch touches '\"a/x\\033[2J\"': control character in path" },
+	{ "rename target", "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to ../y\n",
+	  "line 4: patch touches '../y': path leaves the tree" },
+	{ "empty component", "diff --git a/x//y b/x//y\n",
+	  "line 1: patch touches 'a/x//y': empty path component" },
+	{ "NUL byte", "diff --git a/x b/x\n--- a/x\n+++ b/x\0\n",
+	  "line 3: patch has a NUL byte" },
+};
+
+static void test_unsafe(void)
+{
+	struct strbuf report = STRBUF_INIT, why = STRBUF_INIT;
+	size_t i, before = odb_count();
+	git_oid ours;
+
+	for (i = 0; i < ARRAY_SIZE(unsafe); i++) {
+		size_t len = strlen(unsafe[i].diff);
+
+		if (!strcmp(unsafe[i].name, "NUL byte"))
+			len += 2;
+		strbuf_reset(&why);
+		is_int(diff_check_paths(unsafe[i].diff, len, &why), MKS_EUNSAFE, "unsafe %s: refused",
+		       unsafe[i].name);
+		is_str(why.buf, unsafe[i].why, "unsafe %s: says why", unsafe[i].name);
+		strbuf_reset(&report);
+		is_int(apply_diff(&ours, repo, &base_tree, unsafe[i].diff, len, &report), MKS_EUNSAFE,
+		       "unsafe %s: apply_diff refuses it", unsafe[i].name);
+	}
+	is_int(odb_count(), before, "unsafe patches wrote no object");
+	strbuf_reset(&why);
+	is_int(diff_check_paths("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n"
+				"--- a/../content\n+++ b/../content\n", 84, &why), 0,
+	       "hunk lines that look like headers are content");
+	is_int(apply_is_present(repo, &base_tree, unsafe[0].diff, strlen(unsafe[0].diff)), -1,
+	       "presence of an unsafe patch is an error");
+	strbuf_release(&report);
+	strbuf_release(&why);
+}
+
+/* Reversing twice gives back git's own diff. */
+static void test_reverse(void)
+{
+	struct strbuf diff = STRBUF_INIT, rev = STRBUF_INIT, back = STRBUF_INIT;
+	git_oid target;
+	size_t i;
+	int same = 1;
+
+	for (i = 0; i < ARRAY_SIZE(edits); i++) {
+		target_of(&target, &diff, edits[i].fn);
+		strbuf_reset(&rev);
+		strbuf_reset(&back);
+		diff_reverse(diff.buf, diff.len, &rev);
+		diff_reverse(rev.buf, rev.len, &back);
+		if (strcmp(back.buf, diff.buf)) {
+			diag_lines(edits[i].name, diff.buf);
+			diag_lines("became", back.buf);
+			same = 0;
+		}
+	}
+	ok(same, "reversing every test diff twice gives it back byte for byte");
+	strbuf_release(&diff);
+	strbuf_release(&rev);
+	strbuf_release(&back);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/test-apply.XXXXXX";
+	struct strbuf out = STRBUF_INIT;
+
+	gitutil_init();
+	if (!mkdtemp(tmpl))
+		die("cannot make a temporary directory");
+	tmp = xstrdup(tmpl);
+	work = path_join(tmp, "repo");
+	mkdir_p(work, 0755);
+	if (git_run(NULL, NULL, "init", "-q", NULL))
+		die("git init failed");
+	if (git_repository_open(&repo, work) < 0)
+		die("cannot open the test repository");
+	make_base();
+
+	test_identical_trees();
+	test_format_patch();
+	test_offsets();
+	test_failures();
+	test_half_applied();
+	test_unsafe();
+	test_reverse();
+
+	git_repository_free(repo);
+	remove_tree(tmp);
+	free(work);
+	free(tmp);
+	strbuf_release(&out);
+	git_libgit2_shutdown();
+	return tap_done();
+}
