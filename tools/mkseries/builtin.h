@@ -8,6 +8,8 @@ int cmd_apply(int argc, const char **argv);
 int cmd_regress(int argc, const char **argv);
 int cmd_fixups(int argc, const char **argv);
 int cmd_fetch(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
 int cmd_build(int argc, const char **argv);
 int cmd_test(int argc, const char **argv);
 

@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	{ "build", cmd_build, "build each variant of a branch" },
 	{ "test", cmd_test, "boot each built variant in QEMU and run mm-regress" },
 	{ "regress", cmd_regress, "run the embedded mm-regress on this machine" },
+	{ "report", cmd_report, "report the results: text, json, junit or markdown" },
+	{ "run", cmd_run, "the whole job: import, apply, build, test, verdicts, report" },
 };
 
 static void usage(int status)
