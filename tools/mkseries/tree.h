@@ -4,6 +4,7 @@
 
 #include <git2.h>
 #include "model.h"
+#include "util.h"
 
 /*
  * The kernel repository for branch `b`: `repo_opt` when given, else the
@@ -22,10 +23,53 @@ const char *tree_base_refname(const struct kernel_branch *b);
  * from a git ref, a Debian linux-source package (apt-get download from
  * the suite named, the mirror taken from /etc/apt), or a tarball.
  * Cached: when the tag already records the same source, returns at once
- * unless `force`. *out is the tagged commit.
+ * unless `force`. *out is the tagged commit. The tag is written last, so
+ * a failure leaves it as it was. The caller holds repo_lock() on repo
+ * (tree_import() does not take it: a caller may already hold it).
  */
 int tree_import(git_oid *out, git_repository *repo, const struct kit *kit,
 		const struct kernel_branch *b, int force);
+
+/* What an import did, for the one line `mkseries import` prints. */
+struct tree_import_info {
+	char *what;		/* "linux-source-6.12 6.12.117-1~deb12u1", owned */
+	size_t nr_files;	/* files in the tree; 0 when up to date */
+	int up_to_date;		/* the tag already recorded the same source */
+	double seconds;
+};
+
+enum tree_import_flags {
+	TREE_IMPORT_FORCE = 1 << 0,	/* import again even when the tag is current */
+	/*
+	 * Ask the source whether it has moved on (for Debian: refresh the
+	 * suite's package lists). Without it, a Debian branch whose tag
+	 * records the same package and suite is current, with no network.
+	 */
+	TREE_IMPORT_REFRESH = 1 << 1,
+};
+
+/* tree_import(), telling what it did; release info even on failure. */
+int tree_import_ex(git_oid *out, struct tree_import_info *info, git_repository *repo,
+		   const struct kit *kit, const struct kernel_branch *b, unsigned flags);
+void tree_import_info_release(struct tree_import_info *info);
+
+/*
+ * "6.12: imported linux-source-6.12 6.12.117-1~deb12u1 as <commit> (86,691
+ * files, 41.2 s)" or "6.12: up to date (<commit>)". Static buffer.
+ */
+const char *tree_import_summary(const struct kernel_branch *b, const git_oid *commit,
+				const struct tree_import_info *info);
+
+/*
+ * The apt sources (deb822) that fetch from `suite`: every Debian archive
+ * entry of <root>/etc/apt/sources.list and sources.list.d/ *.list|*.sources
+ * for the system's codename (<root>/etc/os-release), with that codename
+ * replaced by `suite` (bookworm-security -> S-security), URIs and
+ * Signed-By kept. `root` is "" for this system. looked_in gets one
+ * "URI SUITE" per place. MKS_ENOTFOUND when no entry qualifies.
+ */
+int tree_apt_sources(struct strbuf *out, struct strvec *looked_in, const char *root,
+		     const char *suite);
 
 /* The commit an earlier import tagged; MKS_ENOTFOUND when never imported. */
 int tree_base(git_oid *out, git_repository *repo, const struct kernel_branch *b);

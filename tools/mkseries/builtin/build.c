@@ -1,8 +1,170 @@
-/* builtin/build.c: placeholder until the subcommand lands. */
+/* builtin/build.c: `mkseries build`: build the base and kit variants of a branch. */
+#include <string.h>
+
+#include "build.h"
 #include "builtin.h"
+#include "gitutil.h"
+#include "options.h"
+#include "select.h"
+#include "tree.h"
 #include "util.h"
+
+struct build_args {
+	const char *workdir, *repo;
+	unsigned jobs;
+	int force;
+};
+
+/* One variant: resolve its commit, build it, print its line. Returns 0 ok, 1 failed, 2 config. */
+static int build_one(git_repository *repo, const struct kit *kit, const struct kernel_branch *b,
+		     const char *variant, const char *workdir, const struct build_args *args)
+{
+	struct build_result res;
+	struct build_opts opts = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	char *refname = NULL, *label = xstrfmt("%s %s", b->name, variant);
+	git_oid commit;
+	int err, ret = 1;
+
+	memset(&res, 0, sizeof(res));
+	err = variant_resolve(&commit, &refname, &why, repo, b, variant);
+	if (err == MKS_ENOTFOUND) {
+		printf("%s: %s\n", label, why.buf);
+		goto cleanup;
+	}
+	if (err) {
+		printf("%s: FAILED cannot find its commit\n", label);
+		goto cleanup;
+	}
+	opts.workdir = workdir;
+	opts.jobs = args->jobs;
+	opts.force = args->force;
+	opts.progress = mks_isatty_stderr();
+	opts.label = label;
+	err = build_variant(&res, repo, kit, b, variant, &commit, &opts);
+	if (err) {
+		ret = err == MKS_ECONFIG ? 2 : 1;
+		printf("%s: FAILED (see the error above)\n", label);
+		goto cleanup;
+	}
+	switch (res.status) {
+	case BUILD_OK:
+		printf("%s: built in %s (%s)\n", label, format_duration(res.seconds), res.bzimage);
+		ret = 0;
+		break;
+	case BUILD_UPTODATE:
+		printf("%s: up to date (%s)\n", label, res.bzimage);
+		ret = 0;
+		break;
+	case BUILD_FAILED:
+		printf("%s: FAILED %s\n", label, res.failure ? res.failure : "");
+		if (res.details && strchr(res.details, '\n'))
+			printf("%s\n", res.details);
+		printf("    log: %s\n", res.log);
+		break;
+	}
+	if (res.notes)
+		printf("    note: %s\n", res.notes);
+	if (mks_verbose > 1 && res.status == BUILD_OK)
+		printf("    source: %s, %zu written, %zu removed, %zu repaired in %.1fs\n",
+		       res.mat.full ? "full write" : "changes only", res.mat.written,
+		       res.mat.removed, res.mat.repaired, res.mat.seconds);
+cleanup:
+	build_result_release(&res);
+	strbuf_release(&why);
+	free(refname);
+	free(label);
+	return ret;
+}
+
+static int build_branch(const struct kit *kit, const struct kernel_branch *b,
+			const struct strvec *variants, const struct build_args *args)
+{
+	struct workdir_lock lock = WORKDIR_LOCK_INIT;
+	git_repository *repo = NULL;
+	char *repo_path = NULL, *workdir = branch_workdir(args->workdir, b);
+	git_oid base;
+	size_t i;
+	int ret = 0;
+
+	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&repo, repo_path, 1)) {
+		ret = 1;
+		goto cleanup;
+	}
+	if (workdir_lock(&lock, workdir)) {
+		ret = 1;
+		goto cleanup;
+	}
+	/* The base is the imported tree: import it now unless that was done already. */
+	for (i = 0; i < variants->nr; i++)
+		if (!strcmp(variants->v[i], "base") && tree_import(&base, repo, kit, b, 0)) {
+			ret = 1;
+			goto cleanup;
+		}
+	for (i = 0; i < variants->nr; i++) {
+		int r = build_one(repo, kit, b, variants->v[i], workdir, args);
+
+		if (r > ret)
+			ret = r;
+	}
+cleanup:
+	workdir_unlock(&lock);
+	git_repository_free(repo);
+	free(repo_path);
+	free(workdir);
+	return ret;
+}
 
 int cmd_build(int argc, const char **argv)
 {
-	return error("'mkseries build' is not written yet"), 2;
+	const char *branch = NULL;
+	struct strvec given = STRVEC_INIT, variants = STRVEC_INIT;
+	struct build_args args = { 0 };
+	int all = 0, verbose = 0, ret = 0;
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "build this branch" },
+		{ OPT_BOOL, "all", 0, &all, NULL, "build every default branch" },
+		{ OPT_LIST, "variant", 0, &given, "V", "base or kit (repeatable; default both)" },
+		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
+		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work)" },
+		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
+		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
+		{ OPT_BOOL, "force", 'f', &args.force, NULL, "build even when nothing changed" },
+		{ OPT_BOOL, "verbose", 'v', &verbose, NULL, "say how the source tree was written" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries build (--branch B | --all) [--variant base|kit]... "
+			    "[--workdir DIR] [--repo DIR] [--jobs N] [--force]";
+	struct kernel_branch **sel = NULL;
+	struct kit kit = KIT_INIT;
+	size_t nr = 0, i;
+
+	if (parse_options(argc, argv, opts, usage))
+		usage_with_options(usage, opts, 2);
+	mks_verbose = verbose ? 2 : 1;
+	gitutil_init();
+	if (variants_select(&variants, &given)) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (kit_open(&kit)) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
+		ret = 2;
+		goto cleanup;
+	}
+	for (i = 0; i < nr; i++) {
+		int r = build_branch(&kit, sel[i], &variants, &args);
+
+		if (r > ret)
+			ret = r;
+	}
+cleanup:
+	free(sel);
+	kit_release(&kit);
+	strvec_clear(&variants);
+	strvec_clear(&given);
+	return ret;
 }

@@ -1,8 +1,318 @@
-/* builtin/fixups.c: placeholder until the subcommand lands. */
+/* builtin/fixups.c: `mkseries fixups`: the kit's declared fixups, and the ones upstream it lacks. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "builtin.h"
+#include "fixups.h"
+#include "gitutil.h"
+#include "options.h"
+#include "select.h"
 #include "util.h"
+#include "yamledit.h"
+
+static void json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", stdout);
+		else if (*p == '\t')
+			fputs("\\t", stdout);
+		else if (*p < 0x20 || *p == 0x7f)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+/* What a patch is called in a listing: its upstream id, else its file. */
+static const char *patch_id(const struct kit_patch *p)
+{
+	return p->upstream ? p->upstream : p->file ? p->file : "-";
+}
+
+static int list_declared(const struct kit *kit, int json)
+{
+	size_t i, j, n = 0;
+
+	if (json)
+		fputs("{\"fixups\": [", stdout);
+	for (i = 0; i < kit->nr_series; i++) {
+		const struct kit_series *s = &kit->series[i];
+
+		for (j = 0; j < s->nr_fixups; j++) {
+			const struct kit_patch *f = &s->fixups[j], *t = f->fixes_patch;
+
+			if (json) {
+				fputs(n ? ",\n  " : "\n  ", stdout);
+				fputs("{\"series\": ", stdout);
+				json_string(s->id);
+				fputs(", \"label\": ", stdout);
+				json_string(kit_patch_label(f));
+				fputs(", \"upstream\": ", stdout);
+				json_string(f->upstream);
+				fputs(", \"file\": ", stdout);
+				json_string(f->file);
+				fputs(", \"subject\": ", stdout);
+				json_string(f->subject);
+				fputs(", \"fixes\": {\"label\": ", stdout);
+				json_string(t ? kit_patch_label(t) : NULL);
+				fputs(", \"as_written\": ", stdout);
+				json_string(f->fixes);
+				printf("}, \"squash\": %s}", f->squash ? "true" : "false");
+			} else {
+				printf("%s  %s  %s\n", kit_patch_label(f), patch_id(f),
+				       f->subject ? f->subject : "");
+				if (t)
+					printf("    fixes %s %s; %s\n", kit_patch_label(t), patch_id(t),
+					       f->squash ? "squashed into it" : "goes right after it");
+			}
+			n++;
+		}
+	}
+	if (json)
+		printf("%s]}\n", n ? "\n" : "");
+	else if (!n)
+		printf("the kit declares no fixups\n");
+	return 0;
+}
+
+static const char *missing_series(const struct fixup_missing *m)
+{
+	return m->root->series->id;
+}
+
+static void print_text(const struct fixups_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nr; i++) {
+		const struct fixup_missing *m = &rep->missing[i];
+		char id[13];
+
+		git_oid_tostr(id, sizeof(id), &m->oid);
+		printf("%s: missing %s %s (%s ", missing_series(m), id, m->subject,
+		       fixref_kind_name(m->kind));
+		if (m->target)
+			printf("%.12s %s", patch_id(m->target), kit_patch_label(m->target));
+		else
+			printf("%s, itself missing", oid_short(&rep->missing[m->target_missing].oid));
+		printf(", %s", m->tag ? m->tag : "in no tag");
+		if (m->stable) {
+			printf(", Cc: stable");
+			if (m->stable_comment)
+				printf(" # %s", m->stable_comment);
+		}
+		printf(")\n");
+	}
+	printf("fixups: %zu missing among %zu commits read (%zu refer to others)\n", rep->nr,
+	       rep->walked, rep->candidates);
+}
+
+static void print_json(const struct fixups_report *rep, const char *mainline, const char *ref,
+		       const char *since)
+{
+	size_t i;
+
+	fputs("{\"mainline\": ", stdout);
+	json_string(mainline);
+	fputs(", \"ref\": ", stdout);
+	json_string(ref ? ref : "HEAD");
+	fputs(", \"since\": ", stdout);
+	json_string(since);
+	printf(", \"walked\": %zu, \"candidates\": %zu, \"missing\": [", rep->walked,
+	       rep->candidates);
+	for (i = 0; i < rep->nr; i++) {
+		const struct fixup_missing *m = &rep->missing[i];
+		char id[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(id, sizeof(id), &m->oid);
+		fputs(i ? ",\n  {\"series\": " : "\n  {\"series\": ", stdout);
+		json_string(missing_series(m));
+		printf(", \"id\": \"%s\", \"subject\": ", id);
+		json_string(m->subject);
+		printf(", \"kind\": \"%s\", \"target\": {", fixref_kind_name(m->kind));
+		if (m->target) {
+			fputs("\"id\": ", stdout);
+			json_string(patch_id(m->target));
+			fputs(", \"label\": ", stdout);
+			json_string(kit_patch_label(m->target));
+			fputs(", \"missing\": false}", stdout);
+		} else {
+			git_oid_tostr(id, sizeof(id), &rep->missing[m->target_missing].oid);
+			printf("\"id\": \"%s\", \"label\": null, \"missing\": true}", id);
+		}
+		fputs(", \"tag\": ", stdout);
+		json_string(m->tag);
+		printf(", \"stable\": %s, \"stable_comment\": ", m->stable ? "true" : "false");
+		json_string(m->stable_comment);
+		printf(", \"depth\": %d}", m->depth);
+	}
+	printf("%s]}\n", rep->nr ? "\n" : "");
+}
+
+/*
+ * Add every missing commit to series.yaml as a fixup of its chain's
+ * series, with its patch written from the mainline into
+ * patches/<series>/, then load the kit again: if the result does not
+ * load, series.yaml is put back as it was and the new files removed.
+ */
+static int write_fixups(struct kit *kit, git_repository *repo, const struct fixups_report *rep,
+			int verbose)
+{
+	char *path = path_join(kit->dir, "series.yaml");
+	char *dir = xstrdup(kit->dir);
+	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT;
+	size_t n = rep->nr ? rep->nr : 1, i, j;
+	struct yaml_fixup_entry *e = xcalloc(n, sizeof(*e));
+	char (*ids)[13] = xcalloc(n, sizeof(*ids));
+	char (*fixes)[13] = xcalloc(n, sizeof(*fixes));
+	char **files = xcalloc(n, sizeof(*files));
+	int ret = 0;
+
+	if (strbuf_read_file(&text, path)) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	strbuf_add(&orig, text.buf, text.len);
+	for (i = 0; i < kit->nr_series; i++) {
+		const struct kit_series *s = &kit->series[i];
+		char *pdir = xstrfmt("patches/%s", s->id), *abs = path_join(kit->dir, pdir);
+		unsigned number = patch_dir_last_number(abs);
+		size_t first = SIZE_MAX, k = 0;
+
+		for (j = 0; j < rep->nr && !ret; j++) {
+			const struct fixup_missing *m = &rep->missing[j];
+
+			if (m->root->series != s)
+				continue;
+			if (first == SIZE_MAX)
+				first = j;
+			ret = patch_write_commit(&files[j], repo, &m->oid, kit->dir, NULL, pdir,
+						 ++number, 0);
+			git_oid_tostr(ids[j], sizeof(ids[j]), &m->oid);
+			if (m->target)
+				snprintf(fixes[j], sizeof(fixes[j]), "%.12s", m->target->upstream);
+			else
+				git_oid_tostr(fixes[j], sizeof(fixes[j]),
+					      &rep->missing[m->target_missing].oid);
+			e[k].file = files[j];
+			e[k].upstream = ids[j];
+			e[k].subject = m->subject;
+			e[k].fixes = fixes[j];
+			k++;
+		}
+		free(abs);
+		free(pdir);
+		if (ret)
+			goto cleanup;
+		if (k && yamledit_add_fixups(&text, path, s->id, e, k)) {
+			ret = -1;
+			goto cleanup;
+		}
+	}
+	if (write_file_atomic(path, text.buf, text.len)) {
+		ret = error("cannot write '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	kit_release(kit);
+	if (kit_load(kit, dir)) {
+		error("'%s' does not load with the new fixups; it is left as it was", path);
+		if (write_file_atomic(path, orig.buf, orig.len))
+			error("cannot restore '%s': %s", path, strerror(errno));
+		ret = -1;
+		goto cleanup;
+	}
+	for (i = 0; verbose && i < rep->nr; i++)
+		printf("added %s as a fixup of %s, from %s\n", ids[i], fixes[i], files[i]);
+cleanup:
+	for (i = 0; i < rep->nr; i++) {
+		if (ret && files[i]) {
+			char *abs = path_join(dir, files[i]);
+
+			unlink(abs);
+			free(abs);
+		}
+		free(files[i]);
+	}
+	free(files);
+	free(fixes);
+	free(ids);
+	free(e);
+	strbuf_release(&orig);
+	strbuf_release(&text);
+	free(dir);
+	free(path);
+	return ret;
+}
 
 int cmd_fixups(int argc, const char **argv)
 {
-	return error("'mkseries fixups' is not written yet"), 2;
+	const char *mainline = NULL, *ref = NULL, *since = NULL, *format = "text";
+	int write = 0, json, ret = 0;
+	const struct option opts[] = {
+		{ OPT_STRING, "mainline", 'm', &mainline, "DIR",
+		  "look for missing fixups in this mainline repository" },
+		{ OPT_STRING, "ref", 0, &ref, "REF", "walk from REF (default HEAD)" },
+		{ OPT_STRING, "since", 0, &since, "REV", "stop at commits reachable from REV" },
+		{ OPT_BOOL, "write", 'w', &write, NULL, "add the missing fixups to series.yaml" },
+		{ OPT_STRING, "format", 0, &format, "text|json", "output format" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries fixups [--mainline DIR [--ref REF] [--since REV] [--write]] "
+			    "[--format text|json]";
+	struct fixups_report rep = FIXUPS_REPORT_INIT;
+	git_repository *repo = NULL;
+	struct kit kit = KIT_INIT;
+
+	if (parse_options(argc, argv, opts, usage))
+		usage_with_options(usage, opts, 2);
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		error("unknown format '%s' (text or json)", format);
+		usage_with_options(usage, opts, 2);
+	}
+	json = !strcmp(format, "json");
+	if (!mainline && (ref || since || write)) {
+		error("--ref, --since and --write need --mainline");
+		usage_with_options(usage, opts, 2);
+	}
+	if (kit_open(&kit))
+		return 2;
+	if (!mainline) {
+		ret = list_declared(&kit, json);
+		goto cleanup;
+	}
+	gitutil_init();
+	if (repo_open(&repo, mainline, 0)) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (fixups_find(&rep, &kit, repo, ref, since)) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (json)
+		print_json(&rep, mainline, ref, since);
+	else
+		print_text(&rep);
+	ret = rep.nr ? 1 : 0;
+	if (write && rep.nr) {
+		ret = write_fixups(&kit, repo, &rep, !json) ? 1 : 0;
+	}
+cleanup:
+	fixups_report_release(&rep);
+	git_repository_free(repo);
+	kit_release(&kit);
+	return ret;
 }

@@ -1,8 +1,75 @@
-/* builtin/import.c: placeholder until the subcommand lands. */
+/* builtin/import.c: `mkseries import`: bring each branch's tree into the kernel repository and tag it. */
+#include <stdlib.h>
+
 #include "builtin.h"
+#include "gitutil.h"
+#include "options.h"
+#include "select.h"
+#include "tree.h"
 #include "util.h"
+
+static int import_branch(const struct kit *kit, const struct kernel_branch *b,
+			 const char *repo_opt, int force)
+{
+	struct repo_lock lock = REPO_LOCK_INIT;
+	struct tree_import_info info = { 0 };
+	git_repository *repo = NULL;
+	char *path = NULL;
+	git_oid commit;
+	unsigned flags = TREE_IMPORT_REFRESH | (force ? TREE_IMPORT_FORCE : 0);
+	int create = repo_opt || b->source.kind != SOURCE_GIT, ret = 1;
+
+	/* A git source's own repository must exist; the others are made on first use. */
+	if (kernel_repo_path(&path, kit, b, repo_opt) || repo_open(&repo, path, create) ||
+	    repo_lock(&lock, repo))
+		goto cleanup;
+	if (tree_import_ex(&commit, &info, repo, kit, b, flags)) {
+		error("%s: nothing imported, '%s' left as it was", b->name, tree_base_refname(b));
+		goto cleanup;
+	}
+	printf("%s\n", tree_import_summary(b, &commit, &info));
+	fflush(stdout);
+	ret = 0;
+cleanup:
+	tree_import_info_release(&info);
+	repo_unlock(&lock);
+	git_repository_free(repo);
+	free(path);
+	return ret;
+}
 
 int cmd_import(int argc, const char **argv)
 {
-	return error("'mkseries import' is not written yet"), 2;
+	const char *branch = NULL, *repo = NULL;
+	int all = 0, force = 0, ret = 0;
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "import this branch" },
+		{ OPT_BOOL, "all", 0, &all, NULL, "import every default branch" },
+		{ OPT_STRING, "repo", 0, &repo, "DIR",
+		  "the kernel repository (default: the branch's git repository, else "
+		  "$XDG_CACHE_HOME/mkseries/linux.git)" },
+		{ OPT_BOOL, "force", 'f', &force, NULL, "import again even when up to date" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--force]";
+	struct kernel_branch **sel = NULL;
+	struct kit kit = KIT_INIT;
+	size_t nr = 0, i;
+
+	if (parse_options(argc, argv, opts, usage)) {
+		error("'mkseries import' takes no arguments");
+		usage_with_options(usage, opts, 2);
+	}
+	if (kit_open(&kit))
+		return 2;
+	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
+		kit_release(&kit);
+		return 2;
+	}
+	for (i = 0; i < nr; i++)
+		if (import_branch(&kit, sel[i], repo, force))
+			ret = 1;
+	free(sel);
+	kit_release(&kit);
+	return ret;
 }

@@ -1,8 +1,151 @@
-/* builtin/report.c: placeholder until the subcommand lands. */
+/* builtin/report.c: `mkseries report`: the recorded results, or several JSON reports merged, in any format. */
+#include <errno.h>
+#include <string.h>
+
+#include "build.h"
 #include "builtin.h"
+#include "gitutil.h"
+#include "options.h"
+#include "report.h"
+#include "results.h"
+#include "select.h"
 #include "util.h"
+#include "verdict.h"
+
+/* The results recorded in the work directories of the chosen branches. */
+static int collect(struct run_results *res, const char *branch, int all, const char *workdir,
+		   const struct strvec *variants)
+{
+	struct kernel_branch **sel = NULL;
+	struct kit kit = KIT_INIT;
+	size_t nr = 0, i, found = 0;
+	int ret = 0;
+
+	if (kit_open(&kit))
+		return 2;
+	if (select_branches(&sel, &nr, &kit, branch, all, 1)) {
+		ret = 2;
+		goto cleanup;
+	}
+	for (i = 0; i < nr; i++) {
+		struct run_results one;
+		char *dir = branch_workdir(workdir, sel[i]);
+		int r;
+
+		results_init(&one);
+		r = results_collect_branch(results_branch(&one, sel[i]->name), dir,
+					   variants->nr ? variants : NULL);
+		if (r < 0) {
+			ret = 1;
+		} else if (!r) {
+			fprintf(stderr, "%s: no results recorded (run: mkseries run --branch %s)\n",
+				sel[i]->name, sel[i]->name);
+		} else {
+			results_merge(res, &one);
+			found++;
+		}
+		results_release(&one);
+		free(dir);
+	}
+	if (!found && !ret) {
+		error("no results recorded%s%s%s", branch ? " for '" : "", branch ? branch : "",
+		      branch ? "'" : "");
+		ret = 1;
+	}
+cleanup:
+	free(sel);
+	kit_release(&kit);
+	return ret;
+}
 
 int cmd_report(int argc, const char **argv)
 {
-	return error("'mkseries report' is not written yet"), 2;
+	const char *branch = NULL, *format = "text", *output = NULL, *workdir = NULL;
+	struct strvec given = STRVEC_INIT, variants = STRVEC_INIT;
+	struct run_results res;
+	struct run_summary sum;
+	struct report_opts ro = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	enum report_format fmt;
+	char *tester;
+	int all = 0, merge = 0, ret = 0, nr, i;
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "report this branch" },
+		{ OPT_BOOL, "all", 0, &all, NULL, "report every default branch (the default)" },
+		{ OPT_LIST, "variant", 0, &given, "V", "base or kit (repeatable; default both)" },
+		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
+		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
+		{ OPT_STRING, "workdir", 0, &workdir, "DIR",
+		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work)" },
+		{ OPT_BOOL, "merge", 0, &merge, NULL,
+		  "merge the JSON reports named as arguments (from separate CI jobs)" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries report [--branch B | --all] [--variant V]... "
+			    "[--format text|json|junit|markdown] [--output FILE] [--workdir DIR]\n"
+			    "   or: mkseries report --merge FILE... [--format ...] [--output FILE]";
+
+	results_init(&res);
+	nr = parse_options(argc, argv, opts, usage);
+	gitutil_init();
+	if (report_format_parse(&fmt, format)) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (merge) {
+		if (!nr) {
+			error("--merge needs the JSON reports to merge");
+			usage_with_options(usage, opts, 2);
+		}
+		if (branch || all || given.nr || workdir) {
+			error("--merge reads only the reports given: no --branch, --all, --variant or --workdir");
+			usage_with_options(usage, opts, 2);
+		}
+		for (i = 0; i < nr; i++)
+			if (results_load_json(&res, argv[i]))
+				ret = 2;
+		if (ret)
+			goto cleanup;
+	} else {
+		if (nr) {
+			error("unexpected argument '%s' (reports to merge need --merge)", argv[0]);
+			usage_with_options(usage, opts, 2);
+		}
+		if (variants_select(&variants, &given)) {
+			ret = 2;
+			goto cleanup;
+		}
+		ret = collect(&res, branch, all, workdir, given.nr ? &variants : &given);
+		if (ret)
+			goto cleanup;
+	}
+
+	free(res.generator);
+	res.generator = xstrdup("mkseries " MKSERIES_VERSION);
+	free(res.generated);
+	res.generated = report_timestamp();
+	tester = report_tester(NULL);
+	if (tester) {
+		free(res.tester);
+		res.tester = tester;
+	}
+	ro.color = fmt == REPORT_TEXT && !output && mks_use_color();
+	report_render(&sb, &res, fmt, &ro);
+	if (output) {
+		if (write_file_atomic(output, sb.buf, sb.len)) {
+			error("cannot write '%s': %s", output, strerror(errno));
+			ret = 1;
+			goto cleanup;
+		}
+	} else {
+		fwrite(sb.buf, 1, sb.len, stdout);
+	}
+	results_summarise(&sum, &res);
+	ret = run_summary_failed(&sum) ? 1 : 0;
+cleanup:
+	strbuf_release(&sb);
+	results_release(&res);
+	strvec_clear(&given);
+	strvec_clear(&variants);
+	return ret;
 }

@@ -1,8 +1,804 @@
-/* builtin/run.c: placeholder until the subcommand lands. */
+/* builtin/run.c: `mkseries run`: import, apply, build, test and report, each step redone only when its inputs changed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "applyplan.h"
+#include "build.h"
 #include "builtin.h"
+#include "gitutil.h"
+#include "options.h"
+#include "plan.h"
+#include "report.h"
+#include "results.h"
+#include "runstate.h"
+#include "select.h"
+#include "tree.h"
 #include "util.h"
+#include "verdict.h"
+#include "vm.h"
+
+#define DEFAULT_REPEAT 5
+
+struct run_args {
+	const char *workdir, *repo, *accel;
+	enum run_step force;	/* the first step to redo regardless; STEP_NONE: none */
+	int full;
+	unsigned repeat, jobs;
+	struct strvec variants;
+	FILE *log;		/* where the step lines go */
+	char *compiler;		/* computed once */
+	char *regress_hash;
+};
+
+/* One branch while it runs. */
+struct branch_run {
+	const struct kit *kit;
+	const struct kernel_branch *b;
+	struct run_args *args;
+	char *workdir;
+	struct plan plan;
+	git_repository *repo;
+	git_oid base;
+	int applied;		/* the kit applied: its cells can be built */
+	int config_error;	/* the kit is unusable for this branch: exit 2 */
+};
+
+__attribute__((format(printf, 3, 4)))
+static void say(struct branch_run *br, const char *variant, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (variant)
+		fprintf(br->args->log, "%s %s: %s\n", br->b->name, variant, sb.buf);
+	else
+		fprintf(br->args->log, "%s: %s\n", br->b->name, sb.buf);
+	fflush(br->args->log);
+	strbuf_release(&sb);
+}
+
+static int wants_variant(const struct run_args *args, const char *variant)
+{
+	size_t i;
+
+	for (i = 0; i < args->variants.nr; i++)
+		if (!strcmp(args->variants.v[i], variant))
+			return 1;
+	return 0;
+}
+
+static int forced(const struct run_args *args, enum run_step step)
+{
+	return args->force <= step;
+}
+
+/* Write state/run.<name> atomically, stamped with the time it was written. */
+static int record(const struct branch_run *br, const char *name, struct state *st)
+{
+	char *path = runstate_path(br->workdir, name);
+	int ret;
+
+	state_setf(st, "at", "%lld", (long long)time(NULL));
+	ret = state_write(st, path);
+	free(path);
+	return ret;
+}
+
+static int read_run_state(struct state *st, const struct branch_run *br, const char *name)
+{
+	char *path = runstate_path(br->workdir, name);
+	int ret = state_read(st, path);
+
+	free(path);
+	return ret;
+}
+
+static int read_module_state(struct state *st, const struct branch_run *br, const char *variant,
+			     const char *step)
+{
+	char *path = xstrfmt("%s/state/%s.%s", br->workdir, variant, step);
+	int ret = state_read(st, path);
+
+	free(path);
+	return ret;
+}
+
+static int same_value(const struct state *a, const char *ka, const struct state *b, const char *kb)
+{
+	const char *va = state_get(a, ka), *vb = state_get(b, kb);
+
+	return va && vb && !strcmp(va, vb);
+}
+
+/* ------------------------------------------------------------------ */
+/* import */
+
+/* "git v6.12.58 of /src/linux", "debian linux-source-6.12 (bookworm)", "tarball FILE" */
+static char *source_name(const struct kernel_branch *b)
+{
+	const struct kernel_source *s = &b->source;
+
+	switch (s->kind) {
+	case SOURCE_GIT:
+		return xstrfmt("git %s of %s", s->ref ? s->ref : "HEAD", s->repo);
+	case SOURCE_DEBIAN:
+		return xstrfmt("debian %s (%s)", s->package, s->suite);
+	case SOURCE_TARBALL:
+		return xstrfmt("tarball %s", s->tarball);
+	}
+	return xstrdup("its source");
+}
+
+static int step_import(struct branch_run *br)
+{
+	struct tree_import_info info;
+	struct state st = STATE_INIT;
+	int err, ret = 0;
+
+	err = tree_import_ex(&br->base, &info, br->repo, br->kit, br->b, forced(br->args, STEP_IMPORT));
+	if (err) {
+		char *what = source_name(br->b);
+
+		state_set(&st, "status", "failed");
+		state_setf(&st, "evidence", "cannot import %s: see the error output", what);
+		free(what);
+		say(br, NULL, "import: FAILED (see the error above)");
+		ret = -1;
+	} else {
+		state_set(&st, "status", "ok");
+		state_set(&st, "base", git_oid_tostr_s(&br->base));
+		if (info.what)
+			state_set(&st, "what", info.what);
+		if (info.up_to_date)
+			say(br, NULL, "import: up to date (%s)", oid_short(&br->base));
+		else
+			say(br, NULL, "import: %s as %s (%zu files, %.1f s)",
+			    info.what ? info.what : "imported", oid_short(&br->base), info.nr_files,
+			    info.seconds);
+	}
+	if (record(br, "import", &st))
+		ret = -1;
+	tree_import_info_release(&info);
+	state_release(&st);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* apply */
+
+/* A branch that a working tree has checked out is not moved (as `mkseries apply`). */
+static int checked_out(git_repository *repo, const char *refname)
+{
+	git_reference *ref = NULL;
+	int ret = 0;
+
+	if (git_reference_lookup(&ref, repo, refname) == 0 && git_branch_is_checked_out(ref) == 1)
+		ret = 1;
+	git_reference_free(ref);
+	return ret;
+}
+
+/* "cannot apply 'x 2/2' onto '6.12': mm/mremap.c hunk 3 ..." from apply's report. */
+static char *conflict_evidence(const char *report)
+{
+	const char *eol = strchrnul(report, '\n'), *why;
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add(&sb, report, eol - report);
+	/* The report goes on with "  from FILE", then why, indented. */
+	why = *eol ? strchrnul(eol + 1, '\n') : eol;
+	if (*why) {
+		why++;
+		while (*why == ' ')
+			why++;
+		if (*why)
+			strbuf_addf(&sb, ": %.*s", (int)(strchrnul(why, '\n') - why), why);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static void record_series(struct state *st, const struct plan *plan,
+			  const enum applied_state *applied, size_t failed)
+{
+	struct branch_result tmp;
+	size_t i;
+
+	memset(&tmp, 0, sizeof(tmp));
+	branch_series_from_plan(&tmp, plan, applied, failed);
+	state_setf(st, "series", "%zu", tmp.nr_series);
+	for (i = 0; i < tmp.nr_series; i++) {
+		char *k = xstrfmt("series.%zu.id", i);
+
+		state_set(st, k, tmp.series[i].id);
+		free(k);
+		k = xstrfmt("series.%zu.title", i);
+		state_set(st, k, tmp.series[i].title ? tmp.series[i].title : "");
+		free(k);
+		k = xstrfmt("series.%zu.state", i);
+		state_set(st, k, series_state_name(tmp.series[i].state));
+		free(k);
+		k = xstrfmt("series.%zu.detail", i);
+		state_set(st, k, tmp.series[i].detail ? tmp.series[i].detail : "");
+		free(k);
+	}
+	branch_result_release(&tmp);
+}
+
+static int step_apply(struct branch_run *br)
+{
+	struct apply_outcome o;
+	struct state st = STATE_INIT, now = STATE_INIT;
+	git_signature *me = NULL;
+	char *refname = xstrfmt("refs/heads/mkseries/%s", br->b->name);
+	char *key = NULL, *who = NULL, *logmsg = NULL, *evidence = NULL;
+	git_oid old_tip;
+	int have_old, err, ret = 0;
+
+	apply_outcome_init(&o);
+	if (read_run_state(&st, br, "apply"))
+		goto error;
+	if (checked_out(br->repo, refname)) {
+		error("'%s' is checked out in a working tree of '%s'; mkseries does not move a "
+		      "checked-out branch (check out another branch first)", refname,
+		      git_repository_path(br->repo));
+		goto error;
+	}
+	if (backporter_signature(&me, br->repo))
+		goto error;
+	who = xstrfmt("%s <%s>", me->name, me->email);
+	key = apply_key(&br->plan, &br->base, who);
+	have_old = git_reference_name_to_id(&old_tip, br->repo, refname) == 0;
+
+	if (!forced(br->args, STEP_APPLY) && runstate_current(&st, key)) {
+		const char *status = state_get(&st, "status"), *tip = state_get(&st, "tip");
+
+		if (!strcmp(status, "conflict")) {
+			say(br, NULL, "apply: up to date (conflict: %s)",
+			    state_get(&st, "evidence") ? state_get(&st, "evidence") : "");
+			goto cleanup;
+		}
+		if (!strcmp(status, "ok") && have_old && tip && !strcmp(tip, git_oid_tostr_s(&old_tip))) {
+			say(br, NULL, "apply: up to date (%s at %s)", refname, oid_short(&old_tip));
+			br->applied = 1;
+			goto cleanup;
+		}
+	}
+
+	state_set(&now, "key", key);
+	err = plan_apply(&o, br->repo, &br->plan, &br->base, have_old ? &old_tip : NULL, me);
+	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
+		evidence = conflict_evidence(o.report.buf);
+		state_set(&now, "status", err == MKS_EAPPLYFAIL ? "conflict" : "failed");
+		state_set(&now, "evidence", evidence);
+		record_series(&now, &br->plan, o.state, o.failed);
+		say(br, NULL, "apply: %s; '%s' %s", err == MKS_EAPPLYFAIL ? "CONFLICT" : "REFUSED",
+		    refname, have_old ? "left where it was" : "not created");
+		fprintf(br->args->log, "%s", o.report.buf);
+		if (o.report.len && o.report.buf[o.report.len - 1] != '\n')
+			fputc('\n', br->args->log);
+	} else if (err) {
+		goto error;
+	} else {
+		if (!have_old || !git_oid_equal(&old_tip, &o.tip)) {
+			logmsg = xstrfmt("mkseries run: %zu commits onto %s", o.nr_commits,
+					 oid_short(&br->base));
+			if (ref_update(br->repo, refname, &o.tip, have_old ? &old_tip : NULL, 0, logmsg))
+				goto error;
+		}
+		state_set(&now, "status", "ok");
+		state_set(&now, "tip", git_oid_tostr_s(&o.tip));
+		record_series(&now, &br->plan, o.state, (size_t)-1);
+		say(br, NULL, "apply: %s -> %s (%zu commits, %zu squashed, %zu already in the tree)",
+		    refname, oid_short(&o.tip), o.nr_commits, o.nr_squashed, o.nr_found);
+		br->applied = 1;
+	}
+	if (record(br, "apply", &now))
+		ret = -1;
+	goto cleanup;
+error:
+	/* Not an outcome of the kit: recorded as an error, retried next time. */
+	state_release(&now);
+	state_set(&now, "status", "error");
+	state_set(&now, "evidence", "apply could not run: see the error output");
+	say(br, NULL, "apply: FAILED (see the error above)");
+	record(br, "apply", &now);
+	ret = -1;
+cleanup:
+	apply_outcome_release(&o);
+	git_signature_free(me);
+	state_release(&st);
+	state_release(&now);
+	free(refname);
+	free(key);
+	free(who);
+	free(logmsg);
+	free(evidence);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* build */
+
+/* Whether what build.c recorded is still the build run.<v>.build names, and its image is there. */
+static int build_still_there(const struct state *rb, const struct state *bs)
+{
+	const char *status = state_get(rb, "status"), *img = state_get(bs, "bzimage");
+	const char *mtime = state_get(bs, "bzimage_mtime");
+	struct stat s;
+
+	if (!same_value(rb, "finished", bs, "finished") || !same_value(rb, "status", bs, "status"))
+		return 0;
+	if (!strcmp(status, "failed"))
+		return 1;
+	return img && mtime && !stat(img, &s) && strtoll(mtime, NULL, 10) == (long long)s.st_mtime;
+}
+
+
+/*
+ * Build one variant. *bzimage is set when it built (or had built, and
+ * nothing changed). Returns 0 whatever the build's outcome (that is
+ * recorded), MKS_ECONFIG when the kit is unusable, -1 on other errors.
+ */
+static int step_build(struct branch_run *br, const char *variant, const git_oid *commit,
+		      char **bzimage)
+{
+	struct state rb = STATE_INIT, bs = STATE_INIT, now = STATE_INIT;
+	struct build_result res;
+	struct build_opts opts = { 0 };
+	char *name = xstrfmt("%s.build", variant), *key = NULL;
+	char *label = xstrfmt("%s %s", br->b->name, variant);
+	const char *old_key, *v;
+	int err, ret = 0;
+
+	memset(&res, 0, sizeof(res));
+	*bzimage = NULL;
+	if (!br->args->compiler)
+		br->args->compiler = compiler_version();
+	if (build_key(&key, br->repo, commit, br->kit, br->b, br->args->compiler) ||
+	    read_run_state(&rb, br, name) || read_module_state(&bs, br, variant, "build")) {
+		ret = -1;
+		goto error;
+	}
+	if (!forced(br->args, STEP_BUILD) && runstate_current(&rb, key) &&
+	    build_still_there(&rb, &bs)) {
+		if (!strcmp(state_get(&rb, "status"), "ok")) {
+			*bzimage = xstrdup(state_get(&bs, "bzimage"));
+			say(br, variant, "build: up to date (%s)", *bzimage);
+		} else {
+			v = state_get(&rb, "evidence");
+			say(br, variant, "build: up to date (FAILED %s)", v ? v : "");
+		}
+		goto cleanup;
+	}
+	/* A changed key that build.c cannot see (the compiler) must rebuild too. */
+	old_key = state_get(&rb, "key");
+	opts.workdir = br->workdir;
+	opts.jobs = br->args->jobs;
+	opts.force = forced(br->args, STEP_BUILD) || (old_key && strcmp(old_key, key));
+	opts.progress = mks_isatty_stderr();
+	opts.label = label;
+	err = build_variant(&res, br->repo, br->kit, br->b, variant, commit, &opts);
+	if (err) {
+		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
+		goto error;
+	}
+	state_release(&bs);
+	if (read_module_state(&bs, br, variant, "build")) {
+		ret = -1;
+		goto error;
+	}
+	state_set(&now, "key", key);
+	state_set(&now, "status", res.status == BUILD_FAILED ? "failed" : "ok");
+	if (res.failure)
+		state_set(&now, "evidence", res.failure);
+	if ((v = state_get(&bs, "finished")))
+		state_set(&now, "finished", v);
+	if (res.status != BUILD_FAILED && res.bzimage)
+		state_set(&now, "bzimage", res.bzimage);
+	if (record(br, name, &now)) {
+		ret = -1;
+		goto cleanup;
+	}
+	switch (res.status) {
+	case BUILD_OK:
+		say(br, variant, "build: built in %s (%s)", format_duration(res.seconds), res.bzimage);
+		*bzimage = xstrdup(res.bzimage);
+		break;
+	case BUILD_UPTODATE:
+		say(br, variant, "build: up to date (%s)", res.bzimage);
+		*bzimage = xstrdup(res.bzimage);
+		break;
+	case BUILD_FAILED:
+		say(br, variant, "build: FAILED %s", res.failure ? res.failure : "");
+		fprintf(br->args->log, "    log: %s\n", res.log);
+		break;
+	}
+	goto cleanup;
+error:
+	state_release(&now);
+	state_set(&now, "status", "error");
+	state_set(&now, "evidence", ret == MKS_ECONFIG ?
+		  "the kit's build settings are invalid: see the error output" :
+		  "the build could not run: see the error output");
+	record(br, name, &now);
+	say(br, variant, "build: FAILED (see the error above)");
+cleanup:
+	build_result_release(&res);
+	state_release(&rb);
+	state_release(&bs);
+	state_release(&now);
+	free(name);
+	free(key);
+	free(label);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* test */
+
+static int step_test(struct branch_run *br, const char *variant, const char *bzimage)
+{
+	struct state rt = STATE_INIT, ts = STATE_INIT, now = STATE_INIT;
+	struct vm_result res;
+	struct vm_opts opts = { 0 };
+	struct kernel_branch b = *br->b;
+	const char *want = br->args->accel ? br->args->accel :
+			   br->b->boot.accel ? br->b->boot.accel : "auto";
+	char *name = xstrfmt("%s.test", variant), *label = xstrfmt("%s %s", br->b->name, variant);
+	char *image_hash = NULL, *key = NULL, *cmdline = NULL;
+	const char *v;
+	int err, ret = 0;
+
+	memset(&res, 0, sizeof(res));
+	if (!br->args->regress_hash)
+		br->args->regress_hash = mm_regress_hash();
+	if (file_hash(&image_hash, bzimage)) {
+		error("cannot read '%s': %s", bzimage, strerror(errno));
+		ret = -1;
+		goto error;
+	}
+	key = test_key(image_hash, br->args->regress_hash, want, br->args->full, br->args->repeat,
+		       &br->b->boot);
+	if (read_run_state(&rt, br, name) || read_module_state(&ts, br, variant, "test")) {
+		ret = -1;
+		goto error;
+	}
+	if (!forced(br->args, STEP_TEST) && runstate_current(&rt, key) &&
+	    same_value(&rt, "finished", &ts, "finished")) {
+		if (!strcmp(state_get(&rt, "status"), "ok"))
+			say(br, variant, "test: up to date (%s passed)", state_get(&ts, "pass") ?
+			    state_get(&ts, "pass") : "?");
+		else
+			say(br, variant, "test: up to date (FAILED %s)", state_get(&rt, "evidence") ?
+			    state_get(&rt, "evidence") : "");
+		goto cleanup;
+	}
+	/* mm-regress takes its options from the kernel command line (mm_regress=A,B). */
+	cmdline = xstrfmt("%s%smm_regress=--repeat,%u", b.boot.cmdline ? b.boot.cmdline : "",
+			  b.boot.cmdline && *b.boot.cmdline ? " " : "", br->args->repeat);
+	b.boot.cmdline = cmdline;
+	opts.accel = br->args->accel;
+	opts.full = br->args->full;
+	opts.progress = mks_isatty_stderr();
+	opts.label = label;
+	err = vm_test_variant(&res, &b, bzimage, br->workdir, variant, &opts);
+	if (err) {
+		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
+		goto error;
+	}
+	state_release(&ts);
+	if (read_module_state(&ts, br, variant, "test")) {
+		ret = -1;
+		goto error;
+	}
+	state_set(&now, "key", key);
+	state_set(&now, "status", res.status == VM_OK ? "ok" : "failed");
+	if (res.failure)
+		state_set(&now, "evidence", res.failure);
+	if ((v = state_get(&ts, "finished")))
+		state_set(&now, "finished", v);
+	state_setf(&now, "repeat", "%u", br->args->repeat);
+	state_set(&now, "bzimage_hash", image_hash);
+	if (res.accel)
+		state_set(&now, "accel", res.accel);
+	if (record(br, name, &now)) {
+		ret = -1;
+		goto cleanup;
+	}
+	if (res.accel_note)
+		fprintf(br->args->log, "note: using %s: %s\n", res.accel, res.accel_note);
+	if (res.status == VM_OK) {
+		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail in %s", res.accel,
+		    res.nr_pass, res.nr_skip, res.nr_fail, format_duration(res.seconds));
+	} else {
+		say(br, variant, "test: FAILED (%s) %s", res.accel ? res.accel : "?",
+		    res.failure ? res.failure : "");
+		fprintf(br->args->log, "    console: %s\n", res.console_log);
+	}
+	goto cleanup;
+error:
+	state_release(&now);
+	state_set(&now, "status", "error");
+	state_set(&now, "evidence", ret == MKS_ECONFIG ?
+		  "the kit's boot settings are invalid: see the error output" :
+		  "the boot could not run: see the error output");
+	state_setf(&now, "repeat", "%u", br->args->repeat);
+	record(br, name, &now);
+	say(br, variant, "test: FAILED (see the error above)");
+cleanup:
+	vm_result_release(&res);
+	state_release(&rt);
+	state_release(&ts);
+	state_release(&now);
+	free(image_hash);
+	free(key);
+	free(cmdline);
+	free(name);
+	free(label);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* A branch */
+
+/* A branch that could not even start: its cells are shown as not run, with why. */
+static void branch_not_started(struct run_results *res, const struct kernel_branch *b,
+			       const struct run_args *args, const char *why)
+{
+	struct branch_result *br = results_branch(res, b->name);
+	size_t i;
+
+	check_set(&br->import, CHECK_FAILED, why);
+	for (i = 0; i < args->variants.nr; i++) {
+		struct cell_result *c = branch_cell(br, args->variants.v[i]);
+
+		check_set(&c->apply, strcmp(c->variant, "base") ? CHECK_SKIPPED : CHECK_NA, why);
+		check_set(&c->build, CHECK_SKIPPED, why);
+		check_set(&c->boot, CHECK_SKIPPED, why);
+		check_set(&c->tests, CHECK_SKIPPED, why);
+		check_set(&c->splats, CHECK_SKIPPED, why);
+	}
+}
+
+static int run_branch(struct run_results *res, const struct kit *kit,
+		      const struct kernel_branch *b, struct run_args *args)
+{
+	struct branch_run br;
+	struct workdir_lock wl = WORKDIR_LOCK_INIT;
+	struct repo_lock rl = REPO_LOCK_INIT;
+	char *repo_path = NULL;
+	size_t i;
+	int ret = 0, err;
+
+	memset(&br, 0, sizeof(br));
+	br.kit = kit;
+	br.b = b;
+	br.args = args;
+	br.workdir = branch_workdir(args->workdir, b);
+	if (plan_build(&br.plan, kit, b)) {
+		branch_not_started(res, b, args, "the kit is invalid for this branch: see the errors");
+		ret = 2;
+		goto cleanup;
+	}
+	if (workdir_lock(&wl, br.workdir)) {
+		branch_not_started(res, b, args, "its work directory is in use by another mkseries");
+		ret = 1;
+		goto cleanup;
+	}
+	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&br.repo, repo_path, 1) ||
+	    repo_lock(&rl, br.repo)) {
+		branch_not_started(res, b, args, "cannot open or lock the kernel repository");
+		ret = 1;
+		goto cleanup;
+	}
+	if (step_import(&br))
+		goto collect;
+	if (wants_variant(args, "kit"))
+		step_apply(&br);
+	repo_unlock(&rl);
+
+	for (i = 0; i < args->variants.nr; i++) {
+		const char *variant = args->variants.v[i];
+		struct strbuf why = STRBUF_INIT;
+		char *refname = NULL, *bzimage = NULL;
+		git_oid commit;
+
+		if (!strcmp(variant, "kit") && !br.applied) {
+			say(&br, variant, "skipped: the kit did not apply");
+			continue;
+		}
+		err = variant_resolve(&commit, &refname, &why, br.repo, b, variant);
+		if (err) {
+			say(&br, variant, "FAILED %s", why.len ? why.buf : "cannot find its commit");
+		} else {
+			err = step_build(&br, variant, &commit, &bzimage);
+			if (!err && bzimage)
+				err = step_test(&br, variant, bzimage);
+			if (err == MKS_ECONFIG)
+				ret = 2;
+		}
+		strbuf_release(&why);
+		free(refname);
+		free(bzimage);
+	}
+collect:
+	if (results_collect_branch(results_branch(res, b->name), br.workdir, &args->variants) < 0)
+		ret = ret ? ret : 1;
+cleanup:
+	repo_unlock(&rl);
+	workdir_unlock(&wl);
+	git_repository_free(br.repo);
+	plan_release(&br.plan);
+	free(br.workdir);
+	free(repo_path);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Whether `s` names a step, without a message. */
+static int run_step_parse_quiet(const char *s)
+{
+	return !strcmp(s, "import") || !strcmp(s, "apply") || !strcmp(s, "build") ||
+	       !strcmp(s, "test");
+}
+
+/* --force and --force=STEP take an optional value, which parse_options() cannot: take them out first. */
+static int take_force(int *argc, const char **argv, enum run_step *force)
+{
+	int i, nr = 1;
+
+	for (i = 1; i < *argc; i++) {
+		const char *v;
+
+		if (!strcmp(argv[i], "--")) {
+			while (i < *argc)
+				argv[nr++] = argv[i++];
+			break;
+		}
+		if (!strcmp(argv[i], "--force") || !strcmp(argv[i], "-f")) {
+			*force = STEP_IMPORT;
+			continue;
+		}
+		if (skip_prefix(argv[i], "--force=", &v)) {
+			if (run_step_parse(force, v))
+				return -1;
+			continue;
+		}
+		argv[nr++] = argv[i];
+	}
+	argv[nr] = NULL;
+	*argc = nr;
+	return 0;
+}
 
 int cmd_run(int argc, const char **argv)
 {
-	return error("'mkseries run' is not written yet"), 2;
+	const char *branch = NULL, *format = "text", *output = NULL;
+	struct run_args args;
+	struct strvec given = STRVEC_INIT;
+	struct run_results res;
+	struct run_summary sum;
+	struct kernel_branch **sel = NULL;
+	struct kit kit = KIT_INIT;
+	enum report_format fmt;
+	size_t nr = 0, i;
+	int all = 0, quick = 0, dummy_force = 0, ret = 0, have_repeat;
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "run this branch" },
+		{ OPT_BOOL, "all", 0, &all, NULL, "run every default branch" },
+		{ OPT_LIST, "variant", 0, &given, "V",
+		  "base or kit (repeatable; default both): one cell of a fanned-out run" },
+		{ OPT_BOOL, "force", 'f', &dummy_force, NULL,
+		  "redo every step; --force=STEP: that step (import, apply, build, test) and the later ones" },
+		{ OPT_BOOL, "quick", 0, &quick, NULL, "mm-regress --quick (the default)" },
+		{ OPT_BOOL, "full", 0, &args.full, NULL, "the full mm-regress run" },
+		{ OPT_UINT, "repeat", 0, &args.repeat, "N", "samples per metric (default 5)" },
+		{ OPT_STRING, "accel", 0, &args.accel, "A",
+		  "auto, kvm or tcg (default: the branch's boot.accel, else auto)" },
+		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
+		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
+		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
+		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work)" },
+		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
+		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries run (--branch B | --all) [--variant base|kit]... "
+			    "[--force[=STEP]] [--quick | --full] [--repeat N] "
+			    "[--format text|json|junit|markdown] [--output FILE] [--workdir DIR] "
+			    "[--repo DIR]";
+
+	memset(&args, 0, sizeof(args));
+	args.force = STEP_NONE;
+	args.repeat = (unsigned)-1;
+	strvec_init(&args.variants);
+	results_init(&res);
+	if (take_force(&argc, argv, &args.force))
+		usage_with_options(usage, opts, 2);
+	if (parse_options(argc, argv, opts, usage)) {
+		error("unexpected argument '%s'%s", argv[0], run_step_parse_quiet(argv[0]) ?
+		      " (a step to force is given as --force=STEP)" : "");
+		usage_with_options(usage, opts, 2);
+	}
+	gitutil_init();
+	if (quick && args.full) {
+		error("--quick and --full cannot be used together");
+		usage_with_options(usage, opts, 2);
+	}
+	have_repeat = args.repeat != (unsigned)-1;
+	if (!have_repeat)
+		args.repeat = DEFAULT_REPEAT;
+	if (!args.repeat || args.repeat > 1000) {
+		error("--repeat must be between 1 and 1000, not %u", args.repeat);
+		usage_with_options(usage, opts, 2);
+	}
+	if (args.accel && strcmp(args.accel, "auto") && strcmp(args.accel, "kvm") &&
+	    strcmp(args.accel, "tcg")) {
+		error("unknown accelerator '%s' (auto, kvm or tcg)", args.accel);
+		usage_with_options(usage, opts, 2);
+	}
+	if (report_format_parse(&fmt, format) || variants_select(&args.variants, &given)) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (kit_open(&kit)) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
+		ret = 2;
+		goto cleanup;
+	}
+	/* The steps' lines go with the report, unless the report is data on stdout. */
+	args.log = fmt == REPORT_TEXT || output ? stdout : stderr;
+
+	res.generator = xstrdup("mkseries " MKSERIES_VERSION);
+	res.generated = report_timestamp();
+	res.tester = report_tester(NULL);
+	for (i = 0; i < nr; i++) {
+		int r = run_branch(&res, &kit, sel[i], &args);
+
+		if (r > ret)
+			ret = r;
+	}
+
+	{
+		struct report_opts ro = { 0 };
+		struct strbuf sb = STRBUF_INIT;
+
+		ro.color = fmt == REPORT_TEXT && !output && mks_use_color();
+		report_render(&sb, &res, fmt, &ro);
+		if (output) {
+			if (write_file_atomic(output, sb.buf, sb.len)) {
+				error("cannot write '%s': %s", output, strerror(errno));
+				ret = ret ? ret : 1;
+			} else {
+				fprintf(args.log, "report: %s\n", output);
+			}
+		} else {
+			if (fmt == REPORT_TEXT)
+				putchar('\n');
+			fwrite(sb.buf, 1, sb.len, stdout);
+		}
+		strbuf_release(&sb);
+	}
+	results_summarise(&sum, &res);
+	if (!ret && run_summary_failed(&sum))
+		ret = 1;
+cleanup:
+	free(sel);
+	kit_release(&kit);
+	results_release(&res);
+	strvec_clear(&args.variants);
+	strvec_clear(&given);
+	free(args.compiler);
+	free(args.regress_hash);
+	return ret;
 }

@@ -1,0 +1,17 @@
+# fake-kbuild.mk: the Makefile of the synthetic trees in tests/t07*.sh, in
+# place of the kernel's: a .config and a "bzImage" (the tree's mm/mremap.c).
+#   FAKE_MAKE_SLEEP=N  the config step takes N seconds (to be interrupted)
+#   FAKE_BREAK_KIT=1   the kit (mm/mremap.c with "batch") fails to compile
+tinyconfig defconfig:
+	@sleep $${FAKE_MAKE_SLEEP:-0}
+	@mkdir -p $(O)
+	@echo 'CONFIG_MMU=y' >$(O)/.config
+olddefconfig:
+	@true
+bzImage:
+	@mkdir -p $(O)/arch/x86/boot
+	@if [ -n "$${FAKE_BREAK_KIT:-}" ] && grep -q batch mm/mremap.c; then \
+		echo "mm/mremap.c:5:9: error: 'batch' redeclared as different kind of symbol"; \
+		exit 1; \
+	fi
+	@cat mm/mremap.c >$(O)/arch/x86/boot/bzImage

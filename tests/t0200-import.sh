@@ -1,0 +1,322 @@
+#!/bin/sh
+# t0200-import.sh: mkseries import brings a branch's tree (tarball or git) into the kernel repository and tags it.
+. "$(dirname "$0")/lib.sh"
+
+REPO="$XDG_CACHE_HOME/mkseries/linux.git"
+TAG=refs/tags/mkseries/base/t
+
+# now_ms: milliseconds since the epoch.
+now_ms() { date +%s%3N; }
+
+test_expect_success 'setup: a source tree, its tarball and a kit' '
+	mkdir -p src/linux-1.0/scripts src/linux-1.0/mm/deep/er src/linux-1.0/empty-dir &&
+	printf "/*\n" >src/linux-1.0/.gitignore &&
+	printf "all:\n\t@echo built\n" >src/linux-1.0/Makefile &&
+	printf "#!/bin/sh\necho ok\n" >src/linux-1.0/scripts/run.sh &&
+	chmod 755 src/linux-1.0/scripts/run.sh &&
+	printf "#!/bin/sh\n" >src/linux-1.0/scripts/owner-only &&
+	chmod 744 src/linux-1.0/scripts/owner-only &&
+	printf "int mremap;\n" >src/linux-1.0/mm/mremap.c &&
+	printf "deep\n" >src/linux-1.0/mm/deep/er/file.c &&
+	: >src/linux-1.0/mm/empty.c &&
+	printf "spaced\n" >"src/linux-1.0/with space.txt" &&
+	ln -s mremap.c src/linux-1.0/mm/link.c &&
+	ln -s ../../etc/passwd src/linux-1.0/mm/outside &&
+	ln src/linux-1.0/mm/mremap.c src/linux-1.0/mm/hard.c &&
+	tar -C src -czf linux-1.0.tar.gz linux-1.0 &&
+	mkdir -p kit/kernels &&
+	printf "series: []\n" >kit/series.yaml &&
+	cat >kit/kernels/t.yaml <<-EOF
+	name: t
+	source:
+	  tarball: $PWD/linux-1.0.tar.gz
+	EOF
+'
+
+test_expect_success 'import tags the tarball tree and says what it did' '
+	mkseries --kit kit import --branch t >out &&
+	cat out &&
+	grep -E "^t: imported linux-1.0.tar.gz as [0-9a-f]{12} \(11 files, [0-9]+\.[0-9] s\)$" out &&
+	git -C "$REPO" cat-file -t $TAG >type &&
+	echo tag >expect && test_cmp expect type &&
+	commit=$(git -C "$REPO" rev-parse $TAG^{commit}) &&
+	test_grep "as $(echo $commit | cut -c1-12) " out
+'
+
+test_expect_success 'every file is there with its mode, .gitignore notwithstanding' '
+	git -C "$REPO" ls-tree -r --format="%(objectmode) %(path)" $TAG >actual &&
+	cat >expect <<-\EOF &&
+	100644 .gitignore
+	100644 Makefile
+	100644 mm/deep/er/file.c
+	100644 mm/empty.c
+	100644 mm/hard.c
+	120000 mm/link.c
+	100644 mm/mremap.c
+	120000 mm/outside
+	100755 scripts/owner-only
+	100755 scripts/run.sh
+	100644 with space.txt
+	EOF
+	test_cmp expect actual &&
+	git -C "$REPO" cat-file -p $TAG:mm/link.c >link && printf "mremap.c" >expect && test_cmp expect link &&
+	git -C "$REPO" cat-file -p $TAG:mm/hard.c >hard && test_cmp src/linux-1.0/mm/mremap.c hard &&
+	git -C "$REPO" cat-file -p "$TAG:with space.txt" >sp && test_cmp "src/linux-1.0/with space.txt" sp
+'
+
+test_expect_success 'the tree is the one git makes of the unpacked directory' '
+	rm -rf unpacked && mkdir unpacked && tar -C unpacked -xzf linux-1.0.tar.gz &&
+	(cd unpacked/linux-1.0 && git init -q && git add -f -A . && git write-tree >../../want) &&
+	git -C "$REPO" rev-parse $TAG^{tree} >got &&
+	test_cmp want got
+'
+
+test_expect_success 'the commit and tag record the source' '
+	git -C "$REPO" cat-file commit $TAG^{commit} >commit &&
+	test_grep "^author mkseries <mkseries@invalid> " commit &&
+	test_grep "^Import linux-1.0.tar.gz$" commit &&
+	test_grep "^source: tarball $PWD/linux-1.0.tar.gz$" commit &&
+	git -C "$REPO" cat-file tag $TAG >tag &&
+	test_grep "^source: tarball $PWD/linux-1.0.tar.gz size [0-9]* mtime [0-9]*$" tag
+'
+
+test_expect_success 'a second import is up to date, at once' '
+	git -C "$REPO" rev-parse $TAG^{commit} >before &&
+	start=$(now_ms) &&
+	mkseries --kit kit import --branch t >out &&
+	end=$(now_ms) &&
+	cat out &&
+	echo "t: up to date ($(cut -c1-12 before))" >expect &&
+	test_cmp expect out &&
+	echo "took $((end - start)) ms" &&
+	test $((end - start)) -lt 3000
+'
+
+test_expect_success '--force imports again, to the same commit' '
+	git -C "$REPO" rev-parse $TAG^{commit} >before &&
+	mkseries --kit kit import --branch t --force >out &&
+	cat out &&
+	test_grep "^t: imported linux-1.0.tar.gz as $(cut -c1-12 before) " out &&
+	git -C "$REPO" rev-parse $TAG^{commit} >after &&
+	test_cmp before after
+'
+
+test_expect_success 'a changed tarball is imported again and the tag moves' '
+	git -C "$REPO" rev-parse $TAG^{commit} >before &&
+	printf "new\n" >src/linux-1.0/NEW &&
+	tar -C src -czf linux-1.0.tar.gz linux-1.0 &&
+	mkseries --kit kit import --branch t >out &&
+	test_grep "^t: imported linux-1.0.tar.gz as .* (12 files, " out &&
+	git -C "$REPO" rev-parse $TAG^{commit} >after &&
+	! test_cmp before after &&
+	git -C "$REPO" cat-file -p $TAG:NEW >new && echo new >expect && test_cmp expect new
+'
+
+test_expect_success 'xz, bzip2 and plain tar give the same tree' '
+	git -C "$REPO" rev-parse $TAG^{tree} >want &&
+	tar -C src -cJf linux.tar.xz linux-1.0 &&
+	tar -C src -cjf linux.tar.bz2 linux-1.0 &&
+	tar -C src -cf linux.tar linux-1.0 &&
+	for f in linux.tar.xz linux.tar.bz2 linux.tar; do
+		sed "s|tarball: .*|tarball: $PWD/$f|" kit/kernels/t.yaml >kit/kernels/t.yaml.new &&
+		mv kit/kernels/t.yaml.new kit/kernels/t.yaml &&
+		mkseries --kit kit import --branch t >out &&
+		test_grep "^t: imported $f as " out &&
+		git -C "$REPO" rev-parse $TAG^{tree} >got &&
+		test_cmp want got || return 1
+	done
+'
+
+test_expect_success 'a relative tarball path is relative to the kit' '
+	cp linux.tar kit/rel.tar &&
+	sed "s|tarball: .*|tarball: rel.tar|" kit/kernels/t.yaml >kit/kernels/t.yaml.new &&
+	mv kit/kernels/t.yaml.new kit/kernels/t.yaml &&
+	mkseries --kit kit import --branch t >out &&
+	test_grep "^t: imported rel.tar as " out &&
+	git -C "$REPO" cat-file tag $TAG >tag &&
+	test_grep "^source: tarball $PWD/kit/rel.tar size " tag
+'
+
+test_expect_success '--repo puts the tree in another repository, made on first use' '
+	mkseries --kit kit import --branch t --repo other.git >out &&
+	test_grep "^t: imported rel.tar as " out &&
+	git -C other.git rev-parse --verify -q $TAG >/dev/null &&
+	test "$(git -C other.git config core.bare)" = true
+'
+
+test_expect_success 'a missing tarball is an error; nothing is tagged' '
+	mkdir -p kit2/kernels && printf "series: []\n" >kit2/series.yaml &&
+	cat >kit2/kernels/m.yaml <<-EOF &&
+	name: m
+	source:
+	  tarball: $PWD/no-such.tar.xz
+	EOF
+	test_expect_code 1 mkseries --kit kit2 import --branch m >out 2>err &&
+	cat err &&
+	test_grep "tarball .*no-such.tar.xz. does not exist" err &&
+	test_grep "m: nothing imported" err &&
+	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+'
+
+test_expect_success 'a broken archive is an error; nothing is tagged' '
+	head -c 300 linux-1.0.tar.gz >broken.tar.gz &&
+	printf "name: m\nsource:\n  tarball: $PWD/broken.tar.gz\n" >kit2/kernels/m.yaml &&
+	test_expect_code 1 mkseries --kit kit2 import --branch m >out 2>err &&
+	cat err &&
+	test_grep "broken.tar.gz" err &&
+	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m &&
+	echo "not an archive at all" >junk.tar &&
+	printf "name: m\nsource:\n  tarball: $PWD/junk.tar\n" >kit2/kernels/m.yaml &&
+	test_expect_code 1 mkseries --kit kit2 import --branch m 2>err &&
+	cat err &&
+	test_grep "junk.tar" err &&
+	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+'
+
+test_expect_success 'a hostile tarball reaching outside its tree is refused' '
+	python3 -c "
+import io, tarfile
+with tarfile.open(\"hostile.tar\", \"w\") as t:
+    for name in (\"h/ok\", \"h/../../x\"):
+        data = b\"pwned\\n\"
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+" &&
+	printf "name: m\nsource:\n  tarball: $PWD/hostile.tar\n" >kit2/kernels/m.yaml &&
+	test_expect_code 1 mkseries --kit kit2 import --branch m 2>err &&
+	cat err &&
+	test_grep "refusing entry .h/\.\./\.\./x.: .\.\.. leads outside the tree" err &&
+	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+'
+
+test_expect_success 'a Debian package or suite name that could be an option is refused' '
+	printf "name: d\nsource:\n  debian: { package: -oAPT::Evil=1, suite: bookworm }\n" >kit2/kernels/d.yaml &&
+	test_must_fail mkseries --kit kit2 import --branch d 2>err &&
+	cat err &&
+	test_grep -E "(invalid package name|is not a Debian package name) .-oAPT::Evil=1.|.-oAPT::Evil=1. is not a Debian package name" err &&
+	printf "name: d\nsource:\n  debian: { package: linux-source-6.12, suite: ../../tmp }\n" >kit2/kernels/d.yaml &&
+	test_expect_code 1 mkseries --kit kit2 import --branch d 2>err &&
+	cat err &&
+	test_grep "branch .d.: .\.\./\.\./tmp. is not a Debian suite name" err &&
+	rm kit2/kernels/d.yaml
+'
+
+test_expect_success 'an unknown branch is a usage error' '
+	test_expect_code 2 mkseries --kit kit import --branch nope 2>err &&
+	test_grep "unknown branch .nope. (the kit has: t)" err
+'
+
+test_expect_success '--branch and --all together, or neither, are usage errors' '
+	test_expect_code 2 mkseries --kit kit import --branch t --all 2>err &&
+	test_grep "cannot be used together" err &&
+	test_expect_code 2 mkseries --kit kit import 2>err &&
+	test_grep "name a branch with --branch B, or use --all" err &&
+	test_expect_code 2 mkseries --kit kit import stray 2>err &&
+	test_grep "takes no arguments" err
+'
+
+test_expect_success '--help describes the options' '
+	mkseries import --help >out &&
+	test_grep "usage: mkseries import" out &&
+	test_grep -- "--force" out && test_grep -- "--repo DIR" out
+'
+
+test_expect_success 'the repository is locked during an import' '
+	command -v flock >/dev/null || { echo "no flock(1): skipped"; return 0; }
+	flock "$REPO/mkseries.lock" sleep 3 &
+	sleep 1 &&
+	test_expect_code 1 mkseries --kit kit import --branch t --force 2>err &&
+	cat err &&
+	test_grep "is locked by another mkseries" err &&
+	wait
+'
+
+test_expect_success 'setup: a git kernel repository with an annotated tag' '
+	git init -q linux &&
+	(
+		cd linux &&
+		mkdir -p mm scripts &&
+		printf "int mremap;\n" >mm/mremap.c &&
+		printf "#!/bin/sh\n" >scripts/run.sh && chmod +x scripts/run.sh &&
+		git add -A && git commit -q -m "Linux 1.0" && git tag -a -m "Linux 1.0" v1.0 &&
+		printf "later\n" >later && git add later && git commit -q -m later
+	) &&
+	cat >kit/kernels/g.yaml <<-EOF
+	name: g
+	source:
+	  git: { repo: $PWD/linux, ref: v1.0 }
+	EOF
+'
+
+test_expect_success 'a git source is tagged in its own repository, the tag peeled' '
+	mkseries --kit kit import --branch g >out &&
+	cat out &&
+	want=$(git -C linux rev-parse "v1.0^{commit}") &&
+	grep -E "^g: imported v1.0 of $PWD/linux as $(echo $want | cut -c1-12) \(2 files, " out &&
+	test "$(git -C linux rev-parse refs/tags/mkseries/base/g^{commit})" = "$want" &&
+	git -C linux cat-file tag refs/tags/mkseries/base/g >tag &&
+	test_grep "^source: git $PWD/linux v1.0 $want$" tag &&
+	mkseries --kit kit import --branch g >out &&
+	echo "g: up to date ($(echo $want | cut -c1-12))" >expect &&
+	test_cmp expect out
+'
+
+test_expect_success 'a git source is fetched into another kernel repository' '
+	want=$(git -C linux rev-parse "v1.0^{commit}") &&
+	mkseries --kit kit import --branch g --repo kernel.git >out &&
+	cat out &&
+	test_grep "^g: imported v1.0 of $PWD/linux as " out &&
+	test "$(git -C kernel.git rev-parse refs/tags/mkseries/base/g^{commit})" = "$want" &&
+	git -C kernel.git ls-tree -r --format="%(objectmode) %(path)" refs/tags/mkseries/base/g >actual &&
+	printf "100644 mm/mremap.c\n100755 scripts/run.sh\n" >expect &&
+	test_cmp expect actual &&
+	git -C kernel.git for-each-ref --format="%(refname)" >refs &&
+	echo refs/tags/mkseries/base/g >expect &&
+	test_cmp expect refs &&
+	mkseries --kit kit import --branch g --repo kernel.git >out &&
+	test_grep "^g: up to date " out
+'
+
+test_expect_success 'a git ref that moves is imported again' '
+	git -C linux tag -f -a -m "Linux 1.0 again" v1.0 HEAD &&
+	mkseries --kit kit import --branch g --repo kernel.git >out &&
+	test_grep "^g: imported v1.0 " out &&
+	test "$(git -C kernel.git rev-parse refs/tags/mkseries/base/g^{commit})" = \
+		"$(git -C linux rev-parse HEAD)"
+'
+
+test_expect_success 'a git ref may be a commit id or an expression, fetched by id' '
+	want=$(git -C linux rev-parse HEAD~1) &&
+	printf "name: s\nsource:\n  git: { repo: $PWD/linux, ref: $want }\n" >kit/kernels/s.yaml &&
+	mkseries --kit kit import --branch s --repo by-id.git >out &&
+	cat out &&
+	test "$(git -C by-id.git rev-parse refs/tags/mkseries/base/s^{commit})" = "$want" &&
+	printf "name: s\nsource:\n  git: { repo: $PWD/linux, ref: master~1 }\n" >kit/kernels/s.yaml &&
+	mkseries --kit kit import --branch s --repo by-expr.git >out &&
+	cat out &&
+	test_grep "^s: imported master~1 of $PWD/linux as " out &&
+	test "$(git -C by-expr.git rev-parse refs/tags/mkseries/base/s^{commit})" = "$want" &&
+	rm kit/kernels/s.yaml
+'
+
+test_expect_success 'an unknown git ref is an error; nothing is tagged' '
+	printf "name: h\nsource:\n  git: { repo: $PWD/linux, ref: v9.9 }\n" >kit/kernels/h.yaml &&
+	test_expect_code 1 mkseries --kit kit import --branch h 2>err &&
+	cat err &&
+	test_grep "branch .h.: no commit .v9.9. in .$PWD/linux." err &&
+	! git -C linux rev-parse -q --verify refs/tags/mkseries/base/h &&
+	rm kit/kernels/h.yaml
+'
+
+test_expect_success '--all imports every default branch' '
+	mkseries --kit kit import --all >out &&
+	cat out &&
+	test_grep "^g: imported v1.0 of $PWD/linux as " out &&
+	test_grep "^t: up to date " out &&
+	mkseries --kit kit import --all >out &&
+	test_grep "^g: up to date " out &&
+	test_grep "^t: up to date " out
+'
+
+test_done

@@ -1,0 +1,330 @@
+#!/bin/sh
+# t0500-build.sh: mkseries build and test: a fake kernel tree, a fake QEMU, and (REAL_TREES) 6.12 for real.
+. "$(dirname "$0")/lib.sh"
+
+# A stand-in for a kernel tree: just the make targets mkseries runs. Its
+# olddefconfig drops what a real one would (an option whose dependency
+# is missing, an option its Kconfig does not know).
+make_fake_tree() {
+	mkdir -p "$1/scripts" &&
+	(
+		cd "$1" &&
+		git init -q &&
+		cat >Makefile <<-\EOF_MAKE &&
+		.RECIPEPREFIX := >
+		O ?= .
+		tinyconfig:
+		> printf 'CONFIG_64BIT=y\n# CONFIG_NEEDS_DEP is not set\n' >$(O)/.config
+		olddefconfig:
+		> sed -i -e '/^CONFIG_NEEDS_DEP=/d' -e '/^CONFIG_NOT_HERE=/d' $(O)/.config
+		bzImage:
+		> @echo "  CC      main.o"
+		> $(CC) -c -o $(O)/main.o $(CURDIR)/main.c
+		> mkdir -p $(O)/arch/x86/boot
+		> cp $(O)/main.o $(O)/arch/x86/boot/bzImage
+		.PHONY: tinyconfig olddefconfig bzImage
+		EOF_MAKE
+		printf 'config 64BIT\n\tbool\n\nconfig NEEDS_DEP\n\tbool "needs BROKEN"\n\tdepends on BROKEN\n' >Kconfig &&
+		printf 'int main(void)\n{\n\treturn 0;\n}\n' >main.c &&
+		printf 'int other(void)\n{\n\treturn 1;\n}\n' >other.c &&
+		printf 'int gone;\n' >gone.c &&
+		printf '#!/bin/sh\necho tool\n' >scripts/tool.sh &&
+		chmod +x scripts/tool.sh &&
+		ln -s main.c link.c &&
+		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0 &&
+		git checkout -q -b breaker &&
+		sed -i "s/return 0;/return undeclared_thing;/" main.c &&
+		printf 'int new;\n' >new.c &&
+		git rm -q gone.c &&
+		git add -A &&
+		git commit -q -m "mm: break the build" -m "Signed-off-by: Dev Eloper <dev@example.org>" &&
+		git checkout -q master
+	)
+}
+
+# A QEMU that prints what $FAKE_CONSOLE says: a file to print, or
+# "silent-kvm FILE" (nothing under -accel kvm), "hang" or "ktap-hang".
+write_fake_qemu() {
+	cat >"$1" <<-\EOF_QEMU &&
+	#!/bin/sh
+	echo "$*" >>"$FAKE_QEMU_LOG"
+	case " $* " in
+	*" -accel kvm "*)
+		case "$FAKE_CONSOLE" in silent-kvm*)
+			echo "${0##*/}: warning: host does not support a feature" >&2
+			sleep 60
+			exit 0 ;;
+		esac ;;
+	esac
+	case "$FAKE_CONSOLE" in
+	hang) sleep 60 ;;
+	ktap-hang) printf 'Linux version 6.12\nKTAP version 1\n1..3\nok 1 a\n'; sleep 60 ;;
+	silent-kvm*) cat "${FAKE_CONSOLE#silent-kvm }" ;;
+	*) cat "$FAKE_CONSOLE" ;;
+	esac
+	EOF_QEMU
+	chmod +x "$1"
+}
+
+CONSOLE_DATA="$TEST_DIRECTORY/data/console"
+
+test_expect_success 'setup: a fake kernel tree and a kit whose patch breaks it' '
+	make_fake_tree linux &&
+	mkdir -p kit/kernels kit/patches &&
+	git -C linux format-patch -q -o "$PWD/kit/patches" master..breaker &&
+	write_fake_qemu "$PWD/fake-qemu" &&
+	printf "CONFIG_64BIT=y\nCONFIG_NOT_HERE=y\n" >kit/kernels/t.config &&
+	cat >kit/kernels/t.yaml <<-EOF &&
+	name: t
+	source:
+	  git: { repo: $PWD/linux, ref: v1.0 }
+	config:
+	  base: tinyconfig
+	  fragments: [kernels/t.config]
+	boot:
+	  qemu: $PWD/fake-qemu
+	  accel: tcg
+	  boot-timeout: 3
+	  run-timeout: 3
+	EOF
+	cat >kit/series.yaml <<-EOF
+	series:
+	  - id: breaker
+	    title: "mm: break the build"
+	    patches:
+	      - file: patches/0001-mm-break-the-build.patch
+	        upstream: $(git -C linux rev-parse --short=12 breaker)
+	        subject: "mm: break the build"
+	EOF
+'
+
+WORK="$TRASH_DIRECTORY/.cache/mkseries/work/t"
+
+test_expect_success 'build base: built, with a note for the option the tree does not know' '
+	(cd kit && mkseries build --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: built in [0-9]*s ($WORK/out-base/arch/x86/boot/bzImage)" out &&
+	test_grep "note: not in this tree.s Kconfig, skipped: CONFIG_NOT_HERE (kernels/t.config:2)" out &&
+	test -f "$WORK/out-base/arch/x86/boot/bzImage" &&
+	test_grep "^status=ok" "$WORK/state/base.build" &&
+	test_grep "^config_hash=[0-9a-f]\{40\}" "$WORK/state/base.build" &&
+	test_grep "CC      main.o" "$WORK/logs/base-build.log" &&
+	test_grep "^CONFIG_64BIT=y" "$WORK/out-base/.config"
+'
+
+test_expect_success 'the source tree is the base tree: modes, symlinks, content' '
+	test -x "$WORK/src/scripts/tool.sh" &&
+	test "$(readlink "$WORK/src/link.c")" = main.c &&
+	test_cmp linux/other.c "$WORK/src/other.c" &&
+	test -f "$WORK/src/gone.c" &&
+	test -f "$WORK/src.manifest" &&
+	! test -e "$WORK/src.manifest.dirty"
+'
+
+test_expect_success 'before apply: the kit variant says so, the base is up to date, exit 1' '
+	(cd kit && test_expect_code 1 mkseries build --branch t >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: up to date" out &&
+	test_grep "^t kit: no applied branch refs/heads/mkseries/t: run mkseries apply --branch t$" out
+'
+
+test_expect_success 'a failed kit build reports the first compiler error and exits 1' '
+	stat -c %y "$WORK/src/other.c" >mtime.before &&
+	(cd kit && mkseries apply --branch t >/dev/null) &&
+	(cd kit && test_expect_code 1 mkseries build --branch t --variant kit >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t kit: FAILED main.c:3:[0-9]*: error: .undeclared_thing. undeclared" out &&
+	test_grep "^    log: $WORK/logs/kit-build.log" out &&
+	test_grep "error: .undeclared_thing. undeclared" "$WORK/logs/kit-build.log" &&
+	test_grep "^status=failed" "$WORK/state/kit.build" &&
+	test_grep "^failure=main.c:3" "$WORK/state/kit.build"
+'
+
+test_expect_success 'switching base -> kit touched only what the series changed' '
+	stat -c %y "$WORK/src/other.c" >mtime.after &&
+	test_cmp mtime.before mtime.after &&
+	test_grep undeclared_thing "$WORK/src/main.c" &&
+	test -f "$WORK/src/new.c" &&
+	! test -e "$WORK/src/gone.c" &&
+	test -x "$WORK/src/scripts/tool.sh"
+'
+
+test_expect_success 'a file changed by hand is put back on the next build' '
+	echo "int junk;" >>"$WORK/src/other.c" &&
+	(cd kit && mkseries build --branch t --variant base --force -v >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: built in" out &&
+	test_grep "changes only, 3 written, 1 removed, 1 repaired" out &&
+	test_cmp linux/other.c "$WORK/src/other.c" &&
+	test_cmp linux/main.c "$WORK/src/main.c" &&
+	! test -e "$WORK/src/new.c" &&
+	test -f "$WORK/src/gone.c"
+'
+
+test_expect_success 'an option that does not stick fails the build, naming it' '
+	printf "CONFIG_NEEDS_DEP=y\n" >kit/kernels/dep.config &&
+	sed -i "s|fragments: \[kernels/t.config\]|fragments: [kernels/t.config, kernels/dep.config]|" kit/kernels/t.yaml &&
+	(cd kit && test_expect_code 1 mkseries build --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED 1 config option did not stick: CONFIG_NEEDS_DEP=y (kernels/dep.config:1): is not set" out &&
+	test_grep "^status=failed" "$WORK/state/base.build"
+'
+
+test_expect_success 'a broken fragment is a configuration error (exit 2)' '
+	printf "CONFIG_64BIT=y\nCONFIG_X\n" >kit/kernels/dep.config &&
+	(cd kit && test_expect_code 2 mkseries build --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "kernels/dep.config:2: not a config line: .CONFIG_X." err &&
+	sed -i "s|, kernels/dep.config||" kit/kernels/t.yaml &&
+	rm kit/kernels/dep.config
+'
+
+test_expect_success 'usage errors exit 2' '
+	(cd kit && test_expect_code 2 mkseries build --branch t --variant foo 2>../err) &&
+	test_grep "unknown variant .foo." err &&
+	(cd kit && test_expect_code 2 mkseries build 2>../err) &&
+	test_grep "name a branch with --branch B, or use --all" err &&
+	(cd kit && test_expect_code 2 mkseries test --branch t --accel xen 2>../err) &&
+	test_grep "unknown accelerator .xen." err &&
+	(cd kit && test_expect_code 2 mkseries test --branch t --quick --full 2>../err) &&
+	test_grep "cannot be used together" err
+'
+
+test_expect_success 'a --workdir puts the branch under DIR/<branch>' '
+	(cd kit && mkseries build --branch t --variant base --workdir ../wd >../out 2>../err) &&
+	test_grep "^t base: built in .*($TRASH_DIRECTORY/wd/t/out-base/arch/x86/boot/bzImage)" out
+'
+
+export FAKE_QEMU_LOG="$TRASH_DIRECTORY/qemu.log"
+
+test_expect_success 'test: a clean console is a pass; the kit, whose build failed, is not tested' '
+	(cd kit && mkseries build --branch t --variant base >/dev/null) &&
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+		test_expect_code 1 mkseries test --branch t >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: booted (tcg) [0-9]* ok, [0-9]* skip, 0 fail in [0-9]*s$" out &&
+	test_grep "^t kit: not tested: its build failed (main.c:3" out &&
+	test_grep "^status=ok" "$WORK/state/base.test" &&
+	test_grep "^accel=tcg" "$WORK/state/base.test" &&
+	test_grep "mm-regress: done" "$WORK/logs/base-console.log" &&
+	test_grep "console=ttyS0 panic=-1 oops=panic mm_regress=--quick" qemu.log &&
+	test_grep -- "-initrd $WORK/initramfs.cpio" qemu.log &&
+	test_grep -- "-no-reboot" qemu.log
+'
+
+test_expect_success 'test --full leaves mm-regress its full run' '
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base --full >../out 2>../err) &&
+	test_grep ! "mm_regress=--quick" qemu.log
+'
+
+test_expect_success 'a kernel panic on the console fails the variant with its line' '
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/panic-no-init-6.12.log" \
+		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED (tcg) Kernel panic - not syncing: .* (console line [0-9]*)$" out &&
+	test_grep "^    console: $WORK/logs/base-console.log" out &&
+	test_grep "^status=failed" "$WORK/state/base.test"
+'
+
+test_expect_success 'a warning in the middle of a run fails it too' '
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/warning-6.12.log" \
+		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED (tcg) WARNING: CPU: [0-9]* PID: [0-9]* at mm/mremap.c:[0-9]* move_page_tables+0x[0-9a-f]*/0x[0-9a-f]* (console line [0-9]*)$" out
+'
+
+test_expect_success 'a hang before KTAP is a boot timeout' '
+	(cd kit && FAKE_CONSOLE=hang test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED (tcg) timeout (boot): no .KTAP version. in 3s" out
+'
+
+test_expect_success 'a hang during the run is a run timeout' '
+	(cd kit && FAKE_CONSOLE=ktap-hang test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED (tcg) timeout (run): mm-regress did not finish in 3s; plan says 3 results, got 1" out
+'
+
+test_expect_success 'a run that stops before the done marker fails' '
+	head -n 150 "$CONSOLE_DATA/clean-6.12.log" >cut.log &&
+	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/cut.log" \
+		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED (tcg) mm-regress did not finish: plan says" out
+'
+
+test_expect_success 'a QEMU that cannot start is reported' '
+	sed -i "s|qemu: .*|qemu: /nonexistent/qemu|" kit/kernels/t.yaml &&
+	(cd kit && test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED (tcg) mm-regress never started: QEMU exited with status 127 after .error: cannot run ./nonexistent/qemu." out &&
+	sed -i "s|qemu: .*|qemu: $TRASH_DIRECTORY/fake-qemu|" kit/kernels/t.yaml
+'
+
+test_expect_success 'test refuses a build older than the variant' '
+	git -C linux tag -f mkseries/base/t breaker >/dev/null &&
+	(cd kit && test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: the build is out of date (refs/tags/mkseries/base/t moved since): run mkseries build --branch t" out
+'
+
+if test -w /dev/kvm; then
+	test_expect_success 'auto: a KVM guest that prints nothing falls back to TCG, once' '
+		sed -i "s|accel: tcg|accel: auto|" kit/kernels/t.yaml &&
+		(cd kit && mkseries build --branch t --variant base >/dev/null) &&
+		: >qemu.log &&
+		(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" MKSERIES_KVM_PROBE_TIMEOUT=2 \
+			mkseries test --branch t --variant base >../out 2>../err) &&
+		cat out err &&
+		test_grep "^note: using tcg: a KVM guest printed nothing in 2s" err &&
+		test_grep "^t base: booted (tcg)" out &&
+		test_grep "^accel=tcg" .cache/mkseries/kvm-probe &&
+		test $(grep -c "accel kvm" qemu.log) = 1 &&
+		: >qemu.log &&
+		(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" \
+			mkseries test --branch t --variant base >../out 2>../err) &&
+		test_grep "^note: using tcg: a KVM guest printed nothing in 2s" err &&
+		test_grep ! "accel kvm" qemu.log &&
+		(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+			mkseries test --branch t --variant base --accel kvm >../out 2>../err) &&
+		test_grep "^t base: booted (kvm)" out
+	'
+else
+	test_skip 'auto: a KVM guest that prints nothing falls back to TCG, once' 'no writable /dev/kvm'
+fi
+
+# The real thing: 6.12 from Debian's tarball, tinyconfig + kernels/mm.config,
+# booted under TCG (minutes: a cold kernel build).
+TARBALL=/usr/src/linux-source-6.12.tar.xz
+if test -f "$TARBALL" && command -v qemu-system-x86_64 >/dev/null; then
+	test_expect_success REAL_TREES '6.12 base builds and boots under TCG: every case ok or SKIP, no splat' '
+		mkdir -p real/kernels &&
+		cp "$SRC_DIR/kernels/mm.config" real/kernels/ &&
+		printf "series: []\n" >real/series.yaml &&
+		cat >real/kernels/6.12.yaml <<-EOF &&
+		name: "6.12"
+		source:
+		  tarball: $TARBALL
+		config:
+		  base: tinyconfig
+		  fragments: [kernels/mm.config]
+		boot:
+		  accel: tcg
+		EOF
+		(cd real && mkseries build --branch 6.12 --variant base >../out 2>../err) &&
+		cat out err &&
+		test_grep "^6.12 base: built in" out &&
+		(cd real && mkseries test --branch 6.12 --variant base >../out 2>../err) &&
+		cat out err &&
+		test_grep "^6.12 base: booted (tcg) [0-9]* ok, [0-9]* skip, 0 fail" out &&
+		log=.cache/mkseries/work/6.12/logs/base-console.log &&
+		test_grep "^# mm-regress: done" $log &&
+		test_grep ! "^not ok" $log
+	'
+else
+	test_skip '6.12 base builds and boots under TCG' "no $TARBALL or no QEMU"
+fi
+
+test_done

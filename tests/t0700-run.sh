@@ -1,0 +1,293 @@
+#!/bin/sh
+# t0700-run.sh: mkseries run: every step, failures recorded and reported, resumable, up to date in seconds.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
+
+DATA="$TEST_DIRECTORY/data/results"
+
+# wait_for FILE PATTERN: until FILE holds PATTERN, at most 10 seconds.
+wait_for() {
+	n=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		n=$((n + 1))
+		test $n -lt 100 || { echo "wait_for: no '$2' in $1"; return 1; }
+		sleep 0.1
+	done
+}
+
+# child_of PID: the first child process of PID (from /proc: procps may be missing).
+child_of() {
+	_parent=$1
+	for _stat in /proc/[0-9]*/stat; do
+		_line=$(cat "$_stat" 2>/dev/null) || continue
+		# "pid (comm) state ppid ...": comm may hold spaces, so cut after ") ".
+		set -- ${_line##*) }
+		if [ "$2" = "$_parent" ]; then
+			_child=${_stat#/proc/}
+			echo "${_child%/stat}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# kernel_yaml NAME REF: a branch of the synthetic tree, booted by the fake QEMU.
+kernel_yaml() {
+	cat >"kit/kernels/$1.yaml" <<-EOF
+	name: $1
+	source:
+	  git: { repo: $TRASH_DIRECTORY/linux, ref: $2 }
+	config:
+	  base: tinyconfig
+	boot:
+	  qemu: $TRASH_DIRECTORY/fake-qemu
+	  accel: tcg
+	EOF
+}
+
+test_expect_success 'setup: a kit whose trees build with a fake kbuild and boot in a fake QEMU' '
+	make_upstream linux &&
+	make_kit kit linux &&
+	cp "$DATA/fake-qemu" fake-qemu &&
+	git -C linux checkout -q -b stable v1.0 &&
+	cp "$DATA/fake-kbuild.mk" linux/Makefile &&
+	git -C linux add Makefile &&
+	git -C linux commit -q -m "fake kbuild" &&
+	git -C linux tag v1.0-mk &&
+	sed -i "s/move_ptes/move_the_ptes/" linux/mm/mremap.c &&
+	git -C linux commit -q -a -m "diverge" &&
+	git -C linux tag v1.0-conflict &&
+	git -C linux checkout -q master &&
+	kernel_yaml t v1.0-mk &&
+	kernel_yaml c v1.0-conflict &&
+	echo "default: false" >>kit/kernels/c.yaml &&
+	kernel_yaml plain v1.0
+'
+
+test_expect_success 'run imports, applies, builds and tests base and kit, then reports' '
+	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
+	cat out &&
+	test_grep "^t: import: v1.0-mk of .* as " out &&
+	test_grep "^t: apply: refs/heads/mkseries/t -> .* (5 commits" out &&
+	test_grep "^t base: build: built in" out &&
+	test_grep "^t base: test: booted (tcg) 3 ok, 0 skip, 0 fail" out &&
+	test_grep "^t kit: test: booted (tcg) 3 ok" out &&
+	test_grep "^alpha  *applied" out &&
+	test_grep "^t kit   ok     ok     ok tcg  3 ok   none    no change" out &&
+	test_grep "tcg (emulated: timings are not the hardware" out &&
+	test_grep "^2 cells: 2 ok; 0 regressions, 0 improvements" out
+'
+
+test_expect_success 'mm-regress is asked for 5 samples a metric by default' '
+	test_grep "mm_regress=--repeat,5" work/t/logs/kit-console.log &&
+	test_grep "^# sample: perf_loop us_per_iteration 5/5 " work/t/logs/kit-console.log &&
+	test_grep "realloc.calls_per_sec" out
+'
+
+test_expect_success 'a rerun with nothing changed is up to date at every step, in seconds' '
+	start=$(date +%s) &&
+	(cd kit && mkseries run --branch t --workdir ../work >../out) &&
+	end=$(date +%s) &&
+	test $((end - start)) -le 3 &&
+	test_grep "^t: import: up to date" out &&
+	test_grep "^t: apply: up to date" out &&
+	test_grep "^t base: build: up to date" out &&
+	test_grep "^t base: test: up to date (3 passed)" out &&
+	test_grep "^t kit: build: up to date" out &&
+	test_grep "^t kit: test: up to date (3 passed)" out &&
+	test $(grep -c ": up to date" out) = 6 &&
+	test_grep "^2 cells: 2 ok" out
+'
+
+test_expect_success 'another --repeat redoes the tests only' '
+	(cd kit && mkseries run --branch t --workdir ../work --repeat 3 >../out) &&
+	test_grep "^t kit: build: up to date" out &&
+	test_grep "^t kit: test: booted" out &&
+	test_grep "^# sample: perf_loop us_per_iteration 3/3 " work/t/logs/kit-console.log &&
+	(cd kit && mkseries run --branch t --workdir ../work --repeat 3 >../out) &&
+	test $(grep -c ": up to date" out) = 6
+'
+
+test_expect_success '--force=build redoes the builds and the tests, not import and apply' '
+	(cd kit && mkseries run --branch t --workdir ../work --force=build >../out) &&
+	test_grep "^t: import: up to date" out &&
+	test_grep "^t: apply: up to date" out &&
+	test_grep "^t base: build: built" out &&
+	test_grep "^t kit: build: built" out &&
+	test_grep "^t kit: test: booted" out
+'
+
+test_expect_success '--force redoes every step' '
+	(cd kit && mkseries run --branch t --workdir ../work --force >../out) &&
+	test_grep "^t: import: v1.0-mk of" out &&
+	test_grep "^t: apply: refs/heads/mkseries/t" out &&
+	test_grep ! "up to date" out
+'
+
+test_expect_success 'a rebuild that makes the same image keeps its test' '
+	rm work/t/out-base/arch/x86/boot/bzImage &&
+	sleep 1 &&
+	(cd kit && mkseries run --branch t --workdir ../work >../out) &&
+	test_grep "^t base: build: built" out &&
+	test_grep "^t base: test: up to date" out &&
+	test_grep "^t base  -      ok     ok tcg  3 ok" out
+'
+
+test_expect_success 'a regression beyond the noise is called and fails the run' '
+	(cd kit && FAKE_QEMU_SLOWER=1 test_must_fail mkseries run --branch t --workdir ../work \
+		--force=test >../out) &&
+	test_grep "^t kit .*+29.8% perf_loop.us_per_iteration (worse)" out &&
+	test_grep "+29.8% .*perf_loop.us_per_iteration (us)  (worse)$" out &&
+	test_grep "steady.ns_per_op (ns)$" out &&
+	test_grep "^2 cells: 2 ok; 1 regression, 0 improvements" out
+'
+
+test_expect_success 'a failing case is recorded with its evidence' '
+	(cd kit && FAKE_QEMU_FAIL=1 test_must_fail mkseries run --branch t --workdir ../work \
+		--force=test >../out) &&
+	test_grep "^t kit: test: FAILED (tcg) 1 case failed: steady" out &&
+	test_grep "^  t kit: tests: not ok 3 steady: steady: pattern mismatch at offset 4096" out &&
+	test_grep "^t base: test: booted" out &&
+	(cd kit && test_must_fail mkseries run --branch t --workdir ../work >../out) &&
+	test_grep "^t kit: test: up to date (FAILED 1 case failed: steady)" out
+'
+
+test_expect_success 'a compiler error is recorded with its line, and stays until forced' '
+	(cd kit && FAKE_BREAK_KIT=1 test_must_fail mkseries run --branch t --workdir ../work \
+		--force=build >../out) &&
+	test_grep "^t kit: build: FAILED mm/mremap.c:5:9: error: .batch. redeclared" out &&
+	test_grep "^t base: test: booted" out &&
+	test_grep "^  t kit: build: mm/mremap.c:5:9: error:" out &&
+	(cd kit && test_must_fail mkseries run --branch t --workdir ../work >../out) &&
+	test_grep "^t kit: build: up to date (FAILED mm/mremap.c:5:9: error:" out &&
+	(cd kit && mkseries run --branch t --workdir ../work --force=build >../out) &&
+	test_grep "^t kit: test: booted" out
+'
+
+test_expect_success 'a tree that does not build fails its cells; the run goes on with the next branch' '
+	(cd kit && test_must_fail mkseries run --all --workdir ../work >../out) &&
+	test_grep "^plain base: build: FAILED make tinyconfig failed" out &&
+	test_grep "^plain kit: build: FAILED make tinyconfig failed" out &&
+	test_grep "^t kit: test: up to date" out &&
+	test_grep "^plain base .* FAILED" out &&
+	test_grep "^4 cells: 2 ok, 2 failed" out
+'
+
+test_expect_success 'an import that fails is recorded; the other branches go on' '
+	kernel_yaml gone v9.9 &&
+	echo "default: false" >>kit/kernels/gone.yaml &&
+	(cd kit && test_must_fail mkseries run --branch gone --workdir ../work >../out 2>../err) &&
+	test_grep "^gone: import: FAILED (see the error above)" out &&
+	test_grep "no commit .v9.9." err &&
+	test_grep "^  gone: import: cannot import git v9.9 of .*/linux: see the error output" out &&
+	test_grep "^gone kit   -      -" out &&
+	test_grep "1 branch failed to import or apply" out &&
+	rm kit/kernels/gone.yaml
+'
+
+test_expect_success 'a conflict makes the kit cells conflict; base still runs' '
+	(cd kit && test_must_fail mkseries run --branch c --workdir ../work >../out) &&
+	test_grep "^c: apply: CONFLICT; .refs/heads/mkseries/c. not created" out &&
+	test_grep "^cannot apply .alpha 1/2." out &&
+	test_grep "^c base: test: booted" out &&
+	test_grep "^c kit: skipped: the kit did not apply" out &&
+	test_grep "^alpha  *conflict" out &&
+	test_grep "^beta  *blocked" out &&
+	test_grep "^c kit   conflict" out &&
+	test_grep "^2 cells: 1 ok, 1 conflict" out &&
+	(cd kit && test_must_fail mkseries run --branch c --workdir ../work >../out) &&
+	test_grep "^c: apply: up to date (conflict: cannot apply .alpha 1/2." out
+'
+
+test_expect_success 'SIGINT during a build: the rerun resumes, nothing half-done counts' '
+	# A background job ignores SIGINT unless told otherwise; a terminal would not.
+	FAKE_MAKE_SLEEP=10 env --default-signal=INT mkseries --kit kit run --branch t --workdir w2 \
+		>int.out 2>&1 &
+	pid=$! &&
+	wait_for w2/t/state/base.build status=running &&
+	kill -INT $pid &&
+	{ wait $pid; code=$?; } &&
+	test $code = 130 &&
+	test ! -e w2/t/state/run.base.build &&
+	(cd kit && test_must_fail mkseries report --branch t --workdir ../w2 >../rep) &&
+	test_grep "^  t base: build: interrupted" rep &&
+	(cd kit && mkseries run --branch t --workdir ../w2 >../out) &&
+	test_grep "^t: import: up to date" out &&
+	test_grep "^t: apply: up to date" out &&
+	test_grep "^t base: build: built" out &&
+	test_grep "^2 cells: 2 ok" out &&
+	(cd kit && mkseries run --branch t --workdir ../w2 >../out) &&
+	test $(grep -c ": up to date" out) = 6
+'
+
+test_expect_success 'SIGKILL during a build: the rerun builds again' '
+	FAKE_MAKE_SLEEP=10 mkseries --kit kit run --branch t --workdir w3 >kill.out 2>&1 &
+	pid=$! &&
+	wait_for w3/t/state/base.build status=running &&
+	child=$(child_of $pid) &&
+	kill -KILL $pid &&
+	kill -KILL -$child &&
+	{ wait $pid; code=$?; } &&
+	test $code = 137 &&
+	test ! -e w3/t/state/run.base.build &&
+	(cd kit && mkseries run --branch t --workdir ../w3 >../out) &&
+	test_grep "^t base: build: built" out &&
+	test_grep "^t base: test: booted" out &&
+	test_grep "^2 cells: 2 ok" out
+'
+
+test_expect_success 'SIGKILL during a boot: the rerun boots again, the build stays' '
+	FAKE_QEMU_SLEEP=10 mkseries --kit kit run --branch t --workdir w4 >kill.out 2>&1 &
+	pid=$! &&
+	wait_for w4/t/logs/base-console.log "Linux version" &&
+	child=$(child_of $pid) &&
+	kill -KILL $pid &&
+	kill -KILL -$child &&
+	{ wait $pid; code=$?; } &&
+	test $code = 137 &&
+	test -e w4/t/state/run.base.build &&
+	test ! -e w4/t/state/run.base.test &&
+	(cd kit && mkseries run --branch t --workdir ../w4 >../out) &&
+	test_grep "^t base: build: up to date" out &&
+	test_grep "^t base: test: booted" out
+'
+
+test_expect_success 'one cell of a fanned-out run: --variant, a JSON report to a file' '
+	(cd kit && mkseries run --branch t --variant kit --workdir ../work --format json \
+		--output ../kit.json >../out) &&
+	test_grep "^report: ../kit.json" out &&
+	test_grep ! "^t base:" out &&
+	if command -v python3 >/dev/null; then python3 -m json.tool kit.json >/dev/null; fi &&
+	test_grep "\"variant\": \"kit\"" kit.json &&
+	test_grep ! "\"variant\": \"base\"" kit.json
+'
+
+test_expect_success 'a JSON report on stdout keeps the step lines on stderr' '
+	(cd kit && mkseries run --branch t --workdir ../work --format json >../out.json 2>../err) &&
+	test_grep "^t kit: test: up to date" err &&
+	head -1 out.json >first &&
+	echo "{" >first.expect &&
+	test_cmp first.expect first
+'
+
+test_expect_success 'usage and configuration errors exit 2' '
+	(cd kit &&
+	 test_expect_code 2 mkseries run --branch t --force=boot 2>../err &&
+	 test_grep "unknown step .boot. for --force" ../err &&
+	 test_expect_code 2 mkseries run --branch t --force build 2>../err &&
+	 test_grep "unexpected argument .build. (a step to force is given as --force=STEP)" ../err &&
+	 test_expect_code 2 mkseries run --branch t --format xml 2>../err &&
+	 test_grep "unknown report format .xml." ../err &&
+	 test_expect_code 2 mkseries run --branch t --quick --full 2>../err &&
+	 test_grep "cannot be used together" ../err &&
+	 test_expect_code 2 mkseries run --branch t --repeat 0 2>../err &&
+	 test_grep "repeat must be between 1 and 1000" ../err &&
+	 test_expect_code 2 mkseries run --branch t --variant tip 2>../err &&
+	 test_grep "unknown variant .tip." ../err &&
+	 test_expect_code 2 mkseries run --branch t --accel hvf 2>../err &&
+	 test_grep "unknown accelerator .hvf." ../err &&
+	 test_expect_code 2 mkseries run --branch nope 2>../err &&
+	 test_expect_code 2 mkseries run 2>../err)
+'
+
+test_done

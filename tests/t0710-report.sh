@@ -1,0 +1,191 @@
+#!/bin/sh
+# t0710-report.sh: mkseries report: the recorded results in every format, and JSON reports merged.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
+
+DATA="$TEST_DIRECTORY/data/results"
+
+# json_ok FILE: FILE is JSON, by python3 or jq, whichever is here.
+json_ok() {
+	if command -v python3 >/dev/null; then
+		python3 -m json.tool "$1" >/dev/null
+	elif command -v jq >/dev/null; then
+		jq . "$1" >/dev/null
+	else
+		say "neither python3 nor jq: $1 not checked"
+	fi
+}
+
+# xml_ok FILE: FILE is well-formed XML (xmllint), else has the JUnit skeleton.
+xml_ok() {
+	if command -v xmllint >/dev/null; then
+		xmllint --noout "$1"
+	else
+		head -1 "$1" | grep -q "^<?xml version=\"1.0\" encoding=\"UTF-8\"?>$" &&
+		test "$(grep -c "<testsuite " "$1")" = "$(grep -c "</testsuite>" "$1")" &&
+		tail -1 "$1" | grep -q "^</testsuites>$"
+	fi
+}
+
+# widest FILE: the widest line in characters (not bytes: "±" is one).
+widest() {
+	if command -v python3 >/dev/null; then
+		python3 -c "import sys; print(max(len(l.rstrip(\"\\n\")) for l in open(sys.argv[1], encoding=\"utf-8\")))" "$1"
+	else
+		LC_ALL=C.UTF-8 wc -L <"$1"
+	fi
+}
+
+test_expect_success 'setup: a kit run once, with the fake kbuild and QEMU' '
+	make_upstream linux &&
+	make_kit kit linux &&
+	cp "$DATA/fake-qemu" fake-qemu &&
+	git -C linux checkout -q -b stable v1.0 &&
+	cp "$DATA/fake-kbuild.mk" linux/Makefile &&
+	git -C linux add Makefile &&
+	git -C linux commit -q -m "fake kbuild" &&
+	git -C linux tag v1.0-mk &&
+	git -C linux checkout -q master &&
+	cat >kit/kernels/t.yaml <<-EOF &&
+	name: t
+	source:
+	  git: { repo: $TRASH_DIRECTORY/linux, ref: v1.0-mk }
+	config:
+	  base: tinyconfig
+	boot:
+	  qemu: $TRASH_DIRECTORY/fake-qemu
+	  accel: tcg
+	EOF
+	(cd kit && mkseries run --branch t --workdir ../work >../run.out)
+'
+
+test_expect_success 'report shows the recorded results without running anything' '
+	(cd kit && mkseries report --workdir ../work >../out) &&
+	test_grep "^alpha  *applied" out &&
+	test_grep "^t kit   ok     ok     ok tcg  3 ok   none    no change" out &&
+	test_grep "^2 cells: 2 ok; 0 regressions" out &&
+	test_grep ! "up to date" out &&
+	test_grep ! "built" out
+'
+
+test_expect_success 'report --format json: the documented schema, valid JSON' '
+	(cd kit && mkseries report --workdir ../work --format json >../r.json) &&
+	json_ok r.json &&
+	test_grep "^  \"schema\": 1,$" r.json &&
+	test_grep "\"status\": \"ok\"" r.json &&
+	test_grep "\"emulated\": true" r.json &&
+	test_grep "\"samples\": \[" r.json &&
+	test_grep "\"tester\": \"Back Porter <backporter@example.com>\"" r.json
+'
+
+test_expect_success 'report --format junit: a testsuite per cell, well-formed' '
+	(cd kit && mkseries report --workdir ../work --format junit >../r.xml) &&
+	xml_ok r.xml &&
+	test $(grep -c "<testsuite " r.xml) = 2 &&
+	test_grep "<testsuite name=\"t/kit\" tests=\"10\" failures=\"0\"" r.xml &&
+	test_grep "<testcase classname=\"t/kit/mm-regress\" name=\"steady\"" r.xml &&
+	test_grep "<testcase classname=\"t/kit/perf\" name=\"perf_loop.us_per_iteration\"" r.xml
+'
+
+test_expect_success 'report --format markdown: 72 columns, a Tested-by line' '
+	(cd kit && mkseries report --workdir ../work --format markdown >../r.md) &&
+	test $(widest r.md) -le 72 &&
+	test_grep "^| series | t       |$" r.md &&
+	test_grep "^Tested-by: Back Porter <backporter@example.com> # t$" r.md
+'
+
+test_expect_success 'report --output writes the file' '
+	(cd kit && mkseries report --workdir ../work --format json --output ../o.json >../out) &&
+	test ! -s out &&
+	test_cmp_json=$(sed "/\"generated\"/d" o.json | md5sum) &&
+	test "$test_cmp_json" = "$(sed "/\"generated\"/d" r.json | md5sum)"
+'
+
+test_expect_success 'report --variant kit shows that cell only' '
+	(cd kit && mkseries report --workdir ../work --variant kit >../out) &&
+	test_grep "^t kit " out &&
+	test_grep ! "^t base " out
+'
+
+test_expect_success 'a failure recorded makes report exit 1' '
+	(cd kit && FAKE_QEMU_FAIL=1 test_must_fail mkseries run --branch t --workdir ../work \
+		--force=test >/dev/null) &&
+	(cd kit && test_must_fail mkseries report --workdir ../work >../out) &&
+	test_grep "^  t kit: tests: not ok 3 steady" out &&
+	(cd kit && mkseries run --branch t --workdir ../work --force=test >/dev/null) &&
+	(cd kit && mkseries report --workdir ../work >/dev/null)
+'
+
+test_expect_success 'cells run by separate jobs merge into the same report' '
+	(cd kit && mkseries run --branch t --variant base --workdir ../j1 --format json \
+		--output ../base.json >/dev/null) &&
+	(cd kit && mkseries run --branch t --variant kit --workdir ../j2 --format json \
+		--output ../kit.json >/dev/null) &&
+	mkseries report --merge base.json kit.json >merged &&
+	(cd kit && mkseries report --workdir ../work >../whole) &&
+	grep "^t " merged >m.cells &&
+	grep "^t " whole >w.cells &&
+	test_cmp w.cells m.cells &&
+	test_grep "^alpha  *applied" merged &&
+	mkseries report --merge base.json kit.json --format junit >merged.xml &&
+	xml_ok merged.xml
+'
+
+test_expect_success 'merge fixture reports: verdicts recomputed, exit 1 on failures' '
+	test_must_fail mkseries report --merge "$DATA/three-branches.json" >out &&
+	test_grep "^mremap-pte-batch  skipped  conflict  applied" out &&
+	test_grep "^  6.1 kit: apply: cannot apply .mremap-pte-batch 2/2." out &&
+	test_grep "^  5.10 base: splats: console line 312: " out &&
+	test_grep "+23.8% .*perf_loop.us_per_iteration (us)  (worse)" out &&
+	test_grep "^6 cells: 3 ok, 2 failed, 1 conflict; 1 regression, 1 improvement" out &&
+	mkseries report --merge "$DATA/all-good.json" --format markdown >md &&
+	test_grep "^Tested-by: Back Porter <backporter@example.com> # 6.17$" md &&
+	test $(widest md) -le 72
+'
+
+test_expect_success 'the fan-out pieces of a fixture merge; the same cell twice warns' '
+	test_must_fail mkseries report --merge "$DATA/cell-6.12-base.json" \
+		"$DATA/cell-6.12-kit.json" "$DATA/cell-6.12-kit.json" >out 2>err &&
+	test_grep "^6.12 base " out &&
+	test_grep "^6.12 kit " out &&
+	test_grep "warning: cell .6.12 kit. is in more than one report: the later one is kept" err
+'
+
+test_expect_success 'console text cannot reach the terminal' '
+	test_must_fail mkseries report --merge "$DATA/hostile.json" >out &&
+	test_grep "?\[2J?\[31mred" out &&
+	! grep -q "$(printf "\033")" out
+'
+
+test_expect_success 'bad reports are refused with FILE:LINE, exit 2' '
+	printf "{\n  \"schema\": 1,\n  \"branches\": [\n    {\"name\": 3}\n  ]\n}\n" >bad.json &&
+	test_expect_code 2 mkseries report --merge bad.json 2>err &&
+	test_grep "^error: bad.json:4: .name. must be a string, not a number$" err &&
+	printf "{\"schema\": 1, \"branches\": [" >trunc.json &&
+	test_expect_code 2 mkseries report --merge trunc.json 2>err &&
+	test_grep "^error: trunc.json:1: expected a value, found the end of the file$" err &&
+	printf "{\"schema\": 7, \"branches\": []}" >new.json &&
+	test_expect_code 2 mkseries report --merge new.json 2>err &&
+	test_grep "report schema 7 is not one this mkseries reads (1)" err &&
+	test_expect_code 2 mkseries report --merge missing.json 2>err &&
+	test_grep "cannot read report .missing.json." err &&
+	printf "{\"schema\": 1, \"branches\": []}" >empty.json &&
+	printf "\000" >>empty.json &&
+	test_expect_code 2 mkseries report --merge empty.json 2>err &&
+	test_grep "not a JSON report (it holds NUL bytes)" err
+'
+
+test_expect_success 'usage errors exit 2; a branch never run exits 1' '
+	test_expect_code 2 mkseries report --merge 2>err &&
+	test_grep "merge needs the JSON reports" err &&
+	(cd kit && test_expect_code 2 mkseries report base.json 2>../err) &&
+	test_grep "unexpected argument .base.json." err &&
+	(cd kit && test_expect_code 2 mkseries report --format yaml 2>../err) &&
+	test_grep "unknown report format .yaml." err &&
+	test_expect_code 2 mkseries report --merge --branch t base.json 2>err &&
+	(cd kit && test_expect_code 1 mkseries report --workdir ../nowhere 2>../err) &&
+	test_grep "t: no results recorded (run: mkseries run --branch t)" err &&
+	test_grep "error: no results recorded" err
+'
+
+test_done

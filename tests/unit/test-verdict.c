@@ -1,0 +1,361 @@
+/* test-verdict.c: unit tests for the statistics and verdicts, and for the keys that decide "up to date". */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gitutil.h"
+#include "results.h"
+#include "runstate.h"
+#include "tap.h"
+#include "util.h"
+#include "verdict.h"
+
+static void stats(struct sample_stats *s, const double *v, size_t n)
+{
+	sample_stats(s, v, n);
+}
+
+static enum perf_call judge(const double *b, size_t nb, const double *k, size_t nk,
+			    enum ktap_direction dir, struct perf_verdict *out)
+{
+	struct sample_stats sb, sk;
+	struct perf_verdict v;
+
+	stats(&sb, b, nb);
+	stats(&sk, k, nk);
+	perf_judge(out ? out : &v, &sb, &sk, dir);
+	return (out ? out : &v)->call;
+}
+
+static void test_sample_stats(void)
+{
+	const double v[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	struct sample_stats s;
+
+	stats(&s, v, ARRAY_SIZE(v));
+	is_int(s.n, 8, "stats: n");
+	ok(fabs(s.mean - 5) < 1e-12, "stats: mean 5 (got %g)", s.mean);
+	/* The sample standard deviation (n - 1), as mm-regress prints it. */
+	ok(fabs(s.stddev - sqrt(32.0 / 7)) < 1e-12, "stats: sample stddev (got %g)", s.stddev);
+	stats(&s, v, 1);
+	ok(s.n == 1 && s.mean == 2 && s.stddev == 0, "stats: one sample has no stddev");
+}
+
+static void test_t_distribution(void)
+{
+	double p;
+
+	/* Critical values of Student's t, two-sided. */
+	p = t_two_sided_p(2.776445, 4);
+	ok(fabs(p - 0.05) < 1e-4, "t: df=4, t=2.776 gives p=0.05 (got %.6f)", p);
+	p = t_two_sided_p(4.604095, 4);
+	ok(fabs(p - 0.01) < 1e-4, "t: df=4, t=4.604 gives p=0.01 (got %.6f)", p);
+	p = t_two_sided_p(63.65674, 1);
+	ok(fabs(p - 0.01) < 1e-4, "t: df=1, t=63.657 gives p=0.01 (got %.6f)", p);
+	p = t_two_sided_p(1.959964, 1e6);
+	ok(fabs(p - 0.05) < 1e-4, "t: large df tends to the normal, p=0.05 (got %.6f)", p);
+	p = t_two_sided_p(-2.776445, 4);
+	ok(fabs(p - 0.05) < 1e-4, "t: symmetric in the sign of t (got %.6f)", p);
+	ok(t_two_sided_p(0, 7) == 1, "t: t=0 gives p=1");
+	ok(t_two_sided_p(INFINITY, 7) == 0, "t: infinite t gives p=0");
+	ok(isnan(t_two_sided_p(1, 0)), "t: no degrees of freedom gives NAN");
+}
+
+static void test_calls(void)
+{
+	const double noise_b[] = { 100, 102, 98, 101, 99 }, noise_k[] = { 101, 99, 100, 102, 98 };
+	const double slow_b[] = { 100, 101, 99, 100, 100 }, slow_k[] = { 120, 121, 119, 120, 120 };
+	const double tput_b[] = { 1000, 1010, 990, 1005, 995 };
+	const double tput_k[] = { 1500, 1490, 1510, 1505, 1495 };
+	const double wide_b[] = { 100, 150, 60, 130, 70 }, wide_k[] = { 120, 170, 80, 150, 90 };
+	const double one_b[] = { 100 }, one_k[] = { 200 };
+	const double flat_b[] = { 50, 50, 50, 50 }, flat_k[] = { 55, 55, 55, 55 };
+	const double flat_s[] = { 51, 51, 51, 51 };
+	struct perf_verdict v;
+
+	is_int(judge(noise_b, 5, noise_k, 5, KTAP_LOWER_IS_BETTER, &v), PERF_SAME,
+	       "pure noise: no call");
+	ok(v.p > 0.5, "pure noise: p is large (%g)", v.p);
+
+	is_int(judge(slow_b, 5, slow_k, 5, KTAP_LOWER_IS_BETTER, &v), PERF_REGRESSION,
+	       "a clear slowdown of a lower_is_better metric is a regression");
+	ok(fabs(v.change_pct - 20) < 1e-9, "regression: +20%% (got %g)", v.change_pct);
+	ok(v.p < 1e-6, "regression: p is tiny (%g)", v.p);
+	ok(v.threshold_pct == VERDICT_MIN_CHANGE_PCT, "regression: the 5%% floor applies (%g)",
+	   v.threshold_pct);
+
+	is_int(judge(tput_b, 5, tput_k, 5, KTAP_HIGHER_IS_BETTER, &v), PERF_IMPROVEMENT,
+	       "a clear gain of a higher_is_better metric is an improvement");
+	ok(fabs(v.change_pct - 50) < 1e-9, "improvement: +50%% (got %g)", v.change_pct);
+
+	is_int(judge(slow_k, 5, slow_b, 5, KTAP_LOWER_IS_BETTER, NULL), PERF_IMPROVEMENT,
+	       "lower_is_better: going down is an improvement");
+	is_int(judge(tput_k, 5, tput_b, 5, KTAP_HIGHER_IS_BETTER, NULL), PERF_REGRESSION,
+	       "higher_is_better: going down is a regression");
+	is_int(judge(slow_b, 5, slow_k, 5, KTAP_HIGHER_IS_BETTER, NULL), PERF_IMPROVEMENT,
+	       "higher_is_better: going up is an improvement");
+
+	is_int(judge(wide_b, 5, wide_k, 5, KTAP_LOWER_IS_BETTER, &v), PERF_SAME,
+	       "+18%% inside a 35%% noise: no call");
+
+	is_int(judge(one_b, 1, one_k, 1, KTAP_LOWER_IS_BETTER, &v), PERF_NO_CALL,
+	       "n=1: no call, even for a doubling");
+	ok(fabs(v.change_pct - 100) < 1e-9 && isnan(v.p), "n=1: %%change shown, no p-value");
+	is_int(judge(slow_b, 5, slow_k, 2, KTAP_LOWER_IS_BETTER, NULL), PERF_NO_CALL,
+	       "2 samples on a side: no call");
+
+	is_int(judge(flat_b, 4, flat_k, 4, KTAP_LOWER_IS_BETTER, &v), PERF_REGRESSION,
+	       "zero stddev on both sides: +10%% is a regression");
+	ok(v.p == 0, "zero stddev: p is 0 when the means differ");
+	is_int(judge(flat_b, 4, flat_b, 4, KTAP_LOWER_IS_BETTER, &v), PERF_SAME,
+	       "zero stddev, equal means: no change");
+	ok(v.p == 1, "zero stddev: p is 1 when the means are equal");
+	is_int(judge(flat_b, 4, flat_s, 4, KTAP_LOWER_IS_BETTER, &v), PERF_SAME,
+	       "zero stddev: +2%% is below the 5%% floor");
+}
+
+/* Significant by the t-test, yet within twice the noise: not called. */
+static void test_noise_floor(void)
+{
+	double b[30], k[30];
+	struct perf_verdict v;
+	size_t i;
+
+	for (i = 0; i < 30; i++) {
+		b[i] = i % 2 ? 97 : 103;
+		k[i] = i % 2 ? 102.5 : 108.5;
+	}
+	is_int(judge(b, 30, k, 30, KTAP_LOWER_IS_BETTER, &v), PERF_SAME,
+	       "noise floor: +5.5%% with a 3%% stddev is not called");
+	ok(v.p < 1e-6, "noise floor: although p is tiny (%g)", v.p);
+	ok(v.threshold_pct > 6 && v.threshold_pct < 6.2,
+	   "noise floor: the threshold is 2 x the pooled stddev%% (%g)", v.threshold_pct);
+	for (i = 0; i < 30; i++)
+		k[i] += 2;
+	is_int(judge(b, 30, k, 30, KTAP_LOWER_IS_BETTER, &v), PERF_REGRESSION,
+	       "noise floor: +7.5%% is past it");
+}
+
+static void test_base_zero(void)
+{
+	const double z[] = { 0, 0, 0 }, k[] = { 1, 1, 1 };
+	struct perf_verdict v;
+
+	is_int(judge(z, 3, k, 3, KTAP_LOWER_IS_BETTER, &v), PERF_NO_CALL,
+	       "a base mean of 0 gives no relative change: no call");
+	ok(isnan(v.change_pct), "base mean 0: %%change is NAN");
+}
+
+/* c must be zeroed or hold a cell: it is released first. */
+static void fill_ok(struct cell_result *c, const char *variant, const char *accel)
+{
+	char *v = xstrdup(variant);
+
+	cell_result_release(c);
+	c->variant = v;
+	check_set(&c->apply, strcmp(variant, "base") ? CHECK_OK : CHECK_NA, NULL);
+	check_set(&c->build, CHECK_OK, NULL);
+	check_set(&c->boot, CHECK_OK, NULL);
+	check_set(&c->tests, CHECK_OK, NULL);
+	check_set(&c->splats, CHECK_OK, NULL);
+	c->accel = xstrdup(accel);
+	c->mode = xstrdup("quick");
+}
+
+static void test_health(void)
+{
+	struct cell_result c = { 0 };
+	const struct check *p;
+	const char *what;
+
+	fill_ok(&c, "kit", "kvm");
+	is_int(cell_health(&c), CELL_OK, "health: every check ok");
+	ok(!cell_first_problem(&c, &what), "health: no problem to show");
+	check_set(&c.tests, CHECK_FAILED, "not ok 3 x");
+	check_set(&c.splats, CHECK_FAILED, "console line 9: BUG: x");
+	is_int(cell_health(&c), CELL_FAILED, "health: a failed case fails the cell");
+	p = cell_first_problem(&c, &what);
+	is_str(what, "splats", "health: a splat explains more than the case it broke");
+	is_str(p ? p->evidence : NULL, "console line 9: BUG: x", "health: with its console line");
+	cell_result_release(&c);
+
+	fill_ok(&c, "kit", "kvm");
+	check_set(&c.apply, CHECK_CONFLICT, "cannot apply 'a 1/2'");
+	check_set(&c.build, CHECK_SKIPPED, "apply conflict");
+	is_int(cell_health(&c), CELL_CONFLICT, "health: a conflict is its own verdict");
+	cell_result_release(&c);
+
+	fill_ok(&c, "base", "kvm");
+	check_set(&c.boot, CHECK_NOT_RUN, NULL);
+	is_int(cell_health(&c), CELL_INCOMPLETE, "health: a check not run leaves the cell incomplete");
+	cell_result_release(&c);
+
+	fill_ok(&c, "base", "kvm");
+	check_set(&c.build, CHECK_SKIPPED, "not imported");
+	check_set(&c.boot, CHECK_SKIPPED, "not imported");
+	check_set(&c.tests, CHECK_SKIPPED, "not imported");
+	check_set(&c.splats, CHECK_SKIPPED, "not imported");
+	is_int(cell_health(&c), CELL_INCOMPLETE, "health: all skipped is not a pass");
+	cell_result_release(&c);
+}
+
+static void test_compare(void)
+{
+	const double b[] = { 10, 10.2, 9.8, 10.1, 9.9 }, k[] = { 13, 13.1, 12.9, 13.2, 12.8 };
+	struct run_results r;
+	struct branch_result *br;
+	struct branch_comparison bc;
+	struct run_summary s;
+
+	results_init(&r);
+	br = results_branch(&r, "6.12");
+	fill_ok(branch_cell(br, "kit"), "kit", "tcg");
+	fill_ok(branch_cell(br, "base"), "base", "tcg");
+	ok(!strcmp(br->cells[0].variant, "base"), "cells: base is kept before kit");
+	cell_add_metric(&br->cells[0], "perf", "us", "us", KTAP_LOWER_IS_BETTER, 5, 10, 0.16, b, 5);
+	cell_add_metric(&br->cells[1], "perf", "us", "us", KTAP_LOWER_IS_BETTER, 5, 13, 0.16, k, 5);
+	cell_add_metric(&br->cells[1], "only", "kit", "x", KTAP_HIGHER_IS_BETTER, 1, 1, 0, NULL, 0);
+	branch_compare(&bc, br);
+	ok(bc.comparable && bc.emulated, "compare: same accelerator, marked emulated under tcg");
+	is_int(bc.nr, 2, "compare: one row per metric");
+	is_int(bc.rows[0].v.call, PERF_REGRESSION, "compare: +30%% is called");
+	is_int(bc.nr_regressions, 1, "compare: one regression counted");
+	is_int(bc.rows[1].v.call, PERF_NO_CALL, "compare: a kit-only metric gets no call");
+	branch_comparison_release(&bc);
+	results_summarise(&s, &r);
+	ok(s.cells == 2 && s.ok == 2 && s.regressions == 1, "summary: 2 ok cells, 1 regression");
+	ok(run_summary_failed(&s), "summary: a regression makes the run fail");
+
+	free(br->cells[1].accel);
+	br->cells[1].accel = xstrdup("kvm");
+	branch_compare(&bc, br);
+	ok(!bc.comparable && bc.note && strstr(bc.note, "tcg") && strstr(bc.note, "kvm"),
+	   "compare: tcg against kvm is not compared (%s)", bc.note ? bc.note : "");
+	is_int(bc.nr_regressions, 0, "compare: and nothing is called");
+	branch_comparison_release(&bc);
+	results_release(&r);
+}
+
+static void test_console(void)
+{
+	const char *console =
+		"[    0.000000] Linux version 6.12\n"
+		"KTAP version 1\n"
+		"1..2\n"
+		"# sample: perf us 1/3 10.0 us\n"
+		"# sample: perf us 2/3 11.0 us\n"
+		"# sample: perf us 3/3 12.0 us\n"
+		"# metric: perf us 11.000 us lower_is_better n=3 stddev=1.000\n"
+		"ok 1 perf\n"
+		"# move: pattern mismatch at 0x1000\n"
+		"[    3.100000] BUG: Bad page map in process mm-regress\n"
+		"not ok 2 move\n"
+		"# mm-regress: done\n";
+	struct cell_result c;
+
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("kit");
+	cell_read_console(&c, console, strlen(console), NULL);
+	is_int(c.boot.status, CHECK_OK, "console: KTAP seen, it booted");
+	is_int(c.tests.status, CHECK_FAILED, "console: a failed case fails the tests");
+	is_str(c.tests.evidence, "not ok 2 move: move: pattern mismatch at 0x1000",
+	       "console: the evidence is the case and its last diagnostic");
+	is_int(c.splats.status, CHECK_FAILED, "console: the splat is found");
+	is_str(c.splats.evidence, "console line 10: [    3.100000] BUG: Bad page map in process mm-regress",
+	       "console: with its line");
+	ok(c.nr_metrics == 1 && c.metrics[0].nr_samples == 3, "console: the metric and its samples");
+	cell_result_release(&c);
+
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("base");
+	cell_read_console(&c, "[ 0.0] Linux\n", 13, "timeout (boot): no 'KTAP version' in 300s");
+	is_int(c.boot.status, CHECK_FAILED, "console: no KTAP, no boot");
+	is_str(c.boot.evidence, "timeout (boot): no 'KTAP version' in 300s",
+	       "console: vm.c's reason is the evidence");
+	is_int(c.tests.status, CHECK_SKIPPED, "console: tests skipped when it did not boot");
+	cell_result_release(&c);
+}
+
+/* The keys behind "up to date": equal inputs, equal keys; any input changed, another key. */
+static void test_keys(void)
+{
+	struct kernel_boot boot;
+	struct state st = STATE_INIT;
+	struct step_key a = STEP_KEY_INIT, b = STEP_KEY_INIT;
+	enum run_step step;
+	char *k1, *k2;
+	char *h1, *h2;
+
+	memset(&boot, 0, sizeof(boot));
+	boot.memory_mb = 2048;
+	boot.cpus = 2;
+	k1 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot);
+	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot);
+	is_str(k1, k2, "keys: the same inputs give the same test key");
+	free(k2);
+	k2 = test_key("aaaa", "bbbb", "auto", 0, 3, &boot);
+	ok(strcmp(k1, k2), "keys: --repeat changes the test key");
+	free(k2);
+	k2 = test_key("aaaa", "bbbb", "auto", 1, 5, &boot);
+	ok(strcmp(k1, k2), "keys: --full changes the test key");
+	free(k2);
+	k2 = test_key("aaab", "bbbb", "auto", 0, 5, &boot);
+	ok(strcmp(k1, k2), "keys: another bzImage changes the test key");
+	free(k2);
+	k2 = test_key("aaaa", "bbbc", "auto", 0, 5, &boot);
+	ok(strcmp(k1, k2), "keys: another mm-regress changes the test key");
+	free(k2);
+	k2 = test_key("aaaa", "bbbb", "tcg", 0, 5, &boot);
+	ok(strcmp(k1, k2), "keys: another accelerator changes the test key");
+	free(k2);
+	boot.cmdline = "quiet";
+	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot);
+	ok(strcmp(k1, k2), "keys: the boot settings are part of the test key");
+	free(k2);
+
+	/* A value cannot pose as a line of its own. */
+	step_key_add(&a, "x", "1\ny 2");
+	step_key_add(&b, "x", "1");
+	step_key_add(&b, "y", "2");
+	h1 = step_key_hash(&a);
+	h2 = step_key_hash(&b);
+	ok(strcmp(h1, h2), "keys: a newline in a value does not forge another line");
+	free(h1);
+	free(h2);
+	step_key_release(&a);
+	step_key_release(&b);
+
+	state_set(&st, "key", k1);
+	state_set(&st, "status", "ok");
+	ok(runstate_current(&st, k1), "state: ok under the same key is up to date");
+	state_set(&st, "status", "failed");
+	ok(runstate_current(&st, k1), "state: a recorded failure is up to date too");
+	state_set(&st, "status", "error");
+	ok(!runstate_current(&st, k1), "state: an error of mkseries is always retried");
+	state_set(&st, "status", "ok");
+	ok(!runstate_current(&st, "other"), "state: another key is not up to date");
+	state_release(&st);
+	ok(!runstate_current(&st, k1), "state: nothing recorded is not up to date");
+	free(k1);
+
+	ok(!run_step_parse(&step, "build") && step == STEP_BUILD, "--force=build parses");
+	ok(STEP_IMPORT < STEP_APPLY && STEP_APPLY < STEP_BUILD && STEP_BUILD < STEP_TEST,
+	   "steps are ordered: forcing one forces the later ones");
+	fprintf(stderr, "# expected error below:\n");
+	is_int(run_step_parse(&step, "boot"), MKS_ECONFIG, "--force=boot is refused");
+}
+
+int main(void)
+{
+	gitutil_init();
+	test_sample_stats();
+	test_t_distribution();
+	test_calls();
+	test_noise_floor();
+	test_base_zero();
+	test_health();
+	test_compare();
+	test_console();
+	test_keys();
+	return tap_done();
+}

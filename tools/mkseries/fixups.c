@@ -1,0 +1,1181 @@
+/* fixups.c: find the upstream commits that fix what the kit carries, in a mainline repository. */
+#define _GNU_SOURCE
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixups.h"
+#include "gitutil.h"
+#include "util.h"
+
+/*
+ * Trailer lines start a line; the revert sentence may be wrapped. The
+ * look-ahead refuses an id that runs on into more letters or digits, so
+ * a 7-digit abbreviation followed by prose never passes for 8.
+ */
+static const char refs_pattern[] =
+	"^(?:fixes[ \\t]*:[ \\t]*(?:commit[ \\t]+)?([0-9a-f]{8,40})"
+	"|stable-dep-of[ \\t]*:[ \\t]*(?:commit[ \\t]+)?([0-9a-f]{8,40}))(?![0-9a-z_])"
+	"|this\\s+reverts\\s+commit\\s+([0-9a-f]{40})(?![0-9a-z_])";
+
+static const char stable_pattern[] =
+	"^cc[ \\t]*:[ \\t]*(?:[^\\n<]*<)?stable@(?:vger\\.)?kernel\\.org>?([^\\n]*)$";
+
+struct fixref_scanner {
+	pcre2_code *refs;
+	pcre2_code *stable;
+	pcre2_match_data *md;
+	int jit;			/* both patterns are JIT-compiled */
+};
+
+const char *fixref_kind_name(enum fixref_kind kind)
+{
+	switch (kind) {
+	case FIXREF_FIXES:
+		return "fixes";
+	case FIXREF_REVERTS:
+		return "reverts";
+	case FIXREF_STABLE_DEP:
+		return "stable-dep-of";
+	}
+	return "?";
+}
+
+static pcre2_code *compile(const char *pattern, int *jit)
+{
+	PCRE2_UCHAR msg[256];
+	PCRE2_SIZE off;
+	pcre2_code *re;
+	int err;
+
+	re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+			   PCRE2_CASELESS | PCRE2_MULTILINE, &err, &off, NULL);
+	if (!re) {
+		pcre2_get_error_message(err, msg, sizeof(msg));
+		BUG("cannot compile '%s' at %zu: %s", pattern, (size_t)off, msg);
+	}
+	/* without JIT (some architectures) the interpreter does the same */
+	if (pcre2_jit_compile(re, PCRE2_JIT_COMPLETE))
+		*jit = 0;
+	return re;
+}
+
+int fixref_scanner_new(struct fixref_scanner **out)
+{
+	struct fixref_scanner *sc = xcalloc(1, sizeof(*sc));
+
+	sc->jit = 1;
+	sc->refs = compile(refs_pattern, &sc->jit);
+	sc->stable = compile(stable_pattern, &sc->jit);
+	sc->md = pcre2_match_data_create(8, NULL);
+	if (!sc->md)
+		die("out of memory");
+	*out = sc;
+	return 0;
+}
+
+void fixref_scanner_free(struct fixref_scanner *sc)
+{
+	if (!sc)
+		return;
+	pcre2_match_data_free(sc->md);
+	pcre2_code_free(sc->refs);
+	pcre2_code_free(sc->stable);
+	free(sc);
+}
+
+/* Whether needle (lowercase) is at p, letters in any case. */
+static int folded_at(const char *p, const char *needle, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int c = (unsigned char)p[i], w = needle[i];
+
+		if (c != w && !(w >= 'a' && w <= 'z' && c == w - 'a' + 'A'))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Whether `needle` (lowercase) occurs in buf, letters in any case. It
+ * only decides whether the regex runs at all, so it must never miss;
+ * and it runs on every commit, so it hops with memchr() from one
+ * occurrence of a rare byte of the needle (`anchor`) to the next.
+ */
+static int has_folded(const char *buf, size_t len, const char *needle, size_t anchor)
+{
+	size_t n = strlen(needle);
+	int a = needle[anchor], pass;
+
+	if (len < n)
+		return 0;
+	for (pass = 0; pass < 2; pass++) {
+		const char *p = buf + anchor, *end = buf + len - n + anchor + 1;
+		int c = pass ? a - 'a' + 'A' : a;
+
+		if (pass && !(a >= 'a' && a <= 'z'))
+			break;
+		while (p < end && (p = memchr(p, c, end - p))) {
+			if (folded_at(p - anchor, needle, n))
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
+static int match(struct fixref_scanner *sc, pcre2_code *re, const char *buf, size_t len,
+		 size_t start)
+{
+	if (sc->jit)
+		return pcre2_jit_match(re, (PCRE2_SPTR)buf, len, start, 0, sc->md, NULL);
+	return pcre2_match(re, (PCRE2_SPTR)buf, len, start, 0, sc->md, NULL);
+}
+
+size_t fixref_scan(struct fixref_scanner *sc, const char *msg, size_t len,
+		   struct fixref **refs, size_t *nr, size_t *alloc)
+{
+	size_t start = 0, found = 0;
+
+	if (!has_folded(msg, len, "ixes", 1) && !has_folded(msg, len, "reverts", 2) &&
+	    !has_folded(msg, len, "dep-of", 3))
+		return 0;
+	while (start < len) {
+		PCRE2_SIZE *ov;
+		struct fixref *r;
+		int rc = match(sc, sc->refs, msg, len, start), g;
+		size_t i, n;
+
+		if (rc < 0)
+			break;
+		ov = pcre2_get_ovector_pointer(sc->md);
+		for (g = 1; g < rc && ov[2 * g] == PCRE2_UNSET; g++)
+			;
+		if (g >= rc)
+			break;
+		ALLOC_GROW(*refs, *nr + 1, *alloc);
+		r = &(*refs)[(*nr)++];
+		r->kind = g == 1 ? FIXREF_FIXES : g == 2 ? FIXREF_STABLE_DEP : FIXREF_REVERTS;
+		n = ov[2 * g + 1] - ov[2 * g];
+		for (i = 0; i < n; i++)
+			r->hex[i] = tolower((unsigned char)msg[ov[2 * g] + i]);
+		r->hex[n] = '\0';
+		found++;
+		start = ov[1] > start ? ov[1] : start + 1;
+	}
+	return found;
+}
+
+int fixref_stable(struct fixref_scanner *sc, const char *msg, size_t len, char **comment)
+{
+	PCRE2_SIZE *ov;
+	const char *c;
+	size_t n;
+	int rc;
+
+	*comment = NULL;
+	if (!has_folded(msg, len, "stable@", 6))
+		return 0;
+	rc = match(sc, sc->stable, msg, len, 0);
+	if (rc < 0)
+		return 0;
+	ov = pcre2_get_ovector_pointer(sc->md);
+	c = msg + ov[2];
+	n = ov[3] - ov[2];
+	while (n && (*c == ' ' || *c == '\t' || *c == '#')) {
+		c++;
+		n--;
+	}
+	while (n && (c[n - 1] == ' ' || c[n - 1] == '\t' || c[n - 1] == '\r'))
+		n--;
+	if (n)
+		*comment = xstrndup(c, n);
+	return 1;
+}
+
+static size_t hex_len(const char *s)
+{
+	size_t n = 0;
+
+	while (isxdigit((unsigned char)s[n]))
+		n++;
+	return s[n] ? 0 : n;
+}
+
+int hexid_match(const char *a, const char *b)
+{
+	size_t la = hex_len(a), lb = hex_len(b);
+
+	if (la < 8 || lb < 8)
+		return 0;
+	return !strncasecmp(a, b, la < lb ? la : lb);
+}
+
+/* A run of digits as a number, saturating. */
+static unsigned long digits(const char **s)
+{
+	unsigned long v = 0;
+
+	while (isdigit((unsigned char)**s)) {
+		v = v > 100000000UL ? v : v * 10 + (unsigned long)(**s - '0');
+		(*s)++;
+	}
+	return v;
+}
+
+int tag_version_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			unsigned long x = digits(&a), y = digits(&b);
+
+			if (x != y)
+				return x < y ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			break;
+		a++;
+		b++;
+	}
+	if (*a == *b)
+		return 0;
+	/* "v2.10-rc1" comes before "v2.10": a suffix after a dash is a pre-release */
+	if (!*b)
+		return *a == '-' ? -1 : 1;
+	if (!*a)
+		return *b == '-' ? 1 : -1;
+	if (*a == '-' && *b != '-')
+		return -1;
+	if (*b == '-' && *a != '-')
+		return 1;
+	return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+}
+
+/* --- reading commits -------------------------------------------------- */
+
+/* The parts of a raw commit object that discovery needs. */
+struct raw_commit {
+	git_oid parents[16];
+	size_t nr_parents;		/* may exceed 16: only the first 16 are kept */
+	int64_t time;			/* committer time */
+	const char *msg;		/* points into the object data */
+	size_t msg_len;
+};
+
+static int parse_raw_commit(struct raw_commit *c, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+
+	c->nr_parents = 0;
+	c->time = 0;
+	c->msg = end;
+	c->msg_len = 0;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', end - p);
+
+		if (!eol)
+			eol = end;
+		if (eol == p) {
+			c->msg = p + 1 < end ? p + 1 : end;
+			c->msg_len = end - c->msg;
+			return 0;
+		}
+		if (eol - p >= 7 + GIT_OID_HEXSZ && !memcmp(p, "parent ", 7)) {
+			if (c->nr_parents < ARRAY_SIZE(c->parents) &&
+			    git_oid_fromstrn(&c->parents[c->nr_parents], p + 7, GIT_OID_HEXSZ))
+				return -1;
+			c->nr_parents++;
+		} else if (eol - p > 10 && !memcmp(p, "committer ", 10)) {
+			const char *gt = eol;
+
+			while (gt > p && *gt != '>')
+				gt--;
+			if (gt > p)
+				c->time = strtoll(gt + 1, NULL, 10);
+		}
+		p = eol + 1;
+	}
+	return 0;
+}
+
+/* The subject as git's %s shows it: the first paragraph, lines joined by spaces. */
+static char *subject_of(const char *msg, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = msg, *end = msg + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', end - p);
+		size_t n;
+
+		if (!eol)
+			eol = end;
+		n = eol - p;
+		while (n && isspace((unsigned char)p[n - 1]))
+			n--;
+		if (!n)
+			break;
+		if (sb.len)
+			strbuf_addch(&sb, ' ');
+		strbuf_add(&sb, p, n);
+		p = eol + 1;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* --- the kit's ids and the candidates ---------------------------------- */
+
+/* A kit entry with an upstream id, full when the mainline knows it. */
+struct known {
+	char hex[GIT_OID_HEXSZ + 1];
+	const struct kit_patch *patch;
+};
+
+/* A commit of the walk that refers to some other commit. */
+struct candidate {
+	git_oid oid;
+	int64_t time;
+	size_t first_ref, nr_refs;
+	int reached;			/* found by the resolution below */
+	uint32_t node;			/* in the walk's graph */
+};
+
+/* The first 8 hex digits of an id as a number: the key the refs are sorted by. */
+static uint32_t key8(const char *hex)
+{
+	uint32_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		int c = hex[i];
+
+		v = v << 4 | (uint32_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+#define NO_OWNER UINT32_MAX
+
+struct refkey {
+	uint32_t key;
+	uint32_t ref;			/* index into the refs array */
+};
+
+static int cmp_refkey(const void *a, const void *b)
+{
+	const struct refkey *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+struct discovery {
+	const struct kit *kit;
+	git_repository *repo;
+	git_odb *odb;
+	struct fixref_scanner *sc;
+	struct known *known;
+	size_t nr_known, alloc_known;
+	struct candidate *cands;
+	size_t nr_cands, alloc_cands;
+	struct fixref *refs;
+	size_t nr_refs, alloc_refs;
+	uint32_t *ref_owner;		/* candidate index of each ref */
+	size_t alloc_owner;
+};
+
+static void add_known(struct discovery *d, const struct kit_patch *p)
+{
+	git_object *obj = NULL;
+	struct known *k;
+	git_oid oid;
+	size_t len = p->upstream ? hex_len(p->upstream) : 0;
+
+	if (len < 8 || len > GIT_OID_HEXSZ)
+		return;
+	ALLOC_GROW(d->known, d->nr_known + 1, d->alloc_known);
+	k = &d->known[d->nr_known++];
+	k->patch = p;
+	if (!git_oid_fromstrn(&oid, p->upstream, len) &&
+	    !git_object_lookup_prefix(&obj, d->repo, &oid, len, GIT_OBJECT_COMMIT)) {
+		git_oid_tostr(k->hex, sizeof(k->hex), git_object_id(obj));
+		git_object_free(obj);
+	} else {
+		size_t i;
+
+		for (i = 0; i < len; i++)
+			k->hex[i] = tolower((unsigned char)p->upstream[i]);
+		k->hex[len] = '\0';
+	}
+}
+
+static const struct kit_patch *kit_entry_of(const struct discovery *d, const char *hex)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_known; i++)
+		if (hexid_match(d->known[i].hex, hex))
+			return d->known[i].patch;
+	return NULL;
+}
+
+/*
+ * The walk keeps its own graph rather than using git_revwalk: libgit2's
+ * walker reads and caches every commit it passes, and reading each
+ * commit a second time for its message doubles the cost of the whole
+ * command (see bench/README.md). Here every commit is read exactly once:
+ * when it is first queued (its date orders the queue), and the object is
+ * kept until it is taken from the queue and scanned.
+ */
+enum {
+	NODE_UNINTERESTING = 1 << 0,	/* reachable from --since */
+	NODE_QUEUED = 1 << 1,
+	NODE_DONE = 1 << 2,
+};
+
+struct node {
+	git_oid oid;
+	int64_t time;
+	git_odb_object *obj;		/* while queued */
+	uint32_t first_parent;		/* into graph.parents, once done */
+	uint32_t nr_parents;
+	uint32_t flags;
+	uint32_t seq;			/* order of queueing: ties in time keep it */
+};
+
+struct graph {
+	struct node *nodes;
+	size_t nr, alloc;
+	uint32_t *table;		/* open addressing: node index + 1, 0 when free */
+	size_t table_size;		/* a power of two */
+	uint32_t *parents;
+	size_t nr_parents, alloc_parents;
+	uint32_t *heap;			/* node indexes, newest first */
+	size_t heap_nr, heap_alloc;
+	size_t interesting_queued;
+};
+
+static size_t oid_hash(const git_oid *oid)
+{
+	size_t h;
+
+	memcpy(&h, oid->id, sizeof(h));
+	return h;
+}
+
+static void graph_rehash(struct graph *g)
+{
+	size_t i;
+
+	free(g->table);
+	g->table_size = g->table_size ? g->table_size * 2 : 1 << 16;
+	g->table = xcalloc(g->table_size, sizeof(*g->table));
+	for (i = 0; i < g->nr; i++) {
+		size_t h = oid_hash(&g->nodes[i].oid) & (g->table_size - 1);
+
+		while (g->table[h])
+			h = (h + 1) & (g->table_size - 1);
+		g->table[h] = (uint32_t)i + 1;
+	}
+}
+
+/* The node of oid, added when new (*added set). Returns its index. */
+static uint32_t graph_node(struct graph *g, const git_oid *oid, int *added)
+{
+	size_t h;
+
+	if ((g->nr + 1) * 2 > g->table_size)
+		graph_rehash(g);
+	h = oid_hash(oid) & (g->table_size - 1);
+	while (g->table[h]) {
+		uint32_t i = g->table[h] - 1;
+
+		if (git_oid_equal(&g->nodes[i].oid, oid)) {
+			*added = 0;
+			return i;
+		}
+		h = (h + 1) & (g->table_size - 1);
+	}
+	ALLOC_GROW(g->nodes, g->nr + 1, g->alloc);
+	memset(&g->nodes[g->nr], 0, sizeof(g->nodes[g->nr]));
+	git_oid_cpy(&g->nodes[g->nr].oid, oid);
+	g->table[h] = (uint32_t)g->nr + 1;
+	*added = 1;
+	return (uint32_t)g->nr++;
+}
+
+static int heap_before(const struct graph *g, uint32_t a, uint32_t b)
+{
+	const struct node *x = &g->nodes[a], *y = &g->nodes[b];
+
+	return x->time != y->time ? x->time > y->time : x->seq < y->seq;
+}
+
+static void heap_push(struct graph *g, uint32_t n)
+{
+	size_t i;
+
+	ALLOC_GROW(g->heap, g->heap_nr + 1, g->heap_alloc);
+	i = g->heap_nr++;
+	while (i && heap_before(g, n, g->heap[(i - 1) / 2])) {
+		g->heap[i] = g->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	g->heap[i] = n;
+}
+
+static uint32_t heap_pop(struct graph *g)
+{
+	uint32_t top = g->heap[0], last = g->heap[--g->heap_nr];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= g->heap_nr)
+			break;
+		if (c + 1 < g->heap_nr && heap_before(g, g->heap[c + 1], g->heap[c]))
+			c++;
+		if (!heap_before(g, g->heap[c], last))
+			break;
+		g->heap[i] = g->heap[c];
+		i = c;
+	}
+	if (g->heap_nr)
+		g->heap[i] = last;
+	return top;
+}
+
+static void graph_release(struct graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr; i++)
+		git_odb_object_free(g->nodes[i].obj);
+	free(g->nodes);
+	free(g->table);
+	free(g->parents);
+	free(g->heap);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Read a commit and queue it; reading now gives the date that orders the queue. */
+static int queue_commit(struct discovery *d, struct graph *g, uint32_t n)
+{
+	struct node *node = &g->nodes[n];
+	struct raw_commit c;
+	int err;
+
+	err = git_odb_read(&node->obj, d->odb, &node->oid);
+	if (err < 0)
+		return git_error_report(err, "cannot read commit %s", git_oid_tostr_s(&node->oid));
+	if (git_odb_object_type(node->obj) != GIT_OBJECT_COMMIT ||
+	    parse_raw_commit(&c, git_odb_object_data(node->obj), git_odb_object_size(node->obj)))
+		return error("%s is not a valid commit", git_oid_tostr_s(&node->oid));
+	node->time = c.time;
+	node->seq = (uint32_t)g->nr;
+	node->flags |= NODE_QUEUED;
+	if (!(node->flags & NODE_UNINTERESTING))
+		g->interesting_queued++;
+	heap_push(g, n);
+	return 0;
+}
+
+/* A commit found to be reachable from --since after it was taken: so are its ancestors. */
+static void mark_uninteresting(struct graph *g, uint32_t n)
+{
+	uint32_t *stack = NULL;
+	size_t nr = 0, alloc = 0;
+
+	ALLOC_GROW(stack, nr + 1, alloc);
+	stack[nr++] = n;
+	while (nr) {
+		struct node *node = &g->nodes[stack[--nr]];
+		uint32_t i;
+
+		if (node->flags & NODE_UNINTERESTING)
+			continue;
+		node->flags |= NODE_UNINTERESTING;
+		if (node->flags & NODE_QUEUED)
+			g->interesting_queued--;
+		if (!(node->flags & NODE_DONE))
+			continue;
+		for (i = 0; i < node->nr_parents; i++) {
+			ALLOC_GROW(stack, nr + 1, alloc);
+			stack[nr++] = g->parents[node->first_parent + i];
+		}
+	}
+	free(stack);
+}
+
+/* Record a scanned commit when its message refers to any other. */
+static void add_candidate(struct discovery *d, const struct node *node, const struct raw_commit *c,
+			  uint32_t index)
+{
+	size_t before = d->nr_refs, n, i;
+	struct candidate *cand;
+
+	n = fixref_scan(d->sc, c->msg, c->msg_len, &d->refs, &d->nr_refs, &d->alloc_refs);
+	if (!n)
+		return;
+	ALLOC_GROW(d->cands, d->nr_cands + 1, d->alloc_cands);
+	cand = &d->cands[d->nr_cands];
+	git_oid_cpy(&cand->oid, &node->oid);
+	cand->time = c->time;
+	cand->first_ref = before;
+	cand->nr_refs = n;
+	cand->reached = 0;
+	cand->node = index;
+	ALLOC_GROW(d->ref_owner, d->nr_refs, d->alloc_owner);
+	for (i = before; i < d->nr_refs; i++)
+		d->ref_owner[i] = (uint32_t)d->nr_cands;
+	d->nr_cands++;
+}
+
+static int resolve_commit(git_oid *out, git_repository *repo, const char *spec)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int err;
+
+	err = git_revparse_single(&obj, repo, spec);
+	if (err == GIT_ENOTFOUND || err == GIT_EAMBIGUOUS || err == GIT_EINVALIDSPEC)
+		return error_code(MKS_ENOTFOUND, "unknown revision '%s' in '%s'", spec,
+				  git_repository_path(repo));
+	if (err < 0)
+		return git_error_report(err, "cannot resolve '%s'", spec);
+	err = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (err < 0)
+		return git_error_report(err, "'%s' does not name a commit", spec);
+	git_oid_cpy(out, git_object_id(peeled));
+	git_object_free(peeled);
+	return 0;
+}
+
+static int start_at(struct discovery *d, struct graph *g, const char *spec, int uninteresting)
+{
+	git_oid oid;
+	uint32_t n;
+	int added, ret;
+
+	if ((ret = resolve_commit(&oid, d->repo, spec)))
+		return ret;
+	n = graph_node(g, &oid, &added);
+	if (uninteresting)
+		mark_uninteresting(g, n);
+	return added ? queue_commit(d, g, n) : 0;
+}
+
+/* Read every commit of ref ^since once, keeping those that refer to others. */
+static int walk(struct discovery *d, struct fixups_report *rep, const char *ref, const char *since)
+{
+	struct graph g = { 0 };
+	int progress = mks_isatty_stderr(), ret;
+	size_t i, kept;
+
+	if ((ret = start_at(d, &g, ref ? ref : "HEAD", 0)))
+		goto cleanup;
+	if (since && (ret = start_at(d, &g, since, 1)))
+		goto cleanup;
+	/* once no interesting commit is queued, none can be found any more */
+	while (g.heap_nr && g.interesting_queued) {
+		uint32_t n = heap_pop(&g), p;
+		struct node *node = &g.nodes[n];
+		git_odb_object *obj = node->obj;
+		struct raw_commit c;
+
+		node->obj = NULL;
+		node->flags = (node->flags & ~NODE_QUEUED) | NODE_DONE;
+		if (!(node->flags & NODE_UNINTERESTING))
+			g.interesting_queued--;
+		parse_raw_commit(&c, git_odb_object_data(obj), git_odb_object_size(obj));
+		if (!(node->flags & NODE_UNINTERESTING)) {
+			add_candidate(d, node, &c, n);
+			rep->walked++;
+			if (progress && !(rep->walked & 0xffff))
+				fprintf(stderr, "\rreading commits: %zu", rep->walked);
+		}
+		if (c.nr_parents > ARRAY_SIZE(c.parents)) {
+			/* an octopus beyond what parse_raw_commit keeps: read it whole */
+			git_commit *commit = NULL;
+
+			c.nr_parents = 0;
+			if (git_commit_lookup(&commit, d->repo, &node->oid) >= 0) {
+				for (p = 0; p < git_commit_parentcount(commit) && p < ARRAY_SIZE(c.parents); p++)
+					git_oid_cpy(&c.parents[c.nr_parents++], git_commit_parent_id(commit, p));
+				git_commit_free(commit);
+			}
+		}
+		node->first_parent = (uint32_t)g.nr_parents;
+		node->nr_parents = (uint32_t)c.nr_parents;
+		for (p = 0; p < c.nr_parents; p++) {
+			int added;
+			uint32_t pn = graph_node(&g, &c.parents[p], &added);
+
+			/* graph_node may move the nodes: look them up again */
+			ALLOC_GROW(g.parents, g.nr_parents + 1, g.alloc_parents);
+			g.parents[g.nr_parents++] = pn;
+			if (g.nodes[n].flags & NODE_UNINTERESTING)
+				mark_uninteresting(&g, pn);
+			if (added && (ret = queue_commit(d, &g, pn))) {
+				git_odb_object_free(obj);
+				goto cleanup;
+			}
+		}
+		git_odb_object_free(obj);
+	}
+	if (progress && rep->walked >= 0x10000)
+		fprintf(stderr, "\rreading commits: %zu, done.\n", rep->walked);
+	/* with skewed dates, --since may reach a commit after it was scanned */
+	for (i = kept = 0; i < d->nr_cands; i++) {
+		struct candidate *c = &d->cands[i];
+		size_t r;
+
+		for (r = c->first_ref; r < c->first_ref + c->nr_refs; r++)
+			d->ref_owner[r] = g.nodes[c->node].flags & NODE_UNINTERESTING ?
+					  NO_OWNER : (uint32_t)kept;
+		if (g.nodes[c->node].flags & NODE_UNINTERESTING)
+			continue;
+		d->cands[kept++] = *c;
+	}
+	d->nr_cands = kept;
+cleanup:
+	graph_release(&g);
+	return ret;
+}
+
+/* --- resolution --------------------------------------------------------- */
+
+/* One id whose fixes are looked for: a kit entry, or a missing commit. */
+struct pending {
+	char hex[GIT_OID_HEXSZ + 1];
+	const struct kit_patch *patch;	/* kit entry, or NULL */
+	size_t missing;			/* else the index in rep->missing */
+	const struct kit_patch *root;
+	int depth;
+};
+
+static void add_missing(struct discovery *d, struct fixups_report *rep, const struct candidate *c,
+			enum fixref_kind kind, const struct pending *from)
+{
+	struct fixup_missing *m;
+
+	ALLOC_GROW(rep->missing, rep->nr + 1, rep->alloc);
+	m = &rep->missing[rep->nr++];
+	memset(m, 0, sizeof(*m));
+	git_oid_cpy(&m->oid, &c->oid);
+	m->kind = kind;
+	m->target = from->patch;
+	m->target_missing = from->missing;
+	m->root = from->root;
+	m->depth = from->depth + 1;
+	m->time = c->time;
+	m->walk_order = (size_t)(c - d->cands);
+}
+
+/*
+ * Breadth first from the kit's ids: every candidate whose reference
+ * matches an id reached so far is reached in turn. Each candidate is
+ * reached at most once, so this ends after one pass over them.
+ */
+static void resolve(struct discovery *d, struct fixups_report *rep)
+{
+	struct refkey *keys = xcalloc(d->nr_refs ? d->nr_refs : 1, sizeof(*keys));
+	struct pending *queue = NULL;
+	size_t nr = 0, alloc = 0, nr_keys = 0, head, i;
+
+	for (i = 0; i < d->nr_refs; i++) {
+		if (d->ref_owner[i] == NO_OWNER)
+			continue;
+		keys[nr_keys].key = key8(d->refs[i].hex);
+		keys[nr_keys].ref = (uint32_t)i;
+		nr_keys++;
+	}
+	qsort(keys, nr_keys, sizeof(*keys), cmp_refkey);
+
+	for (i = 0; i < d->nr_known; i++) {
+		ALLOC_GROW(queue, nr + 1, alloc);
+		memcpy(queue[nr].hex, d->known[i].hex, sizeof(queue[nr].hex));
+		queue[nr].patch = d->known[i].patch;
+		queue[nr].missing = 0;
+		queue[nr].root = d->known[i].patch;
+		queue[nr].depth = 0;
+		nr++;
+	}
+	/* a kit entry found in the walk is not missing, and is searched from already */
+	for (i = 0; i < d->nr_cands; i++) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &d->cands[i].oid);
+		if (kit_entry_of(d, hex))
+			d->cands[i].reached = 1;
+	}
+	for (head = 0; head < nr; head++) {
+		struct refkey probe = { key8(queue[head].hex), 0 }, *k;
+		size_t lo = 0, hi = nr_keys;
+
+		/* the first key >= probe */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (keys[mid].key < probe.key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = keys + lo; k < keys + nr_keys && k->key == probe.key; k++) {
+			const struct fixref *r = &d->refs[k->ref];
+			struct candidate *c = &d->cands[d->ref_owner[k->ref]];
+			struct pending *p;
+
+			if (c->reached || !hexid_match(r->hex, queue[head].hex))
+				continue;
+			c->reached = 1;
+			add_missing(d, rep, c, r->kind, &queue[head]);
+			ALLOC_GROW(queue, nr + 1, alloc);
+			p = &queue[nr++];
+			git_oid_tostr(p->hex, sizeof(p->hex), &c->oid);
+			p->patch = NULL;
+			p->missing = rep->nr - 1;
+			p->root = queue[head].root;
+			p->depth = queue[head].depth + 1;
+		}
+	}
+	free(queue);
+	free(keys);
+}
+
+/* --- describing what was found ----------------------------------------- */
+
+struct tag_info {
+	char *name;
+	git_oid commit;
+	int64_t time;
+};
+
+static int cmp_tag(const void *a, const void *b)
+{
+	const struct tag_info *x = a, *y = b;
+
+	return tag_version_cmp(x->name, y->name);
+}
+
+static int load_tags(struct tag_info **out, size_t *nr, git_repository *repo)
+{
+	git_strarray names = { NULL, 0 };
+	size_t i, alloc = 0;
+	int err;
+
+	*out = NULL;
+	*nr = 0;
+	err = git_tag_list(&names, repo);
+	if (err < 0)
+		return git_error_report(err, "cannot list the tags of '%s'", git_repository_path(repo));
+	for (i = 0; i < names.count; i++) {
+		git_object *obj = NULL, *peeled = NULL;
+		char *spec = xstrfmt("refs/tags/%s", names.strings[i]);
+
+		if (!git_revparse_single(&obj, repo, spec) &&
+		    !git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) {
+			struct tag_info *t;
+
+			ALLOC_GROW(*out, *nr + 1, alloc);
+			t = &(*out)[(*nr)++];
+			t->name = xstrdup(names.strings[i]);
+			git_oid_cpy(&t->commit, git_object_id(peeled));
+			t->time = git_commit_time((git_commit *)peeled);
+		}
+		git_object_free(peeled);
+		git_object_free(obj);
+		free(spec);
+	}
+	git_strarray_dispose(&names);
+	qsort(*out, *nr, sizeof(**out), cmp_tag);
+	return 0;
+}
+
+/*
+ * A tag whose commit is more than this much older than a commit cannot
+ * contain it unless the clocks lied badly; skipping those keeps each
+ * ancestry check to about one release of history.
+ */
+#define TAG_CLOCK_SLACK (3 * 86400)
+
+static const char *first_tag(git_repository *repo, const struct tag_info *tags, size_t nr,
+			     const struct fixup_missing *m)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (tags[i].time + TAG_CLOCK_SLACK < m->time)
+			continue;
+		if (git_oid_equal(&tags[i].commit, &m->oid) ||
+		    git_graph_descendant_of(repo, &tags[i].commit, &m->oid) == 1)
+			return tags[i].name;
+	}
+	return NULL;
+}
+
+static int describe(struct discovery *d, struct fixups_report *rep)
+{
+	struct tag_info *tags = NULL;
+	size_t nr_tags = 0, i;
+	int ret;
+
+	if ((ret = load_tags(&tags, &nr_tags, d->repo)))
+		return ret;
+	for (i = 0; i < rep->nr; i++) {
+		struct fixup_missing *m = &rep->missing[i];
+		git_odb_object *obj = NULL;
+		struct raw_commit c;
+		const char *tag;
+		int err = git_odb_read(&obj, d->odb, &m->oid);
+
+		if (err < 0) {
+			ret = git_error_report(err, "cannot read commit %s", oid_short(&m->oid));
+			break;
+		}
+		parse_raw_commit(&c, git_odb_object_data(obj), git_odb_object_size(obj));
+		m->subject = subject_of(c.msg, c.msg_len);
+		m->stable = fixref_stable(d->sc, c.msg, c.msg_len, &m->stable_comment);
+		git_odb_object_free(obj);
+		tag = first_tag(d->repo, tags, nr_tags, m);
+		m->tag = tag ? xstrdup(tag) : NULL;
+	}
+	for (i = 0; i < nr_tags; i++)
+		free(tags[i].name);
+	free(tags);
+	return ret;
+}
+
+static size_t series_index(const struct kit *kit, const struct kit_series *s)
+{
+	return (size_t)(s - kit->series);
+}
+
+/* Sorting would break target_missing indexes: remap them through `order`. */
+static void sort_report(const struct kit *kit, struct fixups_report *rep)
+{
+	size_t *order = xcalloc(rep->nr ? rep->nr : 1, sizeof(*order));
+	size_t *where = xcalloc(rep->nr ? rep->nr : 1, sizeof(*where));
+	struct fixup_missing *sorted = xcalloc(rep->nr ? rep->nr : 1, sizeof(*sorted));
+	size_t i, j;
+
+	for (i = 0; i < rep->nr; i++)
+		order[i] = i;
+	/* insertion sort: the lists are short, and it is stable */
+	for (i = 1; i < rep->nr; i++) {
+		size_t v = order[i];
+		const struct fixup_missing *a = &rep->missing[v];
+
+		for (j = i; j > 0; j--) {
+			const struct fixup_missing *b = &rep->missing[order[j - 1]];
+			size_t sa = series_index(kit, a->root->series), sb = series_index(kit, b->root->series);
+
+			if (sb < sa || (sb == sa && (b->depth < a->depth ||
+				    (b->depth == a->depth && (b->time < a->time ||
+				     (b->time == a->time && b->walk_order >= a->walk_order))))))
+				break;
+			order[j] = order[j - 1];
+		}
+		order[j] = v;
+	}
+	for (i = 0; i < rep->nr; i++)
+		where[order[i]] = i;
+	for (i = 0; i < rep->nr; i++) {
+		sorted[i] = rep->missing[order[i]];
+		if (!sorted[i].target)
+			sorted[i].target_missing = where[sorted[i].target_missing];
+	}
+	free(rep->missing);
+	rep->missing = sorted;
+	rep->alloc = rep->nr ? rep->nr : 1;
+	free(order);
+	free(where);
+}
+
+int fixups_find(struct fixups_report *rep, const struct kit *kit, git_repository *repo,
+		const char *ref, const char *since)
+{
+	struct discovery d = { 0 };
+	size_t i, j;
+	int err, ret;
+
+	d.kit = kit;
+	d.repo = repo;
+	err = git_repository_odb(&d.odb, repo);
+	if (err < 0)
+		return git_error_report(err, "cannot open the objects of '%s'",
+					git_repository_path(repo));
+	fixref_scanner_new(&d.sc);
+	for (i = 0; i < kit->nr_series; i++) {
+		const struct kit_series *s = &kit->series[i];
+
+		for (j = 0; j < s->nr_patches; j++)
+			add_known(&d, &s->patches[j]);
+		for (j = 0; j < s->nr_fixups; j++)
+			add_known(&d, &s->fixups[j]);
+	}
+	/*
+	 * Each commit is read once: libgit2's object cache would only cost
+	 * hashing and memory here (a third of the time on a 1M-commit walk).
+	 */
+	git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0);
+	ret = walk(&d, rep, ref, since);
+	git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 1);
+	if (ret)
+		goto cleanup;
+	rep->candidates = d.nr_cands;
+	resolve(&d, rep);
+	if ((ret = describe(&d, rep)))
+		goto cleanup;
+	sort_report(kit, rep);
+cleanup:
+	free(d.known);
+	free(d.cands);
+	free(d.refs);
+	free(d.ref_owner);
+	fixref_scanner_free(d.sc);
+	git_odb_free(d.odb);
+	return ret;
+}
+
+void fixups_report_release(struct fixups_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nr; i++) {
+		free(rep->missing[i].subject);
+		free(rep->missing[i].tag);
+		free(rep->missing[i].stable_comment);
+	}
+	free(rep->missing);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* --- commits as patch files ---------------------------------------------- */
+
+static int title_char(int c)
+{
+	return isalnum(c) || c == '.' || c == '_';
+}
+
+char *patch_file_name(unsigned number, const char *subject)
+{
+	/* as git's format-patch: the whole name within 64 bytes with ".patch" */
+	const size_t max = 64 - (sizeof(".patch") - 1) - 1;
+	struct strbuf sb = STRBUF_INIT;
+	size_t start;
+	int space = 0;
+
+	strbuf_addf(&sb, "%04u-", number);
+	start = sb.len;
+	for (; *subject && sb.len < max; subject++) {
+		unsigned char c = *subject;
+
+		if (!title_char(c)) {
+			space = 1;
+			continue;
+		}
+		if (c == '.' && sb.len > start && sb.buf[sb.len - 1] == '.')
+			continue;
+		if (space && sb.len > start)
+			strbuf_addch(&sb, '-');
+		space = 0;
+		strbuf_addch(&sb, c);
+	}
+	while (sb.len > start && (sb.buf[sb.len - 1] == '.' || sb.buf[sb.len - 1] == '-'))
+		strbuf_setlen(&sb, sb.len - 1);
+	if (sb.len == start)
+		strbuf_addstr(&sb, "patch");
+	strbuf_addstr(&sb, ".patch");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* libgit2's initialiser leaves trailing fields to C's zeroing, as it means to. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const git_email_create_options email_options = GIT_EMAIL_CREATE_OPTIONS_INIT;
+#pragma GCC diagnostic pop
+
+int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, const char *kit_dir,
+		       const char *file, const char *dir, unsigned number, int force)
+{
+	git_commit *commit = NULL;
+	git_buf mail = { 0 };
+	char *name = NULL, *abs_dir = NULL, *path = NULL, *slash;
+	int err, ret = 0;
+
+	*rel = NULL;
+	err = git_commit_lookup(&commit, repo, oid);
+	if (err < 0) {
+		ret = git_error_report(err, "cannot read commit %s", oid_short(oid));
+		goto cleanup;
+	}
+	if (git_commit_parentcount(commit) > 1) {
+		ret = error("%s is a merge; it cannot be written as a patch", oid_short(oid));
+		goto cleanup;
+	}
+	if (file) {
+		*rel = xstrdup(file);
+	} else {
+		name = patch_file_name(number, git_commit_summary(commit) ? git_commit_summary(commit) : "");
+		*rel = xstrfmt("%s/%s", dir, name);
+	}
+	path = path_join(kit_dir, *rel);
+	abs_dir = xstrdup(path);
+	slash = strrchr(abs_dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (!force && file_exists(path)) {
+		ret = error("%s exists; use --force to overwrite", *rel);
+		goto cleanup;
+	}
+	err = git_email_create_from_commit(&mail, commit, &email_options);
+	if (err < 0) {
+		ret = git_error_report(err, "cannot make a patch of %s", oid_short(oid));
+		goto cleanup;
+	}
+	if (mkdir_p(abs_dir, 0755) || write_file_atomic(path, mail.ptr, mail.size))
+		ret = error("cannot write '%s': %s", *rel, strerror(errno));
+cleanup:
+	if (ret) {
+		free(*rel);
+		*rel = NULL;
+	}
+	git_buf_dispose(&mail);
+	git_commit_free(commit);
+	free(path);
+	free(name);
+	free(abs_dir);
+	return ret;
+}
+
+unsigned patch_dir_last_number(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	unsigned last = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+
+		if (isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) &&
+		    isdigit((unsigned char)n[2]) && isdigit((unsigned char)n[3]) && n[4] == '-') {
+			unsigned v = (unsigned)strtoul(n, NULL, 10);
+
+			if (v > last)
+				last = v;
+		}
+	}
+	closedir(d);
+	return last;
+}

@@ -1,0 +1,62 @@
+/* report.h: the results of a run as a terminal table, JSON, JUnit XML or Markdown; the fan-out plan as JSON. */
+#ifndef MKSERIES_REPORT_H
+#define MKSERIES_REPORT_H
+
+#include <stdio.h>
+
+#include <git2.h>
+
+#include "plan.h"
+#include "results.h"
+#include "util.h"
+
+enum report_format {
+	REPORT_TEXT,
+	REPORT_JSON,		/* docs/report-json.md */
+	REPORT_JUNIT,		/* JUnit XML: a testsuite per branch x variant */
+	REPORT_MARKDOWN,	/* for a mailing-list reply: every line fits in 72 columns */
+};
+
+/* "text", "json", "junit" or "markdown"; MKS_ECONFIG with a message for anything else. */
+int report_format_parse(enum report_format *out, const char *name);
+
+#define REPORT_MARKDOWN_WIDTH 72
+
+struct report_opts {
+	int color;		/* text only: ANSI colours */
+};
+
+/*
+ * Render the results in `fmt` into out (appended). Everything taken
+ * from consoles and logs is made printable first: control characters
+ * (escape sequences included) are replaced and invalid UTF-8 becomes
+ * U+FFFD, so a hostile console cannot drive the terminal or break the
+ * JSON and XML.
+ */
+void report_render(struct strbuf *out, const struct run_results *r, enum report_format fmt,
+		   const struct report_opts *opts);
+
+/* report_render() to a stream; returns 0 or -1 when writing failed (printed). */
+int report_write(FILE *out, const struct run_results *r, enum report_format fmt,
+		 const struct report_opts *opts);
+
+/*
+ * "Name <email>" for a Tested-by: from git's user.name and user.email,
+ * in repo's configuration (NULL: the user's global one). NULL when
+ * either is unset. Caller frees.
+ */
+char *report_tester(git_repository *repo);
+
+/* The current time as "2025-11-30T12:00:00Z". Caller frees. */
+char *report_timestamp(void);
+
+/*
+ * The fan-out plan as JSON (docs/report-json.md, "The plan"): each
+ * branch's plan, and the independent cells (branch x variant) with the
+ * command a CI job runs for each and the report it writes, plus the
+ * command that merges them. Returns 0, or -1 when writing failed.
+ */
+int plan_print_json(const struct plan *const *plans, size_t nr, FILE *out);
+void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_t nr);
+
+#endif

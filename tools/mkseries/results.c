@@ -1,0 +1,1577 @@
+/* results.c: the recorded results of a run: gathered from the work directory, or read from JSON reports. */
+#include <errno.h>
+#include <math.h>
+
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "plan.h"
+#include "results.h"
+
+static const char *const check_names[] = {
+	[CHECK_NOT_RUN] = "not-run",
+	[CHECK_OK] = "ok",
+	[CHECK_FAILED] = "failed",
+	[CHECK_SKIPPED] = "skipped",
+	[CHECK_CONFLICT] = "conflict",
+	[CHECK_NA] = "n/a",
+};
+
+static const char *const series_names[] = {
+	[SERIES_PLANNED] = "planned",
+	[SERIES_APPLIED] = "applied",
+	[SERIES_PRESENT] = "present",
+	[SERIES_SKIPPED] = "skipped",
+	[SERIES_CONFLICT] = "conflict",
+	[SERIES_BLOCKED] = "blocked",
+};
+
+static const char *const case_names[] = {
+	[KTAP_PASS] = "pass",
+	[KTAP_FAIL] = "fail",
+	[KTAP_SKIP] = "skip",
+	[KTAP_TODO] = "todo",
+};
+
+static int name_index(const char *const *names, size_t nr, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < nr; i++)
+		if (names[i] && !strcmp(names[i], name))
+			return (int)i;
+	return -1;
+}
+
+const char *check_status_name(enum check_status s)
+{
+	return (size_t)s < ARRAY_SIZE(check_names) ? check_names[s] : "?";
+}
+
+int check_status_parse(const char *name)
+{
+	return name_index(check_names, ARRAY_SIZE(check_names), name);
+}
+
+const char *series_state_name(enum series_state s)
+{
+	return (size_t)s < ARRAY_SIZE(series_names) ? series_names[s] : "?";
+}
+
+int series_state_parse(const char *name)
+{
+	return name_index(series_names, ARRAY_SIZE(series_names), name);
+}
+
+void check_set(struct check *c, enum check_status status, const char *evidence)
+{
+	char *copy = evidence ? xstrdup(evidence) : NULL;
+
+	free(c->evidence);
+	c->status = status;
+	c->evidence = copy;
+}
+
+static void check_release(struct check *c)
+{
+	free(c->evidence);
+	c->evidence = NULL;
+	c->status = CHECK_NOT_RUN;
+}
+
+const char *metric_label(const struct metric_result *m)
+{
+	static struct strbuf bufs[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	static unsigned turn;
+	struct strbuf *sb = &bufs[turn++ % ARRAY_SIZE(bufs)];
+
+	strbuf_reset(sb);
+	strbuf_addf(sb, "%s.%s", m->case_name, m->name);
+	return sb->buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Building and releasing */
+
+void results_init(struct run_results *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void cell_result_release(struct cell_result *c)
+{
+	size_t i;
+
+	free(c->variant);
+	free(c->commit);
+	check_release(&c->apply);
+	check_release(&c->build);
+	check_release(&c->boot);
+	check_release(&c->tests);
+	check_release(&c->splats);
+	free(c->accel);
+	free(c->accel_note);
+	free(c->mode);
+	free(c->build_log);
+	free(c->console_log);
+	for (i = 0; i < c->nr_cases; i++) {
+		free(c->cases[i].name);
+		free(c->cases[i].evidence);
+	}
+	free(c->cases);
+	for (i = 0; i < c->nr_metrics; i++) {
+		free(c->metrics[i].case_name);
+		free(c->metrics[i].name);
+		free(c->metrics[i].unit);
+		free(c->metrics[i].samples);
+	}
+	free(c->metrics);
+	memset(c, 0, sizeof(*c));
+}
+
+void branch_result_release(struct branch_result *b)
+{
+	size_t i;
+
+	free(b->name);
+	free(b->base);
+	free(b->tip);
+	check_release(&b->import);
+	check_release(&b->apply);
+	for (i = 0; i < b->nr_series; i++) {
+		free(b->series[i].id);
+		free(b->series[i].title);
+		free(b->series[i].detail);
+	}
+	free(b->series);
+	for (i = 0; i < b->nr_cells; i++)
+		cell_result_release(&b->cells[i]);
+	free(b->cells);
+	memset(b, 0, sizeof(*b));
+}
+
+void results_release(struct run_results *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_branches; i++)
+		branch_result_release(&r->branches[i]);
+	free(r->branches);
+	free(r->generator);
+	free(r->generated);
+	free(r->tester);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct branch_result *results_find_branch(const struct run_results *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_branches; i++)
+		if (!strcmp(r->branches[i].name, name))
+			return &r->branches[i];
+	return NULL;
+}
+
+struct branch_result *results_branch(struct run_results *r, const char *name)
+{
+	struct branch_result *b = (struct branch_result *)results_find_branch(r, name);
+
+	if (b)
+		return b;
+	ALLOC_GROW(r->branches, r->nr_branches + 1, r->alloc_branches);
+	b = &r->branches[r->nr_branches++];
+	memset(b, 0, sizeof(*b));
+	b->name = xstrdup(name);
+	return b;
+}
+
+const struct cell_result *branch_find_cell(const struct branch_result *b, const char *variant)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_cells; i++)
+		if (!strcmp(b->cells[i].variant, variant))
+			return &b->cells[i];
+	return NULL;
+}
+
+/* Variants in their usual order: build_variants[] first, others after, by name. */
+static int variant_rank(const char *v)
+{
+	int i;
+
+	for (i = 0; build_variants[i]; i++)
+		if (!strcmp(build_variants[i], v))
+			return i;
+	return i;
+}
+
+struct cell_result *branch_cell(struct branch_result *b, const char *variant)
+{
+	struct cell_result *c = (struct cell_result *)branch_find_cell(b, variant);
+	size_t at;
+
+	if (c)
+		return c;
+	ALLOC_GROW(b->cells, b->nr_cells + 1, b->alloc_cells);
+	for (at = b->nr_cells; at > 0; at--) {
+		const char *prev = b->cells[at - 1].variant;
+		int rp = variant_rank(prev), rv = variant_rank(variant);
+
+		if (rp < rv || (rp == rv && strcmp(prev, variant) < 0))
+			break;
+	}
+	memmove(&b->cells[at + 1], &b->cells[at], (b->nr_cells - at) * sizeof(*b->cells));
+	b->nr_cells++;
+	c = &b->cells[at];
+	memset(c, 0, sizeof(*c));
+	c->variant = xstrdup(variant);
+	return c;
+}
+
+struct series_result *branch_add_series(struct branch_result *b, const char *id, const char *title)
+{
+	struct series_result *s;
+
+	ALLOC_GROW(b->series, b->nr_series + 1, b->alloc_series);
+	s = &b->series[b->nr_series++];
+	memset(s, 0, sizeof(*s));
+	s->id = xstrdup(id);
+	s->title = title ? xstrdup(title) : NULL;
+	return s;
+}
+
+struct metric_result *cell_add_metric(struct cell_result *c, const char *case_name,
+				      const char *name, const char *unit,
+				      enum ktap_direction dir, unsigned n, double mean,
+				      double stddev, const double *samples, size_t nr_samples)
+{
+	struct metric_result *m;
+
+	ALLOC_GROW(c->metrics, c->nr_metrics + 1, c->alloc_metrics);
+	m = &c->metrics[c->nr_metrics++];
+	memset(m, 0, sizeof(*m));
+	m->case_name = xstrdup(case_name);
+	m->name = xstrdup(name);
+	m->unit = xstrdup(unit ? unit : "");
+	m->direction = dir;
+	m->n = n;
+	m->mean = mean;
+	m->stddev = stddev;
+	if (samples && nr_samples) {
+		m->samples = xmalloc(nr_samples * sizeof(*m->samples));
+		memcpy(m->samples, samples, nr_samples * sizeof(*m->samples));
+		m->nr_samples = nr_samples;
+	}
+	return m;
+}
+
+struct case_result *cell_add_case(struct cell_result *c, const char *name,
+				  enum ktap_status status, const char *evidence)
+{
+	struct case_result *k;
+
+	ALLOC_GROW(c->cases, c->nr_cases + 1, c->alloc_cases);
+	k = &c->cases[c->nr_cases++];
+	k->name = xstrdup(name);
+	k->status = status;
+	k->evidence = evidence ? xstrdup(evidence) : NULL;
+	return k;
+}
+
+/* ------------------------------------------------------------------ */
+/* The series of a branch, from its plan and the apply outcome */
+
+struct series_count {
+	size_t apply, squash, present, skip;	/* from the plan */
+	size_t commits, squashed, found;	/* from the apply */
+};
+
+static void describe_counts(struct strbuf *sb, const struct series_count *n)
+{
+	const char *sep = "";
+
+	if (n->commits) {
+		strbuf_addf(sb, "%zu commit%s", n->commits, n->commits > 1 ? "s" : "");
+		sep = ", ";
+	}
+	if (n->squashed) {
+		strbuf_addf(sb, "%s%zu squashed", sep, n->squashed);
+		sep = ", ";
+	}
+	if (n->found) {
+		strbuf_addf(sb, "%s%zu already in the tree", sep, n->found);
+		sep = ", ";
+	}
+	if (n->present) {
+		strbuf_addf(sb, "%s%zu present", sep, n->present);
+		sep = ", ";
+	}
+	if (n->skip)
+		strbuf_addf(sb, "%s%zu skipped", sep, n->skip);
+}
+
+void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
+			     const enum applied_state *applied, size_t failed)
+{
+	size_t i, j;
+
+	for (i = 0; i < plan->nr; i++) {
+		const struct kit_series *ks = plan->items[i].patch->series;
+		const struct decision *d = series_decision(ks, plan->branch->name);
+		struct series_count n;
+		struct series_result *s;
+		struct strbuf sb = STRBUF_INIT;
+		int seen = 0, conflict = 0;
+
+		for (j = 0; j < i && !seen; j++)
+			seen = plan->items[j].patch->series == ks;
+		if (seen)
+			continue;
+		memset(&n, 0, sizeof(n));
+		for (j = i; j < plan->nr; j++) {
+			const struct plan_item *it = &plan->items[j];
+
+			if (it->patch->series != ks)
+				continue;
+			if (j == failed)
+				conflict = 1;
+			switch (it->action) {
+			case PLAN_APPLY:
+				n.apply++;
+				break;
+			case PLAN_SQUASH:
+				n.squash++;
+				break;
+			case PLAN_PRESENT:
+				n.present++;
+				break;
+			case PLAN_SKIP:
+				n.skip++;
+				break;
+			}
+			if (applied && failed == (size_t)-1) {
+				if (applied[j] == APPLIED_COMMIT)
+					n.commits++;
+				else if (applied[j] == APPLIED_SQUASHED)
+					n.squashed++;
+				else if (applied[j] == APPLIED_FOUND)
+					n.found++;
+			}
+		}
+		s = branch_add_series(b, ks->id, ks->title);
+		if (conflict) {
+			s->state = SERIES_CONFLICT;
+			strbuf_addf(&sb, "%s does not apply", kit_patch_label(plan->items[failed].patch));
+		} else if (!n.apply && !n.squash) {
+			s->state = n.present ? SERIES_PRESENT : SERIES_SKIPPED;
+			if (d && d->reason && (d->kind == DECISION_SKIP || d->kind == DECISION_PRESENT))
+				strbuf_addstr(&sb, d->reason);
+			else
+				describe_counts(&sb, &n);
+		} else if (failed != (size_t)-1) {
+			s->state = SERIES_BLOCKED;
+			strbuf_addf(&sb, "not applied: %s does not apply",
+				    kit_patch_label(plan->items[failed].patch));
+		} else if (!applied) {
+			s->state = SERIES_PLANNED;
+			strbuf_addf(&sb, "%zu to apply", n.apply);
+			if (n.squash)
+				strbuf_addf(&sb, ", %zu to squash", n.squash);
+		} else {
+			s->state = n.commits || n.squashed ? SERIES_APPLIED : SERIES_PRESENT;
+			describe_counts(&sb, &n);
+		}
+		s->detail = sb.len ? strbuf_detach(&sb, NULL) : NULL;
+		strbuf_release(&sb);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading a console */
+
+void cell_read_console(struct cell_result *c, const char *console, size_t len,
+		       const char *failure)
+{
+	struct ktap_result k;
+	struct console_splat splat = CONSOLE_SPLAT_INIT;
+	struct strvec problems = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	ktap_parse(&k, console, len);
+	if (console_find_splat(&splat, console, len)) {
+		strbuf_addf(&sb, "console line %zu: %s", splat.line, splat.text ? splat.text : "");
+		check_set(&c->splats, CHECK_FAILED, sb.buf);
+	} else {
+		check_set(&c->splats, CHECK_OK, NULL);
+	}
+
+	if (!k.version) {
+		check_set(&c->boot, CHECK_FAILED,
+			  failure ? failure : "mm-regress never started: no KTAP on the console");
+		check_set(&c->tests, CHECK_SKIPPED, "did not boot");
+		goto cleanup;
+	}
+	check_set(&c->boot, CHECK_OK, NULL);
+
+	for (i = 0; i < k.nr_cases; i++) {
+		const struct ktap_case *kc = &k.cases[i];
+		const char *ev = NULL;
+
+		if (kc->status == KTAP_FAIL && kc->diag.nr)
+			ev = kc->diag.v[kc->diag.nr - 1];
+		else if (kc->status == KTAP_SKIP || kc->status == KTAP_TODO)
+			ev = kc->reason;
+		cell_add_case(c, kc->name, kc->status, ev);
+	}
+	for (i = 0; i < k.nr_metrics; i++) {
+		const struct ktap_metric *m = &k.metrics[i];
+
+		cell_add_metric(c, m->case_name, m->name, m->unit, m->direction, m->n, m->value,
+				m->stddev, m->samples, m->nr_samples);
+	}
+	c->nr_pass = k.nr_pass + k.nr_todo;
+	c->nr_fail = k.nr_fail;
+	c->nr_skip = k.nr_skip;
+
+	if (ktap_all_good(&k)) {
+		check_set(&c->tests, CHECK_OK, NULL);
+		goto cleanup;
+	}
+	strbuf_reset(&sb);
+	for (i = 0; i < k.nr_cases; i++) {
+		const struct ktap_case *kc = &k.cases[i];
+
+		if (kc->status != KTAP_FAIL)
+			continue;
+		strbuf_addf(&sb, "not ok %u %s", kc->number, kc->name);
+		if (kc->diag.nr)
+			strbuf_addf(&sb, ": %s", kc->diag.v[kc->diag.nr - 1]);
+		break;
+	}
+	if (!sb.len) {
+		/* Nothing failed, so the run was cut short: say how. */
+		if (failure)
+			strbuf_addstr(&sb, failure);
+		else if (ktap_problems(&k, &problems))
+			strbuf_addstr(&sb, problems.v[0]);
+		else
+			strbuf_addstr(&sb, "mm-regress did not finish");
+	}
+	check_set(&c->tests, CHECK_FAILED, sb.buf);
+cleanup:
+	strbuf_release(&sb);
+	strvec_clear(&problems);
+	console_splat_release(&splat);
+	ktap_release(&k);
+}
+
+/* ------------------------------------------------------------------ */
+/* Gathering what the work directory records */
+
+static char *state_path(const char *workdir, const char *name)
+{
+	return xstrfmt("%s/state/%s", workdir, name);
+}
+
+static int read_state(struct state *st, const char *workdir, const char *fmt, const char *arg)
+{
+	char *name = xstrfmt(fmt, arg), *path = state_path(workdir, name);
+	int ret = state_read(st, path);
+
+	free(path);
+	free(name);
+	return ret;
+}
+
+static long long state_ll(const struct state *st, const char *key)
+{
+	const char *v = state_get(st, key);
+
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+static double state_double(const struct state *st, const char *key)
+{
+	const char *v = state_get(st, key);
+
+	return v ? strtod(v, NULL) : 0;
+}
+
+static void dup_state(char **out, const struct state *st, const char *key)
+{
+	const char *v = state_get(st, key);
+
+	free(*out);
+	*out = v && *v ? xstrdup(v) : NULL;
+}
+
+/* A run's own record of a step: status ok/failed/conflict/error and its evidence. */
+static void check_from_run_state(struct check *c, const struct state *st)
+{
+	const char *status = state_get(st, "status"), *ev = state_get(st, "evidence");
+	int s;
+
+	if (!status)
+		return;
+	if (!strcmp(status, "error"))
+		s = CHECK_FAILED;
+	else
+		s = check_status_parse(status);
+	if (s < 0)
+		s = CHECK_FAILED;
+	check_set(c, s, ev && *ev ? ev : NULL);
+}
+
+static int collect_apply(struct branch_result *b, const char *workdir)
+{
+	struct state st = STATE_INIT;
+	size_t i, nr;
+	int ret;
+
+	ret = read_state(&st, workdir, "%s", "run.apply");
+	if (ret || !state_get(&st, "status"))
+		goto cleanup;
+	check_from_run_state(&b->apply, &st);
+	dup_state(&b->tip, &st, "tip");
+	nr = (size_t)state_ll(&st, "series");
+	for (i = 0; i < nr && i < 10000; i++) {
+		char *k = xstrfmt("series.%zu.id", i);
+		const char *id = state_get(&st, k), *v;
+		struct series_result *s;
+		int state;
+
+		free(k);
+		if (!id || !*id)
+			continue;
+		k = xstrfmt("series.%zu.title", i);
+		s = branch_add_series(b, id, state_get(&st, k));
+		free(k);
+		k = xstrfmt("series.%zu.state", i);
+		state = series_state_parse(state_get(&st, k));
+		s->state = state < 0 ? SERIES_PLANNED : state;
+		free(k);
+		k = xstrfmt("series.%zu.detail", i);
+		v = state_get(&st, k);
+		s->detail = v && *v ? xstrdup(v) : NULL;
+		free(k);
+	}
+	ret = 1;
+cleanup:
+	state_release(&st);
+	return ret;
+}
+
+/*
+ * Whether a run recorded an error for a step after the module's own
+ * state was last written: then the error is the step's latest outcome.
+ */
+static int run_error_is_latest(const struct state *run, const struct state *mod)
+{
+	const char *status = state_get(run, "status");
+
+	if (!status || strcmp(status, "error"))
+		return 0;
+	return !state_get(mod, "finished") || state_ll(run, "at") >= state_ll(mod, "finished");
+}
+
+/* Mark every check after `from` (all of them when NULL) skipped for `why`. */
+static void skip_after(struct cell_result *c, struct check *from, const char *why)
+{
+	struct check *order[] = { &c->build, &c->boot, &c->tests, &c->splats };
+	size_t i;
+	int after = !from;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		if (after)
+			check_set(order[i], CHECK_SKIPPED, why);
+		if (order[i] == from)
+			after = 1;
+	}
+}
+
+/*
+ * Whether the recorded test (ts, and the run's record rt) booted the
+ * image the last build made. A run records the image's hash; a test
+ * made by `mkseries test` alone is judged by time: it must be newer.
+ */
+static int tested_this_image(const struct state *ts, const struct state *rt,
+			     const struct state *bs)
+{
+	const char *image = state_get(ts, "bzimage"), *built = state_get(bs, "bzimage");
+	const char *hash = state_get(rt, "bzimage_hash");
+	git_oid oid;
+
+	if (image && built && strcmp(image, built))
+		return 0;
+	if (hash && state_get(rt, "finished") && state_get(ts, "finished") &&
+	    !strcmp(state_get(rt, "finished"), state_get(ts, "finished")) && built) {
+		if (git_odb_hashfile(&oid, built, GIT_OBJECT_BLOB) < 0)
+			return 0;
+		return !strcmp(hash, git_oid_tostr_s(&oid));
+	}
+	return state_ll(ts, "finished") >= state_ll(bs, "finished");
+}
+
+static int collect_test(struct cell_result *c, const char *workdir, const struct state *bs)
+{
+	struct state ts = STATE_INIT, rt = STATE_INIT;
+	struct strbuf console = STRBUF_INIT;
+	const char *status, *path;
+	int ret = 0, any = 0;
+
+	if ((ret = read_state(&ts, workdir, "%s.test", c->variant)) ||
+	    (ret = read_state(&rt, workdir, "run.%s.test", c->variant)))
+		goto cleanup;
+	any = state_get(&ts, "status") || state_get(&rt, "status");
+	if (state_get(&rt, "repeat"))
+		c->repeat = (unsigned)state_ll(&rt, "repeat");
+	if (run_error_is_latest(&rt, &ts)) {
+		check_from_run_state(&c->boot, &rt);
+		skip_after(c, &c->boot, "did not boot");
+		goto cleanup;
+	}
+	status = state_get(&ts, "status");
+	if (!status)
+		goto cleanup;
+	if (!tested_this_image(&ts, &rt, bs)) {
+		check_set(&c->boot, CHECK_NOT_RUN, "the last test booted an earlier build");
+		goto cleanup;
+	}
+	dup_state(&c->accel, &ts, "accel");
+	dup_state(&c->accel_note, &ts, "accel_note");
+	dup_state(&c->mode, &ts, "mode");
+	dup_state(&c->console_log, &ts, "console");
+	c->test_seconds = state_double(&ts, "seconds");
+	path = state_get(&ts, "console");
+	if (!path || strbuf_read_file(&console, path)) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addf(&why, "console log '%s' cannot be read: %s", path ? path : "(none)",
+			    path ? strerror(errno) : "not recorded");
+		check_set(&c->boot, CHECK_FAILED, why.buf);
+		skip_after(c, &c->boot, "no console log");
+		strbuf_release(&why);
+		goto cleanup;
+	}
+	cell_read_console(c, console.buf, console.len, state_get(&ts, "failure"));
+	/* vm.c judged the run: when it says failed and the console did not show why, say it. */
+	if (!strcmp(status, "failed") && c->boot.status == CHECK_OK && c->tests.status == CHECK_OK &&
+	    c->splats.status == CHECK_OK)
+		check_set(&c->tests, CHECK_FAILED,
+			  state_get(&ts, "failure") ? state_get(&ts, "failure") : "failed");
+	if (!c->repeat) {
+		size_t i;
+
+		for (i = 0; i < c->nr_metrics; i++)
+			if (c->metrics[i].n > c->repeat)
+				c->repeat = c->metrics[i].n;
+	}
+cleanup:
+	strbuf_release(&console);
+	state_release(&ts);
+	state_release(&rt);
+	return ret ? ret : any;
+}
+
+static int collect_cell(struct cell_result *c, const struct branch_result *b, const char *workdir)
+{
+	struct state bs = STATE_INIT, rb = STATE_INIT;
+	const char *status;
+	int ret = 0, any = 0;
+
+	if (b->import.status == CHECK_FAILED) {
+		check_set(&c->apply, strcmp(c->variant, "base") ? CHECK_SKIPPED : CHECK_NA,
+			  "not imported");
+		skip_after(c, NULL, "not imported");
+		return 1;
+	}
+	if (!strcmp(c->variant, "base")) {
+		check_set(&c->apply, CHECK_NA, NULL);
+	} else {
+		check_set(&c->apply, b->apply.status, b->apply.evidence);
+		if (b->apply.status == CHECK_CONFLICT || b->apply.status == CHECK_FAILED) {
+			skip_after(c, NULL, b->apply.status == CHECK_CONFLICT ?
+				   "apply conflict" : "not applied");
+			return 1;
+		}
+	}
+	if ((ret = read_state(&bs, workdir, "%s.build", c->variant)) ||
+	    (ret = read_state(&rb, workdir, "run.%s.build", c->variant)))
+		goto cleanup;
+	any = state_get(&bs, "status") || state_get(&rb, "status");
+	if (run_error_is_latest(&rb, &bs)) {
+		check_from_run_state(&c->build, &rb);
+		skip_after(c, &c->build, "not built");
+		goto cleanup;
+	}
+	status = state_get(&bs, "status");
+	dup_state(&c->commit, &bs, "commit");
+	dup_state(&c->build_log, &bs, "log");
+	c->build_seconds = state_double(&bs, "seconds");
+	if (!status) {
+		goto cleanup;
+	} else if (!strcmp(status, "ok")) {
+		check_set(&c->build, CHECK_OK, NULL);
+	} else if (!strcmp(status, "failed")) {
+		check_set(&c->build, CHECK_FAILED, state_get(&bs, "failure") ?
+			  state_get(&bs, "failure") : "the build failed");
+		skip_after(c, &c->build, "not built");
+		goto cleanup;
+	} else {
+		/* "running": the build was interrupted; what it left does not count. */
+		check_set(&c->build, CHECK_NOT_RUN, "interrupted");
+		goto cleanup;
+	}
+	ret = collect_test(c, workdir, &bs);
+	if (ret > 0)
+		any = 1;
+cleanup:
+	state_release(&bs);
+	state_release(&rb);
+	return ret < 0 ? ret : any;
+}
+
+int results_collect_branch(struct branch_result *b, const char *workdir,
+			   const struct strvec *variants)
+{
+	struct state st = STATE_INIT;
+	size_t i;
+	int any = 0, r;
+
+	r = read_state(&st, workdir, "%s", "run.import");
+	if (r)
+		return r;
+	if (state_get(&st, "status")) {
+		check_from_run_state(&b->import, &st);
+		dup_state(&b->base, &st, "base");
+		any = 1;
+	}
+	state_release(&st);
+	r = collect_apply(b, workdir);
+	if (r < 0)
+		return r;
+	any |= r;
+	for (i = 0; variants ? i < variants->nr : build_variants[i] != NULL; i++) {
+		const char *v = variants ? variants->v[i] : build_variants[i];
+		struct cell_result tmp;
+
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.variant = xstrdup(v);
+		r = collect_cell(&tmp, b, workdir);
+		if (r < 0) {
+			cell_result_release(&tmp);
+			return r;
+		}
+		/* Without --variant, a variant with nothing recorded is left out. */
+		if (r > 0 || variants || (!strcmp(v, "kit") && b->apply.status != CHECK_NOT_RUN)) {
+			struct cell_result *c = branch_cell(b, v);
+
+			cell_result_release(c);
+			*c = tmp;
+			any = 1;
+		} else {
+			cell_result_release(&tmp);
+		}
+	}
+	return any;
+}
+
+/* ------------------------------------------------------------------ */
+/* A small JSON reader: a tree of values, with the line each starts on */
+
+enum jtype { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT };
+
+struct jval {
+	enum jtype type;
+	int line;
+	int boolean;
+	double number;
+	char *str;
+	struct jval *items;	/* ARRAY elements, OBJECT values */
+	char **keys;		/* OBJECT */
+	size_t nr, alloc;
+};
+
+struct jparser {
+	const char *file;
+	const char *p, *end;
+	int line;
+	int depth;
+};
+
+#define JSON_MAX_DEPTH 64
+
+static void jval_release(struct jval *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++) {
+		jval_release(&v->items[i]);
+		if (v->keys)
+			free(v->keys[i]);
+	}
+	free(v->items);
+	free(v->keys);
+	free(v->str);
+	memset(v, 0, sizeof(*v));
+}
+
+__attribute__((format(printf, 2, 3)))
+static int jerror(struct jparser *jp, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	error("%s:%d: %s", jp->file, jp->line, sb.buf);
+	strbuf_release(&sb);
+	return MKS_ECONFIG;
+}
+
+static void jskip_ws(struct jparser *jp)
+{
+	while (jp->p < jp->end) {
+		char c = *jp->p;
+
+		if (c == '\n')
+			jp->line++;
+		else if (c != ' ' && c != '\t' && c != '\r')
+			break;
+		jp->p++;
+	}
+}
+
+static const char *jnear(struct jparser *jp)
+{
+	static char buf[16];
+
+	if (jp->p >= jp->end)
+		return "the end of the file";
+	if ((unsigned char)*jp->p < 0x20 || (unsigned char)*jp->p >= 0x7f)
+		snprintf(buf, sizeof(buf), "byte 0x%02x", (unsigned char)*jp->p);
+	else
+		snprintf(buf, sizeof(buf), "'%c'", *jp->p);
+	return buf;
+}
+
+static void utf8_put(struct strbuf *sb, unsigned cp)
+{
+	if (cp < 0x80) {
+		strbuf_addch(sb, cp);
+	} else if (cp < 0x800) {
+		strbuf_addch(sb, 0xc0 | (cp >> 6));
+		strbuf_addch(sb, 0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		strbuf_addch(sb, 0xe0 | (cp >> 12));
+		strbuf_addch(sb, 0x80 | ((cp >> 6) & 0x3f));
+		strbuf_addch(sb, 0x80 | (cp & 0x3f));
+	} else {
+		strbuf_addch(sb, 0xf0 | (cp >> 18));
+		strbuf_addch(sb, 0x80 | ((cp >> 12) & 0x3f));
+		strbuf_addch(sb, 0x80 | ((cp >> 6) & 0x3f));
+		strbuf_addch(sb, 0x80 | (cp & 0x3f));
+	}
+}
+
+static int jhex4(struct jparser *jp, unsigned *out)
+{
+	int i;
+
+	*out = 0;
+	if (jp->end - jp->p < 4)
+		return jerror(jp, "incomplete \\u escape");
+	for (i = 0; i < 4; i++) {
+		char c = jp->p[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return jerror(jp, "bad \\u escape");
+		*out = *out * 16 + d;
+	}
+	jp->p += 4;
+	return 0;
+}
+
+/* At the opening quote. */
+static int jstring(struct jparser *jp, char **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+
+	jp->p++;
+	for (;;) {
+		unsigned char c;
+
+		if (jp->p >= jp->end) {
+			ret = jerror(jp, "unterminated string");
+			goto cleanup;
+		}
+		c = *jp->p++;
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			jp->p--;
+			ret = jerror(jp, "control character in a string (%s)", jnear(jp));
+			goto cleanup;
+		}
+		if (c != '\\') {
+			strbuf_addch(&sb, c);
+			continue;
+		}
+		if (jp->p >= jp->end) {
+			ret = jerror(jp, "unterminated string");
+			goto cleanup;
+		}
+		c = *jp->p++;
+		switch (c) {
+		case '"': case '\\': case '/':
+			strbuf_addch(&sb, c);
+			break;
+		case 'b': strbuf_addch(&sb, '\b'); break;
+		case 'f': strbuf_addch(&sb, '\f'); break;
+		case 'n': strbuf_addch(&sb, '\n'); break;
+		case 'r': strbuf_addch(&sb, '\r'); break;
+		case 't': strbuf_addch(&sb, '\t'); break;
+		case 'u': {
+			unsigned cp, lo;
+
+			if ((ret = jhex4(jp, &cp)))
+				goto cleanup;
+			if (cp >= 0xd800 && cp < 0xdc00 && jp->end - jp->p >= 6 && jp->p[0] == '\\' &&
+			    jp->p[1] == 'u') {
+				const char *save = jp->p;
+
+				jp->p += 2;
+				if ((ret = jhex4(jp, &lo)))
+					goto cleanup;
+				if (lo >= 0xdc00 && lo < 0xe000)
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				else
+					jp->p = save;
+			}
+			if (!cp) {
+				ret = jerror(jp, "\\u0000 in a string");
+				goto cleanup;
+			}
+			/* A lone surrogate is not a character. */
+			if (cp >= 0xd800 && cp < 0xe000)
+				cp = 0xfffd;
+			utf8_put(&sb, cp);
+			break;
+		}
+		default:
+			jp->p--;
+			ret = jerror(jp, "bad escape '\\%c' in a string", c >= 0x20 && c < 0x7f ? c : '?');
+			goto cleanup;
+		}
+	}
+	*out = strbuf_detach(&sb, NULL);
+cleanup:
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int jnumber(struct jparser *jp, double *out)
+{
+	const char *s = jp->p, *p = s;
+	char buf[64];
+
+	if (p < jp->end && *p == '-')
+		p++;
+	if (p < jp->end && *p == '0') {
+		p++;
+	} else if (p < jp->end && *p >= '1' && *p <= '9') {
+		while (p < jp->end && *p >= '0' && *p <= '9')
+			p++;
+	} else {
+		return jerror(jp, "expected a value, found %s", jnear(jp));
+	}
+	if (p < jp->end && *p == '.') {
+		p++;
+		if (p >= jp->end || *p < '0' || *p > '9')
+			return jerror(jp, "bad number");
+		while (p < jp->end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < jp->end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < jp->end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= jp->end || *p < '0' || *p > '9')
+			return jerror(jp, "bad number");
+		while (p < jp->end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if ((size_t)(p - s) >= sizeof(buf))
+		return jerror(jp, "number too long");
+	memcpy(buf, s, p - s);
+	buf[p - s] = '\0';
+	*out = strtod(buf, NULL);
+	if (!isfinite(*out))
+		return jerror(jp, "number out of range");
+	jp->p = p;
+	return 0;
+}
+
+static int jvalue(struct jparser *jp, struct jval *v);
+
+static int jcontainer(struct jparser *jp, struct jval *v, int object)
+{
+	char close = object ? '}' : ']';
+	int ret;
+
+	if (++jp->depth > JSON_MAX_DEPTH)
+		return jerror(jp, "nested deeper than %d levels", JSON_MAX_DEPTH);
+	v->type = object ? J_OBJECT : J_ARRAY;
+	jp->p++;
+	jskip_ws(jp);
+	if (jp->p < jp->end && *jp->p == close) {
+		jp->p++;
+		jp->depth--;
+		return 0;
+	}
+	for (;;) {
+		char *key = NULL;
+
+		jskip_ws(jp);
+		if (object) {
+			if (jp->p >= jp->end || *jp->p != '"')
+				return jerror(jp, "expected a key, found %s", jnear(jp));
+			if ((ret = jstring(jp, &key)))
+				return ret;
+			jskip_ws(jp);
+			if (jp->p >= jp->end || *jp->p != ':') {
+				free(key);
+				return jerror(jp, "expected ':', found %s", jnear(jp));
+			}
+			jp->p++;
+		}
+		ALLOC_GROW(v->items, v->nr + 1, v->alloc);
+		if (object) {
+			v->keys = xrealloc(v->keys, v->alloc * sizeof(*v->keys));
+			v->keys[v->nr] = key;
+		}
+		memset(&v->items[v->nr], 0, sizeof(*v->items));
+		v->nr++;
+		if ((ret = jvalue(jp, &v->items[v->nr - 1])))
+			return ret;
+		jskip_ws(jp);
+		if (jp->p < jp->end && *jp->p == ',') {
+			jp->p++;
+			continue;
+		}
+		if (jp->p < jp->end && *jp->p == close) {
+			jp->p++;
+			break;
+		}
+		return jerror(jp, "expected ',' or '%c', found %s", close, jnear(jp));
+	}
+	jp->depth--;
+	return 0;
+}
+
+static int jword(struct jparser *jp, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(jp->end - jp->p) < n || strncmp(jp->p, word, n))
+		return 0;
+	jp->p += n;
+	return 1;
+}
+
+static int jvalue(struct jparser *jp, struct jval *v)
+{
+	jskip_ws(jp);
+	v->line = jp->line;
+	if (jp->p >= jp->end)
+		return jerror(jp, "expected a value, found the end of the file");
+	switch (*jp->p) {
+	case '{':
+		return jcontainer(jp, v, 1);
+	case '[':
+		return jcontainer(jp, v, 0);
+	case '"':
+		v->type = J_STRING;
+		return jstring(jp, &v->str);
+	}
+	if (jword(jp, "null")) {
+		v->type = J_NULL;
+		return 0;
+	}
+	if (jword(jp, "true") || jword(jp, "false")) {
+		v->type = J_BOOL;
+		v->boolean = jp->p[-1] == 'e' && jp->p[-2] == 'u';
+		return 0;
+	}
+	v->type = J_NUMBER;
+	return jnumber(jp, &v->number);
+}
+
+static int json_parse(struct jval *root, const char *file, const char *buf, size_t len)
+{
+	struct jparser jp = { file, buf, buf + len, 1, 0 };
+	int ret;
+
+	memset(root, 0, sizeof(*root));
+	/* A UTF-8 byte order mark is tolerated. */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		jp.p += 3;
+	ret = jvalue(&jp, root);
+	if (!ret) {
+		jskip_ws(&jp);
+		if (jp.p < jp.end)
+			ret = jerror(&jp, "unexpected %s after the JSON value", jnear(&jp));
+	}
+	if (ret)
+		jval_release(root);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* From JSON to results */
+
+struct loader {
+	const char *file;
+	int errors;
+};
+
+static const struct jval *jget(const struct jval *obj, const char *key)
+{
+	size_t i;
+
+	if (!obj || obj->type != J_OBJECT)
+		return NULL;
+	for (i = 0; i < obj->nr; i++)
+		if (!strcmp(obj->keys[i], key))
+			return &obj->items[i];
+	return NULL;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void lerror(struct loader *ld, const struct jval *at, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	error("%s:%d: %s", ld->file, at ? at->line : 1, sb.buf);
+	strbuf_release(&sb);
+	ld->errors++;
+}
+
+static const char *type_name(enum jtype t)
+{
+	switch (t) {
+	case J_NULL: return "null";
+	case J_BOOL: return "a boolean";
+	case J_NUMBER: return "a number";
+	case J_STRING: return "a string";
+	case J_ARRAY: return "an array";
+	case J_OBJECT: return "an object";
+	}
+	return "?";
+}
+
+/* The member `key` of obj when it has type t; NULL when absent or null, else an error. */
+static const struct jval *jmember(struct loader *ld, const struct jval *obj, const char *key,
+				  enum jtype t, int required)
+{
+	const struct jval *v = jget(obj, key);
+
+	if (!v || v->type == J_NULL) {
+		if (required)
+			lerror(ld, obj, "'%s' is missing", key);
+		return NULL;
+	}
+	if (v->type != t) {
+		lerror(ld, v, "'%s' must be %s, not %s", key, type_name(t), type_name(v->type));
+		return NULL;
+	}
+	return v;
+}
+
+static char *jdup(struct loader *ld, const struct jval *obj, const char *key, int required)
+{
+	const struct jval *v = jmember(ld, obj, key, J_STRING, required);
+
+	return v ? xstrdup(v->str) : NULL;
+}
+
+static double jnum(struct loader *ld, const struct jval *obj, const char *key, double dflt)
+{
+	const struct jval *v = jmember(ld, obj, key, J_NUMBER, 0);
+
+	return v ? v->number : dflt;
+}
+
+static unsigned jcount(struct loader *ld, const struct jval *obj, const char *key)
+{
+	const struct jval *v = jmember(ld, obj, key, J_NUMBER, 0);
+
+	if (!v)
+		return 0;
+	if (v->number < 0 || v->number > 1e9 || v->number != floor(v->number)) {
+		lerror(ld, v, "'%s' must be a count, not %g", key, v->number);
+		return 0;
+	}
+	return (unsigned)v->number;
+}
+
+static void load_check(struct loader *ld, struct check *c, const struct jval *obj, const char *key)
+{
+	const struct jval *v = jmember(ld, obj, key, J_OBJECT, 0);
+	const struct jval *st;
+	int s;
+
+	if (!v)
+		return;
+	st = jmember(ld, v, "status", J_STRING, 1);
+	if (!st)
+		return;
+	s = check_status_parse(st->str);
+	if (s < 0) {
+		lerror(ld, st, "unknown status '%s' for '%s'", st->str, key);
+		return;
+	}
+	c->status = s;
+	free(c->evidence);
+	c->evidence = jdup(ld, v, "evidence", 0);
+}
+
+static void load_metric(struct loader *ld, struct cell_result *c, const struct jval *m)
+{
+	const struct jval *samples = jmember(ld, m, "samples", J_ARRAY, 0);
+	const struct jval *dir = jmember(ld, m, "direction", J_STRING, 1);
+	char *case_name = jdup(ld, m, "case", 1), *name = jdup(ld, m, "name", 1);
+	char *unit = jdup(ld, m, "unit", 0);
+	double *v = NULL;
+	size_t i, nr = 0;
+	enum ktap_direction d = KTAP_LOWER_IS_BETTER;
+
+	if (dir && !strcmp(dir->str, "higher_is_better"))
+		d = KTAP_HIGHER_IS_BETTER;
+	else if (dir && strcmp(dir->str, "lower_is_better"))
+		lerror(ld, dir, "'direction' must be higher_is_better or lower_is_better, not '%s'",
+		       dir->str);
+	if (!jmember(ld, m, "mean", J_NUMBER, 1))
+		goto cleanup;
+	if (samples) {
+		v = xcalloc(samples->nr ? samples->nr : 1, sizeof(*v));
+		for (i = 0; i < samples->nr; i++) {
+			if (samples->items[i].type != J_NUMBER) {
+				lerror(ld, &samples->items[i], "'samples' must hold numbers");
+				goto cleanup;
+			}
+			v[nr++] = samples->items[i].number;
+		}
+	}
+	if (case_name && name)
+		cell_add_metric(c, case_name, name, unit, d,
+				samples && !jget(m, "n") ? (unsigned)nr : jcount(ld, m, "n"),
+				jnum(ld, m, "mean", 0), jnum(ld, m, "stddev", 0), v, nr);
+cleanup:
+	free(v);
+	free(case_name);
+	free(name);
+	free(unit);
+}
+
+static void load_cell(struct loader *ld, struct branch_result *b, const struct jval *obj)
+{
+	const struct jval *variant = jmember(ld, obj, "variant", J_STRING, 1);
+	const struct jval *checks, *list, *v;
+	struct cell_result tmp, *c;
+	size_t i;
+
+	if (!variant)
+		return;
+	if (!variant_known(variant->str)) {
+		lerror(ld, variant, "unknown variant '%s' (known: base, kit)", variant->str);
+		return;
+	}
+	if (branch_find_cell(b, variant->str)) {
+		lerror(ld, variant, "cell '%s %s' appears twice", b->name, variant->str);
+		return;
+	}
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.variant = xstrdup(variant->str);
+	tmp.commit = jdup(ld, obj, "commit", 0);
+	checks = jmember(ld, obj, "checks", J_OBJECT, 1);
+	load_check(ld, &tmp.apply, checks, "apply");
+	load_check(ld, &tmp.build, checks, "build");
+	load_check(ld, &tmp.boot, checks, "boot");
+	load_check(ld, &tmp.tests, checks, "tests");
+	load_check(ld, &tmp.splats, checks, "splats");
+	tmp.accel = jdup(ld, obj, "accel", 0);
+	tmp.accel_note = jdup(ld, obj, "accel_note", 0);
+	tmp.mode = jdup(ld, obj, "mode", 0);
+	tmp.repeat = jcount(ld, obj, "repeat");
+	tmp.build_seconds = jnum(ld, obj, "build_seconds", 0);
+	tmp.test_seconds = jnum(ld, obj, "test_seconds", 0);
+	tmp.build_log = jdup(ld, obj, "build_log", 0);
+	tmp.console_log = jdup(ld, obj, "console_log", 0);
+	tmp.nr_pass = jcount(ld, obj, "pass");
+	tmp.nr_fail = jcount(ld, obj, "fail");
+	tmp.nr_skip = jcount(ld, obj, "skip");
+	list = jmember(ld, obj, "cases", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		const struct jval *k = &list->items[i];
+		char *name, *ev;
+		int s;
+
+		if (k->type != J_OBJECT) {
+			lerror(ld, k, "'cases' must hold objects");
+			continue;
+		}
+		v = jmember(ld, k, "status", J_STRING, 1);
+		s = v ? name_index(case_names, ARRAY_SIZE(case_names), v->str) : -1;
+		if (v && s < 0)
+			lerror(ld, v, "unknown case status '%s' (pass, fail, skip or todo)", v->str);
+		name = jdup(ld, k, "name", 1);
+		ev = jdup(ld, k, "evidence", 0);
+		if (name && s >= 0)
+			cell_add_case(&tmp, name, s, ev);
+		free(name);
+		free(ev);
+	}
+	list = jmember(ld, obj, "metrics", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		if (list->items[i].type != J_OBJECT) {
+			lerror(ld, &list->items[i], "'metrics' must hold objects");
+			continue;
+		}
+		load_metric(ld, &tmp, &list->items[i]);
+	}
+	c = branch_cell(b, variant->str);
+	cell_result_release(c);
+	*c = tmp;
+}
+
+static void load_branch(struct loader *ld, struct run_results *r, const struct jval *obj)
+{
+	const struct jval *name = jmember(ld, obj, "name", J_STRING, 1);
+	const struct jval *list;
+	struct branch_result tmp, *b;
+	size_t i;
+
+	if (!name)
+		return;
+	if (!*name->str || strchr(name->str, '/') || strchr(name->str, '\n')) {
+		lerror(ld, name, "bad branch name '%s'", name->str);
+		return;
+	}
+	if (results_find_branch(r, name->str)) {
+		lerror(ld, name, "branch '%s' appears twice", name->str);
+		return;
+	}
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.name = xstrdup(name->str);
+	tmp.base = jdup(ld, obj, "base", 0);
+	tmp.tip = jdup(ld, obj, "tip", 0);
+	load_check(ld, &tmp.import, obj, "import");
+	load_check(ld, &tmp.apply, obj, "apply");
+	list = jmember(ld, obj, "series", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		const struct jval *s = &list->items[i], *st;
+		struct series_result *sr;
+		char *id, *title;
+		int state = SERIES_PLANNED;
+
+		if (s->type != J_OBJECT) {
+			lerror(ld, s, "'series' must hold objects");
+			continue;
+		}
+		st = jmember(ld, s, "state", J_STRING, 1);
+		if (st && (state = series_state_parse(st->str)) < 0) {
+			lerror(ld, st, "unknown series state '%s'", st->str);
+			continue;
+		}
+		id = jdup(ld, s, "id", 1);
+		title = jdup(ld, s, "title", 0);
+		if (id) {
+			sr = branch_add_series(&tmp, id, title);
+			sr->state = state;
+			sr->detail = jdup(ld, s, "detail", 0);
+		}
+		free(id);
+		free(title);
+	}
+	list = jmember(ld, obj, "cells", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		if (list->items[i].type != J_OBJECT) {
+			lerror(ld, &list->items[i], "'cells' must hold objects");
+			continue;
+		}
+		load_cell(ld, &tmp, &list->items[i]);
+	}
+	b = results_branch(r, tmp.name);
+	free(b->name);
+	*b = tmp;
+}
+
+int results_parse_json(struct run_results *r, const char *file, const char *buf, size_t len)
+{
+	struct loader ld = { file, 0 };
+	struct run_results tmp;
+	struct jval root;
+	const struct jval *v, *list;
+	size_t i;
+	int ret;
+
+	results_init(&tmp);
+	ret = json_parse(&root, file, buf, len);
+	if (ret)
+		return ret;
+	if (root.type != J_OBJECT) {
+		lerror(&ld, &root, "a report is a JSON object, not %s", type_name(root.type));
+		goto done;
+	}
+	v = jmember(&ld, &root, "schema", J_NUMBER, 1);
+	if (!v)
+		goto done;
+	if (v->number != RESULTS_SCHEMA) {
+		lerror(&ld, v, "report schema %g is not one this mkseries reads (%d)", v->number,
+		       RESULTS_SCHEMA);
+		goto done;
+	}
+	tmp.generator = jdup(&ld, &root, "generator", 0);
+	tmp.generated = jdup(&ld, &root, "generated", 0);
+	tmp.tester = jdup(&ld, &root, "tester", 0);
+	list = jmember(&ld, &root, "branches", J_ARRAY, 1);
+	for (i = 0; list && i < list->nr; i++) {
+		if (list->items[i].type != J_OBJECT) {
+			lerror(&ld, &list->items[i], "'branches' must hold objects");
+			continue;
+		}
+		load_branch(&ld, &tmp, &list->items[i]);
+	}
+done:
+	jval_release(&root);
+	if (ld.errors) {
+		results_release(&tmp);
+		return MKS_ECONFIG;
+	}
+	results_merge(r, &tmp);
+	return 0;
+}
+
+int results_load_json(struct run_results *r, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (strbuf_read_file(&sb, path)) {
+		ret = error_code(MKS_ECONFIG, "cannot read report '%s': %s", path, strerror(errno));
+		strbuf_release(&sb);
+		return ret;
+	}
+	if (memchr(sb.buf, '\0', sb.len)) {
+		strbuf_release(&sb);
+		return error_code(MKS_ECONFIG, "%s: not a JSON report (it holds NUL bytes)", path);
+	}
+	ret = results_parse_json(r, path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Merging */
+
+static void move_str(char **to, char **from)
+{
+	if (!*from)
+		return;
+	free(*to);
+	*to = *from;
+	*from = NULL;
+}
+
+static void move_check(struct check *to, struct check *from)
+{
+	free(to->evidence);
+	*to = *from;
+	from->evidence = NULL;
+	from->status = CHECK_NOT_RUN;
+}
+
+static void merge_branch(struct branch_result *into, struct branch_result *from)
+{
+	int from_applied = from->apply.status != CHECK_NOT_RUN;
+	int into_applied = into->apply.status != CHECK_NOT_RUN;
+	size_t i;
+
+	if (from->import.status != CHECK_NOT_RUN) {
+		move_check(&into->import, &from->import);
+		move_str(&into->base, &from->base);
+	}
+	if (from_applied) {
+		move_check(&into->apply, &from->apply);
+		move_str(&into->tip, &from->tip);
+	}
+	/* The series matrix goes with the apply it describes; a plan-only one fills a gap. */
+	if (from->nr_series && (from_applied || !into_applied || !into->nr_series)) {
+		for (i = 0; i < into->nr_series; i++) {
+			free(into->series[i].id);
+			free(into->series[i].title);
+			free(into->series[i].detail);
+		}
+		free(into->series);
+		into->series = from->series;
+		into->nr_series = from->nr_series;
+		into->alloc_series = from->alloc_series;
+		from->series = NULL;
+		from->nr_series = from->alloc_series = 0;
+	}
+	for (i = 0; i < from->nr_cells; i++) {
+		struct cell_result *c;
+
+		if (branch_find_cell(into, from->cells[i].variant))
+			warning("cell '%s %s' is in more than one report: the later one is kept",
+				into->name, from->cells[i].variant);
+		c = branch_cell(into, from->cells[i].variant);
+		cell_result_release(c);
+		*c = from->cells[i];
+		memset(&from->cells[i], 0, sizeof(from->cells[i]));
+	}
+	/* A kit cell recorded before apply was known: its apply check follows the branch. */
+	for (i = 0; i < into->nr_cells; i++) {
+		struct cell_result *c = &into->cells[i];
+
+		if (strcmp(c->variant, "base") && c->apply.status == CHECK_NOT_RUN &&
+		    into->apply.status != CHECK_NOT_RUN)
+			check_set(&c->apply, into->apply.status, into->apply.evidence);
+	}
+}
+
+void results_merge(struct run_results *into, struct run_results *from)
+{
+	size_t i;
+
+	if (!into->generator)
+		move_str(&into->generator, &from->generator);
+	if (!into->tester)
+		move_str(&into->tester, &from->tester);
+	move_str(&into->generated, &from->generated);
+	for (i = 0; i < from->nr_branches; i++) {
+		struct branch_result *b = results_branch(into, from->branches[i].name);
+
+		merge_branch(b, &from->branches[i]);
+	}
+	results_release(from);
+}

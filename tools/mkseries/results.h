@@ -1,0 +1,204 @@
+/* results.h: the recorded results of a run, per branch and per branch x variant cell. */
+#ifndef MKSERIES_RESULTS_H
+#define MKSERIES_RESULTS_H
+
+#include <stddef.h>
+
+#include "applyplan.h"
+#include "ktap.h"
+#include "plan.h"
+#include "util.h"
+
+/* The version of the JSON report this mkseries writes and reads (docs/report-json.md). */
+#define RESULTS_SCHEMA 1
+
+/*
+ * The outcome of one check of a cell (apply, build, boot, tests, splats)
+ * or of a branch (import, apply). NOT_RUN: nothing recorded (never tried,
+ * or interrupted before the result was written); SKIPPED: not tried
+ * because an earlier check failed; NA: does not apply (apply on base).
+ */
+enum check_status {
+	CHECK_NOT_RUN = 0,
+	CHECK_OK,
+	CHECK_FAILED,
+	CHECK_SKIPPED,
+	CHECK_CONFLICT,		/* apply only: a patch did not apply */
+	CHECK_NA,
+};
+
+const char *check_status_name(enum check_status s);
+/* The status named `name` ("ok", "not-run" ...); -1 when unknown. */
+int check_status_parse(const char *name);
+
+struct check {
+	enum check_status status;
+	char *evidence;		/* the line that proves a failure, or a note; owned, may be NULL */
+};
+
+void check_set(struct check *c, enum check_status status, const char *evidence);
+
+/* One mm-regress case as the console showed it. */
+struct case_result {
+	char *name;
+	enum ktap_status status;
+	char *evidence;		/* failed: its last diagnostic; skipped: the reason; else NULL */
+};
+
+/*
+ * One metric: n, mean and stddev as the log printed them; the samples
+ * when the log listed them (verdicts prefer the samples).
+ */
+struct metric_result {
+	char *case_name;
+	char *name;
+	char *unit;
+	enum ktap_direction direction;
+	unsigned n;
+	double mean;
+	double stddev;
+	double *samples;
+	size_t nr_samples;
+};
+
+/* The "case.name" label of a metric, in one of four static buffers used in turn. */
+const char *metric_label(const struct metric_result *m);
+
+/* One branch x variant cell. */
+struct cell_result {
+	char *variant;		/* "base" or "kit" */
+	char *commit;		/* what was built, or NULL */
+	struct check apply, build, boot, tests, splats;
+	char *accel;		/* "kvm" or "tcg" when it booted, else NULL */
+	char *accel_note;	/* why not KVM, or NULL */
+	char *mode;		/* "quick" or "full", or NULL */
+	unsigned repeat;	/* samples per metric asked of mm-regress; 0 unknown */
+	double build_seconds, test_seconds;
+	char *build_log, *console_log;
+	size_t nr_pass, nr_fail, nr_skip;
+	struct case_result *cases;
+	size_t nr_cases, alloc_cases;
+	struct metric_result *metrics;
+	size_t nr_metrics, alloc_metrics;
+};
+
+/* Where a series stands on a branch: from the plan, then the apply outcome. */
+enum series_state {
+	SERIES_PLANNED = 0,	/* to be applied; apply has not run */
+	SERIES_APPLIED,		/* its patches are commits on the branch */
+	SERIES_PRESENT,		/* declared present, or every patch found in the tree already */
+	SERIES_SKIPPED,		/* declared skipped */
+	SERIES_CONFLICT,	/* one of its patches did not apply */
+	SERIES_BLOCKED,		/* not applied because an earlier series conflicted */
+};
+
+const char *series_state_name(enum series_state s);
+int series_state_parse(const char *name);
+
+struct series_result {
+	char *id;
+	char *title;
+	enum series_state state;
+	char *detail;		/* "2 applied, 1 fixup squashed", the skip reason ... */
+};
+
+struct branch_result {
+	char *name;
+	char *base;		/* the imported commit, or NULL */
+	char *tip;		/* refs/heads/mkseries/<name> as applied, or NULL */
+	struct check import, apply;
+	struct series_result *series;
+	size_t nr_series, alloc_series;
+	struct cell_result *cells;
+	size_t nr_cells, alloc_cells;
+};
+
+struct run_results {
+	char *generator;	/* "mkseries 0.1" */
+	char *generated;	/* ISO 8601 UTC time the report was made */
+	char *tester;		/* "Name <email>" for Tested-by:, or NULL */
+	struct branch_result *branches;
+	size_t nr_branches, alloc_branches;
+};
+
+void results_init(struct run_results *r);
+void results_release(struct run_results *r);
+
+/* Find branch `name`, adding an empty one at the end when missing. */
+struct branch_result *results_branch(struct run_results *r, const char *name);
+const struct branch_result *results_find_branch(const struct run_results *r, const char *name);
+/* Find cell `variant` of b, adding an empty one when missing (base before kit). */
+struct cell_result *branch_cell(struct branch_result *b, const char *variant);
+const struct cell_result *branch_find_cell(const struct branch_result *b, const char *variant);
+struct series_result *branch_add_series(struct branch_result *b, const char *id, const char *title);
+
+void branch_result_release(struct branch_result *b);
+void cell_result_release(struct cell_result *c);
+
+/* Add a metric to c; `samples` (copied) may be NULL. */
+struct metric_result *cell_add_metric(struct cell_result *c, const char *case_name,
+				      const char *name, const char *unit,
+				      enum ktap_direction dir, unsigned n, double mean,
+				      double stddev, const double *samples, size_t nr_samples);
+struct case_result *cell_add_case(struct cell_result *c, const char *name,
+				  enum ktap_status status, const char *evidence);
+
+/*
+ * Fill b's series (in plan order) from branch `plan` and, when apply
+ * ran, its outcome: `applied` has one state per plan item (NULL when
+ * apply did not run) and `failed` is the item that did not apply, or
+ * (size_t)-1. A series with nothing to apply is present or skipped with
+ * the kit's reason; the series of the item that failed is a conflict,
+ * every other series that had something to apply is blocked (apply is
+ * all or nothing).
+ */
+void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
+			     const enum applied_state *applied, size_t failed);
+
+/*
+ * Read what a cell's console shows: booted or not, the cases, the
+ * metrics, the first splat. `failure` is what vm.c said went wrong (or
+ * NULL): it is the evidence when the console itself does not explain.
+ */
+void cell_read_console(struct cell_result *c, const char *console, size_t len,
+		       const char *failure);
+
+/*
+ * The state files a run leaves in a branch's work directory (see
+ * builtin/run.c and runstate.h):
+ *   state/run.import       status, evidence, base, at
+ *   state/run.apply        status, evidence, tip, series (a count) and
+ *                          series.<n>.id, .title, .state, .detail, at
+ *   state/run.<v>.build    status, evidence, at (with key and bzimage)
+ *   state/run.<v>.test     status, evidence, repeat, bzimage_hash, finished,
+ *                          at (with key)
+ *   state/<v>.build        written by build.c
+ *   state/<v>.test         written by vm.c, with the console log it names
+ * Fill b (named already) from them. `variants` limits the cells read;
+ * NULL reads every variant with anything recorded. Returns 1 when
+ * anything at all was recorded, 0 when nothing, -1 on a read error
+ * (printed).
+ */
+int results_collect_branch(struct branch_result *b, const char *workdir,
+			   const struct strvec *variants);
+
+/*
+ * Parse a JSON report (docs/report-json.md) and add its branches and
+ * cells to r (see results_merge() for what happens to duplicates).
+ * `file` names the input in messages: "FILE:LINE: message". Unknown keys
+ * are ignored; the verdicts and summaries a report carries are not read
+ * (they are recomputed from the samples). Returns 0, or MKS_ECONFIG
+ * after printing.
+ */
+int results_parse_json(struct run_results *r, const char *file, const char *buf, size_t len);
+int results_load_json(struct run_results *r, const char *path);
+
+/*
+ * Move everything in `from` into `into`: branches by name, cells by
+ * variant. A cell present in both is replaced by from's (a later job's
+ * result wins) with a warning; a branch's import, apply and series are
+ * taken from whichever has them run. `from` is left empty.
+ */
+void results_merge(struct run_results *into, struct run_results *from);
+
+#endif

@@ -1,0 +1,232 @@
+/* runstate.c: keys for the steps of a run (import, apply, build, test) and their recorded outcomes. */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "gitutil.h"
+#include "regress.h"
+#include "runstate.h"
+
+#ifndef MKSERIES_VERSION
+#define MKSERIES_VERSION "unknown"
+#endif
+
+static const char *const step_names[] = {
+	[STEP_IMPORT] = "import",
+	[STEP_APPLY] = "apply",
+	[STEP_BUILD] = "build",
+	[STEP_TEST] = "test",
+	[STEP_NONE] = "none",
+};
+
+const char *run_step_name(enum run_step s)
+{
+	return (size_t)s < ARRAY_SIZE(step_names) ? step_names[s] : "?";
+}
+
+int run_step_parse(enum run_step *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < STEP_NONE; i++)
+		if (!strcmp(name, step_names[i])) {
+			*out = i;
+			return 0;
+		}
+	return error_code(MKS_ECONFIG, "unknown step '%s' for --force (import, apply, build or test)",
+			  name);
+}
+
+char *runstate_path(const char *workdir, const char *name)
+{
+	return xstrfmt("%s/state/run.%s", workdir, name);
+}
+
+void step_key_add(struct step_key *k, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	size_t start;
+
+	strbuf_addf(&k->text, "%s ", name);
+	start = k->text.len;
+	va_start(ap, fmt);
+	strbuf_vaddf(&k->text, fmt, ap);
+	va_end(ap);
+	/* A value is one line, so no value can pose as another line. */
+	for (; start < k->text.len; start++)
+		if (k->text.buf[start] == '\n')
+			k->text.buf[start] = ' ';
+	strbuf_addch(&k->text, '\n');
+}
+
+static char *hash_of(const void *data, size_t len)
+{
+	git_oid oid;
+
+	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
+		BUG("cannot hash %zu bytes", len);
+	return xstrdup(git_oid_tostr_s(&oid));
+}
+
+int file_hash(char **out, const char *path)
+{
+	git_oid oid;
+
+	*out = NULL;
+	if (git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB) < 0)
+		return MKS_ENOTFOUND;
+	*out = xstrdup(git_oid_tostr_s(&oid));
+	return 0;
+}
+
+void step_key_add_file(struct step_key *k, const char *name, const char *path)
+{
+	char *h = NULL;
+
+	if (file_hash(&h, path))
+		step_key_add(k, name, "missing");
+	else
+		step_key_add(k, name, "%s", h);
+	free(h);
+}
+
+char *step_key_hash(const struct step_key *k)
+{
+	return hash_of(k->text.buf, k->text.len);
+}
+
+void step_key_release(struct step_key *k)
+{
+	strbuf_release(&k->text);
+}
+
+char *mm_regress_hash(void)
+{
+	size_t len = 0;
+	const char *image = mm_regress_image(&len);
+
+	return hash_of(image, len);
+}
+
+char *compiler_version(void)
+{
+	struct child cc = CHILD_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *ret;
+	int status;
+
+	strvec_pushl(&cc.argv, "gcc", "--version", NULL);
+	strvec_push(&cc.env, "LC_ALL=C");
+	cc.out = &out;
+	cc.err = &out;
+	status = child_run(&cc);
+	child_release(&cc);
+	if (status || !out.len) {
+		strbuf_release(&out);
+		return xstrdup("none");
+	}
+	ret = xstrndup(out.buf, strcspn(out.buf, "\n"));
+	strbuf_release(&out);
+	return ret;
+}
+
+static char *kit_file(const struct kit *kit, const char *rel)
+{
+	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
+}
+
+char *apply_key(const struct plan *plan, const git_oid *base, const char *backporter)
+{
+	struct step_key k = STEP_KEY_INIT;
+	char *ret;
+	size_t i;
+
+	step_key_add(&k, "step", "apply");
+	step_key_add(&k, "mkseries", "%s", MKSERIES_VERSION);
+	step_key_add(&k, "base", "%s", git_oid_tostr_s(base));
+	step_key_add(&k, "backporter", "%s", backporter ? backporter : "");
+	for (i = 0; i < plan->nr; i++) {
+		const struct plan_item *it = &plan->items[i];
+
+		step_key_add(&k, "item", "%s %s %s %zu", plan_action_name(it->action),
+			     kit_patch_label(it->patch),
+			     it->patch->upstream ? it->patch->upstream : "-",
+			     it->action == PLAN_SQUASH ? it->squash_into : (size_t)0);
+		if (it->source && (it->action == PLAN_APPLY || it->action == PLAN_SQUASH)) {
+			char *path = kit_file(plan->kit, it->source);
+
+			step_key_add_file(&k, it->source, path);
+			free(path);
+		}
+	}
+	ret = step_key_hash(&k);
+	step_key_release(&k);
+	return ret;
+}
+
+int build_key(char **out, git_repository *repo, const git_oid *commit, const struct kit *kit,
+	      const struct kernel_branch *b, const char *compiler)
+{
+	struct step_key k = STEP_KEY_INIT;
+	git_commit *c = NULL;
+	const char *base = b->config_base ? b->config_base : "defconfig";
+	char *path;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	err = git_commit_lookup(&c, repo, commit);
+	if (err < 0)
+		return git_error_report(err, "cannot read commit %s", oid_short(commit));
+	step_key_add(&k, "step", "build");
+	step_key_add(&k, "tree", "%s", git_oid_tostr_s(git_commit_tree_id(c)));
+	git_commit_free(c);
+	step_key_add(&k, "arch", "%s", b->arch ? b->arch : "x86_64");
+	step_key_add(&k, "config-base", "%s", base);
+	path = kit_file(kit, base);
+	if (b->config_base_is_file || file_exists(path))
+		step_key_add_file(&k, "config-base-file", path);
+	free(path);
+	for (i = 0; i < b->nr_fragments; i++) {
+		path = kit_file(kit, b->fragments[i]);
+		step_key_add_file(&k, b->fragments[i], path);
+		free(path);
+	}
+	step_key_add(&k, "compiler", "%s", compiler ? compiler : "none");
+	*out = step_key_hash(&k);
+	step_key_release(&k);
+	return 0;
+}
+
+char *test_key(const char *bzimage_hash, const char *regress_hash, const char *accel, int full,
+	       unsigned repeat, const struct kernel_boot *boot)
+{
+	struct step_key k = STEP_KEY_INIT;
+	char *ret;
+
+	step_key_add(&k, "step", "test");
+	step_key_add(&k, "bzimage", "%s", bzimage_hash ? bzimage_hash : "missing");
+	step_key_add(&k, "mm-regress", "%s", regress_hash ? regress_hash : "missing");
+	step_key_add(&k, "accel", "%s", accel ? accel : "auto");
+	step_key_add(&k, "mode", "%s", full ? "full" : "quick");
+	step_key_add(&k, "repeat", "%u", repeat);
+	step_key_add(&k, "qemu", "%s", boot->qemu ? boot->qemu : "");
+	step_key_add(&k, "machine", "%s", boot->machine ? boot->machine : "");
+	step_key_add(&k, "cpu", "%s", boot->cpu ? boot->cpu : "");
+	step_key_add(&k, "memory", "%u", boot->memory_mb);
+	step_key_add(&k, "cpus", "%u", boot->cpus);
+	step_key_add(&k, "cmdline", "%s", boot->cmdline ? boot->cmdline : "");
+	step_key_add(&k, "timeouts", "%u %u", boot->boot_timeout, boot->run_timeout);
+	ret = step_key_hash(&k);
+	step_key_release(&k);
+	return ret;
+}
+
+int runstate_current(const struct state *st, const char *key)
+{
+	const char *k = state_get(st, "key"), *status = state_get(st, "status");
+
+	if (!k || !key || strcmp(k, key) || !status)
+		return 0;
+	return !strcmp(status, "ok") || !strcmp(status, "failed") || !strcmp(status, "conflict");
+}

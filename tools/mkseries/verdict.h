@@ -1,0 +1,102 @@
+/* verdict.h: health of each cell, and whether kit differs from base by more than the noise. */
+#ifndef MKSERIES_VERDICT_H
+#define MKSERIES_VERDICT_H
+
+#include <stddef.h>
+
+#include "results.h"
+
+/*
+ * The rule for calling a performance change (README, "Verdicts"):
+ * both sides have at least VERDICT_MIN_SAMPLES samples, Welch's t-test
+ * gives p < VERDICT_ALPHA, and |%change| reaches the larger of
+ * VERDICT_MIN_CHANGE_PCT and VERDICT_NOISE_FACTOR times the pooled
+ * relative standard deviation. The metric's direction says whether the
+ * change is a regression or an improvement.
+ */
+#define VERDICT_MIN_SAMPLES 3
+#define VERDICT_ALPHA 0.01
+#define VERDICT_MIN_CHANGE_PCT 5.0
+#define VERDICT_NOISE_FACTOR 2.0
+
+struct sample_stats {
+	unsigned n;
+	double mean;
+	double stddev;		/* sample standard deviation (n - 1); 0 when n < 2 */
+};
+
+void sample_stats(struct sample_stats *out, const double *v, size_t n);
+/* A metric's statistics: from its samples when it has them, else as recorded. */
+void metric_stats(struct sample_stats *out, const struct metric_result *m);
+
+/* Two-sided p-value of Student's t with df degrees of freedom (df > 0). */
+double t_two_sided_p(double t, double df);
+
+enum perf_call {
+	PERF_NO_CALL = 0,	/* cannot tell: too few samples, nothing to compare */
+	PERF_SAME,		/* within the noise */
+	PERF_REGRESSION,
+	PERF_IMPROVEMENT,
+};
+const char *perf_call_name(enum perf_call c);
+
+struct perf_verdict {
+	enum perf_call call;
+	double change_pct;	/* (kit - base) / |base| x 100; NAN when the base mean is 0 */
+	double p;		/* Welch's two-sided p; NAN when not computed */
+	double threshold_pct;	/* what |change_pct| had to reach; NAN when not computed */
+	const char *why;	/* a static sentence saying how the call was made */
+};
+
+void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
+		const struct sample_stats *kit, enum ktap_direction dir);
+
+enum cell_health {
+	CELL_OK,
+	CELL_FAILED,		/* a check failed: build, boot, a case, a splat, apply error */
+	CELL_CONFLICT,		/* the kit did not apply */
+	CELL_INCOMPLETE,	/* something was not run (or interrupted) and nothing failed */
+};
+const char *cell_health_name(enum cell_health h);
+enum cell_health cell_health(const struct cell_result *c);
+
+/*
+ * The check of c that explains best why it is not ok: the first that
+ * failed in the order apply, build, boot, splats, tests, else the first
+ * not run; *what names it. NULL when none.
+ */
+const struct check *cell_first_problem(const struct cell_result *c, const char **what);
+
+/* One metric of a branch, base against kit (either side may be missing). */
+struct metric_row {
+	const struct metric_result *base, *kit;
+	struct sample_stats b, k;
+	struct perf_verdict v;
+};
+
+struct branch_comparison {
+	const struct cell_result *base, *kit;
+	int comparable;		/* both booted, same accelerator and mode */
+	char *note;		/* why they cannot be compared, or NULL; owned */
+	int emulated;		/* the numbers come from TCG */
+	struct metric_row *rows;	/* kit's metric order, then base-only ones */
+	size_t nr, alloc;
+	size_t nr_regressions, nr_improvements;
+};
+
+/* Compare b's kit cell with its base cell. Release the result. */
+void branch_compare(struct branch_comparison *out, const struct branch_result *b);
+void branch_comparison_release(struct branch_comparison *c);
+
+struct run_summary {
+	size_t branches, cells;
+	size_t ok, failed, conflicts, incomplete;
+	size_t branch_failures;		/* imports or applies that failed outright */
+	size_t regressions, improvements;
+};
+
+void results_summarise(struct run_summary *s, const struct run_results *r);
+/* Whether the run must exit 1: a failure, a conflict, a cell left incomplete, a regression. */
+int run_summary_failed(const struct run_summary *s);
+
+#endif

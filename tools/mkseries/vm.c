@@ -1,0 +1,446 @@
+/* vm.c: boot a variant's bzImage in QEMU with mm-regress as /init, capture and judge the console. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "initramfs.h"
+#include "ktap.h"
+#include "regress.h"
+#include "vm.h"
+
+/* Seconds QEMU gets to exit by itself after the done marker (mm-regress reboots). */
+#define DONE_GRACE 30
+
+void vm_result_release(struct vm_result *r)
+{
+	free(r->accel);
+	free(r->accel_note);
+	free(r->failure);
+	free(r->console_log);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ------------------------------------------------------------------ */
+/* Choosing the accelerator */
+
+static char *host_release(void)
+{
+	struct utsname u;
+
+	return xstrdup(uname(&u) ? "unknown" : u.release);
+}
+
+const char *vm_pick_accel(const char *want, const char *cache_dir, char **note)
+{
+	struct state st = STATE_INIT;
+	char *path = NULL, *release = NULL;
+	const char *ret = NULL, *v;
+	int fd;
+
+	*note = NULL;
+	if (want && !strcmp(want, "kvm"))
+		return "kvm";
+	if (want && !strcmp(want, "tcg"))
+		return "tcg";
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		*note = xstrfmt("/dev/kvm: %s", strerror(errno));
+		return "tcg";
+	}
+	close(fd);
+	path = path_join(cache_dir, "kvm-probe");
+	release = host_release();
+	if (!state_read(&st, path) && (v = state_get(&st, "host")) && !strcmp(v, release) &&
+	    (v = state_get(&st, "accel"))) {
+		ret = !strcmp(v, "kvm") ? "kvm" : "tcg";
+		if (!strcmp(ret, "tcg")) {
+			v = state_get(&st, "note");
+			*note = xstrfmt("%s (probed %s; remove %s to probe again)",
+					v && *v ? v : "a KVM guest did not run",
+					state_get(&st, "when") ? state_get(&st, "when") : "earlier", path);
+		}
+	}
+	state_release(&st);
+	free(release);
+	free(path);
+	return ret;
+}
+
+int vm_record_probe(const char *cache_dir, const char *accel, const char *note)
+{
+	struct state st = STATE_INIT;
+	char *path = path_join(cache_dir, "kvm-probe"), *release = host_release();
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+	state_set(&st, "host", release);
+	state_set(&st, "accel", accel);
+	state_set(&st, "note", note ? note : "");
+	state_set(&st, "when", when);
+	ret = state_write(&st, path);
+	state_release(&st);
+	free(release);
+	free(path);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* One QEMU run */
+
+void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const char *accel,
+		  const char *bzimage, const char *initramfs, int full)
+{
+	struct strbuf cmdline = STRBUF_INIT;
+	const char *cpu = boot->cpu;
+
+	strvec_push(argv, boot->qemu && *boot->qemu ? boot->qemu : "qemu-system-x86_64");
+	if (boot->machine && *boot->machine)
+		strvec_pushl(argv, "-machine", boot->machine, NULL);
+	strvec_pushl(argv, "-accel", accel, NULL);
+	/* Under KVM the host's CPU model; under TCG QEMU's default unless the kit names one. */
+	if (!cpu && !strcmp(accel, "kvm"))
+		cpu = "host";
+	if (cpu && *cpu)
+		strvec_pushl(argv, "-cpu", cpu, NULL);
+	strvec_pushf(argv, "-m");
+	strvec_pushf(argv, "%u", boot->memory_mb ? boot->memory_mb : 2048);
+	strvec_pushf(argv, "-smp");
+	strvec_pushf(argv, "%u", boot->cpus ? boot->cpus : 2);
+	strvec_pushl(argv, "-kernel", bzimage, "-initrd", initramfs, NULL);
+	/*
+	 * panic=-1 reboots at once on a panic and -no-reboot turns that into
+	 * QEMU exiting; oops=panic makes an oops end the run the same way
+	 * instead of leaving a half-dead machine to run into the timeout.
+	 */
+	strbuf_addstr(&cmdline, "console=ttyS0 panic=-1 oops=panic");
+	if (!full)
+		strbuf_addstr(&cmdline, " mm_regress=--quick");
+	if (boot->cmdline && *boot->cmdline)
+		strbuf_addf(&cmdline, " %s", boot->cmdline);
+	strvec_pushl(argv, "-append", cmdline.buf, NULL);
+	strvec_pushl(argv, "-nodefaults", "-display", "none", "-serial", "stdio", "-monitor", "none",
+		     "-no-reboot", NULL);
+	strbuf_release(&cmdline);
+}
+
+enum phase { PHASE_BOOT, PHASE_RUN, PHASE_DONE };
+
+enum boot_end {
+	END_EXITED,		/* QEMU exited by itself */
+	END_TIMEOUT_BOOT,
+	END_TIMEOUT_RUN,
+	END_SILENT,		/* a KVM probe boot printed nothing */
+	END_DONE_HUNG,		/* done marker seen, QEMU did not exit: fine, it was killed */
+};
+
+struct watch {
+	enum phase phase;
+	double start, deadline;
+	unsigned boot_timeout, run_timeout, silent_timeout;
+	int output;		/* any line from the guest seen */
+	const char *qemu;	/* QEMU's program name: its own messages are not the guest's */
+	enum boot_end end;
+	/* progress */
+	int progress;
+	const char *label, *accel;
+	double drawn;
+	char last[120];
+	unsigned results;
+};
+
+static void watch_draw(struct watch *w)
+{
+	struct winsize ws;
+	int cols = 80;
+	struct strbuf sb = STRBUF_INIT;
+	double now = mono_seconds();
+
+	if (!w->progress || now - w->drawn < 0.2)
+		return;
+	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 20)
+		cols = ws.ws_col;
+	strbuf_addf(&sb, "%s: %s (%s) %s", w->label,
+		    w->phase == PHASE_BOOT ? "booting" : "running", w->accel,
+		    format_duration(now - w->start));
+	if (w->phase != PHASE_BOOT)
+		strbuf_addf(&sb, "  %u result%s", w->results, w->results == 1 ? "" : "s");
+	if (w->last[0])
+		strbuf_addf(&sb, "  %s", w->last);
+	if (sb.len > (size_t)cols - 1)
+		strbuf_setlen(&sb, cols - 1);
+	fprintf(stderr, "\r\033[K%s", sb.buf);
+	fflush(stderr);
+	w->drawn = now;
+	strbuf_release(&sb);
+}
+
+static void watch_on_line(void *data, const char *line)
+{
+	struct watch *w = data;
+	const char *p = line, *colon = strchr(line, ':');
+
+	if (!*line)
+		return;
+	if (!colon || (size_t)(colon - line) != strlen(w->qemu) || strncmp(line, w->qemu, colon - line))
+		w->output = 1;
+	/* A printk prefix may stand before mm-regress's text when both write at once. */
+	if (*p == '[') {
+		const char *close = strchr(p, ']');
+
+		if (close)
+			p = close + 1 + (close[1] == ' ');
+	}
+	if (w->phase == PHASE_BOOT && (starts_with(p, "KTAP version") || strstr(line, "KTAP version "))) {
+		w->phase = PHASE_RUN;
+		w->deadline = mono_seconds() + w->run_timeout;
+	} else if (w->phase == PHASE_RUN && strstr(line, "# " KTAP_DONE_MARKER)) {
+		w->phase = PHASE_DONE;
+		w->deadline = mono_seconds() + DONE_GRACE;
+	} else if (w->phase == PHASE_RUN &&
+		   (starts_with(p, "ok ") || starts_with(p, "not ok "))) {
+		w->results++;
+		snprintf(w->last, sizeof(w->last), "%s", p);
+	} else if (w->phase == PHASE_RUN && starts_with(p, "# ") && !strchr(p, ':')) {
+		snprintf(w->last, sizeof(w->last), "%s", p);
+	}
+}
+
+static int watch_on_tick(void *data)
+{
+	struct watch *w = data;
+	double now = mono_seconds();
+
+	watch_draw(w);
+	if (w->silent_timeout && !w->output && now - w->start > w->silent_timeout) {
+		w->end = END_SILENT;
+		return 1;
+	}
+	if (now < w->deadline)
+		return 0;
+	w->end = w->phase == PHASE_BOOT ? END_TIMEOUT_BOOT :
+		 w->phase == PHASE_RUN ? END_TIMEOUT_RUN : END_DONE_HUNG;
+	return 1;
+}
+
+/* Boot once; *end says how it ended, *status is QEMU's exit status. */
+static int boot_once(enum boot_end *end, int *status, double *seconds,
+		     const struct kernel_branch *b, const char *accel, const char *bzimage,
+		     const char *initramfs, const char *console_log, const struct vm_opts *opts,
+		     unsigned silent_timeout)
+{
+	struct stream_child c = STREAM_CHILD_INIT;
+	struct watch w;
+	FILE *f;
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	w.start = mono_seconds();
+	w.boot_timeout = b->boot.boot_timeout ? b->boot.boot_timeout : 300;
+	w.run_timeout = b->boot.run_timeout ? b->boot.run_timeout : 900;
+	w.deadline = w.start + w.boot_timeout;
+	w.silent_timeout = silent_timeout;
+	w.end = END_EXITED;
+	w.progress = opts->progress;
+	w.label = opts->label ? opts->label : "";
+	w.accel = accel;
+
+	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full);
+	w.qemu = strrchr(c.argv.v[0], '/') ? strrchr(c.argv.v[0], '/') + 1 : c.argv.v[0];
+	f = fopen(console_log, "w");
+	if (!f) {
+		stream_child_release(&c);
+		return error("cannot write '%s': %s", console_log, strerror(errno));
+	}
+	fputs("# mkseries:", f);
+	for (i = 0; i < c.argv.nr; i++)
+		fprintf(f, strchr(c.argv.v[i], ' ') ? " '%s'" : " %s", c.argv.v[i]);
+	fputc('\n', f);
+	fclose(f);
+	c.log_path = console_log;
+	c.on_line = watch_on_line;
+	c.on_tick = watch_on_tick;
+	c.data = &w;
+	*status = stream_child_run(&c);
+	*seconds = mono_seconds() - w.start;
+	if (w.progress && w.drawn) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	stream_child_release(&c);
+	if (*status < 0)
+		return -1;
+	*end = c.killed ? w.end : END_EXITED;
+	return 0;
+}
+
+/* The last line of the console that is not our own header, for "QEMU exited" messages. */
+static char *last_line(const char *log)
+{
+	const char *end = log + strlen(log), *p;
+
+	while (end > log && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	p = end;
+	while (p > log && p[-1] != '\n')
+		p--;
+	if (p == end || starts_with(p, "# mkseries:"))
+		return NULL;
+	return xstrndup(p, end - p);
+}
+
+/* Read the console and decide. */
+static void judge(struct vm_result *res, enum boot_end end, int status, const char *console,
+		  const struct kernel_branch *b)
+{
+	struct ktap_result k;
+	struct console_splat splat = CONSOLE_SPLAT_INIT;
+	struct strvec problems = STRVEC_INIT;
+	struct strbuf why = STRBUF_INIT;
+	size_t i;
+
+	ktap_result_init(&k);
+	ktap_parse(&k, console, strlen(console));
+	res->nr_pass = k.nr_pass + k.nr_todo;
+	res->nr_fail = k.nr_fail;
+	res->nr_skip = k.nr_skip;
+
+	if (console_find_splat(&splat, console, strlen(console))) {
+		strbuf_addf(&why, "%s (console line %zu)", splat.text ? splat.text : "splat", splat.line);
+	} else if (end == END_TIMEOUT_BOOT) {
+		strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us",
+			    b->boot.boot_timeout ? b->boot.boot_timeout : 300);
+	} else if (end == END_TIMEOUT_RUN) {
+		ktap_problems(&k, &problems);
+		strbuf_addf(&why, "timeout (run): mm-regress did not finish in %us",
+			    b->boot.run_timeout ? b->boot.run_timeout : 900);
+		if (problems.nr)
+			strbuf_addf(&why, "; %s", problems.v[0]);
+	} else if (!k.version) {
+		char *last = last_line(console);
+
+		strbuf_addf(&why, "mm-regress never started: QEMU exited with status %d", status);
+		if (last)
+			strbuf_addf(&why, " after '%s'", last);
+		free(last);
+	} else if (ktap_problems(&k, &problems)) {
+		strbuf_addf(&why, "mm-regress did not finish: %s", problems.v[0]);
+	} else if (k.nr_fail) {
+		strbuf_addf(&why, "%zu case%s failed:", k.nr_fail, k.nr_fail > 1 ? "s" : "");
+		for (i = 0; i < k.nr_cases; i++)
+			if (k.cases[i].status == KTAP_FAIL)
+				strbuf_addf(&why, " %s", k.cases[i].name);
+	}
+	if (why.len) {
+		res->status = VM_FAILED;
+		res->failure = strbuf_detach(&why, NULL);
+	} else {
+		res->status = VM_OK;
+	}
+	strbuf_release(&why);
+	strvec_clear(&problems);
+	console_splat_release(&splat);
+	ktap_release(&k);
+}
+
+int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
+		    const char *workdir, const char *variant, const struct vm_opts *opts)
+{
+	struct state st = STATE_INIT;
+	struct strbuf console = STRBUF_INIT;
+	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL, *state_path = NULL;
+	char *logdir = path_join(workdir, "logs");
+	const char *want = opts->accel ? opts->accel : b->boot.accel ? b->boot.accel : "auto";
+	const char *accel, *image;
+	size_t image_len = 0;
+	enum boot_end end = END_EXITED;
+	int ret = 0, status = 0, probing;
+	double seconds = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->console_log = xstrfmt("%s/%s-console.log", logdir, variant);
+	state_path = xstrfmt("%s/state/%s.test", workdir, variant);
+	if (strcmp(want, "auto") && strcmp(want, "kvm") && strcmp(want, "tcg")) {
+		ret = error_code(MKS_ECONFIG, "unknown accelerator '%s' (auto, kvm or tcg)", want);
+		goto cleanup;
+	}
+	if (mkdir_p(logdir, 0755)) {
+		ret = error("cannot create '%s': %s", logdir, strerror(errno));
+		goto cleanup;
+	}
+	image = mm_regress_image(&image_len);
+	initramfs = path_join(workdir, "initramfs.cpio");
+	if ((ret = initramfs_write(initramfs, image, image_len)))
+		goto cleanup;
+
+	accel = vm_pick_accel(want, cache, &note);
+	probing = !accel;
+	if (probing)
+		accel = "kvm";
+	ret = boot_once(&end, &status, &seconds, b, accel, bzimage, initramfs, res->console_log,
+			opts, probing ? (opts->probe_timeout ? opts->probe_timeout : 15) : 0);
+	if (ret)
+		goto cleanup;
+	if (probing) {
+		if (end == END_SILENT) {
+			note = xstrfmt("a KVM guest printed nothing in %us (nested virtualisation?)",
+				       opts->probe_timeout ? opts->probe_timeout : 15);
+			vm_record_probe(cache, "tcg", note);
+			accel = "tcg";
+			ret = boot_once(&end, &status, &seconds, b, accel, bzimage, initramfs,
+					res->console_log, opts, 0);
+			if (ret)
+				goto cleanup;
+		} else {
+			vm_record_probe(cache, "kvm", NULL);
+		}
+	}
+	res->accel = xstrdup(accel);
+	res->accel_note = note;
+	note = NULL;
+	res->seconds = seconds;
+
+	if (strbuf_read_file(&console, res->console_log)) {
+		ret = error("cannot read '%s': %s", res->console_log, strerror(errno));
+		goto cleanup;
+	}
+	judge(res, end, status, console.buf, b);
+
+	state_set(&st, "variant", variant);
+	state_set(&st, "branch", b->name);
+	state_set(&st, "status", res->status == VM_OK ? "ok" : "failed");
+	state_set(&st, "accel", res->accel);
+	if (res->accel_note)
+		state_set(&st, "accel_note", res->accel_note);
+	state_set(&st, "mode", opts->full ? "full" : "quick");
+	state_setf(&st, "seconds", "%.1f", res->seconds);
+	state_setf(&st, "pass", "%zu", res->nr_pass);
+	state_setf(&st, "fail", "%zu", res->nr_fail);
+	state_setf(&st, "skip", "%zu", res->nr_skip);
+	state_set(&st, "bzimage", bzimage);
+	state_set(&st, "console", res->console_log);
+	if (res->failure)
+		state_set(&st, "failure", res->failure);
+	state_setf(&st, "finished", "%lld", (long long)time(NULL));
+	ret = state_write(&st, state_path);
+cleanup:
+	strbuf_release(&console);
+	state_release(&st);
+	free(initramfs);
+	free(state_path);
+	free(logdir);
+	free(note);
+	free(cache);
+	return ret;
+}

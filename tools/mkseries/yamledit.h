@@ -1,0 +1,43 @@
+/* yamledit.h: add entries to series.yaml by splicing text, so that comments, order and layout survive. */
+#ifndef MKSERIES_YAMLEDIT_H
+#define MKSERIES_YAMLEDIT_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* A fixup entry to add: `file` (may be NULL), then `upstream`, `subject` and `fixes`. */
+struct yaml_fixup_entry {
+	const char *file;
+	const char *upstream;
+	const char *subject;
+	const char *fixes;
+};
+
+/*
+ * Append fixup entries to the `fixups:` list of series `series_id` in
+ * `text` (the whole series.yaml, called `name` in messages), creating the
+ * key when the series has none, with the indentation the file already
+ * uses. Only new lines are inserted (an empty `fixups: []` or `~` value is
+ * the one thing replaced). Returns 0, or -1 with a message and `text`
+ * unchanged.
+ */
+int yamledit_add_fixups(struct strbuf *text, const char *name, const char *series_id,
+			const struct yaml_fixup_entry *e, size_t nr);
+
+/*
+ * Add `key: value` to entry `index` (0-based) of list `list` ("patches"
+ * or "fixups") of series `series_id`. Returns 0, 1 when the entry has
+ * that key already (nothing changed), or -1 with a message and `text`
+ * unchanged.
+ */
+int yamledit_add_entry_key(struct strbuf *text, const char *name, const char *series_id,
+			   const char *list, size_t index, const char *key, const char *value);
+
+/* Append s as a YAML double-quoted scalar (bytes that are not UTF-8 are kept as \xNN). */
+void yaml_quote(struct strbuf *sb, const char *s);
+
+/* Append s as a plain scalar when YAML reads that back as the same string, else quoted. */
+void yaml_scalar(struct strbuf *sb, const char *s);
+
+#endif
