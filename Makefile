@@ -12,7 +12,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	libgmime-3.0-dev libarchive-dev git b4 perl \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
-	qemu-system-x86 apt-utils
+	qemu-system-x86 apt-utils python3 libxml2-utils jq
 
 B = build
 MKS_SRC = $(wildcard tools/mkseries/*.c tools/mkseries/builtin/*.c)

@@ -54,6 +54,24 @@ test_expect_success 'plan without --branch covers every default branch' '
 	test_grep "^t: " out && test_grep "^u: " out && test_grep "^v: " out
 '
 
+test_expect_success 'plan --format json lists the plans and the cells to fan out' '
+	(cd kit && mkseries plan --format json >../plan.json) &&
+	python3 -m json.tool plan.json >/dev/null &&
+	test_grep "\"kind\": \"plan\"" plan.json &&
+	jq -r ".cells[] | select(.branch == \"u\" and .variant == \"kit\") | .run | join(\" \")" \
+		plan.json >cell &&
+	test_grep "^mkseries run --branch u --variant kit" cell &&
+	jq -r ".cells[].id" plan.json >ids &&
+	printf "%s\n" t-base t-kit u-base u-kit v-base v-kit >ids.expect &&
+	test_cmp ids.expect ids &&
+	test_grep "\"reason\": \"series skipped: needs the 1.2 locking\"" plan.json
+'
+
+test_expect_success 'an unknown plan format is a usage error' '
+	(cd kit && test_expect_code 2 mkseries plan --format yaml 2>../err) &&
+	test_grep "unknown format .yaml." err
+'
+
 test_expect_success 'a squashed fixup goes into the commit of the patch it fixes' '
 	sed -i "/fixes: $(short $A2)/a\\        squash: true" kit/series.yaml &&
 	(cd kit && mkseries plan --branch t >../out) &&

@@ -335,3 +335,46 @@ cleanup:
 	git_commit_free(base_c);
 	return ret;
 }
+
+char *branch_refname(const struct plan *plan)
+{
+	return xstrfmt("refs/heads/mkseries/%s", plan->branch->name);
+}
+
+/* Moving a branch that a working tree has checked out would dirty that tree. */
+static int check_not_checked_out(git_repository *repo, const char *refname)
+{
+	git_reference *ref = NULL;
+	int ret = 0;
+
+	if (git_reference_lookup(&ref, repo, refname) == 0 && git_branch_is_checked_out(ref) == 1)
+		ret = error("'%s' is checked out in a working tree of '%s'; mkseries does not "
+			    "move a checked-out branch (check out another branch first)",
+			    refname, git_repository_path(repo));
+	git_reference_free(ref);
+	return ret;
+}
+
+int branch_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
+		 const git_oid *base, const git_signature *backporter, const char *log_prefix)
+{
+	char *refname = branch_refname(plan), *logmsg = NULL;
+	int ret;
+
+	ret = check_not_checked_out(repo, refname);
+	if (ret)
+		goto cleanup;
+	o->have_old = git_reference_name_to_id(&o->old_tip, repo, refname) == 0;
+	ret = plan_apply(o, repo, plan, base, o->have_old ? &o->old_tip : NULL, backporter);
+	if (ret)
+		goto cleanup;
+	if (o->have_old && git_oid_equal(&o->old_tip, &o->tip))
+		goto cleanup;
+	logmsg = xstrfmt("%s: %zu commits onto %s", log_prefix, o->nr_commits, oid_short(base));
+	ret = ref_update(repo, refname, &o->tip, o->have_old ? &o->old_tip : NULL, 0, logmsg);
+	o->moved = !ret;
+cleanup:
+	free(logmsg);
+	free(refname);
+	return ret;
+}

@@ -20,6 +20,9 @@ struct apply_outcome {
 	git_oid tip;			/* the last commit (the base when nothing applied) */
 	size_t nr_commits, nr_squashed, nr_found, nr_reused;
 	size_t failed;			/* index of the item that did not apply, when failing */
+	int have_old;			/* branch_apply(): the branch existed, at old_tip */
+	git_oid old_tip;
+	int moved;			/* branch_apply(): the ref was moved */
 	struct strbuf report;		/* what went wrong, for the user */
 };
 
@@ -37,6 +40,22 @@ void apply_outcome_release(struct apply_outcome *o);
  */
 int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
 	       const git_oid *base, const git_oid *old_tip, const git_signature *backporter);
+
+/*
+ * The branch ref of a plan: refs/heads/mkseries/<branch>. Caller frees.
+ */
+char *branch_refname(const struct plan *plan);
+
+/*
+ * Apply `plan` onto `base` and move its branch ref (branch_refname()) to
+ * the result, atomically and only when something changed, with
+ * "<log_prefix>: N commits onto <base>" in the reflog. A branch that a
+ * working tree has checked out is refused. On MKS_EAPPLYFAIL or
+ * MKS_EUNSAFE the ref is not touched and o->report says why; -1 for other
+ * failures (printed).
+ */
+int branch_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
+		 const git_oid *base, const git_signature *backporter, const char *log_prefix);
 
 /*
  * The stable-style commit message for mail `m` standing for kit entry `p`:

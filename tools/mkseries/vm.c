@@ -114,9 +114,9 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 		cpu = "host";
 	if (cpu && *cpu)
 		strvec_pushl(argv, "-cpu", cpu, NULL);
-	strvec_pushf(argv, "-m");
+	strvec_push(argv, "-m");
 	strvec_pushf(argv, "%u", boot->memory_mb ? boot->memory_mb : 2048);
-	strvec_pushf(argv, "-smp");
+	strvec_push(argv, "-smp");
 	strvec_pushf(argv, "%u", boot->cpus ? boot->cpus : 2);
 	strvec_pushl(argv, "-kernel", bzimage, "-initrd", initramfs, NULL);
 	/*

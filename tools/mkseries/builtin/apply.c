@@ -10,20 +10,6 @@
 #include "tree.h"
 #include "util.h"
 
-/* Refuse to move a branch that a working tree has checked out: that would dirty it. */
-static int check_not_checked_out(git_repository *repo, const char *refname)
-{
-	git_reference *ref = NULL;
-	int ret = 0;
-
-	if (git_reference_lookup(&ref, repo, refname) == 0 && git_branch_is_checked_out(ref) == 1)
-		ret = error("'%s' is checked out in a working tree of '%s'; mkseries does not "
-			    "move a checked-out branch (check out another branch first)",
-			    refname, git_repository_path(repo));
-	git_reference_free(ref);
-	return ret;
-}
-
 static void print_outcome(const struct plan *plan, const struct apply_outcome *o)
 {
 	size_t i;
@@ -65,9 +51,8 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	git_repository *repo = NULL;
 	git_signature *me = NULL;
 	char *repo_path = NULL, *refname = xstrfmt("refs/heads/mkseries/%s", b->name);
-	char *logmsg = NULL;
-	git_oid base, old_tip;
-	int have_old, err, ret = 1;
+	git_oid base;
+	int err, ret = 1;
 
 	apply_outcome_init(&o);
 	if (plan_build(&plan, kit, b)) {
@@ -76,33 +61,25 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	}
 	if (kernel_repo_path(&repo_path, kit, b, repo_opt) ||
 	    repo_open(&repo, repo_path, 1) || repo_lock(&lock, repo) ||
-	    check_not_checked_out(repo, refname) || backporter_signature(&me, repo))
+	    backporter_signature(&me, repo))
 		goto cleanup;
 	/* Immediate when the tree was imported from the same source before. */
 	err = tree_import(&base, repo, kit, b, 0);
 	if (err)
 		goto cleanup;
-	have_old = git_reference_name_to_id(&old_tip, repo, refname) == 0;
-	err = plan_apply(&o, repo, &plan, &base, have_old ? &old_tip : NULL, me);
+	err = branch_apply(&o, repo, &plan, &base, me, "mkseries apply");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
 		print_outcome(&plan, &o);
 		fprintf(stderr, "error: %s", o.report.buf);
 		fprintf(stderr, "%s: nothing applied; '%s' %s\n", b->name, refname,
-			have_old ? "left where it was" : "not created");
+			o.have_old ? "left where it was" : "not created");
 		goto cleanup;
 	}
 	if (err)
 		goto cleanup;
 	print_outcome(&plan, &o);
-	if (have_old && git_oid_equal(&old_tip, &o.tip)) {
-		printf("%s: %s up to date at %s", b->name, refname, oid_short(&o.tip));
-	} else {
-		logmsg = xstrfmt("mkseries apply: %zu commits onto %s", o.nr_commits,
-				 oid_short(&base));
-		if (ref_update(repo, refname, &o.tip, have_old ? &old_tip : NULL, 0, logmsg))
-			goto cleanup;
-		printf("%s: %s -> %s", b->name, refname, oid_short(&o.tip));
-	}
+	printf("%s: %s %s %s", b->name, refname, o.moved ? "->" : "up to date at",
+	       oid_short(&o.tip));
 	printf(" (%zu commits, %zu squashed, %zu already in the tree; plan: %zu present, "
 	       "%zu skipped)\n", o.nr_commits, o.nr_squashed, o.nr_found,
 	       plan_count(&plan, PLAN_PRESENT), plan_count(&plan, PLAN_SKIP));
@@ -113,7 +90,6 @@ cleanup:
 	git_repository_free(repo);
 	apply_outcome_release(&o);
 	plan_release(&plan);
-	free(logmsg);
 	free(repo_path);
 	free(refname);
 	return ret;

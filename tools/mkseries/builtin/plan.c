@@ -4,6 +4,7 @@
 #include "builtin.h"
 #include "options.h"
 #include "plan.h"
+#include "report.h"
 #include "select.h"
 #include "util.h"
 
@@ -78,38 +79,56 @@ static void print_plan(const struct plan *plan)
 
 int cmd_plan(int argc, const char **argv)
 {
-	const char *branch = NULL;
+	const char *branch = NULL, *format = "text";
 	int all = 0, ret = 0;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "plan this branch only" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "plan every default branch (the default)" },
+		{ OPT_STRING, "format", 0, &format, "text|json",
+		  "json: the plans and the independent cells a CI system can fan out" },
 		{ OPT_END },
 	};
-	const char *usage = "mkseries plan [--branch B | --all]";
+	const char *usage = "mkseries plan [--branch B | --all] [--format text|json]";
 	struct kernel_branch **sel = NULL;
+	struct plan *plans = NULL;
+	const struct plan **ptrs = NULL;
 	struct kit kit = KIT_INIT;
 	size_t nr = 0, i;
+	int json;
 
 	if (parse_options(argc, argv, opts, usage))
 		usage_with_options(usage, opts, 2);
+	json = !strcmp(format, "json");
+	if (!json && strcmp(format, "text")) {
+		error("unknown format '%s' (text or json)", format);
+		usage_with_options(usage, opts, 2);
+	}
 	if (kit_open(&kit))
 		return 2;
 	if (select_branches(&sel, &nr, &kit, branch, all, 1)) {
 		kit_release(&kit);
 		return 2;
 	}
+	plans = xcalloc(nr ? nr : 1, sizeof(*plans));
+	ptrs = xcalloc(nr ? nr : 1, sizeof(*ptrs));
 	for (i = 0; i < nr; i++) {
-		struct plan plan = PLAN_INIT;
-
-		if (plan_build(&plan, &kit, sel[i])) {
+		if (plan_build(&plans[i], &kit, sel[i]))
 			ret = 2;
-			continue;
-		}
-		if (i)
-			putchar('\n');
-		print_plan(&plan);
-		plan_release(&plan);
+		ptrs[i] = &plans[i];
 	}
+	if (!ret && json) {
+		plan_print_json(ptrs, nr, stdout);
+	} else if (!ret) {
+		for (i = 0; i < nr; i++) {
+			if (i)
+				putchar('\n');
+			print_plan(&plans[i]);
+		}
+	}
+	for (i = 0; i < nr; i++)
+		plan_release(&plans[i]);
+	free(plans);
+	free(ptrs);
 	free(sel);
 	kit_release(&kit);
 	return ret;

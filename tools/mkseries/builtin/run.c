@@ -172,18 +172,6 @@ static int step_import(struct branch_run *br)
 /* ------------------------------------------------------------------ */
 /* apply */
 
-/* A branch that a working tree has checked out is not moved (as `mkseries apply`). */
-static int checked_out(git_repository *repo, const char *refname)
-{
-	git_reference *ref = NULL;
-	int ret = 0;
-
-	if (git_reference_lookup(&ref, repo, refname) == 0 && git_branch_is_checked_out(ref) == 1)
-		ret = 1;
-	git_reference_free(ref);
-	return ret;
-}
-
 /* "cannot apply 'x 2/2' onto '6.12': mm/mremap.c hunk 3 ..." from apply's report. */
 static char *conflict_evidence(const char *report)
 {
@@ -236,19 +224,13 @@ static int step_apply(struct branch_run *br)
 	struct state st = STATE_INIT, now = STATE_INIT;
 	git_signature *me = NULL;
 	char *refname = xstrfmt("refs/heads/mkseries/%s", br->b->name);
-	char *key = NULL, *who = NULL, *logmsg = NULL, *evidence = NULL;
+	char *key = NULL, *who = NULL, *evidence = NULL;
 	git_oid old_tip;
 	int have_old, err, ret = 0;
 
 	apply_outcome_init(&o);
 	if (read_run_state(&st, br, "apply"))
 		goto error;
-	if (checked_out(br->repo, refname)) {
-		error("'%s' is checked out in a working tree of '%s'; mkseries does not move a "
-		      "checked-out branch (check out another branch first)", refname,
-		      git_repository_path(br->repo));
-		goto error;
-	}
 	if (backporter_signature(&me, br->repo))
 		goto error;
 	who = xstrfmt("%s <%s>", me->name, me->email);
@@ -271,7 +253,7 @@ static int step_apply(struct branch_run *br)
 	}
 
 	state_set(&now, "key", key);
-	err = plan_apply(&o, br->repo, &br->plan, &br->base, have_old ? &old_tip : NULL, me);
+	err = branch_apply(&o, br->repo, &br->plan, &br->base, me, "mkseries run");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
 		evidence = conflict_evidence(o.report.buf);
 		state_set(&now, "status", err == MKS_EAPPLYFAIL ? "conflict" : "failed");
@@ -285,12 +267,6 @@ static int step_apply(struct branch_run *br)
 	} else if (err) {
 		goto error;
 	} else {
-		if (!have_old || !git_oid_equal(&old_tip, &o.tip)) {
-			logmsg = xstrfmt("mkseries run: %zu commits onto %s", o.nr_commits,
-					 oid_short(&br->base));
-			if (ref_update(br->repo, refname, &o.tip, have_old ? &old_tip : NULL, 0, logmsg))
-				goto error;
-		}
 		state_set(&now, "status", "ok");
 		state_set(&now, "tip", git_oid_tostr_s(&o.tip));
 		record_series(&now, &br->plan, o.state, (size_t)-1);
@@ -317,7 +293,6 @@ cleanup:
 	free(refname);
 	free(key);
 	free(who);
-	free(logmsg);
 	free(evidence);
 	return ret;
 }
