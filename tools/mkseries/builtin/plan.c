@@ -49,6 +49,7 @@ static void describe_source(const struct kernel_branch *b)
 static void print_plan(const struct plan *plan)
 {
 	const struct kit_series *cur = NULL;
+	const char *last_reason = NULL;
 	size_t i;
 
 	printf("%s: ", plan->branch->name);
@@ -60,11 +61,16 @@ static void print_plan(const struct plan *plan)
 
 		if (p->series != cur) {
 			cur = p->series;
+			last_reason = NULL;
 			printf("  %s: %s\n", cur->id, cur->title);
 		}
 		printf("    %s%-8s%s %-28s %-12s %s\n", color(it->action),
 		       plan_action_name(it->action), reset(), kit_patch_label(p),
 		       p->upstream ? p->upstream : "-", p->subject ? p->subject : "");
+		/* A series-wide reason is said once, under the first of its patches. */
+		if (last_reason && !strcmp(last_reason, it->reason) && !it->source)
+			continue;
+		last_reason = it->reason;
 		printf("             %s", it->reason);
 		if (it->action == PLAN_SQUASH)
 			printf(" (into %s)", kit_patch_label(plan->items[it->squash_into].patch));
