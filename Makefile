@@ -39,7 +39,7 @@ $(B)/obj/embed.o: tools/mkseries/embed.S $(B)/mm-regress
 	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' -o $@ $<
 
 $(B)/mkseries: $(MKS_OBJ) $(B)/obj/embed.o
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS) -lm
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(B)/obj/embed.o $(HDRS)
 	@mkdir -p $(dir $@)

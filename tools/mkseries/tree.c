@@ -1,4 +1,4 @@
-/* tree.c: the kernel repository, and importing a branch's tree into it from git, Debian or a tarball. */
+/* tree.c: the kernel repository, and importing a tree into it from git, Debian or a tarball. */
 #define _GNU_SOURCE
 #include <archive.h>
 #include <archive_entry.h>

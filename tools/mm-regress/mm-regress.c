@@ -31,6 +31,8 @@ static const struct mr_case cases[] = {
 	  case_pte_batch_mprotect },
 	{ "pte_batch_cow", "THP region shared with a child by fork(), moved and written: no leak",
 	  case_pte_batch_cow },
+	{ "pte_batch_wrbit", "one VMA, PTEs of a THP with mixed write bits, moved: no write through",
+	  case_pte_batch_wrbit },
 	{ "madvise_dontneed", "MADV_DONTNEED over a region, 4 KiB per madvise() call",
 	  case_madvise_dontneed },
 	{ "process_madvise_dontneed", "the same with process_madvise(), batches of 1 to 1024",

@@ -48,6 +48,7 @@ enum mr_status case_mremap_pte_loop(struct mr_ctx *ctx);
 enum mr_status case_realloc_rate(struct mr_ctx *ctx);
 enum mr_status case_pte_batch_mprotect(struct mr_ctx *ctx);
 enum mr_status case_pte_batch_cow(struct mr_ctx *ctx);
+enum mr_status case_pte_batch_wrbit(struct mr_ctx *ctx);
 enum mr_status case_madvise_dontneed(struct mr_ctx *ctx);
 enum mr_status case_process_madvise_dontneed(struct mr_ctx *ctx);
 enum mr_status case_cache_colour(struct mr_ctx *ctx);

@@ -1,4 +1,4 @@
-/* builtin/import.c: `mkseries import`: bring each branch's tree into the kernel repository and tag it. */
+/* builtin/import.c: `mkseries import`: bring branch trees into the kernel repository, tagged. */
 #include <stdlib.h>
 
 #include "builtin.h"
