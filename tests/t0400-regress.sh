@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 
 CASES="mremap_pte mremap_pmd mremap_pud mremap_unaligned mremap_pud_time mremap_pte_loop
-realloc_rate pte_batch_mprotect pte_batch_cow madvise_dontneed process_madvise_dontneed
+realloc_rate pte_batch_mprotect pte_batch_cow pte_batch_wrbit madvise_dontneed process_madvise_dontneed
 cache_colour"
 
 test_expect_success 'mkseries regress -- --list lists every case' '
@@ -24,7 +24,7 @@ test_expect_success 'a quick run prints valid KTAP and every case passes or skip
 	echo "quick run: $((end - start)) s" &&
 	cat out &&
 	test "$(sed -n 1p out)" = "KTAP version 1" &&
-	test "$(sed -n 2p out)" = "1..12" &&
+	test "$(sed -n 2p out)" = "1..13" &&
 	test_grep ! "^not ok" out &&
 	grep -E "^ok [0-9]+ " out | awk "{print \$2, \$3}" >results &&
 	i=0 && for c in $CASES; do i=$((i + 1)); echo "$i $c"; done >results.expect &&
@@ -46,7 +46,7 @@ test_expect_success 'the quick run prints its seed and its metrics' '
 '
 
 test_expect_success 'the madvise sweep has a metric per batch size, or says why not' '
-	if grep -q "^ok 11 process_madvise_dontneed # SKIP" out; then
+	if grep -q "^ok 12 process_madvise_dontneed # SKIP" out; then
 		test_grep "process_madvise(MADV_DONTNEED) refused: .*errno" out
 	else
 		for b in 1 2 4 8 16 32 64 128 256 512 1024; do
@@ -55,6 +55,67 @@ test_expect_success 'the madvise sweep has a metric per batch size, or says why 
 		done
 	fi
 '
+
+test_expect_success 'pte_batch_wrbit is listed, with its help line' '
+	test_grep "^pte_batch_wrbit$" list &&
+	mkseries regress -- --help >help &&
+	test_grep "^    pte_batch_wrbit  *one VMA, PTEs of a THP with mixed write bits, moved: no write through$" help
+'
+
+test_expect_success 'pte_batch_wrbit runs ok on this host, quickly, or skips with a reason' '
+	mkseries regress -- --case pte_batch_wrbit --quick --seed 11 >wrbit &&
+	cat wrbit &&
+	test_grep "^1\.\.1$" wrbit &&
+	if grep -q "^ok 1 pte_batch_wrbit # SKIP" wrbit; then
+		test_grep -E "^ok 1 pte_batch_wrbit # SKIP [a-zA-Z].{9,}" wrbit
+	else
+		test_grep "^ok 1 pte_batch_wrbit$" wrbit &&
+		test_grep "^# one VMA, THP mapped by PTEs (AnonHugePages: 0 kB); " wrbit &&
+		test_grep "^# move 1: pages 0\.\.1 (1 writable, then 1 write-protected) to " wrbit &&
+		test_grep "^# move 3: pages 16\.\.63 (16 writable, then 32 write-protected) to " wrbit &&
+		test "$(grep -c "^# move [1-4]: pages " wrbit)" = 4 &&
+		test_grep "^# the child kept its copy" wrbit &&
+		test_grep ! "^# child:" wrbit &&
+		if [ "$(uname -m)" = x86_64 ]; then
+			test_grep "^# pte_batch_wrbit: batching is only reachable on x86 without 0b5be138ce00$" wrbit
+		fi &&
+		secs=$(sed -n "s/^# pte_batch_wrbit: \([0-9.]*\) s$/\1/p" wrbit) &&
+		echo "pte_batch_wrbit took $secs s" &&
+		awk -v s="$secs" "BEGIN { exit !(s != \"\" && s < 0.5) }"
+	fi
+'
+
+if grep -q "^ok 1 pte_batch_wrbit$" wrbit 2>/dev/null && [ "$(getconf PAGESIZE)" = 4096 ]; then
+	test_expect_success 'a write that reaches the child fails pte_batch_wrbit with offsets and bytes' '
+		test_expect_code 1 env MM_REGRESS_WRBIT_INJECT=1 \
+			mkseries regress -- --case pte_batch_wrbit --seed 11 >leak &&
+		cat leak &&
+		test_grep "^not ok 1 pte_batch_wrbit$" leak &&
+		test_grep "^# child: move 1 (pages 0\.\.1): 1 page(s) changed, offsets 0x1000\.\.0x1fff$" leak &&
+		test_grep -E "^# child:   at 0x1000 it read 0x[0-9a-f]{16}, expected 0x[0-9a-f]{16}; 512 of 512 wrong words hold the parent.s new data$" leak &&
+		test_grep -E "^# pte_batch_wrbit: the parent.s writes through moved write-protected PTEs reached the child: 1 page\(s\) changed; at 0x1000 it read 0x[0-9a-f]{16}, expected 0x[0-9a-f]{16} \(the parent.s new data\)$" leak &&
+		test_grep ! "the child kept its copy" leak &&
+		test_grep "^# Totals: pass:0 fail:1 " leak
+	'
+else
+	test_skip 'a write that reaches the child fails pte_batch_wrbit with offsets and bytes' \
+		'needs THP and 4 KiB pages'
+fi
+
+# PR_SET_THP_DISABLE (41) is inherited across exec: the case must skip, never pass.
+if command -v python3 >/dev/null; then
+	test_expect_success 'without THP pte_batch_wrbit skips and says why' '
+		python3 -c "import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.prctl(41, 1, 0, 0, 0):
+    sys.exit(\"prctl: errno %d\" % ctypes.get_errno())
+os.execv(sys.argv[1], sys.argv[1:])" "$MKSERIES_BIN" regress -- --case pte_batch_wrbit >nothp &&
+		cat nothp &&
+		test_grep -E "^ok 1 pte_batch_wrbit # SKIP (no THP backs the region \(AnonHugePages: 0 kB\)|THP is disabled .*)$" nothp
+	'
+else
+	test_skip 'without THP pte_batch_wrbit skips and says why' 'needs python3'
+fi
 
 test_expect_success '--case picks one case, --seed sets the seed' '
 	mkseries regress -- --case cache_colour --seed 3 --quick >one &&
