@@ -45,15 +45,71 @@ test_expect_success 'the quick run prints its seed and its metrics' '
 	test_grep "^# Totals: pass:[0-9]* fail:0 " out
 '
 
+BATCHES="1 2 4 8 16 32 64 128 256 512 1024"
+
 test_expect_success 'the madvise sweep has a metric per batch size, or says why not' '
 	if grep -q "^ok 12 process_madvise_dontneed # SKIP" out; then
 		test_grep "process_madvise(MADV_DONTNEED) refused: .*errno" out
 	else
-		for b in 1 2 4 8 16 32 64 128 256 512 1024; do
-			test_grep -E "^# metric: process_madvise_dontneed dontneed_batch_$b [0-9.]+ ns lower_is_better$" out ||
+		adv=$(sed -n "s/^# process_madvise_dontneed: advice MADV_\([A-Z]*\).*/\1/p" out | tr A-Z a-z) &&
+		echo "advice: $adv" &&
+		case "$adv" in dontneed|cold) ;; *) false ;; esac &&
+		for b in $BATCHES; do
+			test_grep -E "^# metric: process_madvise_dontneed ${adv}_batch_$b [0-9.]+ ns lower_is_better$" out ||
 			return 1
 		done
 	fi
+'
+
+test_expect_success 'process_madvise_dontneed says which advice it used, and why not DONTNEED' '
+	if grep -q "^ok 12 process_madvise_dontneed # SKIP" out; then
+		test_grep ! "^# process_madvise_dontneed: advice " out
+	elif grep -q "^# process_madvise_dontneed: advice MADV_DONTNEED$" out; then
+		test_grep ! " cold_" out &&
+		test_grep "^# MADV_DONTNEED over [0-9]* MiB in [0-9]* KiB ranges, batches of 1 to 1024 ranges per call; memory reads zero after each$" out
+	else
+		test_grep "^# process_madvise_dontneed: advice MADV_COLD (process_madvise(MADV_DONTNEED) refused: Invalid argument)$" out &&
+		test_grep -E "^# metric: process_madvise_dontneed cold_madvise [0-9.]+ ns lower_is_better$" out &&
+		test_grep ! " dontneed_batch_" out
+	fi
+'
+
+test_expect_success 'MM_REGRESS_FORCE_COLD=1: process_madvise_dontneed measures MADV_COLD, quickly, data intact' '
+	MM_REGRESS_FORCE_COLD=1 mkseries regress -- --case process_madvise_dontneed --quick --seed 9 >cold &&
+	cat cold &&
+	test_grep "^1\.\.1$" cold &&
+	test_grep "^ok 1 process_madvise_dontneed$" cold &&
+	test_grep "^# process_madvise_dontneed: advice MADV_COLD (MM_REGRESS_FORCE_COLD is set)$" cold &&
+	test_grep -E "^# metric: process_madvise_dontneed cold_madvise [0-9.]+ ns lower_is_better$" cold &&
+	for b in $BATCHES; do
+		test_grep -E "^# metric: process_madvise_dontneed cold_batch_$b [0-9.]+ ns lower_is_better$" cold ||
+		return 1
+	done &&
+	test "$(grep -c "^# metric: " cold)" = 12 &&
+	test_grep ! "dontneed_batch_" cold &&
+	test_grep "^# MADV_COLD over 8 MiB in [0-9]* KiB ranges, one per madvise() call and batches of 1 to 1024 per process_madvise() call; the data reads back unchanged after each$" cold &&
+	secs=$(sed -n "s/^# process_madvise_dontneed: \([0-9.]*\) s$/\1/p" cold) &&
+	echo "process_madvise_dontneed (MADV_COLD, quick) took $secs s" &&
+	awk -v s="$secs" "BEGIN { exit !(s != \"\" && s < 0.5) }"
+'
+
+test_expect_success 'MM_REGRESS_FORCE_COLD=0 leaves the choice to the kernel' '
+	MM_REGRESS_FORCE_COLD=0 mkseries regress -- --case process_madvise_dontneed --quick >nocold &&
+	test_grep ! "MM_REGRESS_FORCE_COLD is set" nocold &&
+	if grep -q "^# process_madvise_dontneed: advice MADV_DONTNEED$" out; then
+		test_grep "^# process_madvise_dontneed: advice MADV_DONTNEED$" nocold
+	fi
+'
+
+test_expect_success 'data MADV_COLD loses fails process_madvise_dontneed with the offset and both words' '
+	test_expect_code 1 env MM_REGRESS_FORCE_COLD=1 MM_REGRESS_COLD_INJECT=1 \
+		mkseries regress -- --case process_madvise_dontneed --quick --seed 9 >lost &&
+	cat lost &&
+	test_grep "^not ok 1 process_madvise_dontneed$" lost &&
+	test_grep -E "^# offset 0x[0-9a-f]+ reads 0x0{16} after MADV_COLD, expected 0x[0-9a-f]{16}$" lost &&
+	test_grep "^# process_madvise_dontneed: MADV_COLD lost data: 1 word(s) changed (madvise(), one range per call)$" lost &&
+	test_grep ! "^# metric: " lost &&
+	test_grep "^# Totals: pass:0 fail:1 " lost
 '
 
 test_expect_success 'pte_batch_wrbit is listed, with its help line' '

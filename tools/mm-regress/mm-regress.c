@@ -35,7 +35,7 @@ static const struct mr_case cases[] = {
 	  case_pte_batch_wrbit },
 	{ "madvise_dontneed", "MADV_DONTNEED over a region, 4 KiB per madvise() call",
 	  case_madvise_dontneed },
-	{ "process_madvise_dontneed", "the same with process_madvise(), batches of 1 to 1024",
+	{ "process_madvise_dontneed", "MADV_DONTNEED with process_madvise() (MADV_COLD where refused), batches of 1 to 1024",
 	  case_process_madvise_dontneed },
 	{ "cache_colour", "move pages between cache colours and look for stale data",
 	  case_cache_colour },

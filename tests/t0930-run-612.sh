@@ -1,0 +1,59 @@
+#!/bin/sh
+# t0930-run-612.sh: the kit's own 6.12 job for real: import, apply, build, boot under QEMU, mm-regress, report.
+. "$(dirname "$0")/lib.sh"
+
+# Shared with the other real-tree tests and kept between runs: the Debian
+# package, the imported tree, the work directories and ccache.
+export XDG_CACHE_HOME="$SRC_DIR/build/real-cache"
+
+test_expect_success REAL_TREES 'mkseries run --branch 6.12 on the kit succeeds' '
+	mkseries --kit "$SRC_DIR" run --branch 6.12 --format json --output run.json >out 2>err
+	code=$? &&
+	cat out err &&
+	test $code = 0 &&
+	jq . run.json >/dev/null
+'
+
+cell() { jq -c ".branches[] | select(.name == \"6.12\") | .cells[] | select(.variant == \"$1\")" run.json; }
+
+test_expect_success REAL_TREES 'base and kit built, booted, every case passed or skipped, no splat' '
+	for v in base kit; do
+		cell $v >cell.$v &&
+		test -s cell.$v &&
+		for c in build boot tests splats; do
+			test "$(jq -r ".checks.$c.status" cell.$v)" = ok || { echo "$v $c:"; cat cell.$v; return 1; }
+		done &&
+		test "$(jq -r .fail cell.$v)" = 0 &&
+		test "$(jq -r .pass cell.$v)" -ge 10 &&
+		jq -r ".cases[] | select(.status == \"skip\") | .evidence" cell.$v >skips.$v &&
+		! grep -q "^null$" skips.$v || return 1
+	done
+'
+
+test_expect_success REAL_TREES 'the kit carries the series: PTE batching and process_madvise applied' '
+	jq -r ".branches[] | select(.name == \"6.12\") | .series[] | \"\(.id) \(.state)\"" run.json >series &&
+	test_grep "^mremap-pte-batch applied$" series &&
+	test_grep "^process-madvise-lock applied$" series &&
+	test_grep "^mremap-pmd-pud present$" series
+'
+
+test_expect_success REAL_TREES 'the report compares kit against base for every metric' '
+	jq -r ".branches[] | select(.name == \"6.12\") | .comparison.comparable" run.json >comparable &&
+	echo true >comparable.expect &&
+	test_cmp comparable.expect comparable &&
+	jq -r "[.metrics[] | \"\(.case) \(.name)\"] | sort | .[]" cell.base >base.metrics &&
+	test -s base.metrics &&
+	jq -r ".branches[] | select(.name == \"6.12\") | [.comparison.metrics[] | select(.base_mean != null and .kit_mean != null) | \"\(.case) \(.name)\"] | sort | .[]" run.json >compared &&
+	test_cmp base.metrics compared &&
+	test_grep "realloc_rate" compared
+'
+
+test_expect_success REAL_TREES 'a rerun with nothing changed is up to date at every step' '
+	mkseries --kit "$SRC_DIR" run --branch 6.12 >out2 2>&1 &&
+	cat out2 &&
+	test_grep "import: up to date" out2 &&
+	test_grep "apply: up to date" out2 &&
+	test_grep ! "built in" out2
+'
+
+test_done
