@@ -281,21 +281,6 @@ static int ensure_parents(struct writer *w, const char *rel)
 	return ret;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* Write blob `oid` as `rel` with git mode `mode`, and record what is on disk in `e`. */
 static int write_one(struct writer *w, const char *rel, const git_oid *oid, unsigned mode,
 		     struct mf_entry *e)
@@ -347,7 +332,7 @@ static int write_one(struct writer *w, const char *rel, const git_oid *oid, unsi
 			ret = error("cannot write '%s': %s", w->path.buf, strerror(errno));
 			goto cleanup;
 		}
-		if (write_all(fd, data, len) || (w->careful && fchmod(fd, m)) || fstat(fd, &st)) {
+		if (write_in_full(fd, data, len) || (w->careful && fchmod(fd, m)) || fstat(fd, &st)) {
 			ret = error("cannot write '%s': %s", w->path.buf, strerror(errno));
 			goto cleanup;
 		}

@@ -594,26 +594,33 @@ int dir_exists(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+int write_in_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp = xstrfmt("%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	const char *p = data;
-	size_t left = len;
 
 	if (fd < 0)
 		goto fail;
-	while (left) {
-		ssize_t n = write(fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			goto fail_unlink;
-		}
-		p += n;
-		left -= n;
+	if (write_in_full(fd, data, len)) {
+		close(fd);
+		goto fail_unlink;
 	}
 	if (fsync(fd) || close(fd) || rename(tmp, path))
 		goto fail_unlink;

@@ -127,6 +127,8 @@ int mkdir_p(const char *path, mode_t mode);
 int remove_tree(const char *path);
 int file_exists(const char *path);
 int dir_exists(const char *path);
+/* Write all of buf, retrying short writes and EINTR; 0 or -1 with errno. */
+int write_in_full(int fd, const void *buf, size_t len);
 /* Write a file atomically (temporary file + rename). */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* Join dir and name into a new string (caller frees). */

@@ -1,7 +1,9 @@
 /* yamledit.c: add entries to series.yaml by splicing text at places libyaml's marks point to. */
+#include <errno.h>
 #include <string.h>
 #include <yaml.h>
 
+#include "model.h"
 #include "util.h"
 #include "yamledit.h"
 
@@ -536,4 +538,19 @@ void yaml_scalar(struct strbuf *sb, const char *s)
 	return;
 quote:
 	yaml_quote(sb, s);
+}
+
+int yamledit_commit(struct kit *kit, const char *dir, const char *path,
+		    const struct strbuf *text, const struct strbuf *orig, const char *what)
+{
+	if (write_file_atomic(path, text->buf, text->len))
+		return error("cannot write '%s': %s", path, strerror(errno));
+	kit_release(kit);
+	if (kit_load(kit, dir)) {
+		error("'%s' does not load with %s; it is left as it was", path, what);
+		if (write_file_atomic(path, orig->buf, orig->len))
+			error("cannot restore '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }

@@ -40,4 +40,14 @@ void yaml_quote(struct strbuf *sb, const char *s);
 /* Append s as a plain scalar when YAML reads that back as the same string, else quoted. */
 void yaml_scalar(struct strbuf *sb, const char *s);
 
+/*
+ * Write `text` as `path`, the series.yaml of the kit in `dir`, and load
+ * the kit again into `kit`. When it no longer loads, `orig` is written
+ * back and -1 returned; `what` names the change for that message ("the
+ * new fixups").
+ */
+struct kit;
+int yamledit_commit(struct kit *kit, const char *dir, const char *path,
+		    const struct strbuf *text, const struct strbuf *orig, const char *what);
+
 #endif

@@ -284,15 +284,7 @@ static int record_files(struct kit *kit, const struct kit_series *s, const struc
 	}
 	if (!added)
 		goto cleanup;
-	if (write_file_atomic(path, text.buf, text.len)) {
-		ret = error("cannot write '%s': %s", path, strerror(errno));
-		goto cleanup;
-	}
-	kit_release(kit);
-	if (kit_load(kit, dir)) {
-		error("'%s' does not load with the new file: entries; it is left as it was", path);
-		if (write_file_atomic(path, orig.buf, orig.len))
-			error("cannot restore '%s': %s", path, strerror(errno));
+	if (yamledit_commit(kit, dir, path, &text, &orig, "the new file: entries")) {
 		ret = -1;
 		goto cleanup;
 	}

@@ -222,15 +222,7 @@ static int write_fixups(struct kit *kit, git_repository *repo, const struct fixu
 			goto cleanup;
 		}
 	}
-	if (write_file_atomic(path, text.buf, text.len)) {
-		ret = error("cannot write '%s': %s", path, strerror(errno));
-		goto cleanup;
-	}
-	kit_release(kit);
-	if (kit_load(kit, dir)) {
-		error("'%s' does not load with the new fixups; it is left as it was", path);
-		if (write_file_atomic(path, orig.buf, orig.len))
-			error("cannot restore '%s': %s", path, strerror(errno));
+	if (yamledit_commit(kit, dir, path, &text, &orig, "the new fixups")) {
 		ret = -1;
 		goto cleanup;
 	}

@@ -23,21 +23,6 @@ const char *mm_regress_image(size_t *len)
 	return mm_regress_start;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int mm_regress_write(const char *path)
 {
 	size_t len;
@@ -49,7 +34,7 @@ int mm_regress_write(const char *path)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
 	if (fd < 0)
 		return error("cannot create '%s': %s", path, strerror(errno));
-	if (write_all(fd, img, len)) {
+	if (write_in_full(fd, img, len)) {
 		error("cannot write '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
@@ -95,7 +80,7 @@ static int run_memfd(const char **argv)
 	fd = memfd_create("mm-regress", MFD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, img, len) || pipe2(pipefd, O_CLOEXEC)) {
+	if (write_in_full(fd, img, len) || pipe2(pipefd, O_CLOEXEC)) {
 		close(fd);
 		return -1;
 	}
