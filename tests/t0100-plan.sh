@@ -4,6 +4,7 @@
 . "$TEST_DIRECTORY/lib-kit.sh"
 
 short() { echo "$1" | cut -c1-12; }
+SQ="'"
 
 test_expect_success 'setup: a kit with three branches and per-branch decisions' '
 	make_upstream linux &&
@@ -65,6 +66,85 @@ test_expect_success 'plan --format json lists the plans and the cells to fan out
 	printf "%s\n" t-base t-kit u-base u-kit v-base v-kit >ids.expect &&
 	test_cmp ids.expect ids &&
 	test_grep "\"reason\": \"series skipped: needs the 1.2 locking\"" plan.json
+'
+
+test_expect_success 'setup: variants of t, each the kit without some of its entries' '
+	cp -r kit kitv &&
+	cat >>kitv/kernels/t.yaml <<-EOF &&
+	variants:
+	  no-fix:
+	    without: [$(short $F1)]
+	    note: "the kit without the fix"
+	    expect-fail: [steady]
+	  no-beta:
+	    without: patches/beta/0001-madvise-split-locking.patch
+	EOF
+	cat kitv/kernels/t.yaml
+'
+
+test_expect_success 'plan shows the kit, then what each variant leaves out' '
+	(cd kitv && mkseries plan --branch t >../out) &&
+	cat out &&
+	test_grep "t: 5 to apply, 0 squashed, 0 present, 0 skipped" out &&
+	sed -n "/^variant /p" out >variants &&
+	cat >variants.expect <<-EOF &&
+	variant no-fix: without alpha fixup 1/2 ($(short $F1))
+	variant no-fix: skip alpha fixup 2/2 ($(short $F2)): fixes alpha fixup 1/2 ($(short $F1)), which is left out of variant ${SQ}no-fix${SQ}
+	variant no-fix: expects steady to fail
+	variant no-beta: without beta 1/1 ($(short $B1))
+	EOF
+	test_cmp variants.expect variants
+'
+
+test_expect_success 'a branch without variants prints none' '
+	(cd kitv && mkseries plan --branch u >../out) &&
+	test_grep ! "^variant " out
+'
+
+test_expect_success 'plan --format json: the variants, and a cell for each' '
+	(cd kitv && mkseries plan --format json >../plan.json) &&
+	python3 -m json.tool plan.json >/dev/null &&
+	jq -r ".cells[].id" plan.json >ids &&
+	printf "%s\n" t-base t-kit t-no-fix t-no-beta u-base u-kit v-base v-kit >ids.expect &&
+	test_cmp ids.expect ids &&
+	jq -r ".cells[] | select(.id == \"t-no-fix\") | .run | join(\" \")" plan.json >cell &&
+	test_grep "^mkseries run --branch t --variant no-fix --format json --output mkseries-t-no-fix.json$" cell &&
+	jq -r ".branches[0].variants[] | [.name, .ref, (.without | map(.upstream) | join(\",\")), (.expect_fail | join(\",\"))] | join(\" \")" \
+		plan.json >vars &&
+	printf "%s\n" "no-fix refs/heads/mkseries-variants/t/no-fix $(short $F1) steady" \
+		"no-beta refs/heads/mkseries-variants/t/no-beta $(short $B1) " >vars.expect &&
+	test_cmp vars.expect vars &&
+	jq -r ".branches[0].variants[0].items[] | select(.left_out) | .patch" plan.json >left &&
+	echo "alpha fixup 1/2" >left.expect &&
+	test_cmp left.expect left &&
+	jq -r ".branches[0].variants[0].note" plan.json >note &&
+	echo "the kit without the fix" >note.expect &&
+	test_cmp note.expect note &&
+	jq -r ".branches[1].variants | length" plan.json >nv &&
+	echo 0 >nv.expect &&
+	test_cmp nv.expect nv &&
+	jq -r ".merge[]" plan.json >merge &&
+	test_grep "^mkseries-t-no-beta.json$" merge
+'
+
+test_expect_success 'a variant that leaves out what the kit does not apply there is an error' '
+	cp -r kitv kitw &&
+	cat >>kitw/kernels/u.yaml <<-EOF &&
+	variants:
+	  no-alpha:
+	    without: $(short $A1)
+	EOF
+	(cd kitw && test_expect_code 2 mkseries plan --branch u >../out 2>../err) &&
+	cat err &&
+	test_grep "^error: kernels/u.yaml:8: variant .no-alpha. leaves out .alpha 1/2., which the kit does not apply on u (skip: series skipped: needs the 1.2 locking)$" err
+'
+
+test_expect_success 'a variant that leaves out what the kit lacks is a kit error with FILE:LINE' '
+	cp -r kitv kitx &&
+	sed -i "s/without: \[$(short $F1)\]/without: [deadbeef]/" kitx/kernels/t.yaml &&
+	(cd kitx && test_expect_code 2 mkseries plan --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "^error: kernels/t.yaml:8: variant .no-fix.: without .deadbeef. matches no patch or fixup of the kit$" err
 '
 
 test_expect_success 'an unknown plan format is a usage error' '

@@ -154,4 +154,100 @@ test_expect_success 'a checked-out mkseries branch is not moved' '
 	git -C linux worktree remove ../wt
 '
 
+short() { echo "$1" | cut -c1-12; }
+
+test_expect_success 'setup: variants of t, each leaving something out' '
+	cp -r kit kitv &&
+	cat >>kitv/kernels/t.yaml <<-EOF
+	variants:
+	  no-fix: { without: [$(short $F1)] }
+	  no-beta: { without: [$(short $B1)] }
+	  no-batch: { without: [$(short $A2)] }
+	EOF
+'
+
+test_expect_success 'apply writes the kit, then a branch per variant, one line each' '
+	(cd kitv && mkseries apply -q --branch t >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t: refs/heads/mkseries/t " out &&
+	test_grep "^t no-fix: refs/heads/mkseries-variants/t/no-fix -> [0-9a-f]* (3 commits, 2 shared with the kit, 0 squashed; without $(short $F1))$" out &&
+	test_grep "^t no-beta: refs/heads/mkseries-variants/t/no-beta -> [0-9a-f]* (4 commits, 4 shared with the kit, 0 squashed; without $(short $B1))$" out &&
+	test_grep "^t no-batch: refs/heads/mkseries-variants/t/no-batch -> [0-9a-f]* (2 commits, 1 shared with the kit, 0 squashed; without $(short $A2))$" out &&
+	test $(wc -l <out) = 4
+'
+
+test_expect_success 'commits shared with the kit have the kit commits ids' '
+	test "$(git -C linux rev-parse mkseries-variants/t/no-beta)" = "$(git -C linux rev-parse mkseries/t~1)" &&
+	test "$(git -C linux rev-parse mkseries-variants/t/no-fix~1)" = "$(git -C linux rev-parse mkseries/t~3)" &&
+	test "$(git -C linux rev-parse mkseries-variants/t/no-batch~1)" = "$(git -C linux rev-parse mkseries/t~4)" &&
+	test "$(git -C linux rev-parse mkseries-variants/t/no-batch~2)" = "$(git -C linux rev-parse v1.0)"
+'
+
+test_expect_success 'a variant leaves out its entries and the fixups of them' '
+	git -C linux log --reverse --format=%s v1.0..mkseries-variants/t/no-fix >order &&
+	printf "%s\n" "mm: rename ptes" "mm: batch ptes" "madvise: split locking" >order.expect &&
+	test_cmp order.expect order &&
+	git -C linux show mkseries-variants/t/no-fix:mm/mremap.c >mremap.c &&
+	test_grep "return 1;" mremap.c &&
+	git -C linux log --reverse --format=%s v1.0..mkseries-variants/t/no-batch >order &&
+	printf "%s\n" "mm: rename ptes" "madvise: split locking" >order.expect &&
+	test_cmp order.expect order
+'
+
+test_expect_success 'applying again: the kit and every variant are up to date' '
+	git -C linux for-each-ref --format="%(objectname) %(refname)" refs/heads/mkseries refs/heads/mkseries-variants >refs1 &&
+	(cd kitv && mkseries apply -q --branch t >../out) &&
+	cat out &&
+	test $(grep -c "up to date at" out) = 4 &&
+	git -C linux for-each-ref --format="%(objectname) %(refname)" refs/heads/mkseries refs/heads/mkseries-variants >refs2 &&
+	test_cmp refs1 refs2 &&
+	git -C linux reflog show mkseries-variants/t/no-fix >reflog &&
+	test_grep "mkseries apply" reflog
+'
+
+test_expect_success 'a variant that does not apply fails alone, exit 1' '
+	cp -r kitv kitr &&
+	mkdir -p kitr/patches/gamma &&
+	cat >kitr/patches/gamma/0001-count.patch <<-\EOF &&
+	From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+	From: Dev Eloper <dev@example.org>
+	Date: Mon, 1 Jan 2024 00:00:00 +0000
+	Subject: [PATCH] mm: count pteps
+
+	Signed-off-by: Dev Eloper <dev@example.org>
+	---
+	diff --git a/mm/mremap.c b/mm/mremap.c
+	--- a/mm/mremap.c
+	+++ b/mm/mremap.c
+	@@ -1,4 +1,4 @@
+	-static int move_pteps(void)
+	+static int move_pteps(int n)
+	 {
+	 	return 0;
+	 }
+	EOF
+	cat >>kitr/series.yaml <<-\EOF &&
+	  - id: gamma
+	    title: "mm: count pteps"
+	    requires: [alpha]
+	    patches:
+	      - file: patches/gamma/0001-count.patch
+	EOF
+	cat >>kitr/kernels/t.yaml <<-EOF &&
+	  no-rename: { without: [$(short $A1)] }
+	EOF
+	(cd kitr && test_expect_code 1 mkseries apply -q --branch t >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t: refs/heads/mkseries/t -> " out &&
+	test_grep "^t no-fix: refs/heads/mkseries-variants/t/no-fix -> .* (4 commits, 2 shared" out &&
+	test_grep "^t no-rename: FAILED without $(short $A1): nothing applied; .refs/heads/mkseries-variants/t/no-rename. not created$" out &&
+	test_grep "^error: cannot apply .gamma 1/1. onto .t. (variant .no-rename.)$" err &&
+	test_grep "mm/mremap.c" err &&
+	test_must_fail mkseries --kit kitr build --branch t --variant no-rename --workdir wd >out 2>err &&
+	test_grep "^t no-rename: no applied branch refs/heads/mkseries-variants/t/no-rename: run mkseries apply --branch t$" out &&
+	git -C linux log -1 --format=%s mkseries/t >subject &&
+	echo "mm: count pteps" >subject.expect &&
+	test_cmp subject.expect subject
+'
+
 test_done

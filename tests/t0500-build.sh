@@ -263,6 +263,106 @@ test_expect_success 'a QEMU that cannot start is reported' '
 	sed -i "s|qemu: .*|qemu: $TRASH_DIRECTORY/fake-qemu|" kit/kernels/t.yaml
 '
 
+test_expect_success 'setup: variants without the breaking patch, each expecting a case to fail' '
+	id=$(git -C linux rev-parse --short=12 breaker) &&
+	cat >>kit/kernels/t.yaml <<-EOF &&
+	variants:
+	  no-breaker:
+	    without: [$id]
+	    expect-fail: [pte_batch_cow]
+	  no-run:
+	    without: [$id]
+	    expect-fail: pte_batch_wrbit
+	EOF
+	(cd kit && mkseries apply --branch t >../out 2>../err) &&
+	cat out &&
+	test_grep "^t no-breaker: refs/heads/mkseries-variants/t/no-breaker -> [0-9a-f]* (0 commits" out &&
+	# The recorded console has CRLF line ends: no "$" anchors.
+	sed "s/^ok 9 pte_batch_cow/# pte_batch_cow: the child saw a write of its parent\nnot ok 9 pte_batch_cow/" \
+		"$CONSOLE_DATA/clean-6.12.log" >xfail.log &&
+	test_grep "^not ok 9 pte_batch_cow" xfail.log &&
+	sed "s/^ok 1 mremap_pte/not ok 1 mremap_pte/" xfail.log >xfail-and-fail.log &&
+	sed "s/^ok 8 pte_batch_mprotect/[   12.000000] WARNING: CPU: 0 PID: 1 at mm\/mremap.c:300 move_ptes+0x1\/0x2\nok 8 pte_batch_mprotect/" \
+		xfail.log >xfail-splat.log
+'
+
+test_expect_success 'build: a declared variant has its own out-<variant>/' '
+	(cd kit && mkseries build --branch t --variant no-breaker >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t no-breaker: built in [0-9]*s ($WORK/out-no-breaker/arch/x86/boot/bzImage)" out &&
+	test_grep "^status=ok" "$WORK/state/no-breaker.build" &&
+	test_grep "^variant=no-breaker" "$WORK/state/no-breaker.build" &&
+	test_grep "^commit=$(git -C linux rev-parse v1.0)" "$WORK/state/no-breaker.build"
+'
+
+test_expect_success 'build without --variant: base, kit, then the declared ones in file order' '
+	(cd kit && test_expect_code 1 mkseries build --branch t >../out 2>../err) &&
+	cat out err &&
+	sed "s/:.*//" out | grep "^t " >order &&
+	printf "%s\n" "t base" "t kit" "t no-breaker" "t no-run" >order.expect &&
+	test_cmp order.expect order &&
+	test_grep "^t kit: FAILED main.c:3" out &&
+	test_grep "^t no-breaker: up to date" out &&
+	test_grep "^t no-run: built in" out
+'
+
+test_expect_success 'test: the expected failure is an XFAIL that shows what was left out' '
+	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/xfail.log" \
+		mkseries test --branch t --variant no-breaker >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t no-breaker: booted (tcg) 10 ok, 1 skip, 0 fail, 1 xfail in [0-9]*s$" out &&
+	test_grep "^    XFAIL pte_batch_cow failed as expected: shows $id matters$" out &&
+	test_grep "^status=ok" "$WORK/state/no-breaker.test" &&
+	test_grep "^expect_fail=pte_batch_cow$" "$WORK/state/no-breaker.test" &&
+	test_grep "^xfail=1$" "$WORK/state/no-breaker.test" &&
+	test_grep "^without=$id$" "$WORK/state/no-breaker.test"
+'
+
+test_expect_success 'test: an expected failure that passes fails the variant (unexpected pass)' '
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+		test_expect_code 1 mkseries test --branch t --variant no-breaker >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t no-breaker: FAILED (tcg) unexpected pass: pte_batch_cow was expected to fail without $id (the demonstration did not work)$" out &&
+	test_grep "^status=failed" "$WORK/state/no-breaker.test"
+'
+
+test_expect_success 'test: an expected failure that never ran fails the variant' '
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+		test_expect_code 1 mkseries test --branch t --variant no-run >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t no-run: FAILED (tcg) pte_batch_wrbit was expected to fail without $id but did not run$" out
+'
+
+test_expect_success 'test: a splat fails a variant, expected failure or not' '
+	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/xfail-splat.log" \
+		test_expect_code 1 mkseries test --branch t --variant no-breaker >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t no-breaker: FAILED (tcg) \[   12.000000\] WARNING: CPU: 0 PID: 1 at mm/mremap.c:300 move_ptes+0x1/0x2 (console line [0-9]*)$" out
+'
+
+test_expect_success 'test: a case failing that was not expected to fails the variant' '
+	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/xfail-and-fail.log" \
+		test_expect_code 1 mkseries test --branch t --variant no-breaker >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t no-breaker: FAILED (tcg) 1 case failed: mremap_pte$" out &&
+	test_grep "^    XFAIL pte_batch_cow failed as expected" out
+'
+
+test_expect_success 'test: base and kit know nothing of the variants expectations' '
+	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/xfail.log" \
+		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED (tcg) 1 case failed: pte_batch_cow$" out &&
+	test_grep ! "XFAIL" out
+'
+
+test_expect_success 'a variant the branch does not declare is a usage error naming the known ones' '
+	(cd kit && test_expect_code 2 mkseries build --branch t --variant no-such 2>../err) &&
+	test_grep "unknown variant .no-such. (known: base, kit, no-breaker, no-run)" err &&
+	(cd kit && test_expect_code 2 mkseries test --branch t --variant No_Such 2>../err) &&
+	test_grep "unknown variant .No_Such." err
+'
+
 test_expect_success 'test refuses a build older than the variant' '
 	git -C linux tag -f mkseries/base/t breaker >/dev/null &&
 	(cd kit && test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&

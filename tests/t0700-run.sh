@@ -270,6 +270,85 @@ test_expect_success 'a JSON report on stdout keeps the step lines on stderr' '
 	test_cmp first.expect first
 '
 
+short() { echo "$1" | cut -c1-12; }
+
+test_expect_success 'setup: variants of t; a QEMU whose kernel without the fix fails steady' '
+	cp -r kit kitv &&
+	rm kitv/kernels/c.yaml kitv/kernels/plain.yaml &&
+	add_variants kitv t &&
+	sed -i "s|qemu: .*|qemu: $TRASH_DIRECTORY/fake-qemu-v|" kitv/kernels/t.yaml &&
+	write_variant_qemu fake-qemu-v
+'
+
+test_expect_success 'run applies, builds and tests the variants; the expected failure is an XFAIL' '
+	(cd kitv && mkseries run --branch t --workdir ../wv >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t: apply: refs/heads/mkseries/t -> .* (5 commits" out &&
+	test_grep "^t no-fix: apply: refs/heads/mkseries-variants/t/no-fix -> [0-9a-f]* (3 commits, 2 shared with the kit; without $(short $F1))$" out &&
+	test_grep "^t no-beta: apply: refs/heads/mkseries-variants/t/no-beta -> [0-9a-f]* (4 commits, 4 shared with the kit; without $(short $B1))$" out &&
+	test_grep "^t no-fix: build: built in" out &&
+	test_grep "^t no-fix: test: booted (tcg) 2 ok, 0 skip, 0 fail, 1 xfail in" out &&
+	test_grep "^    XFAIL steady failed as expected: shows $(short $F1) matters$" out &&
+	test_grep "^t no-beta: test: booted (tcg) 3 ok, 0 skip, 0 fail in" out &&
+	test_grep "^t no-fix   ok     ok     ok tcg  2 ok, 1 xfail  none    -30.0% realloc.calls_per_sec (worse)$" out &&
+	test_grep "^t no-beta  ok     ok     ok tcg  3 ok           none    no change$" out &&
+	test_grep "^expected failures:$" out &&
+	test_grep "^  t no-fix: steady failed as expected: shows $(short $F1) matters$" out &&
+	test_grep "^t: kit, no-fix, no-beta against base, " out &&
+	test_grep "^  *1001 ±  0%  *+0.0%  *1001 ±  0%  *-30.0%  *700 ±  0%  *+0.0%  *1001 ±  0%  realloc.calls_per_sec (calls/s)  (no-fix worse)$" out &&
+	test_grep "^4 cells: 4 ok; 0 regressions, 0 improvements (variants: 1 worse, 0 better); 1 expected failure$" out
+'
+
+test_expect_success 'a rerun is up to date at every step, the variants included' '
+	(cd kitv && mkseries run --branch t --workdir ../wv >../out) &&
+	cat out &&
+	test_grep "^t no-fix: apply: up to date (refs/heads/mkseries-variants/t/no-fix at " out &&
+	test_grep "^t no-fix: test: up to date (2 passed, 1 xfail)" out &&
+	test $(grep -c ": up to date" out) = 12
+'
+
+test_expect_success 'a change to what a variant expects redoes its test only' '
+	sed -i "s/expect-fail: \[steady\]/expect-fail: [steady, realloc]/" kitv/kernels/t.yaml &&
+	(cd kitv && test_must_fail mkseries run --branch t --workdir ../wv >../out) &&
+	cat out &&
+	test_grep "^t no-fix: build: up to date" out &&
+	test_grep "^t no-fix: test: FAILED (tcg) unexpected pass: realloc was expected to fail without $(short $F1) (the demonstration did not work)$" out &&
+	test_grep "^t no-beta: test: up to date" out &&
+	sed -i "s/expect-fail: \[steady, realloc\]/expect-fail: [steady]/" kitv/kernels/t.yaml
+'
+
+test_expect_success 'an expected failure that passes fails the cell and the run' '
+	(cd kitv && FAKE_QEMU_FIXED=1 test_must_fail mkseries run --branch t --workdir ../wv \
+		--force=test >../out) &&
+	cat out &&
+	test_grep "^t no-fix: test: FAILED (tcg) unexpected pass: steady was expected to fail without $(short $F1) (the demonstration did not work)$" out &&
+	test_grep "^  t no-fix: tests: unexpected pass: steady was expected to fail" out &&
+	test_grep "^t no-fix   ok     ok     ok tcg  FAILED " out &&
+	test_grep "^4 cells: 3 ok, 1 failed" out &&
+	(cd kitv && mkseries run --branch t --workdir ../wv --force=test >../out) &&
+	test_grep "^4 cells: 4 ok" out
+'
+
+test_expect_success 'one variant of a fanned-out run: --variant NAME' '
+	(cd kitv && mkseries run --branch t --variant no-fix --workdir ../wv2 --format json \
+		--output ../no-fix.json >../out) &&
+	cat out &&
+	test_grep "^t: apply: refs/heads/mkseries/t" out &&
+	test_grep "^t no-beta: apply: " out &&
+	test_grep ! "^t base: build" out &&
+	test_grep ! "^t no-beta: build" out &&
+	test_grep "^t no-fix: test: booted" out &&
+	jq -r ".branches[0].cells[].variant" no-fix.json >cells &&
+	echo no-fix >cells.expect &&
+	test_cmp cells.expect cells &&
+	jq -r ".branches[0].cells[0] | [.xfail, .without, (.expect_fail | join(\",\")), .checks.tests.evidence] | join(\" \")" \
+		no-fix.json >cell &&
+	echo "1 $(short $F1) steady steady failed as expected: shows $(short $F1) matters" >cell.expect &&
+	test_cmp cell.expect cell &&
+	(cd kitv && test_expect_code 2 mkseries run --branch t --variant no-such 2>../err) &&
+	test_grep "unknown variant .no-such. (known: base, kit, no-fix, no-beta)" err
+'
+
 test_expect_success 'usage and configuration errors exit 2' '
 	(cd kit &&
 	 test_expect_code 2 mkseries run --branch t --force=boot 2>../err &&

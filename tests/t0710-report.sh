@@ -175,6 +175,92 @@ test_expect_success 'bad reports are refused with FILE:LINE, exit 2' '
 	test_grep "not a JSON report (it holds NUL bytes)" err
 '
 
+test_expect_success 'setup: the kit with two variants of t, run once' '
+	cp -r kit kitv &&
+	add_variants kitv t &&
+	sed -i "s|qemu: .*|qemu: $TRASH_DIRECTORY/fake-qemu-v|" kitv/kernels/t.yaml &&
+	write_variant_qemu fake-qemu-v &&
+	(cd kitv && mkseries run --branch t --workdir ../wv >../run.out) &&
+	F1s=$(echo $F1 | cut -c1-12)
+'
+
+test_expect_success 'report: the variants are rows of the matrix, XFAILs are listed' '
+	(cd kitv && mkseries report --workdir ../wv >../out) &&
+	cat out &&
+	grep "^t [a-z-]* " out | awk "{print \$2}" >rows &&
+	printf "%s\n" base kit no-fix no-beta >rows.expect &&
+	test_cmp rows.expect rows &&
+	test_grep "^t no-fix   ok     ok     ok tcg  2 ok, 1 xfail  none    -30.0% realloc.calls_per_sec (worse)$" out &&
+	test_grep "^  t no-fix: steady failed as expected: shows $F1s matters$" out &&
+	test_grep "^4 cells: 4 ok; 0 regressions, 0 improvements (variants: 1 worse, 0 better); 1 expected failure$" out
+'
+
+test_expect_success 'report: base, then kit and each variant side by side, per metric' '
+	(cd kitv && mkseries report --workdir ../wv >../out) &&
+	sed -n "/^t: kit, no-fix, no-beta against base/,/^\$/p" out >perf &&
+	cat perf &&
+	sed -n 2p perf >names &&
+	echo "        base                         kit                      no-fix                     no-beta" >names.expect &&
+	test_cmp names.expect names &&
+	test_grep "^---------------- --------------------------- --------------------------- ---------------------------$" perf &&
+	test_grep "^      1001 ±  0%      +0.0%       1001 ±  0%     -30.0%        700 ±  0%      +0.0%       1001 ±  0%  realloc.calls_per_sec (calls/s)  (no-fix worse)$" perf
+'
+
+test_expect_success 'report --format markdown: two compared columns a table, in 72 columns' '
+	(cd kitv && mkseries report --workdir ../wv --format markdown >../r.md) &&
+	cat r.md &&
+	test $(widest r.md) -le 72 &&
+	test_grep "^### t: kit, no-fix, no-beta against base$" r.md &&
+	test $(grep -c "^    --------------- ------------------------" r.md) = 2 &&
+	test_grep "^    --------------- ------------------------ ------------------------$" r.md &&
+	test_grep "^           base                      kit                   no-fix$" r.md &&
+	test_grep "^    realloc.calls_per_sec (calls/s) (no-fix worse)$" r.md &&
+	test_grep "^| t no-fix  | ok    | ok    | ok   | 2 ok, 1 xfail | 1 worse   |$" r.md &&
+	test_grep "^Expected failures:$" r.md &&
+	test_grep "^Tested-by: Back Porter <backporter@example.com> # t$" r.md
+'
+
+test_expect_success 'report --format json: the variant cells, their expectations, every comparison' '
+	(cd kitv && mkseries report --workdir ../wv --format json >../v.json) &&
+	json_ok v.json &&
+	test_grep "^  \"schema\": 1,$" v.json &&
+	jq -r ".status, .summary.variant_regressions, .summary.xfail, .summary.regressions" v.json >sum &&
+	printf "%s\n" ok 1 1 0 >sum.expect &&
+	test_cmp sum.expect sum &&
+	jq -r ".branches[0].comparisons[] | [.variant, .regressions] | join(\" \")" v.json >cmp &&
+	printf "%s\n" "kit 0" "no-fix 1" "no-beta 0" >cmp.expect &&
+	test_cmp cmp.expect cmp &&
+	jq -r ".branches[0].comparison.variant // \"none\"" v.json >old &&
+	echo none >old.expect &&
+	test_cmp old.expect old &&
+	jq -r ".branches[0].cells[2] | [.variant, .without, (.expect_fail | join(\",\")), .xfail, (.cases[] | select(.expected_fail) | .name + \":\" + .status)] | join(\" \")" \
+		v.json >cell &&
+	echo "no-fix $F1s steady 1 steady:fail" >cell.expect &&
+	test_cmp cell.expect cell
+'
+
+test_expect_success 'report --format junit: an expected failure is a passing testcase' '
+	(cd kitv && mkseries report --workdir ../wv --format junit >../v.xml) &&
+	xml_ok v.xml &&
+	test_grep "<testsuite name=\"t/no-fix\" tests=\"[0-9]*\" failures=\"0\"" v.xml &&
+	test_grep "<testcase classname=\"t/no-fix/mm-regress\" name=\"steady\" time=\"0.000\"/>" v.xml
+'
+
+test_expect_success 'report --variant no-fix, and the variants of separate jobs merged' '
+	(cd kitv && mkseries report --workdir ../wv --variant no-fix >../out) &&
+	test_grep "^t no-fix " out &&
+	test_grep ! "^t base " out &&
+	(cd kitv && mkseries run --branch t --variant base --workdir ../jb --format json \
+		--output ../vb.json >/dev/null) &&
+	(cd kitv && mkseries run --branch t --variant no-fix --workdir ../jf --format json \
+		--output ../vf.json >/dev/null) &&
+	mkseries report --merge vb.json vf.json >merged &&
+	cat merged &&
+	test_grep "^t no-fix  ok     ok     ok tcg  2 ok, 1 xfail  none    -30.0% realloc.calls_per_sec (worse)$" merged &&
+	test_grep "^t: no-fix against base, " merged &&
+	test_grep "^  t no-fix: steady failed as expected: shows $F1s matters$" merged
+'
+
 test_expect_success 'usage errors exit 2; a branch never run exits 1' '
 	test_expect_code 2 mkseries report --merge 2>err &&
 	test_grep "merge needs the JSON reports" err &&

@@ -109,6 +109,26 @@ static int load_capture(struct kit *kit, const char *cwd, const char *arg, struc
 	return ret;
 }
 
+/* A series with upstream ids, for variants to leave entries of it out. */
+#define VARIANT_SERIES \
+	"series:\n" \
+	"  - id: a\n" \
+	"    title: A\n" \
+	"    patches:\n" \
+	"      - file: patches/a/0001-one.patch\n" \
+	"        upstream: 1111222233334444\n" \
+	"      - file: patches/a/0002-two.patch\n" \
+	"        upstream: 5555666677778888\n" \
+	"    fixups:\n" \
+	"      - file: patches/a/6.12/0001-one.patch\n" \
+	"        upstream: 9999aaaabbbbcccc\n" \
+	"        fixes: 55556666\n"
+
+/* kernels/6.12.yaml with `variants:` text from line 3 on. */
+#define VARIANT_KERNEL(v) \
+	"name: \"6.12\"\n" \
+	"source: { tarball: /usr/src/linux.tar.xz }\n" v
+
 struct bad_case {
 	const char *what;
 	const char *series;		/* NULL: default_series */
@@ -732,11 +752,96 @@ static const struct bad_case bad_cases[] = {
 	      "source: { tarball: /usr/src/linux.tar.xz }\n"
 	      "archs: [x86_64]\n" } },
 	  "error: kernels/6.12.yaml:3: unknown key 'archs' in a kernel file (allowed: name, default, "
-	  "source, arch, config, boot)\n", 0 },
+	  "source, arch, config, boot, variants)\n", 0 },
 	{ "kernel file is not a mapping",
 	  NULL,
 	  { { "kernels/6.12.yaml", "- 6.12\n" } },
 	  "error: kernels/6.12.yaml:1: a kernel file must be a mapping, not a sequence\n", 0 },
+	{ "variants is not a mapping",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants: [no-fix]\n") } },
+	  "error: kernels/6.12.yaml:3: 'variants' must be a mapping of variant names to what each "
+	  "leaves out, not a sequence\n", 0 },
+	{ "unknown key in a variant",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix:\n"
+						  "    without: [9999aaaa]\n"
+						  "    expect_fail: [x]\n") } },
+	  "error: kernels/6.12.yaml:6: unknown key 'expect_fail' in a variant (allowed: without, note, "
+	  "expect-fail)\n", 0 },
+	{ "variant without 'without'",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix:\n"
+						  "    note: nothing left out\n") } },
+	  "error: kernels/6.12.yaml:4: variant 'no-fix' has no 'without' (the kit entries it leaves "
+	  "out)\n", 0 },
+	{ "variant with an empty 'without'",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix:\n"
+						  "    without: []\n") } },
+	  "error: kernels/6.12.yaml:5: 'without' of variant 'no-fix' names no kit entry\n", 0 },
+	{ "variant named kit",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  kit: { without: 9999aaaa }\n") } },
+	  "error: kernels/6.12.yaml:4: variant name 'kit' is taken (base and kit are every branch's "
+	  "own)\n", 0 },
+	{ "variant name unfit for a ref",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  No_Fix: { without: 9999aaaa }\n") } },
+	  "error: kernels/6.12.yaml:4: invalid variant name 'No_Fix' (lowercase letters, digits and "
+	  "'-', starting with a letter or digit)\n", 0 },
+	{ "variant named twice",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix: { without: 9999aaaa }\n"
+						  "  no-fix: { without: 55556666 }\n") } },
+	  "error: kernels/6.12.yaml:5: duplicate key 'no-fix' (first at line 4)\n", 0 },
+	{ "variant leaves out what the kit does not have",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix:\n"
+						  "    without:\n"
+						  "      - 9999aaaa\n"
+						  "      - deadbeef\n") } },
+	  "error: kernels/6.12.yaml:7: variant 'no-fix': without 'deadbeef' matches no patch or fixup "
+	  "of the kit\n", 0 },
+	{ "variant leaves out an ambiguous name",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix: { without: [0001-one.patch] }\n") } },
+	  "error: kernels/6.12.yaml:4: variant 'no-fix': without '0001-one.patch' is ambiguous: it "
+	  "matches 'a 1/2' (series.yaml:5), 'a fixup 1/1' (series.yaml:10)\n", 0 },
+	{ "variant leaves out one entry twice",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix:\n"
+						  "    without:\n"
+						  "      - 9999aaaa\n"
+						  "      - patches/a/6.12/0001-one.patch\n") } },
+	  "error: kernels/6.12.yaml:7: variant 'no-fix' leaves out 'a fixup 1/1' twice (lines 6 and "
+	  "7)\n", 0 },
+	{ "variant expects a badly named case to fail",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix:\n"
+						  "    without: 9999aaaa\n"
+						  "    expect-fail: [pte-batch wrbit]\n") } },
+	  "error: kernels/6.12.yaml:6: invalid case name 'pte-batch wrbit' in 'expect-fail' of variant "
+	  "'no-fix' (mm-regress cases are named with lowercase letters, digits and '_')\n", 0 },
+	{ "variant expects a case to fail twice",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix:\n"
+						  "    without: 9999aaaa\n"
+						  "    expect-fail:\n"
+						  "      - pte_batch_wrbit\n"
+						  "      - pte_batch_wrbit\n") } },
+	  "error: kernels/6.12.yaml:8: variant 'no-fix' expects 'pte_batch_wrbit' to fail twice\n", 0 },
 	{ "branch name unfit for a ref",
 	  NULL,
 	  { { "kernels/6..1.yaml",
@@ -1134,6 +1239,65 @@ static void test_kit_dir_names(void)
 }
 
 /* A kit without kernels/ loads with no branches. */
+static void test_variants(void)
+{
+	struct kit kit = KIT_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char *dir = new_kit(1), *text;
+	const struct kernel_branch *b, *other;
+	const struct kernel_variant *v;
+	int ret;
+
+	put(dir, "series.yaml", VARIANT_SERIES);
+	put(dir, "kernels/6.12.yaml",
+	    VARIANT_KERNEL("variants:\n"
+			   "  no-fix:\n"
+			   "    without: 9999aaaa\n"
+			   "    note: \"the kit without its fix\"\n"
+			   "    expect-fail: pte_batch_wrbit\n"
+			   "  no-batch:\n"
+			   "    without: [5555666677778888, patches/a/6.12/0001-one.patch]\n"
+			   "    expect-fail: [pte_batch_wrbit, pte_batch_cow]\n"));
+	ret = load_capture(&kit, dir, ".", &err);
+	is_int(ret, 0, "variants: the kit loads");
+	is_str(err.buf, "", "variants: quietly");
+	b = kit_find_branch(&kit, "6.12");
+	other = kit_find_branch(&kit, "6.1");
+	if (!b || !other || b->nr_variants != 2) {
+		ok(0, "variants: 6.12 has two");
+		goto cleanup;
+	}
+	is_int(other->nr_variants, 0, "variants: a branch that declares none has none");
+	is_str(b->variants[0].name, "no-fix", "variants: in file order (1)");
+	is_str(b->variants[1].name, "no-batch", "variants: in file order (2)");
+	v = branch_find_variant(b, "no-fix");
+	ok(v == &b->variants[0], "variants: found by name");
+	ok(!branch_find_variant(b, "kit") && !branch_find_variant(b, "nope"),
+	   "variants: base and kit are not declared ones");
+	is_int(v->nr_without, 1, "variants: one scalar is a list of one");
+	ok(v->without_patch[0] == &kit.series[0].fixups[0], "variants: 'without' resolved to the fixup");
+	is_int(v->without_line[0], 5, "variants: with its line");
+	is_str(v->note, "the kit without its fix", "variants: the note");
+	ok(v->nr_expect_fail == 1 && variant_expects_fail(v, "pte_batch_wrbit") &&
+	   !variant_expects_fail(v, "pte_batch_cow") && !variant_expects_fail(NULL, "x"),
+	   "variants: what it expects to fail");
+	text = variant_without_text(v);
+	is_str(text, "9999aaaabbbbcccc", "variants: named by the upstream id");
+	free(text);
+	v = &b->variants[1];
+	ok(v->nr_without == 2 && v->without_patch[0] == &kit.series[0].patches[1] &&
+	   v->without_patch[1] == &kit.series[0].fixups[0],
+	   "variants: a full id and a file name both resolve");
+	text = variant_without_text(v);
+	is_str(text, "5555666677778888, 9999aaaabbbbcccc", "variants: several, in order");
+	free(text);
+	ok(!v->note, "variants: the note is optional");
+cleanup:
+	kit_release(&kit);
+	free(dir);
+	strbuf_release(&err);
+}
+
 static void test_no_kernels(void)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -1171,6 +1335,7 @@ int main(void)
 	ok(1, "kit_release on KIT_INIT");
 
 	test_valid_kit();
+	test_variants();
 	test_no_kernels();
 	test_kit_dir_names();
 	test_bad_cases();

@@ -335,8 +335,8 @@ static void test_bad_json(void)
 		{ "{\"schema\": 2, \"branches\": []}", "a newer schema" },
 		{ "{\"branches\": []}", "no schema" },
 		{ "{\"schema\": 1, \"branches\": {}}", "branches not an array" },
-		{ "{\"schema\": 1, \"branches\": [{\"name\": \"x\", \"cells\": [{\"variant\": \"evil\", \"checks\": {}}]}]}",
-		  "an unknown variant" },
+		{ "{\"schema\": 1, \"branches\": [{\"name\": \"x\", \"cells\": [{\"variant\": \"../evil\", \"checks\": {}}]}]}",
+		  "a variant name unfit for a file name" },
 		{ "{\"schema\": 1, \"branches\": [{\"name\": \"x\", \"apply\": {\"status\": \"great\"}}]}",
 		  "an unknown status" },
 		{ "{\"schema\": 1, \"branches\": [{\"name\": \"../x\"}]}", "a branch name with a slash" },
@@ -369,6 +369,106 @@ static void test_bad_json(void)
 		results_release(&r);
 	}
 	strbuf_release(&deep);
+}
+
+/* A cell that built, booted and ran, with one metric of five samples around `mean`. */
+static struct cell_result *variant_cell(struct branch_result *b, const char *variant, double mean)
+{
+	struct cell_result *c = branch_cell(b, variant);
+	double v[5];
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		v[i] = mean + (double)i - 2;
+	check_set(&c->apply, strcmp(variant, "base") ? CHECK_OK : CHECK_NA, NULL);
+	check_set(&c->build, CHECK_OK, NULL);
+	check_set(&c->boot, CHECK_OK, NULL);
+	check_set(&c->tests, CHECK_OK, NULL);
+	check_set(&c->splats, CHECK_OK, NULL);
+	c->accel = xstrdup("tcg");
+	c->mode = xstrdup("quick");
+	c->repeat = 5;
+	c->nr_pass = 2;
+	cell_add_case(c, "realloc_rate", KTAP_PASS, NULL);
+	cell_add_metric(c, "realloc_rate", "calls_per_sec", "calls/s", KTAP_HIGHER_IS_BETTER, 5, mean,
+			1.58, v, 5);
+	return c;
+}
+
+static void test_variants(void)
+{
+	struct run_results r, again;
+	struct strbuf sb = STRBUF_INIT, two = STRBUF_INIT;
+	struct branch_result *b;
+	struct cell_result *c;
+	const struct cell_result *back;
+	size_t line, w;
+
+	results_init(&r);
+	results_init(&again);
+	b = results_branch(&r, "6.12");
+	variant_cell(b, "base", 1000);
+	variant_cell(b, "kit", 1000);
+	variant_cell(b, "no-hotfix", 700);
+	c = variant_cell(b, "no-fixes", 690);
+	c->without = xstrdup("0b5be138ce00, 04d1c9d60c6e");
+	cell_expect_fail(c, "pte_batch_wrbit");
+	cell_add_case(c, "pte_batch_wrbit", KTAP_FAIL, "the child saw the write");
+	c->nr_xfail = 1;
+	c->expected = xstrdup("pte_batch_wrbit failed as expected: shows 0b5be138ce00, 04d1c9d60c6e matter");
+	check_set(&c->tests, CHECK_OK, c->expected);
+
+	render(&sb, &r, REPORT_TEXT, 0);
+	ok(strstr(sb.buf, "\n6.12: kit, no-hotfix, no-fixes against base, mm-regress quick, 5 samples a metric") != NULL,
+	   "variants: one table, every compared cell named");
+	ok(strstr(sb.buf, "\n        base                         kit                   no-hotfix                    no-fixes\n") != NULL,
+	   "variants: base, then each column under its name");
+	ok(strstr(sb.buf, "\n---------------- --------------------------- --------------------------- ---------------------------\n") != NULL,
+	   "variants: a rule per column");
+	ok(strstr(sb.buf, "      1000 \xc2\xb1  0%      +0.0%       1000 \xc2\xb1  0%     -30.0%        700 \xc2\xb1  0%     -31.0%        690 \xc2\xb1  0%  realloc_rate.calls_per_sec (calls/s)  (no-hotfix worse, no-fixes worse)\n") != NULL,
+	   "variants: the metric of the kit and of each variant side by side");
+	ok(strstr(sb.buf, "6.12 no-fixes   ok     ok     ok tcg  2 ok, 1 xfail  none    -31.0% realloc_rate.calls_per_sec (worse)") != NULL,
+	   "variants: a row of the matrix each");
+	ok(strstr(sb.buf, "expected failures:\n  6.12 no-fixes: pte_batch_wrbit failed as expected: shows 0b5be138ce00, 04d1c9d60c6e matter\n") != NULL,
+	   "variants: what the expected failure showed");
+	ok(strstr(sb.buf, "4 cells: 4 ok; 0 regressions, 0 improvements (variants: 2 worse, 0 better); 1 expected failure") != NULL,
+	   "variants: their regressions are counted apart");
+
+	render(&sb, &r, REPORT_MARKDOWN, 0);
+	w = widest_line(sb.buf, &line);
+	ok(w <= REPORT_MARKDOWN_WIDTH, "variants: markdown fits in 72 columns (line %zu has %zu)", line, w);
+	is_int(count(sb.buf, "\n    --------------- ------------------------"), 2,
+	       "variants: markdown takes two compared columns a table");
+	ok(strstr(sb.buf, "\n           base                      kit                no-hotfix\n") != NULL,
+	   "variants: kit and no-hotfix side by side");
+	ok(strstr(sb.buf, "Tested-by: ") != NULL || strstr(sb.buf, "Passed on: 6.12") != NULL,
+	   "variants: an expected failure does not stop a Tested-by");
+
+	render(&sb, &r, REPORT_JSON, 0);
+	ok(strstr(sb.buf, "\"comparisons\": [") && count(sb.buf, "\"variant\": \"no-hotfix\"") == 2,
+	   "variants: json has the cell and its comparison");
+	ok(strstr(sb.buf, "\"expect_fail\": [\n            \"pte_batch_wrbit\"\n          ]") != NULL,
+	   "variants: json has what the variant expects to fail");
+	is_int(results_parse_json(&again, "variants.json", sb.buf, sb.len), 0, "variants: json reads back");
+	back = branch_find_cell(results_find_branch(&again, "6.12"), "no-fixes");
+	ok(back && back->nr_expect_fail == 1 && back->nr_xfail == 1 && back->without &&
+	   !strcmp(back->without, "0b5be138ce00, 04d1c9d60c6e") && back->nr_cases == 2 &&
+	   back->cases[1].expected_fail && back->expected,
+	   "variants: with its expectations");
+	ok(again.nr_branches == 1 && again.branches[0].nr_cells == 4 &&
+	   !strcmp(again.branches[0].cells[2].variant, "no-hotfix") &&
+	   !strcmp(again.branches[0].cells[3].variant, "no-fixes"),
+	   "variants: in their order");
+	render(&two, &again, REPORT_JSON, 0);
+	is_str(two.buf, sb.buf, "variants: and renders the same again");
+
+	render(&sb, &r, REPORT_JUNIT, 0);
+	ok(strstr(sb.buf, "<testcase classname=\"6.12/no-fixes/mm-regress\" name=\"pte_batch_wrbit\" time=\"0.000\"/>") != NULL,
+	   "variants: junit passes the expected failure");
+	strbuf_release(&sb);
+	strbuf_release(&two);
+	results_release(&r);
+	results_release(&again);
 }
 
 static void test_plan_json(void)
@@ -429,6 +529,7 @@ int main(int argc, const char **argv)
 	test_hostile();
 	test_merge();
 	test_bad_json();
+	test_variants();
 	test_plan_json();
 	return tap_done();
 }

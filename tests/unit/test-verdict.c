@@ -276,6 +276,171 @@ static void test_console(void)
 	cell_result_release(&c);
 }
 
+static const char xfail_console[] =
+	"KTAP version 1\n"
+	"1..5\n"
+	"# a: pattern mismatch\n"
+	"not ok 1 a\n"
+	"# b: the child saw the write\n"
+	"not ok 2 b\n"
+	"ok 3 c\n"
+	"ok 4 e # SKIP no THP\n"
+	"ok 5 f\n"
+	"# mm-regress: done\n";
+
+/* A variant's expect-fail list against what ran. */
+static void test_expectations(void)
+{
+	char *expect[] = { "b", "c", "d", "e" };
+	struct ktap_result k;
+	struct expectations e;
+	struct strbuf sb = STRBUF_INIT;
+
+	ktap_parse(&k, xfail_console, strlen(xfail_console));
+	ok(ktap_complete(&k), "expect: a complete run, whatever its cases did");
+	expectations_judge(&e, &k, expect, ARRAY_SIZE(expect));
+	ok(e.nr_fail == 1 && e.first_fail && !strcmp(e.first_fail->name, "a"),
+	   "expect: a failure not listed is still one");
+	ok(e.xfail.nr == 1 && !strcmp(e.xfail.v[0], "b"), "expect: a listed failure is an XFAIL");
+	ok(e.unexpected_pass.nr == 1 && !strcmp(e.unexpected_pass.v[0], "c"),
+	   "expect: a listed pass is an unexpected pass");
+	ok(e.not_run.nr == 1 && !strcmp(e.not_run.v[0], "d"), "expect: a listed case that never ran");
+	ok(e.skipped.nr == 1 && !strcmp(e.skipped.v[0], "e: no THP"), "expect: a listed skip keeps its reason");
+	expectations_describe(&sb, &e, "0b5be138ce00, 04d1c9d60c6e");
+	is_str(sb.buf, "b failed as expected: shows 0b5be138ce00, 04d1c9d60c6e matter; "
+	       "e was expected to fail, but was skipped: no THP", "expect: what the XFAILs showed");
+	strbuf_reset(&sb);
+	is_int(expectations_missed(&sb, &e, "04d1c9d60c6e"), 2, "expect: two demonstrations missed");
+	is_str(sb.buf, "unexpected pass: c was expected to fail without 04d1c9d60c6e (the demonstration "
+	       "did not work); d was expected to fail without 04d1c9d60c6e but did not run",
+	       "expect: and how");
+	expectations_release(&e);
+
+	expectations_judge(&e, &k, NULL, 0);
+	is_int(e.nr_fail, 2, "expect: with no list, every failure counts");
+	strbuf_reset(&sb);
+	is_int(expectations_missed(&sb, &e, NULL), 0, "expect: and nothing is missed");
+	expectations_release(&e);
+	ktap_release(&k);
+	strbuf_release(&sb);
+}
+
+/* A cell of a variant read from its console: XFAIL, unexpected pass, splat. */
+static void test_console_expected(void)
+{
+	const char *console =
+		"KTAP version 1\n"
+		"1..2\n"
+		"ok 1 perf\n"
+		"# wrbit: the child saw the parent's write at page 1\n"
+		"not ok 2 wrbit\n"
+		"# mm-regress: done\n";
+	const char *passed =
+		"KTAP version 1\n"
+		"1..2\n"
+		"ok 1 perf\n"
+		"ok 2 wrbit\n"
+		"# mm-regress: done\n";
+	const char *splat =
+		"KTAP version 1\n"
+		"1..2\n"
+		"ok 1 perf\n"
+		"[    3.100000] BUG: Bad rss-counter state mm:0000 type:MM_ANONPAGES val:1\n"
+		"not ok 2 wrbit\n"
+		"# mm-regress: done\n";
+	struct cell_result c;
+
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("no-fixes");
+	c.without = xstrdup("0b5be138ce00, 04d1c9d60c6e");
+	check_set(&c.apply, CHECK_OK, NULL);
+	check_set(&c.build, CHECK_OK, NULL);
+	cell_expect_fail(&c, "wrbit");
+	cell_expect_fail(&c, "wrbit");
+	is_int(c.nr_expect_fail, 1, "console: an expected failure listed once");
+	cell_read_console(&c, console, strlen(console), NULL);
+	is_int(c.tests.status, CHECK_OK, "console: the expected failure leaves the tests ok");
+	is_str(c.tests.evidence, "wrbit failed as expected: shows 0b5be138ce00, 04d1c9d60c6e matter",
+	       "console: saying what it showed");
+	is_str(c.expected, c.tests.evidence, "console: the cell keeps it");
+	ok(c.nr_fail == 0 && c.nr_xfail == 1 && c.nr_pass == 1, "console: 1 ok, 0 fail, 1 xfail");
+	ok(c.nr_cases == 2 && c.cases[1].expected_fail && !c.cases[0].expected_fail,
+	   "console: the case is marked expected");
+	is_int(cell_health(&c), CELL_OK, "console: the cell is ok");
+	cell_result_release(&c);
+
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("no-fixes");
+	c.without = xstrdup("04d1c9d60c6e");
+	cell_expect_fail(&c, "wrbit");
+	cell_read_console(&c, passed, strlen(passed), NULL);
+	is_int(c.tests.status, CHECK_FAILED, "console: an unexpected pass fails the tests");
+	is_str(c.tests.evidence, "unexpected pass: wrbit was expected to fail without 04d1c9d60c6e "
+	       "(the demonstration did not work)", "console: and says so");
+	is_int(cell_health(&c), CELL_FAILED, "console: the cell fails");
+	cell_result_release(&c);
+
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("no-fixes");
+	cell_expect_fail(&c, "wrbit");
+	cell_read_console(&c, splat, strlen(splat), NULL);
+	is_int(c.tests.status, CHECK_OK, "console: the case itself was expected to fail");
+	is_int(c.splats.status, CHECK_FAILED, "console: but the splat fails the cell all the same");
+	is_int(cell_health(&c), CELL_FAILED, "console: the cell fails");
+	cell_result_release(&c);
+}
+
+/* A variant is compared with base too; its regressions fail nothing. */
+static void test_compare_variant(void)
+{
+	const double b[] = { 1000, 1002, 998, 1001, 999 }, v[] = { 700, 702, 698, 701, 699 };
+	struct run_results r;
+	struct branch_result *br;
+	struct cell_result *base, *var;
+	struct branch_comparison bc;
+	struct run_summary s;
+
+	results_init(&r);
+	br = results_branch(&r, "6.12");
+	fill_ok(branch_cell(br, "no-hotfix"), "no-hotfix", "tcg");
+	fill_ok(branch_cell(br, "kit"), "kit", "tcg");
+	fill_ok(branch_cell(br, "no-fixes"), "no-fixes", "tcg");
+	fill_ok(branch_cell(br, "base"), "base", "tcg");
+	ok(br->nr_cells == 4 && !strcmp(br->cells[0].variant, "base") &&
+	   !strcmp(br->cells[1].variant, "kit") && !strcmp(br->cells[2].variant, "no-hotfix") &&
+	   !strcmp(br->cells[3].variant, "no-fixes"),
+	   "cells: base, kit, then the variants in the order they came");
+	base = &br->cells[0];
+	var = &br->cells[2];
+	cell_add_metric(base, "realloc", "calls", "calls/s", KTAP_HIGHER_IS_BETTER, 5, 1000, 1.6, b, 5);
+	cell_add_metric(&br->cells[1], "realloc", "calls", "calls/s", KTAP_HIGHER_IS_BETTER, 5, 1000,
+			1.6, b, 5);
+	cell_add_metric(var, "realloc", "calls", "calls/s", KTAP_HIGHER_IS_BETTER, 5, 700, 1.6, v, 5);
+	branch_compare_cell(&bc, br, var);
+	ok(bc.comparable && bc.kit == var, "compare: a variant against base");
+	is_int(bc.nr_regressions, 1, "compare: -30%% is called");
+	branch_comparison_release(&bc);
+	branch_compare_cell(&bc, br, &br->cells[3]);
+	ok(bc.comparable && bc.nr == 1 && !bc.rows[0].kit &&
+	   !strcmp(bc.rows[0].v.why, "not measured on the variant"),
+	   "compare: a metric the variant did not measure");
+	branch_comparison_release(&bc);
+	free(var->accel);
+	var->accel = xstrdup("kvm");
+	branch_compare_cell(&bc, br, var);
+	is_str(bc.note, "base ran under tcg, no-hotfix under kvm: not compared",
+	       "compare: the note names the variant");
+	branch_comparison_release(&bc);
+	free(var->accel);
+	var->accel = xstrdup("tcg");
+	var->nr_xfail = 1;
+	results_summarise(&s, &r);
+	ok(s.regressions == 0 && s.variant_regressions == 1 && s.xfail == 1,
+	   "summary: the variant's regression and XFAIL are counted apart");
+	ok(!run_summary_failed(&s), "summary: they do not fail the run");
+	results_release(&r);
+}
+
 /* The keys behind "up to date": equal inputs, equal keys; any input changed, another key. */
 static void test_keys(void)
 {
@@ -289,29 +454,46 @@ static void test_keys(void)
 	memset(&boot, 0, sizeof(boot));
 	boot.memory_mb = 2048;
 	boot.cpus = 2;
-	k1 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot);
-	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot);
+	k1 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot, NULL);
+	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot, NULL);
 	is_str(k1, k2, "keys: the same inputs give the same test key");
 	free(k2);
-	k2 = test_key("aaaa", "bbbb", "auto", 0, 3, &boot);
+	k2 = test_key("aaaa", "bbbb", "auto", 0, 3, &boot, NULL);
 	ok(strcmp(k1, k2), "keys: --repeat changes the test key");
 	free(k2);
-	k2 = test_key("aaaa", "bbbb", "auto", 1, 5, &boot);
+	k2 = test_key("aaaa", "bbbb", "auto", 1, 5, &boot, NULL);
 	ok(strcmp(k1, k2), "keys: --full changes the test key");
 	free(k2);
-	k2 = test_key("aaab", "bbbb", "auto", 0, 5, &boot);
+	k2 = test_key("aaab", "bbbb", "auto", 0, 5, &boot, NULL);
 	ok(strcmp(k1, k2), "keys: another bzImage changes the test key");
 	free(k2);
-	k2 = test_key("aaaa", "bbbc", "auto", 0, 5, &boot);
+	k2 = test_key("aaaa", "bbbc", "auto", 0, 5, &boot, NULL);
 	ok(strcmp(k1, k2), "keys: another mm-regress changes the test key");
 	free(k2);
-	k2 = test_key("aaaa", "bbbb", "tcg", 0, 5, &boot);
+	k2 = test_key("aaaa", "bbbb", "tcg", 0, 5, &boot, NULL);
 	ok(strcmp(k1, k2), "keys: another accelerator changes the test key");
 	free(k2);
 	boot.cmdline = "quiet";
-	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot);
+	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot, NULL);
 	ok(strcmp(k1, k2), "keys: the boot settings are part of the test key");
 	free(k2);
+	boot.cmdline = NULL;
+	{
+		char *expect[] = { "pte_batch_wrbit" };
+		struct kernel_variant v;
+
+		memset(&v, 0, sizeof(v));
+		v.name = "no-fixes";
+		k2 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot, &v);
+		ok(strcmp(k1, k2), "keys: a declared variant has a test key of its own");
+		h1 = k2;
+		v.expect_fail = expect;
+		v.nr_expect_fail = 1;
+		k2 = test_key("aaaa", "bbbb", "auto", 0, 5, &boot, &v);
+		ok(strcmp(h1, k2), "keys: what it expects to fail is part of it");
+		free(h1);
+		free(k2);
+	}
 
 	/* A value cannot pose as a line of its own. */
 	step_key_add(&a, "x", "1\ny 2");
@@ -356,6 +538,9 @@ int main(void)
 	test_health();
 	test_compare();
 	test_console();
+	test_expectations();
+	test_console_expected();
+	test_compare_variant();
 	test_keys();
 	return tap_done();
 }

@@ -158,8 +158,14 @@ struct pending {
 	git_oid tree;
 };
 
+/* Commits that may be reused: the `reuse` branch's, then the branch's own. */
+struct chains {
+	git_oid *shared, *own;
+	size_t nr_shared, nr_own;
+};
+
 static int write_pending(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
-			 struct pending *pd, git_oid *parent, const git_oid *chain, size_t nr_chain,
+			 struct pending *pd, git_oid *parent, const struct chains *ch,
 			 const git_signature *backporter)
 {
 	const struct kit_patch *p = plan->items[pd->item].patch;
@@ -184,9 +190,14 @@ static int write_pending(struct apply_outcome *o, git_repository *repo, const st
 		git_error_report(err, "bad author in '%s'", plan->items[pd->item].source);
 		goto cleanup;
 	}
-	if (o->nr_commits < nr_chain &&
-	    same_commit(repo, &chain[o->nr_commits], parent, &pd->tree, author, message)) {
-		id = chain[o->nr_commits];
+	if (o->nr_commits < ch->nr_shared &&
+	    same_commit(repo, &ch->shared[o->nr_commits], parent, &pd->tree, author, message)) {
+		id = ch->shared[o->nr_commits];
+		o->nr_reused++;
+		o->nr_shared++;
+	} else if (o->nr_commits < ch->nr_own &&
+		   same_commit(repo, &ch->own[o->nr_commits], parent, &pd->tree, author, message)) {
+		id = ch->own[o->nr_commits];
 		o->nr_reused++;
 	} else {
 		if ((err = git_commit_lookup(&parent_c, repo, parent)) < 0 ||
@@ -224,14 +235,16 @@ static void describe_item(struct strbuf *sb, const struct plan *plan, size_t i)
 }
 
 int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
-	       const git_oid *base, const git_oid *old_tip, const git_signature *backporter)
+	       const git_oid *base, const git_oid *old_tip, const git_oid *reuse,
+	       const git_signature *backporter)
 {
 	struct pending pd = { 0 };
 	struct mail_patch **mails = xcalloc(plan->nr ? plan->nr : 1, sizeof(*mails));
 	size_t *nr_mails = xcalloc(plan->nr ? plan->nr : 1, sizeof(*nr_mails));
-	git_oid *chain = NULL, parent = *base, tree;
+	struct chains ch = { NULL, NULL, 0, 0 };
+	git_oid parent = *base, tree;
 	git_commit *base_c = NULL;
-	size_t nr_chain = 0, i;
+	size_t i;
 	int ret = 0, err;
 
 	o->state = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->state));
@@ -241,7 +254,9 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 		goto cleanup;
 	}
 	tree = *git_commit_tree_id(base_c);
-	if (old_tip && existing_chain(&chain, &nr_chain, repo, base, old_tip))
+	if (old_tip && existing_chain(&ch.own, &ch.nr_own, repo, base, old_tip))
+		goto cleanup;
+	if (reuse && existing_chain(&ch.shared, &ch.nr_shared, repo, base, reuse))
 		goto cleanup;
 
 	for (i = 0; i < plan->nr; i++) {
@@ -276,7 +291,7 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 			strbuf_release(&why);
 			/* What follows must not fold into an unrelated earlier commit. */
 			if (it->action == PLAN_APPLY &&
-			    write_pending(o, repo, plan, &pd, &parent, chain, nr_chain, backporter)) {
+			    write_pending(o, repo, plan, &pd, &parent, &ch, backporter)) {
 				ret = -1;
 				goto cleanup;
 			}
@@ -285,8 +300,10 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 		if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
 			strbuf_addstr(&o->report, err == MKS_EUNSAFE ? "refusing " : "cannot apply ");
 			describe_item(&o->report, plan, i);
-			strbuf_addf(&o->report, " onto '%s'\n  from %s\n", plan->branch->name,
-				    it->source);
+			strbuf_addf(&o->report, " onto '%s'", plan->branch->name);
+			if (plan->variant)
+				strbuf_addf(&o->report, " (variant '%s')", plan->variant->name);
+			strbuf_addf(&o->report, "\n  from %s\n", it->source);
 			strbuf_add_indented(&o->report, why.buf, "  ");
 			o->failed = i;
 			strbuf_release(&why);
@@ -310,7 +327,7 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 			continue;
 		}
 		/* A squash whose host was found already present becomes a commit of its own. */
-		if (write_pending(o, repo, plan, &pd, &parent, chain, nr_chain, backporter)) {
+		if (write_pending(o, repo, plan, &pd, &parent, &ch, backporter)) {
 			ret = -1;
 			goto cleanup;
 		}
@@ -321,7 +338,7 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 		pd.tree = tree;
 		o->state[i] = APPLIED_COMMIT;
 	}
-	if (write_pending(o, repo, plan, &pd, &parent, chain, nr_chain, backporter))
+	if (write_pending(o, repo, plan, &pd, &parent, &ch, backporter))
 		ret = -1;
 	o->tip = parent;
 cleanup:
@@ -331,13 +348,18 @@ cleanup:
 	free(nr_mails);
 	free(pd.sq);
 	free(pd.sq_patches);
-	free(chain);
+	free(ch.own);
+	free(ch.shared);
 	git_commit_free(base_c);
 	return ret;
 }
 
 char *branch_refname(const struct plan *plan)
 {
+	/* Not under refs/heads/mkseries/<branch>, which is a ref itself. */
+	if (plan->variant)
+		return xstrfmt("refs/heads/mkseries-variants/%s/%s", plan->branch->name,
+			       plan->variant->name);
 	return xstrfmt("refs/heads/mkseries/%s", plan->branch->name);
 }
 
@@ -356,7 +378,8 @@ static int check_not_checked_out(git_repository *repo, const char *refname)
 }
 
 int branch_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
-		 const git_oid *base, const git_signature *backporter, const char *log_prefix)
+		 const git_oid *base, const git_oid *reuse, const git_signature *backporter,
+		 const char *log_prefix)
 {
 	char *refname = branch_refname(plan), *logmsg = NULL;
 	int ret;
@@ -365,7 +388,7 @@ int branch_apply(struct apply_outcome *o, git_repository *repo, const struct pla
 	if (ret)
 		goto cleanup;
 	o->have_old = git_reference_name_to_id(&o->old_tip, repo, refname) == 0;
-	ret = plan_apply(o, repo, plan, base, o->have_old ? &o->old_tip : NULL, backporter);
+	ret = plan_apply(o, repo, plan, base, o->have_old ? &o->old_tip : NULL, reuse, backporter);
 	if (ret)
 		goto cleanup;
 	if (o->have_old && git_oid_equal(&o->old_tip, &o->tip))

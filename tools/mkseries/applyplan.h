@@ -19,6 +19,7 @@ struct apply_outcome {
 	git_oid *commit;		/* one per plan item: the commit that carries it */
 	git_oid tip;			/* the last commit (the base when nothing applied) */
 	size_t nr_commits, nr_squashed, nr_found, nr_reused;
+	size_t nr_shared;		/* of nr_reused: commits of the `reuse` branch (the kit's) */
 	size_t failed;			/* index of the item that did not apply, when failing */
 	int have_old;			/* branch_apply(): the branch existed, at old_tip */
 	git_oid old_tip;
@@ -32,30 +33,36 @@ void apply_outcome_release(struct apply_outcome *o);
 /*
  * Apply every APPLY and SQUASH item of `plan` on top of `base` (a commit),
  * writing commits (objects only: no ref, HEAD, index or working tree is
- * touched). When `old_tip` (the branch's current tip) carries commits
- * identical to the ones about to be written (same parent, tree, author
- * and message) they are reused, so applying twice gives the same branch.
- * Returns 0, MKS_EAPPLYFAIL or MKS_EUNSAFE with o->report and o->failed
- * set, or -1 (printed).
+ * touched). When `reuse` (another branch's tip: a variant reuses the
+ * kit's) or `old_tip` (the branch's current tip) carry commits identical
+ * to the ones about to be written (same parent, tree, author and message)
+ * they are reused, `reuse`'s first, so applying twice gives the same
+ * branch and a variant shares its first commits with the kit. Either may
+ * be NULL. Returns 0, MKS_EAPPLYFAIL or MKS_EUNSAFE with o->report and
+ * o->failed set, or -1 (printed).
  */
 int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
-	       const git_oid *base, const git_oid *old_tip, const git_signature *backporter);
+	       const git_oid *base, const git_oid *old_tip, const git_oid *reuse,
+	       const git_signature *backporter);
 
 /*
- * The branch ref of a plan: refs/heads/mkseries/<branch>. Caller frees.
+ * The branch ref of a plan: refs/heads/mkseries/<branch> for the kit,
+ * refs/heads/mkseries-variants/<branch>/<variant> for a variant. Caller
+ * frees.
  */
 char *branch_refname(const struct plan *plan);
 
 /*
  * Apply `plan` onto `base` and move its branch ref (branch_refname()) to
  * the result, atomically and only when something changed, with
- * "<log_prefix>: N commits onto <base>" in the reflog. A branch that a
- * working tree has checked out is refused. On MKS_EAPPLYFAIL or
- * MKS_EUNSAFE the ref is not touched and o->report says why; -1 for other
- * failures (printed).
+ * "<log_prefix>: N commits onto <base>" in the reflog; `reuse` as for
+ * plan_apply(). A branch that a working tree has checked out is refused.
+ * On MKS_EAPPLYFAIL or MKS_EUNSAFE the ref is not touched and o->report
+ * says why; -1 for other failures (printed).
  */
 int branch_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
-		 const git_oid *base, const git_signature *backporter, const char *log_prefix);
+		 const git_oid *base, const git_oid *reuse, const git_signature *backporter,
+		 const char *log_prefix);
 
 /*
  * The stable-style commit message for mail `m` standing for kit entry `p`:

@@ -45,10 +45,12 @@ static const char *const fixup_keys[] = {
 static const char *const series_decision_keys[] = { "apply", "skip", "present", "patches", NULL };
 static const char *const patch_decision_keys[] = { "apply", "skip", "present", "file", NULL };
 
-enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_NR };
+enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_NR };
 static const char *const kernel_keys[] = {
-	"name", "default", "source", "arch", "config", "boot", NULL
+	"name", "default", "source", "arch", "config", "boot", "variants", NULL
 };
+enum { V_WITHOUT, V_NOTE, V_EXPECT_FAIL, V_NR };
+static const char *const variant_keys[] = { "without", "note", "expect-fail", NULL };
 enum { SRC_DEBIAN, SRC_GIT, SRC_TARBALL, SRC_NR };
 static const char *const source_keys[] = { "debian", "git", "tarball", NULL };
 static const char *const debian_keys[] = { "package", "suite", NULL };
@@ -386,6 +388,20 @@ static int valid_branch_name(const char *s)
 	if (strstr(s, "..") || ends_with(s, ".") || ends_with(s, ".lock"))
 		return 0;
 	return !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")];
+}
+
+/* A variant name is part of a ref and of file names in the work directory. */
+static int valid_variant_name(const char *s)
+{
+	if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s))
+		return 0;
+	return !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-")];
+}
+
+/* mm-regress names its cases with lowercase letters, digits and '_'. */
+static int valid_case_name(const char *s)
+{
+	return *s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")];
 }
 
 static const char *skip_dot_slash(const char *s)
@@ -1007,6 +1023,104 @@ static void parse_boot(struct yfile *f, yaml_node_t *n, struct kernel_boot *boot
 	get_uint(f, v[B_RUN_TIMEOUT], "run-timeout", 1, 7 * 86400, &boot->run_timeout);
 }
 
+/* One variant: `without` (required), `note`, `expect-fail`. */
+static void parse_variant(struct yfile *f, yaml_node_t *n, struct kernel_variant *v)
+{
+	yaml_node_t *fields[V_NR], **items;
+	size_t nr, i, j;
+
+	if (map_fields(f, n, "a variant", variant_keys, fields))
+		return;
+	if (!fields[V_WITHOUT]) {
+		report(f, v->line, "variant '%s' has no 'without' (the kit entries it leaves out)",
+		       v->name);
+	} else {
+		items = seq_nodes(f, fields[V_WITHOUT], "without", 1, &nr);
+		if (!nr && (absent(fields[V_WITHOUT]) ||
+			    fields[V_WITHOUT]->type == YAML_SEQUENCE_NODE))
+			report(f, line_of(fields[V_WITHOUT]),
+			       "'without' of variant '%s' names no kit entry", v->name);
+		if (nr) {
+			v->without = xcalloc(nr, sizeof(*v->without));
+			v->without_line = xcalloc(nr, sizeof(*v->without_line));
+			v->without_patch = xcalloc(nr, sizeof(*v->without_patch));
+		}
+		for (i = 0; i < nr; i++) {
+			char *w = NULL;
+
+			if (get_str(f, items[i], "without", &w))
+				continue;
+			if (!w) {
+				report(f, line_of(items[i]), "'without' of variant '%s' has an empty entry",
+				       v->name);
+				continue;
+			}
+			v->without_line[v->nr_without] = line_of(items[i]);
+			v->without[v->nr_without++] = w;
+		}
+		free(items);
+	}
+	get_str(f, fields[V_NOTE], "note", &v->note);
+	items = seq_nodes(f, fields[V_EXPECT_FAIL], "expect-fail", 1, &nr);
+	if (nr)
+		v->expect_fail = xcalloc(nr, sizeof(*v->expect_fail));
+	for (i = 0; i < nr; i++) {
+		char *c = NULL;
+
+		if (get_str(f, items[i], "expect-fail", &c) || !c)
+			continue;
+		if (!valid_case_name(c)) {
+			report(f, line_of(items[i]),
+			       "invalid case name '%s' in 'expect-fail' of variant '%s' (mm-regress cases are named with lowercase letters, digits and '_')",
+			       c, v->name);
+			free(c);
+			continue;
+		}
+		for (j = 0; j < v->nr_expect_fail && strcmp(v->expect_fail[j], c); j++)
+			;
+		if (j < v->nr_expect_fail) {
+			report(f, line_of(items[i]), "variant '%s' expects '%s' to fail twice", v->name, c);
+			free(c);
+			continue;
+		}
+		v->expect_fail[v->nr_expect_fail++] = c;
+	}
+	free(items);
+}
+
+/* `variants:` of a kernel file: name -> { without, note, expect-fail }, in file order. */
+static void parse_variants(struct yfile *f, yaml_node_t *map, struct kernel_branch *b)
+{
+	yaml_node_pair_t *pair;
+
+	if (absent(map))
+		return;
+	if (map->type != YAML_MAPPING_NODE) {
+		report(f, line_of(map), "'variants' must be a mapping of variant names to what each leaves out, not %s",
+		       kind_name(map));
+		return;
+	}
+	b->variants = xcalloc(map->data.mapping.pairs.top - map->data.mapping.pairs.start,
+			      sizeof(*b->variants));
+	for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
+		const char *name = key_text(f, map, pair);
+		struct kernel_variant *v;
+
+		if (!name)
+			continue;
+		v = &b->variants[b->nr_variants++];
+		v->name = xstrdup(name);
+		v->line = line_of(node_at(f, pair->key));
+		if (!strcmp(name, "base") || !strcmp(name, "kit"))
+			report(f, v->line, "variant name '%s' is taken (base and kit are every branch's own)",
+			       name);
+		else if (!valid_variant_name(name))
+			report(f, v->line, "invalid variant name '%s' (lowercase letters, digits and '-', starting with a letter or digit)",
+			       name);
+		parse_variant(f, node_at(f, pair->value), v);
+	}
+}
+
 static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *file)
 {
 	struct yfile f = { 0 };
@@ -1045,6 +1159,7 @@ static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *
 		       "unsupported arch '%s' (only x86_64 can be built and booted)", b->arch);
 	parse_config(&f, v[K_CONFIG], b);
 	parse_boot(&f, v[K_BOOT], &b->boot);
+	parse_variants(&f, v[K_VARIANTS], b);
 cleanup:
 	free(name);
 	yfile_release(&f);
@@ -1402,6 +1517,58 @@ static void check_fixup_requires(struct yfile *f, const struct entries *e)
 	}
 }
 
+/* What each variant leaves out must be one entry of the kit, named once. */
+static void resolve_variants(struct loader *ld)
+{
+	struct kit *kit = ld->kit;
+	size_t i, j, k, q, nr;
+
+	for (i = 0; i < kit->nr_branches; i++) {
+		struct kernel_branch *b = &kit->branches[i];
+		/* Messages name the kernel file; nothing is loaded into this one. */
+		struct yfile kf;
+
+		memset(&kf, 0, sizeof(kf));
+		kf.ld = ld;
+		kf.name = xstrfmt("%s%s", ld->prefix, b->path);
+		for (j = 0; j < b->nr_variants; j++) {
+			struct kernel_variant *v = &b->variants[j];
+
+			for (k = 0; k < v->nr_without; k++) {
+				struct kit_patch **m = NULL;
+				struct strbuf sb = STRBUF_INIT;
+
+				nr = match_entries(kit, v->without[k], &m);
+				if (!nr) {
+					report(&kf, v->without_line[k],
+					       "variant '%s': without '%s' matches no patch or fixup of the kit",
+					       v->name, v->without[k]);
+				} else if (nr > 1) {
+					for (q = 0; q < nr; q++)
+						strbuf_addf(&sb, "%s'%s' (series.yaml:%d)", q ? ", " : "",
+							    kit_patch_label(m[q]), m[q]->line);
+					report(&kf, v->without_line[k],
+					       "variant '%s': without '%s' is ambiguous: it matches %s",
+					       v->name, v->without[k], sb.buf);
+				} else {
+					for (q = 0; q < k && v->without_patch[q] != m[0]; q++)
+						;
+					if (q < k)
+						report(&kf, v->without_line[k],
+						       "variant '%s' leaves out '%s' twice (lines %d and %d)",
+						       v->name, kit_patch_label(m[0]), v->without_line[q],
+						       v->without_line[k]);
+					else
+						v->without_patch[k] = m[0];
+				}
+				strbuf_release(&sb);
+				free(m);
+			}
+		}
+		free(kf.name);
+	}
+}
+
 /* The checks that need the whole kit. */
 static void check_kit(struct yfile *f)
 {
@@ -1415,6 +1582,7 @@ static void check_kit(struct yfile *f)
 	check_fixup_cycles(f, &e);
 	check_fixup_requires(f, &e);
 	entries_release(&e);
+	resolve_variants(f->ld);
 }
 
 /* "foo/" for kit dir "foo", "" for "." so that messages name files as the user would. */
@@ -1526,6 +1694,22 @@ void kit_release(struct kit *kit)
 		free(b->boot.cpu);
 		free(b->boot.cmdline);
 		free(b->boot.accel);
+		for (j = 0; j < b->nr_variants; j++) {
+			struct kernel_variant *v = &b->variants[j];
+			size_t k;
+
+			free(v->name);
+			for (k = 0; k < v->nr_without; k++)
+				free(v->without[k]);
+			free(v->without);
+			free(v->without_line);
+			free(v->without_patch);
+			free(v->note);
+			for (k = 0; k < v->nr_expect_fail; k++)
+				free(v->expect_fail[k]);
+			free(v->expect_fail);
+		}
+		free(b->variants);
 	}
 	free(kit->branches);
 	free(kit->dir);
@@ -1550,6 +1734,45 @@ struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name)
 		if (kit->branches[i].name && !strcmp(kit->branches[i].name, name))
 			return &kit->branches[i];
 	return NULL;
+}
+
+const struct kernel_variant *branch_find_variant(const struct kernel_branch *b, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < b->nr_variants; i++)
+		if (!strcmp(b->variants[i].name, name))
+			return &b->variants[i];
+	return NULL;
+}
+
+int variant_expects_fail(const struct kernel_variant *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; v && name && i < v->nr_expect_fail; i++)
+		if (!strcmp(v->expect_fail[i], name))
+			return 1;
+	return 0;
+}
+
+char *variant_without_text(const struct kernel_variant *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < v->nr_without; i++) {
+		const struct kit_patch *p = v->without_patch[i];
+
+		strbuf_addstr(&sb, i ? ", " : "");
+		if (!p)
+			strbuf_addstr(&sb, v->without[i]);
+		else if (p->upstream)
+			strbuf_addstr(&sb, p->upstream);
+		else
+			strbuf_addstr(&sb, kit_patch_label(p));
+	}
+	return strbuf_detach(&sb, NULL);
 }
 
 struct kit_patch *kit_find_patch(const struct kit *kit, const char *what, int *ambiguous)

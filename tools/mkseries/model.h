@@ -87,6 +87,23 @@ struct kernel_boot {
 	char *accel;		/* "auto" (default), "kvm" or "tcg" */
 };
 
+/*
+ * A declared variant of a branch (`variants:` in kernels/<branch>.yaml):
+ * the kit without some of its entries, applied, built and tested next to
+ * base and kit to show what those entries do.
+ */
+struct kernel_variant {
+	char *name;		/* [a-z0-9][a-z0-9-]*, neither "base" nor "kit" */
+	char **without;		/* the kit entries left out, as written (8+ hex or a file) */
+	int *without_line;
+	size_t nr_without;	/* at least one */
+	struct kit_patch **without_patch;	/* resolved by kit_load(): never NULL */
+	char *note;		/* may be NULL */
+	char **expect_fail;	/* mm-regress cases expected to fail in this variant */
+	size_t nr_expect_fail;
+	int line;
+};
+
 struct kernel_branch {
 	char *name;		/* "6.12" */
 	char *path;		/* kernels/6.12.yaml, relative to the kit */
@@ -98,6 +115,8 @@ struct kernel_branch {
 	size_t nr_fragments;
 	struct kernel_boot boot;
 	int is_default;		/* part of --all and `make run`; default 1 */
+	struct kernel_variant *variants;	/* in file order */
+	size_t nr_variants;
 	int line;
 };
 
@@ -123,6 +142,15 @@ void kit_release(struct kit *kit);
 
 struct kit_series *kit_find_series(const struct kit *kit, const char *id);
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name);
+/* The declared variant `name` of b, or NULL ("base" and "kit" are never declared). */
+const struct kernel_variant *branch_find_variant(const struct kernel_branch *b, const char *name);
+/* Whether v expects mm-regress case `name` to fail. */
+int variant_expects_fail(const struct kernel_variant *v, const char *name);
+/*
+ * What v leaves out, for messages: each entry's upstream id, else its
+ * label, joined with ", " ("0b5be138ce00, 04d1c9d60c6e"). Caller frees.
+ */
+char *variant_without_text(const struct kernel_variant *v);
 /*
  * Find a patch or fixup by upstream id (an abbreviation of 8 or more hex
  * digits, either way round) or by file name. Returns NULL when none, and

@@ -293,8 +293,37 @@ static char *decision_reason(const char *what, const struct decision *d)
 	return d->reason && *d->reason ? xstrfmt("%s: %s", what, d->reason) : xstrdup(what);
 }
 
-static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
-		      const struct backports *bp)
+static int in_variant_without(const struct plan *plan, const struct kit_patch *p)
+{
+	size_t i;
+
+	for (i = 0; plan->variant && i < plan->variant->nr_without; i++)
+		if (plan->variant->without_patch[i] == p)
+			return 1;
+	return 0;
+}
+
+/*
+ * In a variant's plan, an entry its `without` names is skipped; it may
+ * be skipped already, as a fixup of another entry left out.
+ */
+static void leave_out(struct plan *plan, struct plan_item *it)
+{
+	if (!in_variant_without(plan, it->patch))
+		return;
+	if (it->action != PLAN_APPLY && it->action != PLAN_SQUASH && it->action != PLAN_SKIP)
+		return;
+	free(it->reason);
+	free(it->source);
+	it->source = NULL;
+	it->branch_backport = 0;
+	it->action = PLAN_SKIP;
+	it->left_out = 1;
+	it->reason = xstrfmt("left out of variant '%s'", plan->variant->name);
+}
+
+static int plan_patch_kit(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
+			  const struct backports *bp)
 {
 	const char *bname = plan->branch->name;
 	const struct decision *own = patch_decision(p, bname);
@@ -320,6 +349,15 @@ static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct
 	if (backport_for(bp, p))
 		return set_apply(it, p, own, bp, bname, xstrfmt("%s backport", bname));
 	return set_apply(it, p, own, bp, bname, xstrdup("the series' patch"));
+}
+
+static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
+		      const struct backports *bp)
+{
+	int ret = plan_patch_kit(plan, p, sd, bp);
+
+	leave_out(plan, &plan->items[plan->nr - 1]);
+	return ret;
 }
 
 static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct decision *sd,
@@ -379,9 +417,14 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 					    : xstrfmt("fixes %s, present on %s", target, bname));
 	} else {
 		it->action = PLAN_SKIP;
-		it->reason = xstrfmt("fixes %s, which is %s on %s", target,
-				     ta == PLAN_PRESENT ? "present" : "not applied", bname);
+		if (plan->items[ti].left_out)
+			it->reason = xstrfmt("fixes %s, which is left out of variant '%s'", target,
+					     plan->variant->name);
+		else
+			it->reason = xstrfmt("fixes %s, which is %s on %s", target,
+					     ta == PLAN_PRESENT ? "present" : "not applied", bname);
 	}
+	leave_out(plan, it);
 	free(target);
 	return ret;
 }
@@ -418,7 +461,15 @@ static int plan_fixups(struct plan *plan, const struct kit_series *s, const stru
 	return ret;
 }
 
-int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b)
+const struct plan_item *plan_find(const struct plan *plan, const struct kit_patch *p)
+{
+	int i = find_item(plan, p);
+
+	return i < 0 ? NULL : &plan->items[i];
+}
+
+static int build_plan(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
+		      const struct kernel_variant *v)
 {
 	const struct kit_series **order = NULL;
 	size_t i, j;
@@ -427,6 +478,7 @@ int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_bra
 	memset(plan, 0, sizeof(*plan));
 	plan->kit = kit;
 	plan->branch = b;
+	plan->variant = v;
 	if (order_series(&order, kit))
 		return MKS_ECONFIG;
 	for (i = 0; i < kit->nr_series; i++) {
@@ -459,4 +511,34 @@ int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_bra
 		return MKS_ECONFIG;
 	}
 	return 0;
+}
+
+int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b)
+{
+	return build_plan(plan, kit, b, NULL);
+}
+
+int plan_build_variant(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
+		       const struct kernel_variant *v)
+{
+	struct plan kit_plan = PLAN_INIT;
+	size_t i;
+	int ret = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	if (build_plan(&kit_plan, kit, b, NULL))
+		return MKS_ECONFIG;
+	for (i = 0; i < v->nr_without; i++) {
+		const struct plan_item *it = plan_find(&kit_plan, v->without_patch[i]);
+
+		if (it && (it->action == PLAN_APPLY || it->action == PLAN_SQUASH))
+			continue;
+		ret = error("%s:%d: variant '%s' leaves out '%s', which the kit does not apply on %s (%s: %s)",
+			    b->path, v->without_line[i], v->name, kit_patch_label(v->without_patch[i]),
+			    b->name, it ? plan_action_name(it->action) : "?", it ? it->reason : "");
+	}
+	plan_release(&kit_plan);
+	if (ret)
+		return MKS_ECONFIG;
+	return build_plan(plan, kit, b, v);
 }

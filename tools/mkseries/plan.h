@@ -18,6 +18,7 @@ struct plan_item {
 	char *source;		/* APPLY/SQUASH: the file to apply, relative to the kit; owned */
 	int branch_backport;	/* the source is a branch-specific backport */
 	size_t squash_into;	/* SQUASH: index of the item whose commit takes it */
+	int left_out;		/* SKIP: named by the variant's `without` */
 };
 
 /*
@@ -29,11 +30,12 @@ struct plan_item {
 struct plan {
 	const struct kit *kit;
 	const struct kernel_branch *branch;
+	const struct kernel_variant *variant;	/* NULL: the kit itself */
 	struct plan_item *items;
 	size_t nr, alloc;
 };
 
-#define PLAN_INIT { NULL, NULL, NULL, 0, 0 }
+#define PLAN_INIT { NULL, NULL, NULL, NULL, 0, 0 }
 
 /*
  * Work out the plan of `b`. Reads branch backport directories to match
@@ -41,7 +43,20 @@ struct plan {
  * printing every problem found (FILE:LINE: or FILE: first).
  */
 int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b);
+
+/*
+ * The plan of variant v of b: the kit's plan, except that every entry v
+ * leaves out is skipped ("left out of variant 'v'"), and so, by the
+ * usual rule, is every fixup of it. Each entry left out must be applied
+ * (or squashed) in the kit's plan of b, else leaving it out would change
+ * nothing: that is an error (MKS_ECONFIG, printed as FILE:LINE:).
+ */
+int plan_build_variant(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
+		       const struct kernel_variant *v);
 void plan_release(struct plan *plan);
+
+/* The item of `plan` that stands for kit entry p, or NULL. */
+const struct plan_item *plan_find(const struct plan *plan, const struct kit_patch *p);
 
 const char *plan_action_name(enum plan_action a);
 /* Number of items that will change the tree (APPLY and SQUASH). */

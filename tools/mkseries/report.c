@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "applyplan.h"
 #include "build.h"
 #include "report.h"
 #include "verdict.h"
@@ -432,6 +433,8 @@ static void tests_word(struct strbuf *sb, const struct cell_result *c)
 		if (c->nr_fail)
 			strbuf_addf(sb, "%zu FAILED, ", c->nr_fail);
 		strbuf_addf(sb, "%zu ok", c->nr_pass);
+		if (c->nr_xfail)
+			strbuf_addf(sb, ", %zu xfail", c->nr_xfail);
 		if (c->nr_skip)
 			strbuf_addf(sb, ", %zu skip", c->nr_skip);
 		return;
@@ -507,21 +510,121 @@ static void fmt_mean(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.3g", v);
 }
 
-/* "  1234.5 ±  2%": 16 columns. */
-static void add_mean_sd(struct strbuf *sb, const struct sample_stats *s, int present)
-{
-	char num[32];
+#define RULE_TEXT "a change is called when Welch's t-test gives p < 0.01 and |%change| " \
+		  "reaches max(5%, 2 x the pooled stddev%); fewer than 3 samples: no call"
 
-	if (!present) {
-		strbuf_addf(sb, "%10s      ", "-");
-		return;
+/*
+ * Every cell of a branch compared with its base: the kit and the
+ * declared variants, in cell order.
+ */
+struct comparisons {
+	struct branch_comparison *v;
+	size_t nr;
+};
+
+static void comparisons_init(struct comparisons *cs, const struct branch_result *b)
+{
+	size_t i;
+
+	cs->v = xcalloc(b->nr_cells ? b->nr_cells : 1, sizeof(*cs->v));
+	cs->nr = 0;
+	for (i = 0; i < b->nr_cells; i++)
+		if (strcmp(b->cells[i].variant, "base"))
+			branch_compare_cell(&cs->v[cs->nr++], b, &b->cells[i]);
+}
+
+static void comparisons_release(struct comparisons *cs)
+{
+	size_t i;
+
+	for (i = 0; i < cs->nr; i++)
+		branch_comparison_release(&cs->v[i]);
+	free(cs->v);
+	cs->v = NULL;
+	cs->nr = 0;
+}
+
+/* The comparison of cell `variant`, or NULL. */
+static const struct branch_comparison *comparison_of(const struct comparisons *cs,
+						     const char *variant)
+{
+	size_t i;
+
+	for (i = 0; i < cs->nr; i++)
+		if (cs->v[i].kit && !strcmp(cs->v[i].kit->variant, variant))
+			return &cs->v[i];
+	return NULL;
+}
+
+static int same_metric(const struct metric_result *a, const struct metric_result *b)
+{
+	return !strcmp(a->case_name, b->case_name) && !strcmp(a->name, b->name);
+}
+
+static const struct metric_result *row_metric(const struct metric_row *r)
+{
+	return r->kit ? r->kit : r->base;
+}
+
+/* The row of bc for metric m, or NULL. */
+static const struct metric_row *find_row(const struct branch_comparison *bc,
+					 const struct metric_result *m)
+{
+	size_t i;
+
+	for (i = 0; i < bc->nr; i++)
+		if (same_metric(row_metric(&bc->rows[i]), m))
+			return &bc->rows[i];
+	return NULL;
+}
+
+/* Whether bc has a metric measured on both sides: something to lay out. */
+static int has_pairs(const struct branch_comparison *bc)
+{
+	size_t i;
+
+	for (i = 0; i < bc->nr; i++)
+		if (bc->rows[i].base && bc->rows[i].kit)
+			return 1;
+	return 0;
+}
+
+/*
+ * The kernel test robot's layout, with one or more compared columns:
+ * base, then per column "%change  mean ± stddev%". `compact` (Markdown
+ * with several columns) narrows each column so that two fit in 72.
+ */
+struct lkp {
+	const struct branch_comparison **cols;
+	size_t nr;
+	const char *indent;
+	int compact;
+	int name_above;
+	int color;
+};
+
+static void lkp_header_cols(struct strbuf *sb, const struct lkp *t)
+{
+	size_t i;
+
+	strbuf_addf(sb, "%s%*s%s", t->indent, t->compact ? 11 : 12, "base", t->compact ? "    " : "      ");
+	for (i = 0; i < t->nr; i++) {
+		char *name = clean(t->cols[i]->kit->variant);
+
+		strbuf_addf(sb, "%*s", t->compact ? (i ? 25 : 21) : (i ? 28 : 22), name);
+		free(name);
 	}
-	fmt_mean(num, sizeof(num), s->mean);
-	strbuf_addf(sb, "%10s", num);
-	if (s->n > 1 && s->mean != 0)
-		strbuf_addf(sb, " \xc2\xb1%3.0f%%", fmin(999, s->stddev / fabs(s->mean) * 100));
-	else
-		strbuf_addstr(sb, "      ");
+	strbuf_rtrim(sb);
+	strbuf_addf(sb, "\n%s%s", t->indent, t->compact ? "---------------" : "----------------");
+	for (i = 0; i < t->nr; i++)
+		strbuf_addstr(sb, t->compact ? " ------------------------" : " ---------------------------");
+	strbuf_addf(sb, "\n%s%s", t->indent, t->compact ? "        %stddev" : "         %stddev");
+	for (i = 0; i < t->nr; i++)
+		strbuf_addstr(sb, t->compact ? "  %change        %stddev" : "     %change         %stddev");
+	strbuf_addf(sb, "\n%s%s", t->indent, t->compact ? "              \\" : "             \\");
+	for (i = 0; i < t->nr; i++)
+		strbuf_addstr(sb, t->compact ? "        |              \\" : "          |                \\");
+	strbuf_addch(sb, '\n');
 }
 
 static void lkp_header(struct strbuf *sb, const char *indent)
@@ -532,45 +635,86 @@ static void lkp_header(struct strbuf *sb, const char *indent)
 	strbuf_addf(sb, "%s             \\          |                \\\n", indent);
 }
 
-/* The name column of a row: "case.name (unit)", and whether the change was called. */
-static char *row_name(const struct metric_row *r)
+/* "  1234.5 ±  2%": 16 columns; compact, 15. */
+static void add_mean_sd_w(struct strbuf *sb, const struct sample_stats *s, int present, int compact)
 {
-	const struct metric_result *m = r->kit ? r->kit : r->base;
-	char *label = clean(metric_label(m)), *unit = clean(m->unit), *ret;
-	const char *mark = r->v.call == PERF_REGRESSION ? "  (worse)" :
-			   r->v.call == PERF_IMPROVEMENT ? "  (better)" : "";
+	char num[32];
+	int w = compact ? 9 : 10;
 
-	ret = xstrfmt("%s%s%s%s%s", label, *unit ? " (" : "", unit, *unit ? ")" : "", mark);
+	if (!present) {
+		strbuf_addf(sb, "%*s      ", w, "-");
+		return;
+	}
+	fmt_mean(num, sizeof(num), s->mean);
+	strbuf_addf(sb, "%*s", w, num);
+	if (s->n > 1 && s->mean != 0)
+		strbuf_addf(sb, " \xc2\xb1%3.0f%%", fmin(999, s->stddev / fabs(s->mean) * 100));
+	else
+		strbuf_addstr(sb, "      ");
+}
+
+/* The name column: "case.name (unit)", and the changes called ("(worse)", "(kit worse, x better)"). */
+static char *lkp_name(const struct metric_result *m, const struct metric_row *const *rows,
+		      const struct lkp *t)
+{
+	char *label = clean(metric_label(m)), *unit = clean(m->unit), *ret;
+	struct strbuf marks = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		const struct metric_row *r = rows[i];
+		const char *word;
+
+		if (!r || (r->v.call != PERF_REGRESSION && r->v.call != PERF_IMPROVEMENT))
+			continue;
+		word = r->v.call == PERF_REGRESSION ? "worse" : "better";
+		if (t->nr == 1 && !strcmp(t->cols[i]->kit->variant, "kit")) {
+			strbuf_addstr(&marks, word);
+			continue;
+		}
+		strbuf_addf(&marks, "%s%s %s", marks.len ? ", " : "", t->cols[i]->kit->variant, word);
+	}
+	ret = xstrfmt("%s%s%s%s%s%s%s", label, *unit ? " (" : "", unit, *unit ? ")" : "",
+		      marks.len ? "  (" : "", marks.buf, marks.len ? ")" : "");
 	free(label);
 	free(unit);
+	strbuf_release(&marks);
 	return ret;
 }
 
-/*
- * One metric: base, %change, kit, then the name; with `name_above`, the
- * name goes on a line of its own above the numbers (for 72 columns).
- */
-static void lkp_row(struct strbuf *sb, const struct metric_row *r, const char *indent,
-		    int name_above, int color)
+/* One metric: base, then %change and the mean of each column, then the name. */
+static void lkp_row_cols(struct strbuf *sb, const struct metric_result *m,
+			 const struct metric_row *const *rows, const struct lkp *t)
 {
-	const char *col = r->v.call == PERF_REGRESSION ? C_RED :
-			  r->v.call == PERF_IMPROVEMENT ? C_GREEN : NULL;
-	char *name = row_name(r);
+	const struct metric_row *with_base = NULL;
+	char *name = lkp_name(m, rows, t);
+	size_t i;
 
-	if (name_above)
-		add_wrapped(sb, name, REPORT_MARKDOWN_WIDTH, indent, indent);
-	strbuf_addstr(sb, indent);
-	add_mean_sd(sb, &r->b, r->base != NULL);
-	if (color && col)
-		strbuf_addstr(sb, col);
-	if (isnan(r->v.change_pct) || !r->base || !r->kit)
-		strbuf_addf(sb, " %10s ", "");
-	else
-		strbuf_addf(sb, " %+9.1f%% ", r->v.change_pct);
-	if (color && col)
-		strbuf_addstr(sb, C_RESET);
-	add_mean_sd(sb, &r->k, r->kit != NULL);
-	if (name_above)
+	for (i = 0; i < t->nr && !with_base; i++)
+		if (rows[i] && rows[i]->base)
+			with_base = rows[i];
+	if (t->name_above)
+		add_wrapped(sb, name, REPORT_MARKDOWN_WIDTH, t->indent, t->indent);
+	strbuf_addstr(sb, t->indent);
+	add_mean_sd_w(sb, with_base ? &with_base->b : NULL, with_base != NULL, t->compact);
+	for (i = 0; i < t->nr; i++) {
+		const struct metric_row *r = rows[i];
+		const char *col = !r ? NULL : r->v.call == PERF_REGRESSION ? C_RED :
+				  r->v.call == PERF_IMPROVEMENT ? C_GREEN : NULL;
+
+		if (t->color && col)
+			strbuf_addstr(sb, col);
+		if (!r || isnan(r->v.change_pct) || !r->base || !r->kit)
+			strbuf_addf(sb, t->compact ? " %8s" : " %10s ", "");
+		else
+			strbuf_addf(sb, t->compact ? " %+7.1f%%" : " %+9.1f%% ", r->v.change_pct);
+		if (t->color && col)
+			strbuf_addstr(sb, C_RESET);
+		if (t->compact)
+			strbuf_addch(sb, ' ');
+		add_mean_sd_w(sb, r ? &r->k : NULL, r && r->kit, t->compact);
+	}
+	if (t->name_above)
 		strbuf_rtrim(sb);
 	else
 		strbuf_addf(sb, "  %s", name);
@@ -578,11 +722,29 @@ static void lkp_row(struct strbuf *sb, const struct metric_row *r, const char *i
 	free(name);
 }
 
-/* Columns a row takes with its name at the end: the numbers take 44. */
-static size_t lkp_row_width(const struct metric_row *r, const char *indent)
+/* The kit-only layout (JUnit's failure details): one row of one comparison. */
+static void lkp_row(struct strbuf *sb, const struct metric_row *r, const char *indent,
+		    int name_above, int color)
 {
-	char *name = row_name(r);
-	size_t w = display_width(indent) + 44 + 2 + display_width(name);
+	struct branch_comparison one;
+	const struct branch_comparison *cols[1] = { &one };
+	struct cell_result kit;
+	struct lkp t = { cols, 1, indent, 0, name_above, color };
+
+	memset(&one, 0, sizeof(one));
+	memset(&kit, 0, sizeof(kit));
+	kit.variant = (char *)"kit";
+	one.kit = &kit;
+	lkp_row_cols(sb, row_metric(r), &r, &t);
+}
+
+/* Columns a row takes with its name at the end. */
+static size_t lkp_row_width(const struct metric_result *m, const struct metric_row *const *rows,
+			    const struct lkp *t)
+{
+	char *name = lkp_name(m, rows, t);
+	size_t w = display_width(t->indent) + (t->compact ? 15 + 25 * t->nr : 16 + 28 * t->nr) + 2 +
+		   display_width(name);
 
 	free(name);
 	return w;
@@ -601,71 +763,125 @@ static void describe_run(struct strbuf *sb, const struct branch_comparison *bc)
 			    bc->emulated ? " (emulated: timings are not the hardware's)" : "");
 }
 
-#define RULE_TEXT "a change is called when Welch's t-test gives p < 0.01 and |%change| " \
-		  "reaches max(5%, 2 x the pooled stddev%); fewer than 3 samples: no call"
+/* One table: the metrics of `cols`, in the order they first appear, each against base. */
+static void lkp_table(struct strbuf *sb, const struct lkp *t0)
+{
+	const struct metric_result **metrics = NULL;
+	const struct metric_row **rows = xcalloc(t0->nr, sizeof(*rows));
+	struct lkp t = *t0;
+	size_t nr = 0, alloc = 0, i, j, k;
+
+	for (i = 0; i < t.nr; i++)
+		for (j = 0; j < t.cols[i]->nr; j++) {
+			const struct metric_result *m = row_metric(&t.cols[i]->rows[j]);
+
+			for (k = 0; k < nr && !same_metric(metrics[k], m); k++)
+				;
+			if (k == nr) {
+				ALLOC_GROW(metrics, nr + 1, alloc);
+				metrics[nr++] = m;
+			}
+		}
+	/* In 72 columns, when one name does not fit after its numbers, none goes there. */
+	for (i = 0; *t.indent && i < nr && !t.name_above; i++) {
+		for (j = 0; j < t.nr; j++)
+			rows[j] = find_row(t.cols[j], metrics[i]);
+		t.name_above = lkp_row_width(metrics[i], rows, &t) > REPORT_MARKDOWN_WIDTH;
+	}
+	if (t.nr == 1 && !t.compact && !strcmp(t.cols[0]->kit->variant, "kit"))
+		lkp_header(sb, t.indent);
+	else
+		lkp_header_cols(sb, &t);
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < t.nr; j++)
+			rows[j] = find_row(t.cols[j], metrics[i]);
+		lkp_row_cols(sb, metrics[i], rows, &t);
+	}
+	strbuf_addch(sb, '\n');
+	free(rows);
+	free(metrics);
+}
 
 static void perf_section(struct strbuf *sb, const struct branch_result *b,
-			 const struct branch_comparison *bc, int markdown, int color)
+			 const struct comparisons *cs, int markdown, int color)
 {
 	const char *indent = markdown ? "    " : "";
-	struct strbuf head = STRBUF_INIT;
+	const struct branch_comparison **cols = xcalloc(cs->nr ? cs->nr : 1, sizeof(*cols));
+	struct strbuf head = STRBUF_INIT, names = STRBUF_INIT;
 	char *name = clean(b->name);
-	size_t i;
-	int above = 0, both = 0;
+	size_t i, nr = 0, per_table;
 
-	for (i = 0; i < bc->nr; i++)
-		both |= bc->rows[i].base && bc->rows[i].kit;
+	for (i = 0; i < cs->nr; i++)
+		if (has_pairs(&cs->v[i]))
+			cols[nr++] = &cs->v[i];
 	/* With one side only, there is nothing to lay out side by side: say why. */
-	if (!both) {
-		/* Only worth a line when both ran: a missing side shows in the matrix already. */
-		if (bc->nr && bc->note && bc->base && bc->kit && bc->base->boot.status == CHECK_OK &&
-		    bc->kit->boot.status == CHECK_OK) {
-			struct strbuf line = STRBUF_INIT;
+	for (i = 0; i < cs->nr; i++) {
+		const struct branch_comparison *bc = &cs->v[i];
+		struct strbuf line = STRBUF_INIT;
 
+		/* Only worth a line when both ran: a missing side shows in the matrix already. */
+		if (has_pairs(bc) || !bc->nr || !bc->note || !bc->base || !bc->kit ||
+		    bc->base->boot.status != CHECK_OK || bc->kit->boot.status != CHECK_OK)
+			continue;
+		if (!strcmp(bc->kit->variant, "kit"))
 			strbuf_addf(&line, "%s: performance not compared: %s", name, bc->note);
-			if (markdown)
-				add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "", "");
-			else
-				strbuf_addf(sb, "%s\n", line.buf);
-			strbuf_addch(sb, '\n');
-			strbuf_release(&line);
-		}
+		else
+			strbuf_addf(&line, "%s %s: performance not compared: %s", name, bc->kit->variant,
+				    bc->note);
+		if (markdown)
+			add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "", "");
+		else
+			strbuf_addf(sb, "%s\n", line.buf);
+		strbuf_addch(sb, '\n');
+		strbuf_release(&line);
+	}
+	if (!nr)
 		goto cleanup;
+	for (i = 0; i < nr; i++) {
+		char *v = clean(cols[i]->kit->variant);
+
+		strbuf_addf(&names, "%s%s", i ? ", " : "", v);
+		free(v);
 	}
 	if (markdown)
-		strbuf_addf(&head, "### %s: kit against base\n\n", name);
+		strbuf_addf(&head, "### %s: %s against base\n\n", name, names.buf);
 	else
-		strbuf_addf(&head, "%s%s: kit against base%s, ", color ? C_BOLD : "", name,
+		strbuf_addf(&head, "%s%s: %s against base%s, ", color ? C_BOLD : "", name, names.buf,
 			    color ? C_RESET : "");
 	if (markdown) {
 		struct strbuf what = STRBUF_INIT;
 
-		describe_run(&what, bc);
+		describe_run(&what, cols[0]);
 		strbuf_addstr(sb, head.buf);
 		add_wrapped(sb, what.buf, REPORT_MARKDOWN_WIDTH, "", "");
 		strbuf_addch(sb, '\n');
 		strbuf_release(&what);
 	} else {
-		describe_run(&head, bc);
+		describe_run(&head, cols[0]);
 		strbuf_addf(sb, "%s\n", head.buf);
 	}
-	if (bc->note) {
+	for (i = 0; i < nr; i++) {
+		if (!cols[i]->note)
+			continue;
 		if (markdown)
-			add_wrapped(sb, bc->note, REPORT_MARKDOWN_WIDTH, "", "");
+			add_wrapped(sb, cols[i]->note, REPORT_MARKDOWN_WIDTH, "", "");
 		else
-			strbuf_addf(sb, "%s\n", bc->note);
+			strbuf_addf(sb, "%s\n", cols[i]->note);
 		strbuf_addch(sb, '\n');
 	}
-	/* In 72 columns, when one name does not fit after its numbers, none goes there. */
-	for (i = 0; markdown && i < bc->nr && !above; i++)
-		above = lkp_row_width(&bc->rows[i], indent) > REPORT_MARKDOWN_WIDTH;
-	lkp_header(sb, indent);
-	for (i = 0; i < bc->nr; i++)
-		lkp_row(sb, &bc->rows[i], indent, above, color);
-	strbuf_addch(sb, '\n');
+	/* A terminal takes every column side by side; 72 columns take two a table. */
+	per_table = markdown && nr > 1 ? 2 : nr;
+	for (i = 0; i < nr; i += per_table) {
+		struct lkp t = { cols + i, nr - i < per_table ? nr - i : per_table, indent,
+				 markdown && nr > 1, 0, color };
+
+		lkp_table(sb, &t);
+	}
 cleanup:
+	free(cols);
 	free(name);
 	strbuf_release(&head);
+	strbuf_release(&names);
 }
 
 /* ------------------------------------------------------------------ */
@@ -744,11 +960,12 @@ static void cells_table(struct table *t, const struct run_results *r, int compac
 	table_set(t, perf, NULL, "perf");
 	for (i = 0; i < r->nr_branches; i++) {
 		const struct branch_result *b = &r->branches[i];
-		struct branch_comparison bc;
+		struct comparisons cs;
 
-		branch_compare(&bc, b);
+		comparisons_init(&cs, b);
 		for (j = 0; j < b->nr_cells; j++) {
 			const struct cell_result *c = &b->cells[j];
+			const struct branch_comparison *bc = comparison_of(&cs, c->variant);
 			struct strbuf sb = STRBUF_INIT;
 			char *name = cell_name(b, c);
 			int is_kit = !strcmp(c->variant, "kit");
@@ -764,7 +981,9 @@ static void cells_table(struct table *t, const struct run_results *r, int compac
 				table_setf(t, 3, C_GREEN, "ok %s", c->accel);
 			else
 				table_set(t, 3, check_color(c->boot.status), check_word(&c->boot));
-			if (compact && c->tests.status == CHECK_OK)
+			if (compact && c->tests.status == CHECK_OK && c->nr_xfail)
+				strbuf_addf(&sb, "%zu ok, %zu xfail", c->nr_pass, c->nr_xfail);
+			else if (compact && c->tests.status == CHECK_OK)
 				strbuf_addf(&sb, "%zu ok", c->nr_pass);
 			else if (compact && c->tests.status == CHECK_FAILED && c->nr_fail)
 				strbuf_addf(&sb, "%zu failed", c->nr_fail);
@@ -772,29 +991,64 @@ static void cells_table(struct table *t, const struct run_results *r, int compac
 				tests_word(&sb, c);
 			table_set(t, 4, check_color(c->tests.status), sb.buf);
 			strbuf_reset(&sb);
-			if (!is_kit) {
+			if (!bc) {
 				strbuf_addstr(&sb, "-");
 			} else if (!compact) {
-				notable(&sb, &bc);
-			} else if (!bc.comparable) {
-				strbuf_addstr(&sb, c->nr_metrics && bc.nr ? "not compared" : "-");
+				notable(&sb, bc);
+			} else if (!bc->comparable) {
+				strbuf_addstr(&sb, c->nr_metrics && bc->nr ? "not compared" : "-");
 			} else {
-				if (bc.nr_regressions)
-					strbuf_addf(&sb, "%zu worse", bc.nr_regressions);
-				if (bc.nr_improvements)
+				if (bc->nr_regressions)
+					strbuf_addf(&sb, "%zu worse", bc->nr_regressions);
+				if (bc->nr_improvements)
 					strbuf_addf(&sb, "%s%zu better", sb.len ? ", " : "",
-						    bc.nr_improvements);
+						    bc->nr_improvements);
 				if (!sb.len)
-					strbuf_addstr(&sb, bc.nr ? "no change" : "-");
+					strbuf_addstr(&sb, bc->nr ? "no change" : "-");
 			}
-			table_set(t, perf, is_kit && bc.nr_regressions ? C_RED : NULL, sb.buf);
+			/* Only the kit's regressions are failures; a variant's are its point. */
+			table_set(t, perf, bc && bc->nr_regressions ? is_kit ? C_RED : C_YELLOW : NULL,
+				  sb.buf);
 			if (!compact)
 				table_set(t, 5, check_color(c->splats.status), splat_word(&c->splats));
 			strbuf_release(&sb);
 			free(name);
 		}
-		branch_comparison_release(&bc);
+		comparisons_release(&cs);
 	}
+}
+
+/* One line per cell whose variant expected failures: what they showed. */
+static size_t expected_failures(struct strbuf *sb, const struct run_results *r, int markdown)
+{
+	size_t i, j, nr = 0;
+
+	for (i = 0; i < r->nr_branches; i++) {
+		const struct branch_result *b = &r->branches[i];
+
+		for (j = 0; j < b->nr_cells; j++) {
+			const struct cell_result *c = &b->cells[j];
+			char *line;
+
+			if (!c->expected)
+				continue;
+			line = xstrfmt("%s %s: %s", b->name, c->variant, c->expected);
+			if (markdown) {
+				char *one = clean(line);
+
+				add_wrapped(sb, one, REPORT_MARKDOWN_WIDTH, "    ", "      ");
+				free(one);
+			} else {
+				char *one = clean(line);
+
+				strbuf_addf(sb, "  %s\n", one);
+				free(one);
+			}
+			free(line);
+			nr++;
+		}
+	}
+	return nr;
 }
 
 /* One line per problem: "6.12 kit: build: mm/mremap.c:12:3: error: ..." */
@@ -866,6 +1120,11 @@ static void summary_line(struct strbuf *sb, const struct run_results *r)
 			    s.branch_failures > 1 ? "es" : "");
 	strbuf_addf(sb, "; %zu regression%s, %zu improvement%s", s.regressions,
 		    s.regressions == 1 ? "" : "s", s.improvements, s.improvements == 1 ? "" : "s");
+	if (s.variant_regressions || s.variant_improvements)
+		strbuf_addf(sb, " (variants: %zu worse, %zu better)", s.variant_regressions,
+			    s.variant_improvements);
+	if (s.xfail)
+		strbuf_addf(sb, "; %zu expected failure%s", s.xfail, s.xfail == 1 ? "" : "s");
 }
 
 static void render_text(struct strbuf *sb, const struct run_results *r, int color)
@@ -892,12 +1151,17 @@ static void render_text(struct strbuf *sb, const struct run_results *r, int colo
 		strbuf_addf(sb, "%sproblems:%s\n%s\n", color ? C_BOLD : "", color ? C_RESET : "",
 			    probs.buf);
 	}
+	strbuf_reset(&probs);
+	if (expected_failures(&probs, r, 0)) {
+		strbuf_addf(sb, "%sexpected failures:%s\n%s\n", color ? C_BOLD : "",
+			    color ? C_RESET : "", probs.buf);
+	}
 	for (i = 0; i < r->nr_branches; i++) {
-		struct branch_comparison bc;
+		struct comparisons cs;
 
-		branch_compare(&bc, &r->branches[i]);
-		perf_section(sb, &r->branches[i], &bc, 0, color);
-		branch_comparison_release(&bc);
+		comparisons_init(&cs, &r->branches[i]);
+		perf_section(sb, &r->branches[i], &cs, 0, color);
+		comparisons_release(&cs);
 	}
 	summary_line(&sum, r);
 	strbuf_addf(sb, "%s\n", sum.buf);
@@ -951,12 +1215,15 @@ static void render_markdown(struct strbuf *sb, const struct run_results *r)
 	}
 	if (problems(&probs, r, 1))
 		strbuf_addf(sb, "Problems:\n\n%s\n", probs.buf);
+	strbuf_reset(&probs);
+	if (expected_failures(&probs, r, 1))
+		strbuf_addf(sb, "Expected failures:\n\n%s\n", probs.buf);
 	for (i = 0; i < r->nr_branches; i++) {
-		struct branch_comparison bc;
+		struct comparisons cs;
 
-		branch_compare(&bc, &r->branches[i]);
-		perf_section(sb, &r->branches[i], &bc, 1, 0);
-		branch_comparison_release(&bc);
+		comparisons_init(&cs, &r->branches[i]);
+		perf_section(sb, &r->branches[i], &cs, 1, 0);
+		comparisons_release(&cs);
 	}
 	add_wrapped(sb, "Performance: " RULE_TEXT ".", REPORT_MARKDOWN_WIDTH, "", "");
 	strbuf_addch(sb, '\n');
@@ -1154,12 +1421,20 @@ static void json_cell(struct jw *w, const struct cell_result *c)
 	jw_count(w, "pass", c->nr_pass);
 	jw_count(w, "fail", c->nr_fail);
 	jw_count(w, "skip", c->nr_skip);
+	jw_count(w, "xfail", c->nr_xfail);
+	jw_string(w, "without", c->without);
+	jw_open(w, "expect_fail", '[');
+	for (i = 0; i < c->nr_expect_fail; i++)
+		jw_string(w, NULL, c->expect_fail[i]);
+	jw_close(w, ']');
+	jw_string(w, "expected", c->expected);
 	jw_open(w, "cases", '[');
 	for (i = 0; i < c->nr_cases; i++) {
 		jw_open(w, NULL, '{');
 		jw_string(w, "name", c->cases[i].name);
 		jw_string(w, "status", case_status_word(c->cases[i].status));
 		jw_string(w, "evidence", c->cases[i].evidence);
+		jw_bool(w, "expected_fail", c->cases[i].expected_fail);
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
@@ -1185,11 +1460,14 @@ static void json_cell(struct jw *w, const struct cell_result *c)
 	jw_close(w, '}');
 }
 
-static void json_comparison(struct jw *w, const struct branch_comparison *bc)
+static void json_comparison(struct jw *w, const char *key, const struct branch_comparison *bc,
+			    int named)
 {
 	size_t i;
 
-	jw_open(w, "comparison", '{');
+	jw_open(w, key, '{');
+	if (named)
+		jw_string(w, "variant", bc->kit ? bc->kit->variant : "kit");
 	jw_bool(w, "comparable", bc->comparable);
 	jw_string(w, "note", bc->note);
 	jw_bool(w, "emulated", bc->emulated);
@@ -1249,11 +1527,15 @@ static void render_json(struct strbuf *sb, const struct run_results *r)
 	jw_count(&w, "branch_failures", s.branch_failures);
 	jw_count(&w, "regressions", s.regressions);
 	jw_count(&w, "improvements", s.improvements);
+	jw_count(&w, "variant_regressions", s.variant_regressions);
+	jw_count(&w, "variant_improvements", s.variant_improvements);
+	jw_count(&w, "xfail", s.xfail);
 	jw_close(&w, '}');
 	jw_open(&w, "branches", '[');
 	for (i = 0; i < r->nr_branches; i++) {
 		const struct branch_result *b = &r->branches[i];
 		struct branch_comparison bc;
+		struct comparisons cs;
 
 		jw_open(&w, NULL, '{');
 		jw_string(&w, "name", b->name);
@@ -1276,8 +1558,15 @@ static void render_json(struct strbuf *sb, const struct run_results *r)
 			json_cell(&w, &b->cells[j]);
 		jw_close(&w, ']');
 		branch_compare(&bc, b);
-		json_comparison(&w, &bc);
+		json_comparison(&w, "comparison", &bc, 0);
 		branch_comparison_release(&bc);
+		/* Every cell but base against base: the kit's again, then the variants'. */
+		comparisons_init(&cs, b);
+		jw_open(&w, "comparisons", '[');
+		for (j = 0; j < cs.nr; j++)
+			json_comparison(&w, NULL, &cs.v[j], 1);
+		jw_close(&w, ']');
+		comparisons_release(&cs);
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
@@ -1398,11 +1687,21 @@ static void junit_suite(struct strbuf *sb, struct junit_suite *total, const stru
 	for (i = 0; i < c->nr_cases; i++) {
 		const struct case_result *k = &c->cases[i];
 
-		if (k->status == KTAP_FAIL) {
+		if (k->status == KTAP_FAIL && k->expected_fail) {
+			/* A failure the variant expects is what it is there to show: a pass. */
+			junit_case(&js, cases_class, k->name, 0, NULL, NULL, NULL, NULL);
+		} else if (k->status == KTAP_FAIL) {
 			char *msg = xstrfmt("not ok %s%s%s", k->name, k->evidence ? ": " : "",
 					    k->evidence ? k->evidence : "");
 
 			junit_case(&js, cases_class, k->name, 0, msg, "case", NULL, NULL);
+			free(msg);
+		} else if (k->status != KTAP_SKIP && k->expected_fail) {
+			char *msg = xstrfmt("unexpected pass: %s was expected to fail%s%s",
+					    k->name, c->without ? " without " : "",
+					    c->without ? c->without : "");
+
+			junit_case(&js, cases_class, k->name, 0, msg, "unexpected-pass", NULL, NULL);
 			free(msg);
 		} else if (k->status == KTAP_SKIP) {
 			junit_case(&js, cases_class, k->name, 0, NULL, NULL,
@@ -1613,6 +1912,85 @@ static char *cell_report_name(const char *branch, const char *variant)
 	return xstrfmt("mkseries-%s-%s.json", branch, variant);
 }
 
+static void json_plan_items(struct jw *w, const struct plan *p)
+{
+	size_t j;
+
+	jw_open(w, "items", '[');
+	for (j = 0; j < p->nr; j++) {
+		const struct plan_item *it = &p->items[j];
+
+		jw_open(w, NULL, '{');
+		jw_string(w, "series", it->patch->series->id);
+		jw_string(w, "patch", kit_patch_label(it->patch));
+		jw_bool(w, "fixup", it->patch->is_fixup);
+		jw_string(w, "upstream", it->patch->upstream);
+		jw_string(w, "subject", it->patch->subject);
+		jw_string(w, "action", plan_action_name(it->action));
+		jw_string(w, "reason", it->reason);
+		jw_string(w, "source", it->action == PLAN_APPLY || it->action == PLAN_SQUASH ?
+			  it->source : NULL);
+		if (it->action == PLAN_SQUASH)
+			jw_string(w, "squash_into", kit_patch_label(p->items[it->squash_into].patch));
+		if (p->variant)
+			jw_bool(w, "left_out", it->left_out);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
+/* A variant's plan: what it leaves out, what it expects to fail, its branch, its items. */
+static void json_plan_variant(struct jw *w, const struct plan *vp)
+{
+	const struct kernel_variant *v = vp->variant;
+	char *ref = branch_refname(vp);
+	size_t j;
+
+	jw_open(w, NULL, '{');
+	jw_string(w, "name", v->name);
+	jw_string(w, "note", v->note);
+	jw_open(w, "without", '[');
+	for (j = 0; j < v->nr_without; j++) {
+		const struct kit_patch *p = v->without_patch[j];
+
+		jw_open(w, NULL, '{');
+		jw_string(w, "patch", kit_patch_label(p));
+		jw_string(w, "upstream", p->upstream);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_open(w, "expect_fail", '[');
+	for (j = 0; j < v->nr_expect_fail; j++)
+		jw_string(w, NULL, v->expect_fail[j]);
+	jw_close(w, ']');
+	jw_string(w, "ref", ref);
+	json_plan_items(w, vp);
+	jw_close(w, '}');
+	free(ref);
+}
+
+static void json_plan_cell(struct jw *w, struct strvec *merge, const char *name,
+			   const char *variant)
+{
+	struct strvec run = STRVEC_INIT;
+	char *report = cell_report_name(name, variant);
+	char *id = xstrfmt("%s-%s", name, variant);
+
+	strvec_pushl(&run, "mkseries", "run", "--branch", name, "--variant", variant, "--format",
+		     "json", "--output", report, NULL);
+	strvec_push(merge, report);
+	jw_open(w, NULL, '{');
+	jw_string(w, "id", id);
+	jw_string(w, "branch", name);
+	jw_string(w, "variant", variant);
+	jw_argv(w, "run", &run);
+	jw_string(w, "report", report);
+	jw_close(w, '}');
+	strvec_clear(&run);
+	free(report);
+	free(id);
+}
+
 void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_t nr)
 {
 	struct jw w = { out, 0, { 0 } };
@@ -1629,6 +2007,8 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 		struct branch_result br;
 		struct strbuf src = STRBUF_INIT;
 
+		if (p->variant)
+			continue;
 		memset(&br, 0, sizeof(br));
 		branch_series_from_plan(&br, p, NULL, (size_t)-1);
 		describe_source(&src, p->branch);
@@ -1646,25 +2026,11 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 			jw_close(&w, '}');
 		}
 		jw_close(&w, ']');
-		jw_open(&w, "items", '[');
-		for (j = 0; j < p->nr; j++) {
-			const struct plan_item *it = &p->items[j];
-
-			jw_open(&w, NULL, '{');
-			jw_string(&w, "series", it->patch->series->id);
-			jw_string(&w, "patch", kit_patch_label(it->patch));
-			jw_bool(&w, "fixup", it->patch->is_fixup);
-			jw_string(&w, "upstream", it->patch->upstream);
-			jw_string(&w, "subject", it->patch->subject);
-			jw_string(&w, "action", plan_action_name(it->action));
-			jw_string(&w, "reason", it->reason);
-			jw_string(&w, "source", it->action == PLAN_APPLY || it->action == PLAN_SQUASH ?
-				  it->source : NULL);
-			if (it->action == PLAN_SQUASH)
-				jw_string(&w, "squash_into",
-					  kit_patch_label(p->items[it->squash_into].patch));
-			jw_close(&w, '}');
-		}
+		json_plan_items(&w, p);
+		/* The variants' plans follow their branch's in `plans`. */
+		jw_open(&w, "variants", '[');
+		for (j = i + 1; j < nr && plans[j]->variant && plans[j]->branch == p->branch; j++)
+			json_plan_variant(&w, plans[j]);
 		jw_close(&w, ']');
 		jw_close(&w, '}');
 		strbuf_release(&src);
@@ -1675,25 +2041,12 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 	for (i = 0; i < nr; i++) {
 		const char *name = plans[i]->branch->name;
 
-		for (j = 0; build_variants[j]; j++) {
-			struct strvec run = STRVEC_INIT;
-			char *report = cell_report_name(name, build_variants[j]);
-			char *id = xstrfmt("%s-%s", name, build_variants[j]);
-
-			strvec_pushl(&run, "mkseries", "run", "--branch", name, "--variant",
-				     build_variants[j], "--format", "json", "--output", report, NULL);
-			strvec_push(&merge, report);
-			jw_open(&w, NULL, '{');
-			jw_string(&w, "id", id);
-			jw_string(&w, "branch", name);
-			jw_string(&w, "variant", build_variants[j]);
-			jw_argv(&w, "run", &run);
-			jw_string(&w, "report", report);
-			jw_close(&w, '}');
-			strvec_clear(&run);
-			free(report);
-			free(id);
+		if (plans[i]->variant) {
+			json_plan_cell(&w, &merge, name, plans[i]->variant->name);
+			continue;
 		}
+		for (j = 0; build_variants[j]; j++)
+			json_plan_cell(&w, &merge, name, build_variants[j]);
 	}
 	jw_close(&w, ']');
 	jw_argv(&w, "merge", &merge);

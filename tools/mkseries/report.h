@@ -52,9 +52,12 @@ char *report_timestamp(void);
 
 /*
  * The fan-out plan as JSON (docs/report-json.md, "The plan"): each
- * branch's plan, and the independent cells (branch x variant) with the
- * command a CI job runs for each and the report it writes, plus the
- * command that merges them. Returns 0, or -1 when writing failed.
+ * branch's plan with its variants' plans, and the independent cells
+ * (branch x variant: base, kit, each declared variant) with the command
+ * a CI job runs for each and the report it writes, plus the command that
+ * merges them. `plans` holds each branch's kit plan followed by the plans
+ * of its variants (plan->variant set). Returns 0, or -1 when writing
+ * failed.
  */
 int plan_print_json(const struct plan *const *plans, size_t nr, FILE *out);
 void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_t nr);

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+
 #include "build.h"
 #include "plan.h"
 #include "results.h"
+#include "verdict.h"
 
 static const char *const check_names[] = {
 	[CHECK_NOT_RUN] = "not-run",
@@ -43,6 +46,11 @@ static int name_index(const char *const *names, size_t nr, const char *name)
 		if (names[i] && !strcmp(names[i], name))
 			return (int)i;
 	return -1;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 const char *check_status_name(enum check_status s)
@@ -106,6 +114,11 @@ void cell_result_release(struct cell_result *c)
 
 	free(c->variant);
 	free(c->commit);
+	free(c->without);
+	for (i = 0; i < c->nr_expect_fail; i++)
+		free(c->expect_fail[i]);
+	free(c->expect_fail);
+	free(c->expected);
 	check_release(&c->apply);
 	check_release(&c->build);
 	check_release(&c->boot);
@@ -198,7 +211,7 @@ const struct cell_result *branch_find_cell(const struct branch_result *b, const 
 	return NULL;
 }
 
-/* Variants in their usual order: build_variants[] first, others after, by name. */
+/* Variants in their usual order: build_variants[] first, the declared ones after. */
 static int variant_rank(const char *v)
 {
 	int i;
@@ -217,13 +230,10 @@ struct cell_result *branch_cell(struct branch_result *b, const char *variant)
 	if (c)
 		return c;
 	ALLOC_GROW(b->cells, b->nr_cells + 1, b->alloc_cells);
-	for (at = b->nr_cells; at > 0; at--) {
-		const char *prev = b->cells[at - 1].variant;
-		int rp = variant_rank(prev), rv = variant_rank(variant);
-
-		if (rp < rv || (rp == rv && strcmp(prev, variant) < 0))
+	/* Declared variants keep the order they come in (the kernel file's). */
+	for (at = b->nr_cells; at > 0; at--)
+		if (variant_rank(b->cells[at - 1].variant) <= variant_rank(variant))
 			break;
-	}
 	memmove(&b->cells[at + 1], &b->cells[at], (b->nr_cells - at) * sizeof(*b->cells));
 	b->nr_cells++;
 	c = &b->cells[at];
@@ -273,13 +283,32 @@ struct case_result *cell_add_case(struct cell_result *c, const char *name,
 				  enum ktap_status status, const char *evidence)
 {
 	struct case_result *k;
+	size_t i;
 
 	ALLOC_GROW(c->cases, c->nr_cases + 1, c->alloc_cases);
 	k = &c->cases[c->nr_cases++];
 	k->name = xstrdup(name);
 	k->status = status;
 	k->evidence = evidence ? xstrdup(evidence) : NULL;
+	k->expected_fail = 0;
+	for (i = 0; i < c->nr_expect_fail; i++)
+		if (!strcmp(c->expect_fail[i], name))
+			k->expected_fail = 1;
 	return k;
+}
+
+void cell_expect_fail(struct cell_result *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_expect_fail; i++)
+		if (!strcmp(c->expect_fail[i], name))
+			return;
+	c->expect_fail = xrealloc(c->expect_fail, (c->nr_expect_fail + 1) * sizeof(*c->expect_fail));
+	c->expect_fail[c->nr_expect_fail++] = xstrdup(name);
+	for (i = 0; i < c->nr_cases; i++)
+		if (!strcmp(c->cases[i].name, name))
+			c->cases[i].expected_fail = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -400,8 +429,10 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
 	struct console_splat splat = CONSOLE_SPLAT_INIT;
 	struct strvec problems = STRVEC_INIT;
 	struct strbuf sb = STRBUF_INIT;
+	struct expectations e;
 	size_t i;
 
+	memset(&e, 0, sizeof(e));
 	ktap_parse(&k, console, len);
 	if (console_find_splat(&splat, console, len)) {
 		strbuf_addf(&sb, "console line %zu: %s", splat.line, splat.text ? splat.text : "");
@@ -434,27 +465,30 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
 		cell_add_metric(c, m->case_name, m->name, m->unit, m->direction, m->n, m->value,
 				m->stddev, m->samples, m->nr_samples);
 	}
+	expectations_judge(&e, &k, c->expect_fail, c->nr_expect_fail);
 	c->nr_pass = k.nr_pass + k.nr_todo;
-	c->nr_fail = k.nr_fail;
+	c->nr_fail = e.nr_fail;
+	c->nr_xfail = e.xfail.nr;
 	c->nr_skip = k.nr_skip;
+	strbuf_reset(&sb);
+	expectations_describe(&sb, &e, c->without);
+	free(c->expected);
+	c->expected = sb.len ? strbuf_detach(&sb, NULL) : NULL;
 
-	if (ktap_all_good(&k)) {
-		check_set(&c->tests, CHECK_OK, NULL);
+	if (ktap_complete(&k) && !e.nr_fail && !expectations_missed(&sb, &e, c->without)) {
+		check_set(&c->tests, CHECK_OK, c->expected);
 		goto cleanup;
 	}
-	strbuf_reset(&sb);
-	for (i = 0; i < k.nr_cases; i++) {
-		const struct ktap_case *kc = &k.cases[i];
+	if (e.first_fail) {
+		const struct ktap_case *kc = e.first_fail;
 
-		if (kc->status != KTAP_FAIL)
-			continue;
+		strbuf_reset(&sb);
 		strbuf_addf(&sb, "not ok %u %s", kc->number, kc->name);
 		if (kc->diag.nr)
 			strbuf_addf(&sb, ": %s", kc->diag.v[kc->diag.nr - 1]);
-		break;
-	}
-	if (!sb.len) {
+	} else if (!ktap_complete(&k)) {
 		/* Nothing failed, so the run was cut short: say how. */
+		strbuf_reset(&sb);
 		if (failure)
 			strbuf_addstr(&sb, failure);
 		else if (ktap_problems(&k, &problems))
@@ -462,10 +496,12 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
 		else
 			strbuf_addstr(&sb, "mm-regress did not finish");
 	}
+	/* Else sb holds what expectations_missed() said. */
 	check_set(&c->tests, CHECK_FAILED, sb.buf);
 cleanup:
 	strbuf_release(&sb);
 	strvec_clear(&problems);
+	expectations_release(&e);
 	console_splat_release(&splat);
 	ktap_release(&k);
 }
@@ -621,7 +657,7 @@ static int collect_test(struct cell_result *c, const char *workdir, const struct
 {
 	struct state ts = STATE_INIT, rt = STATE_INIT;
 	struct strbuf console = STRBUF_INIT;
-	const char *status, *path;
+	const char *status, *path, *v;
 	int ret = 0, any = 0;
 
 	if ((ret = read_state(&ts, workdir, "%s.test", c->variant)) ||
@@ -658,6 +694,23 @@ static int collect_test(struct cell_result *c, const char *workdir, const struct
 		strbuf_release(&why);
 		goto cleanup;
 	}
+	/* A declared variant's expectations, as they were when it was tested. */
+	dup_state(&c->without, &ts, "without");
+	if ((v = state_get(&ts, "expect_fail"))) {
+		const char *p = v;
+
+		while (*p) {
+			size_t n = strcspn(p, " ");
+
+			if (n) {
+				char *name = xstrndup(p, n);
+
+				cell_expect_fail(c, name);
+				free(name);
+			}
+			p += n + !!p[n];
+		}
+	}
 	cell_read_console(c, console.buf, console.len, state_get(&ts, "failure"));
 	/* vm.c judged the run: when it says failed and the console did not show why, say it. */
 	if (!strcmp(status, "failed") && c->boot.status == CHECK_OK && c->tests.status == CHECK_OK &&
@@ -678,7 +731,23 @@ cleanup:
 	return ret ? ret : any;
 }
 
-static int collect_cell(struct cell_result *c, const struct branch_result *b, const char *workdir)
+/* How run.apply says a declared variant applied: variant.<v>.status and .evidence. */
+static void variant_apply_check(struct check *out, const struct state *apply, const char *variant)
+{
+	char *ks = xstrfmt("variant.%s.status", variant), *ke = xstrfmt("variant.%s.evidence", variant);
+	const char *status = state_get(apply, ks), *ev = state_get(apply, ke);
+	int st;
+
+	if (status) {
+		st = !strcmp(status, "error") ? CHECK_FAILED : check_status_parse(status);
+		check_set(out, st < 0 ? CHECK_FAILED : st, ev && *ev ? ev : NULL);
+	}
+	free(ks);
+	free(ke);
+}
+
+static int collect_cell(struct cell_result *c, const struct branch_result *b, const char *workdir,
+			const struct state *apply)
 {
 	struct state bs = STATE_INIT, rb = STATE_INIT;
 	const char *status;
@@ -693,9 +762,12 @@ static int collect_cell(struct cell_result *c, const struct branch_result *b, co
 	if (!strcmp(c->variant, "base")) {
 		check_set(&c->apply, CHECK_NA, NULL);
 	} else {
-		check_set(&c->apply, b->apply.status, b->apply.evidence);
-		if (b->apply.status == CHECK_CONFLICT || b->apply.status == CHECK_FAILED) {
-			skip_after(c, NULL, b->apply.status == CHECK_CONFLICT ?
+		if (!strcmp(c->variant, "kit"))
+			check_set(&c->apply, b->apply.status, b->apply.evidence);
+		else
+			variant_apply_check(&c->apply, apply, c->variant);
+		if (c->apply.status == CHECK_CONFLICT || c->apply.status == CHECK_FAILED) {
+			skip_after(c, NULL, c->apply.status == CHECK_CONFLICT ?
 				   "apply conflict" : "not applied");
 			return 1;
 		}
@@ -736,10 +808,66 @@ cleanup:
 	return ret < 0 ? ret : any;
 }
 
+/*
+ * Every variant with something recorded: base and kit, those run.apply
+ * lists (in the kernel file's order), then any other the state directory
+ * has a file of, by name.
+ */
+static void recorded_variants(struct strvec *out, const char *workdir, const struct state *apply)
+{
+	struct strvec found = STRVEC_INIT;
+	const char *list = state_get(apply, "variants");
+	char *dir = path_join(workdir, "state");
+	struct dirent *de;
+	size_t i, j;
+	DIR *d;
+
+	for (i = 0; build_variants[i]; i++)
+		strvec_push(out, build_variants[i]);
+	while (list && *list) {
+		size_t n = strcspn(list, " ");
+
+		if (n) {
+			char *v = xstrndup(list, n);
+
+			if (variant_name_ok(v))
+				strvec_push(out, v);
+			free(v);
+		}
+		list += n + !!list[n];
+	}
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		const char *name = de->d_name, *dot;
+		char *v;
+
+		skip_prefix(name, "run.", &name);
+		dot = strrchr(name, '.');
+		if (!dot || (strcmp(dot, ".build") && strcmp(dot, ".test")))
+			continue;
+		v = xstrndup(name, dot - name);
+		for (j = 0; j < out->nr && strcmp(out->v[j], v); j++)
+			;
+		for (i = 0; i < found.nr && strcmp(found.v[i], v); i++)
+			;
+		if (j == out->nr && i == found.nr && variant_name_ok(v))
+			strvec_push(&found, v);
+		free(v);
+	}
+	if (d)
+		closedir(d);
+	qsort(found.v, found.nr, sizeof(*found.v), cmp_strp);
+	for (i = 0; i < found.nr; i++)
+		strvec_push(out, found.v[i]);
+	strvec_clear(&found);
+	free(dir);
+}
+
 int results_collect_branch(struct branch_result *b, const char *workdir,
 			   const struct strvec *variants)
 {
-	struct state st = STATE_INIT;
+	struct state st = STATE_INIT, apply = STATE_INIT;
+	struct strvec all = STRVEC_INIT;
 	size_t i;
 	int any = 0, r;
 
@@ -756,19 +884,28 @@ int results_collect_branch(struct branch_result *b, const char *workdir,
 	if (r < 0)
 		return r;
 	any |= r;
-	for (i = 0; variants ? i < variants->nr : build_variants[i] != NULL; i++) {
-		const char *v = variants ? variants->v[i] : build_variants[i];
+	r = read_state(&apply, workdir, "%s", "run.apply");
+	if (r)
+		return r;
+	if (!variants)
+		recorded_variants(&all, workdir, &apply);
+	for (i = 0; i < (variants ? variants : &all)->nr; i++) {
+		const char *v = (variants ? variants : &all)->v[i];
 		struct cell_result tmp;
+		char *key = xstrfmt("variant.%s.status", v);
+		int applied = !strcmp(v, "kit") ? b->apply.status != CHECK_NOT_RUN :
+			      state_get(&apply, key) != NULL;
 
+		free(key);
 		memset(&tmp, 0, sizeof(tmp));
 		tmp.variant = xstrdup(v);
-		r = collect_cell(&tmp, b, workdir);
+		r = collect_cell(&tmp, b, workdir, &apply);
 		if (r < 0) {
 			cell_result_release(&tmp);
-			return r;
+			break;
 		}
 		/* Without --variant, a variant with nothing recorded is left out. */
-		if (r > 0 || variants || (!strcmp(v, "kit") && b->apply.status != CHECK_NOT_RUN)) {
+		if (r > 0 || variants || (strcmp(v, "base") && applied)) {
 			struct cell_result *c = branch_cell(b, v);
 
 			cell_result_release(c);
@@ -778,7 +915,9 @@ int results_collect_branch(struct branch_result *b, const char *workdir,
 			cell_result_release(&tmp);
 		}
 	}
-	return any;
+	state_release(&apply);
+	strvec_clear(&all);
+	return r < 0 ? r : any;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1301,8 +1440,9 @@ static void load_cell(struct loader *ld, struct branch_result *b, const struct j
 
 	if (!variant)
 		return;
-	if (!variant_known(variant->str)) {
-		lerror(ld, variant, "unknown variant '%s' (known: base, kit)", variant->str);
+	if (!variant_name_ok(variant->str)) {
+		lerror(ld, variant, "bad variant name '%s' (base, kit, or [a-z0-9][a-z0-9-]*)",
+		       variant->str);
 		return;
 	}
 	if (branch_find_cell(b, variant->str)) {
@@ -1329,6 +1469,18 @@ static void load_cell(struct loader *ld, struct branch_result *b, const struct j
 	tmp.nr_pass = jcount(ld, obj, "pass");
 	tmp.nr_fail = jcount(ld, obj, "fail");
 	tmp.nr_skip = jcount(ld, obj, "skip");
+	/* A declared variant's members; a report of an older mkseries has none. */
+	tmp.nr_xfail = jcount(ld, obj, "xfail");
+	tmp.without = jdup(ld, obj, "without", 0);
+	tmp.expected = jdup(ld, obj, "expected", 0);
+	list = jmember(ld, obj, "expect_fail", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		if (list->items[i].type != J_STRING) {
+			lerror(ld, &list->items[i], "'expect_fail' must hold strings");
+			continue;
+		}
+		cell_expect_fail(&tmp, list->items[i].str);
+	}
 	list = jmember(ld, obj, "cases", J_ARRAY, 0);
 	for (i = 0; list && i < list->nr; i++) {
 		const struct jval *k = &list->items[i];
@@ -1553,7 +1705,7 @@ static void merge_branch(struct branch_result *into, struct branch_result *from)
 	for (i = 0; i < into->nr_cells; i++) {
 		struct cell_result *c = &into->cells[i];
 
-		if (strcmp(c->variant, "base") && c->apply.status == CHECK_NOT_RUN &&
+		if (!strcmp(c->variant, "kit") && c->apply.status == CHECK_NOT_RUN &&
 		    into->apply.status != CHECK_NOT_RUN)
 			check_set(&c->apply, into->apply.status, into->apply.evidence);
 	}

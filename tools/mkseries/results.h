@@ -43,6 +43,7 @@ struct case_result {
 	char *name;
 	enum ktap_status status;
 	char *evidence;		/* failed: its last diagnostic; skipped: the reason; else NULL */
+	int expected_fail;	/* the cell's variant expects it to fail */
 };
 
 /*
@@ -66,8 +67,14 @@ const char *metric_label(const struct metric_result *m);
 
 /* One branch x variant cell. */
 struct cell_result {
-	char *variant;		/* "base" or "kit" */
+	char *variant;		/* "base", "kit" or a declared variant */
 	char *commit;		/* what was built, or NULL */
+	/* A declared variant: what it leaves out, the cases it expects to fail. */
+	char *without;		/* "0b5be138ce00, 04d1c9d60c6e", or NULL */
+	char **expect_fail;
+	size_t nr_expect_fail;
+	size_t nr_xfail;	/* of expect_fail: the cases that failed, as expected */
+	char *expected;		/* what they showed ("x failed as expected: shows y matters"), or NULL */
 	struct check apply, build, boot, tests, splats;
 	char *accel;		/* "kvm" or "tcg" when it booted, else NULL */
 	char *accel_note;	/* why not KVM, or NULL */
@@ -127,7 +134,10 @@ void results_release(struct run_results *r);
 /* Find branch `name`, adding an empty one at the end when missing. */
 struct branch_result *results_branch(struct run_results *r, const char *name);
 const struct branch_result *results_find_branch(const struct run_results *r, const char *name);
-/* Find cell `variant` of b, adding an empty one when missing (base before kit). */
+/*
+ * Find cell `variant` of b, adding an empty one when missing: base, then
+ * kit, then the others in the order they were added.
+ */
 struct cell_result *branch_cell(struct branch_result *b, const char *variant);
 const struct cell_result *branch_find_cell(const struct branch_result *b, const char *variant);
 struct series_result *branch_add_series(struct branch_result *b, const char *id, const char *title);
@@ -142,6 +152,8 @@ struct metric_result *cell_add_metric(struct cell_result *c, const char *case_na
 				      double stddev, const double *samples, size_t nr_samples);
 struct case_result *cell_add_case(struct cell_result *c, const char *name,
 				  enum ktap_status status, const char *evidence);
+/* Add `name` to the cases c's variant expects to fail (once). */
+void cell_expect_fail(struct cell_result *c, const char *name);
 
 /*
  * Fill b's series (in plan order) from branch `plan` and, when apply
@@ -159,6 +171,9 @@ void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
  * Read what a cell's console shows: booted or not, the cases, the
  * metrics, the first splat. `failure` is what vm.c said went wrong (or
  * NULL): it is the evidence when the console itself does not explain.
+ * The cases c->expect_fail lists are judged as struct expectations
+ * says: failing, they leave the tests ok (c->expected says what they
+ * showed); passing, or missing from a complete run, they fail them.
  */
 void cell_read_console(struct cell_result *c, const char *console, size_t len,
 		       const char *failure);
@@ -168,14 +183,18 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
  * builtin/run.c and runstate.h):
  *   state/run.import       status, evidence, base, at
  *   state/run.apply        status, evidence, tip, series (a count) and
- *                          series.<n>.id, .title, .state, .detail, at
+ *                          series.<n>.id, .title, .state, .detail, at;
+ *                          variants (names, in order) and variant.<v>.status,
+ *                          .evidence, .tip for each declared variant
  *   state/run.<v>.build    status, evidence, at (with key and bzimage)
  *   state/run.<v>.test     status, evidence, repeat, bzimage_hash, finished,
  *                          at (with key)
  *   state/<v>.build        written by build.c
  *   state/<v>.test         written by vm.c, with the console log it names
+ *                          (and expect_fail, without for a declared variant)
  * Fill b (named already) from them. `variants` limits the cells read;
- * NULL reads every variant with anything recorded. Returns 1 when
+ * NULL reads every variant with anything recorded: base, kit, those
+ * run.apply lists, then any other the state directory has, by name. Returns 1 when
  * anything at all was recorded, 0 when nothing, -1 on a read error
  * (printed).
  */

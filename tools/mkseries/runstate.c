@@ -135,29 +135,43 @@ static char *kit_file(const struct kit *kit, const char *rel)
 	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
 }
 
-char *apply_key(const struct plan *plan, const git_oid *base, const char *backporter)
+/* Every item of one plan, with the content of the file it applies. */
+static void apply_key_plan(struct step_key *k, const struct plan *plan)
 {
-	struct step_key k = STEP_KEY_INIT;
-	char *ret;
 	size_t i;
 
-	step_key_add(&k, "step", "apply");
-	step_key_add(&k, "mkseries", "%s", MKSERIES_VERSION);
-	step_key_add(&k, "base", "%s", git_oid_tostr_s(base));
-	step_key_add(&k, "backporter", "%s", backporter ? backporter : "");
 	for (i = 0; i < plan->nr; i++) {
 		const struct plan_item *it = &plan->items[i];
 
-		step_key_add(&k, "item", "%s %s %s %zu", plan_action_name(it->action),
+		step_key_add(k, "item", "%s %s %s %zu", plan_action_name(it->action),
 			     kit_patch_label(it->patch),
 			     it->patch->upstream ? it->patch->upstream : "-",
 			     it->action == PLAN_SQUASH ? it->squash_into : (size_t)0);
 		if (it->source && (it->action == PLAN_APPLY || it->action == PLAN_SQUASH)) {
 			char *path = kit_file(plan->kit, it->source);
 
-			step_key_add_file(&k, it->source, path);
+			step_key_add_file(k, it->source, path);
 			free(path);
 		}
+	}
+}
+
+char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
+		const char *backporter)
+{
+	struct step_key k = STEP_KEY_INIT;
+	char *ret;
+	size_t j;
+
+	step_key_add(&k, "step", "apply");
+	step_key_add(&k, "mkseries", "%s", MKSERIES_VERSION);
+	step_key_add(&k, "base", "%s", git_oid_tostr_s(base));
+	step_key_add(&k, "backporter", "%s", backporter ? backporter : "");
+	for (j = 0; j < nr; j++) {
+		/* The kit's lines are what they were before variants existed. */
+		if (plans[j]->variant)
+			step_key_add(&k, "variant", "%s", plans[j]->variant->name);
+		apply_key_plan(&k, plans[j]);
 	}
 	ret = step_key_hash(&k);
 	step_key_release(&k);
@@ -199,10 +213,12 @@ int build_key(char **out, git_repository *repo, const git_oid *commit, const str
 }
 
 char *test_key(const char *bzimage_hash, const char *regress_hash, const char *accel, int full,
-	       unsigned repeat, const struct kernel_boot *boot)
+	       unsigned repeat, const struct kernel_boot *boot,
+	       const struct kernel_variant *variant)
 {
 	struct step_key k = STEP_KEY_INIT;
 	char *ret;
+	size_t i;
 
 	step_key_add(&k, "step", "test");
 	step_key_add(&k, "bzimage", "%s", bzimage_hash ? bzimage_hash : "missing");
@@ -217,6 +233,15 @@ char *test_key(const char *bzimage_hash, const char *regress_hash, const char *a
 	step_key_add(&k, "cpus", "%u", boot->cpus);
 	step_key_add(&k, "cmdline", "%s", boot->cmdline ? boot->cmdline : "");
 	step_key_add(&k, "timeouts", "%u %u", boot->boot_timeout, boot->run_timeout);
+	/* Absent for base and kit, so their keys are what they were. */
+	if (variant) {
+		char *without = variant_without_text(variant);
+
+		step_key_add(&k, "without", "%s", without);
+		for (i = 0; i < variant->nr_expect_fail; i++)
+			step_key_add(&k, "expect-fail", "%s", variant->expect_fail[i]);
+		free(without);
+	}
 	ret = step_key_hash(&k);
 	step_key_release(&k);
 	return ret;

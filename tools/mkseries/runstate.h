@@ -10,7 +10,8 @@
 #include "util.h"
 
 /*
- * A run is import, apply, then build and test per variant. Each step's
+ * A run is import, apply (the kit and its declared variants, one step),
+ * then build and test per variant. Each step's
  * outcome is recorded in <workdir>/state/run.<step> (run.import,
  * run.apply, run.<variant>.build, run.<variant>.test) with the key of
  * what determined it, written atomically once the step has finished:
@@ -58,10 +59,12 @@ char *compiler_version(void);
 
 /*
  * The apply key: the base commit, the backporter, this mkseries's
- * version, and every plan item (action, patch, squash target) with the
+ * version, and for each of the nr plans (the kit's, then its variants')
+ * its variant and every item (action, patch, squash target) with the
  * content of the file it applies. Caller frees.
  */
-char *apply_key(const struct plan *plan, const git_oid *base, const char *backporter);
+char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
+		const char *backporter);
 
 /*
  * The build key of `variant` at `commit`: its tree id, the arch, the
@@ -72,9 +75,14 @@ char *apply_key(const struct plan *plan, const git_oid *base, const char *backpo
 int build_key(char **out, git_repository *repo, const git_oid *commit, const struct kit *kit,
 	      const struct kernel_branch *b, const char *compiler);
 
-/* The test key. `accel` is what was asked for (auto, kvm or tcg). Caller frees. */
+/*
+ * The test key. `accel` is what was asked for (auto, kvm or tcg);
+ * `variant` is a declared variant (what it expects to fail decides the
+ * outcome), or NULL. Caller frees.
+ */
 char *test_key(const char *bzimage_hash, const char *regress_hash, const char *accel, int full,
-	       unsigned repeat, const struct kernel_boot *boot);
+	       unsigned repeat, const struct kernel_boot *boot,
+	       const struct kernel_variant *variant);
 
 /*
  * Whether recorded state `st` says its step finished under `key`: the

@@ -214,6 +214,100 @@ enum cell_health cell_health(const struct cell_result *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* Expected failures */
+
+int ktap_complete(const struct ktap_result *k)
+{
+	return k->version && k->has_plan && !k->missing && !k->extra && !k->misnumbered &&
+	       k->done && !k->bail_out;
+}
+
+void expectations_judge(struct expectations *e, const struct ktap_result *k,
+			char *const *expect_fail, size_t nr)
+{
+	size_t i, j;
+
+	memset(e, 0, sizeof(*e));
+	strvec_init(&e->xfail);
+	strvec_init(&e->unexpected_pass);
+	strvec_init(&e->not_run);
+	strvec_init(&e->skipped);
+	for (i = 0; i < k->nr_cases; i++) {
+		const struct ktap_case *c = &k->cases[i];
+
+		for (j = 0; j < nr && strcmp(expect_fail[j], c->name); j++)
+			;
+		if (c->status == KTAP_FAIL && j == nr) {
+			if (!e->nr_fail++)
+				e->first_fail = c;
+		}
+	}
+	for (j = 0; j < nr; j++) {
+		const struct ktap_case *c = ktap_find_case(k, expect_fail[j]);
+
+		if (!c)
+			strvec_push(&e->not_run, expect_fail[j]);
+		else if (c->status == KTAP_FAIL)
+			strvec_push(&e->xfail, c->name);
+		else if (c->status == KTAP_SKIP)
+			strvec_pushf(&e->skipped, "%s: %s", c->name, c->reason ? c->reason : "no reason given");
+		else
+			strvec_push(&e->unexpected_pass, c->name);
+	}
+}
+
+void expectations_release(struct expectations *e)
+{
+	strvec_clear(&e->xfail);
+	strvec_clear(&e->unexpected_pass);
+	strvec_clear(&e->not_run);
+	strvec_clear(&e->skipped);
+	memset(e, 0, sizeof(*e));
+}
+
+void expectations_describe(struct strbuf *sb, const struct expectations *e, const char *without)
+{
+	size_t i;
+
+	for (i = 0; i < e->xfail.nr; i++) {
+		if (sb->len)
+			strbuf_addstr(sb, "; ");
+		strbuf_addf(sb, "%s failed as expected", e->xfail.v[i]);
+		if (without && *without)
+			strbuf_addf(sb, ": shows %s %s", without,
+				    strchr(without, ',') ? "matter" : "matters");
+	}
+	for (i = 0; i < e->skipped.nr; i++) {
+		const char *colon = strchr(e->skipped.v[i], ':');
+
+		if (sb->len)
+			strbuf_addstr(sb, "; ");
+		strbuf_addf(sb, "%.*s was expected to fail, but was skipped:%s",
+			    (int)(colon - e->skipped.v[i]), e->skipped.v[i], colon + 1);
+	}
+}
+
+size_t expectations_missed(struct strbuf *sb, const struct expectations *e, const char *without)
+{
+	const char *w = without && *without ? without : NULL;
+	size_t i;
+
+	for (i = 0; i < e->unexpected_pass.nr; i++) {
+		if (sb->len)
+			strbuf_addstr(sb, "; ");
+		strbuf_addf(sb, "unexpected pass: %s was expected to fail%s%s (the demonstration did not work)",
+			    e->unexpected_pass.v[i], w ? " without " : "", w ? w : "");
+	}
+	for (i = 0; i < e->not_run.nr; i++) {
+		if (sb->len)
+			strbuf_addstr(sb, "; ");
+		strbuf_addf(sb, "%s was expected to fail%s%s but did not run", e->not_run.v[i],
+			    w ? " without " : "", w ? w : "");
+	}
+	return e->unexpected_pass.nr + e->not_run.nr;
+}
+
+/* ------------------------------------------------------------------ */
 /* Comparing a branch's kit with its base */
 
 static const struct metric_result *find_metric(const struct cell_result *c,
@@ -247,8 +341,14 @@ static int same_str(const char *a, const char *b)
 
 void branch_compare(struct branch_comparison *out, const struct branch_result *b)
 {
+	branch_compare_cell(out, b, branch_find_cell(b, "kit"));
+}
+
+void branch_compare_cell(struct branch_comparison *out, const struct branch_result *b,
+			 const struct cell_result *kit)
+{
 	const struct cell_result *base = branch_find_cell(b, "base");
-	const struct cell_result *kit = branch_find_cell(b, "kit");
+	const char *name = kit ? kit->variant : "kit";
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -257,13 +357,14 @@ void branch_compare(struct branch_comparison *out, const struct branch_result *b
 	if (!base || base->boot.status != CHECK_OK)
 		out->note = xstrdup("no base results to compare with");
 	else if (!kit || kit->boot.status != CHECK_OK)
-		out->note = xstrdup("no kit results to compare");
+		out->note = xstrfmt("no %s results to compare", name);
 	else if (!same_str(base->accel, kit->accel))
-		out->note = xstrfmt("base ran under %s, kit under %s: not compared",
-				    base->accel ? base->accel : "?", kit->accel ? kit->accel : "?");
+		out->note = xstrfmt("base ran under %s, %s under %s: not compared",
+				    base->accel ? base->accel : "?", name,
+				    kit->accel ? kit->accel : "?");
 	else if (!same_str(base->mode, kit->mode))
-		out->note = xstrfmt("base ran mm-regress %s, kit %s: not compared",
-				    base->mode ? base->mode : "?", kit->mode ? kit->mode : "?");
+		out->note = xstrfmt("base ran mm-regress %s, %s %s: not compared",
+				    base->mode ? base->mode : "?", name, kit->mode ? kit->mode : "?");
 	else
 		out->comparable = 1;
 	out->emulated = (kit && same_str(kit->accel, "tcg")) || (base && same_str(base->accel, "tcg"));
@@ -298,7 +399,8 @@ void branch_compare(struct branch_comparison *out, const struct branch_result *b
 		r = add_row(out);
 		r->base = &base->metrics[i];
 		metric_stats(&r->b, r->base);
-		r->v.why = out->comparable ? "not measured on kit" : "not compared";
+		r->v.why = out->comparable ? (strcmp(name, "kit") ? "not measured on the variant" :
+					      "not measured on kit") : "not compared";
 	}
 }
 
@@ -322,8 +424,17 @@ void results_summarise(struct run_summary *s, const struct run_results *r)
 		if (b->import.status == CHECK_FAILED || b->apply.status == CHECK_FAILED)
 			s->branch_failures++;
 		for (j = 0; j < b->nr_cells; j++) {
+			const struct cell_result *c = &b->cells[j];
+
 			s->cells++;
-			switch (cell_health(&b->cells[j])) {
+			s->xfail += c->nr_xfail;
+			if (strcmp(c->variant, "base") && strcmp(c->variant, "kit")) {
+				branch_compare_cell(&bc, b, c);
+				s->variant_regressions += bc.nr_regressions;
+				s->variant_improvements += bc.nr_improvements;
+				branch_comparison_release(&bc);
+			}
+			switch (cell_health(c)) {
 			case CELL_OK:
 				s->ok++;
 				break;

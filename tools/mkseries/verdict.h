@@ -67,7 +67,47 @@ enum cell_health cell_health(const struct cell_result *c);
  */
 const struct check *cell_first_problem(const struct cell_result *c, const char **what);
 
-/* One metric of a branch, base against kit (either side may be missing). */
+/*
+ * How the cases of a run meet a variant's `expect-fail` list. A listed
+ * case that failed is an expected failure (XFAIL): it does not fail the
+ * cell. One that passed, or that a complete run never reached, means the
+ * variant did not show what it was declared to show: that fails the
+ * cell. A listed case that was skipped is neither: mm-regress said why
+ * it could not run, and the reason is kept.
+ */
+struct expectations {
+	struct strvec xfail;		/* listed, and failed */
+	struct strvec unexpected_pass;	/* listed, and passed */
+	struct strvec not_run;		/* listed, and not in the output */
+	struct strvec skipped;		/* listed and skipped: "name: reason" */
+	size_t nr_fail;			/* failed cases that were not listed */
+	const struct ktap_case *first_fail;	/* the first of those, or NULL */
+};
+
+void expectations_judge(struct expectations *e, const struct ktap_result *k,
+			char *const *expect_fail, size_t nr);
+void expectations_release(struct expectations *e);
+/* Whether a run is complete (header, plan, every result, done marker), whatever its cases did. */
+int ktap_complete(const struct ktap_result *k);
+/*
+ * Sentences for the expected failures, joined with "; ":
+ * "steady failed as expected: shows F1 matters", and "steady was
+ * expected to fail, but was skipped: <reason>". `without` is what the
+ * variant leaves out ("F1", "A, B"), or NULL.
+ */
+void expectations_describe(struct strbuf *sb, const struct expectations *e, const char *without);
+/*
+ * Sentences for the demonstrations that did not work, joined with "; ":
+ * "unexpected pass: steady was expected to fail without F1 (the
+ * demonstration did not work)", "steady was expected to fail without F1
+ * but did not run". Returns how many.
+ */
+size_t expectations_missed(struct strbuf *sb, const struct expectations *e, const char *without);
+
+/*
+ * One metric of a branch, base against kit, or against a declared
+ * variant (`kit` is then the variant's; either side may be missing).
+ */
 struct metric_row {
 	const struct metric_result *base, *kit;
 	struct sample_stats b, k;
@@ -75,7 +115,7 @@ struct metric_row {
 };
 
 struct branch_comparison {
-	const struct cell_result *base, *kit;
+	const struct cell_result *base, *kit;	/* kit: the cell compared with base */
 	int comparable;		/* both booted, same accelerator and mode */
 	char *note;		/* why they cannot be compared, or NULL; owned */
 	int emulated;		/* the numbers come from TCG */
@@ -86,17 +126,29 @@ struct branch_comparison {
 
 /* Compare b's kit cell with its base cell. Release the result. */
 void branch_compare(struct branch_comparison *out, const struct branch_result *b);
+/* Compare cell c of b (the kit or a declared variant, or NULL) with b's base cell. */
+void branch_compare_cell(struct branch_comparison *out, const struct branch_result *b,
+			 const struct cell_result *c);
 void branch_comparison_release(struct branch_comparison *c);
 
 struct run_summary {
 	size_t branches, cells;
 	size_t ok, failed, conflicts, incomplete;
 	size_t branch_failures;		/* imports or applies that failed outright */
-	size_t regressions, improvements;
+	size_t regressions, improvements;	/* the kit's, against base */
+	/*
+	 * The declared variants', against base: what leaving something out
+	 * costs is what a variant is there to show, so they fail nothing.
+	 */
+	size_t variant_regressions, variant_improvements;
+	size_t xfail;			/* expected failures seen, in every cell */
 };
 
 void results_summarise(struct run_summary *s, const struct run_results *r);
-/* Whether the run must exit 1: a failure, a conflict, a cell left incomplete, a regression. */
+/*
+ * Whether the run must exit 1: a failure, a conflict, a cell left
+ * incomplete, a regression of the kit.
+ */
 int run_summary_failed(const struct run_summary *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include "initramfs.h"
 #include "ktap.h"
 #include "regress.h"
+#include "verdict.h"
 #include "vm.h"
 
 /* Seconds QEMU gets to exit by itself after the done marker (mm-regress reboots). */
@@ -24,6 +25,7 @@ void vm_result_release(struct vm_result *r)
 	free(r->accel);
 	free(r->accel_note);
 	free(r->failure);
+	free(r->expected);
 	free(r->console_log);
 	memset(r, 0, sizeof(*r));
 }
@@ -302,19 +304,26 @@ static char *last_line(const char *log)
 
 /* Read the console and decide. */
 static void judge(struct vm_result *res, enum boot_end end, int status, const char *console,
-		  const struct kernel_branch *b)
+		  const struct kernel_branch *b, const struct kernel_variant *v)
 {
 	struct ktap_result k;
 	struct console_splat splat = CONSOLE_SPLAT_INIT;
 	struct strvec problems = STRVEC_INIT;
-	struct strbuf why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, note = STRBUF_INIT;
+	struct expectations e;
+	char *without = v ? variant_without_text(v) : NULL;
 	size_t i;
 
 	ktap_result_init(&k);
 	ktap_parse(&k, console, strlen(console));
+	expectations_judge(&e, &k, v ? v->expect_fail : NULL, v ? v->nr_expect_fail : 0);
 	res->nr_pass = k.nr_pass + k.nr_todo;
-	res->nr_fail = k.nr_fail;
+	res->nr_fail = e.nr_fail;
+	res->nr_xfail = e.xfail.nr;
 	res->nr_skip = k.nr_skip;
+	expectations_describe(&note, &e, without);
+	if (note.len)
+		res->expected = strbuf_detach(&note, NULL);
 
 	if (console_find_splat(&splat, console, strlen(console))) {
 		strbuf_addf(&why, "%s (console line %zu)", splat.text ? splat.text : "splat", splat.line);
@@ -336,11 +345,13 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 		free(last);
 	} else if (ktap_problems(&k, &problems)) {
 		strbuf_addf(&why, "mm-regress did not finish: %s", problems.v[0]);
-	} else if (k.nr_fail) {
-		strbuf_addf(&why, "%zu case%s failed:", k.nr_fail, k.nr_fail > 1 ? "s" : "");
+	} else if (e.nr_fail) {
+		strbuf_addf(&why, "%zu case%s failed:", e.nr_fail, e.nr_fail > 1 ? "s" : "");
 		for (i = 0; i < k.nr_cases; i++)
-			if (k.cases[i].status == KTAP_FAIL)
+			if (k.cases[i].status == KTAP_FAIL && !variant_expects_fail(v, k.cases[i].name))
 				strbuf_addf(&why, " %s", k.cases[i].name);
+	} else {
+		expectations_missed(&why, &e, without);
 	}
 	if (why.len) {
 		res->status = VM_FAILED;
@@ -349,9 +360,12 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 		res->status = VM_OK;
 	}
 	strbuf_release(&why);
+	strbuf_release(&note);
 	strvec_clear(&problems);
+	expectations_release(&e);
 	console_splat_release(&splat);
 	ktap_release(&k);
+	free(without);
 }
 
 int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
@@ -415,7 +429,7 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 		ret = error("cannot read '%s': %s", res->console_log, strerror(errno));
 		goto cleanup;
 	}
-	judge(res, end, status, console.buf, b);
+	judge(res, end, status, console.buf, b, opts->variant);
 
 	state_set(&st, "variant", variant);
 	state_set(&st, "branch", b->name);
@@ -428,6 +442,21 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	state_setf(&st, "pass", "%zu", res->nr_pass);
 	state_setf(&st, "fail", "%zu", res->nr_fail);
 	state_setf(&st, "skip", "%zu", res->nr_skip);
+	if (opts->variant) {
+		struct strbuf list = STRBUF_INIT;
+		char *without = variant_without_text(opts->variant);
+		size_t i;
+
+		for (i = 0; i < opts->variant->nr_expect_fail; i++)
+			strbuf_addf(&list, "%s%s", i ? " " : "", opts->variant->expect_fail[i]);
+		state_set(&st, "expect_fail", list.buf);
+		state_set(&st, "without", without);
+		state_setf(&st, "xfail", "%zu", res->nr_xfail);
+		strbuf_release(&list);
+		free(without);
+	}
+	if (res->expected)
+		state_set(&st, "expected", res->expected);
 	state_set(&st, "bzimage", bzimage);
 	state_set(&st, "console", res->console_log);
 	if (res->failure)

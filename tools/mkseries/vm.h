@@ -14,7 +14,9 @@ struct vm_result {
 	char *accel;		/* what ran: "kvm" or "tcg" */
 	char *accel_note;	/* why KVM was not used (auto mode), or NULL */
 	double seconds;		/* QEMU's wall time, boot included */
-	size_t nr_pass, nr_fail, nr_skip;
+	size_t nr_pass, nr_fail, nr_skip;	/* nr_fail: failures not expected */
+	size_t nr_xfail;	/* cases of the variant's expect-fail that failed, as expected */
+	char *expected;		/* what the expected failures showed ("x failed as expected: ..."), or NULL */
 	char *failure;		/* one line: what went wrong, or NULL */
 	char *console_log;	/* absolute path */
 };
@@ -26,6 +28,7 @@ struct vm_opts {
 	int progress;		/* a progress line on stderr */
 	const char *label;	/* "6.12 base" */
 	unsigned probe_timeout;	/* seconds a first KVM boot may stay silent; 0: 15 */
+	const struct kernel_variant *variant;	/* a declared variant (its expect-fail), or NULL */
 };
 
 /*
@@ -56,7 +59,10 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
  * version" appears, run_timeout from there to the done marker; a hang
  * is killed and reported as "timeout (boot)" or "timeout (run)". Then
  * the console is read: a splat, a failed case, or a run that never
- * reached the done marker fails the variant (res->failure).
+ * reached the done marker fails the variant (res->failure). A case the
+ * variant expects to fail (opts->variant) fails it only by passing, or
+ * by missing from a complete run (see struct expectations); a splat
+ * fails it always.
  * Returns 0 with res filled, or -1 after printing when QEMU could not
  * be started at all or the work directory is unusable.
  */

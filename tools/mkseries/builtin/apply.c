@@ -1,4 +1,4 @@
-/* builtin/apply.c: `mkseries apply`: the kit onto a branch, one commit per patch, all or nothing. */
+/* builtin/apply.c: `mkseries apply`: the kit and its variants onto a branch, one commit per patch, all or nothing. */
 #include <string.h>
 
 #include "applyplan.h"
@@ -42,6 +42,43 @@ static void print_outcome(const struct plan *plan, const struct apply_outcome *o
 	}
 }
 
+/* Apply variant v of b after the kit: one summary line. Returns 0, 1 (did not apply) or 2. */
+static int apply_variant(const struct kit *kit, const struct kernel_branch *b,
+			 const struct kernel_variant *v, git_repository *repo, const git_oid *base,
+			 const git_oid *kit_tip, const git_signature *me)
+{
+	struct plan plan = PLAN_INIT;
+	struct apply_outcome o;
+	char *refname = NULL, *without = variant_without_text(v);
+	int err, ret = 1;
+
+	apply_outcome_init(&o);
+	if (plan_build_variant(&plan, kit, b, v)) {
+		ret = 2;
+		goto cleanup;
+	}
+	refname = branch_refname(&plan);
+	err = branch_apply(&o, repo, &plan, base, kit_tip, me, "mkseries apply");
+	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
+		fprintf(stderr, "error: %s", o.report.buf);
+		printf("%s %s: FAILED without %s: nothing applied; '%s' %s\n", b->name, v->name,
+		       without, refname, o.have_old ? "left where it was" : "not created");
+		goto cleanup;
+	}
+	if (err)
+		goto cleanup;
+	printf("%s %s: %s %s %s (%zu commits, %zu shared with the kit, %zu squashed; without %s)\n",
+	       b->name, v->name, refname, o.moved ? "->" : "up to date at", oid_short(&o.tip),
+	       o.nr_commits, o.nr_shared, o.nr_squashed, without);
+	ret = 0;
+cleanup:
+	apply_outcome_release(&o);
+	plan_release(&plan);
+	free(refname);
+	free(without);
+	return ret;
+}
+
 static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 			const char *repo_opt)
 {
@@ -51,8 +88,9 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	git_repository *repo = NULL;
 	git_signature *me = NULL;
 	char *repo_path = NULL, *refname = xstrfmt("refs/heads/mkseries/%s", b->name);
-	git_oid base;
-	int err, ret = 1;
+	git_oid base, kit_tip;
+	int err, ret = 1, have_kit = 0;
+	size_t i;
 
 	apply_outcome_init(&o);
 	if (plan_build(&plan, kit, b)) {
@@ -67,23 +105,33 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	err = tree_import(&base, repo, kit, b, 0);
 	if (err)
 		goto cleanup;
-	err = branch_apply(&o, repo, &plan, &base, me, "mkseries apply");
+	err = branch_apply(&o, repo, &plan, &base, NULL, me, "mkseries apply");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
 		print_outcome(&plan, &o);
 		fprintf(stderr, "error: %s", o.report.buf);
 		fprintf(stderr, "%s: nothing applied; '%s' %s\n", b->name, refname,
 			o.have_old ? "left where it was" : "not created");
+	} else if (err) {
 		goto cleanup;
+	} else {
+		print_outcome(&plan, &o);
+		printf("%s: %s %s %s", b->name, refname, o.moved ? "->" : "up to date at",
+		       oid_short(&o.tip));
+		printf(" (%zu commits, %zu squashed, %zu already in the tree; plan: %zu present, "
+		       "%zu skipped)\n", o.nr_commits, o.nr_squashed, o.nr_found,
+		       plan_count(&plan, PLAN_PRESENT), plan_count(&plan, PLAN_SKIP));
+		kit_tip = o.tip;
+		have_kit = 1;
+		ret = 0;
 	}
-	if (err)
-		goto cleanup;
-	print_outcome(&plan, &o);
-	printf("%s: %s %s %s", b->name, refname, o.moved ? "->" : "up to date at",
-	       oid_short(&o.tip));
-	printf(" (%zu commits, %zu squashed, %zu already in the tree; plan: %zu present, "
-	       "%zu skipped)\n", o.nr_commits, o.nr_squashed, o.nr_found,
-	       plan_count(&plan, PLAN_PRESENT), plan_count(&plan, PLAN_SKIP));
-	ret = 0;
+	/* A variant that does not apply fails itself only; each shares the kit's commits. */
+	for (i = 0; i < b->nr_variants; i++) {
+		int r = apply_variant(kit, b, &b->variants[i], repo, &base, have_kit ? &kit_tip : NULL,
+				      me);
+
+		if (r > ret)
+			ret = r;
+	}
 cleanup:
 	repo_unlock(&lock);
 	git_signature_free(me);

@@ -1,4 +1,4 @@
-/* builtin/build.c: `mkseries build`: build the base and kit variants of a branch. */
+/* builtin/build.c: `mkseries build`: build the variants of a branch: base, kit and the declared ones. */
 #include <string.h>
 
 #include "build.h"
@@ -78,15 +78,17 @@ cleanup:
 }
 
 static int build_branch(const struct kit *kit, const struct kernel_branch *b,
-			const struct strvec *variants, const struct build_args *args)
+			const struct strvec *given, const struct build_args *args)
 {
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
+	struct strvec list = STRVEC_INIT, *variants = &list;
 	git_repository *repo = NULL;
 	char *repo_path = NULL, *workdir = branch_workdir(args->workdir, b);
 	git_oid base;
 	size_t i;
 	int ret = 0;
 
+	variants_of_branch(&list, b, given);
 	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&repo, repo_path, 1)) {
 		ret = 1;
 		goto cleanup;
@@ -110,6 +112,7 @@ static int build_branch(const struct kit *kit, const struct kernel_branch *b,
 cleanup:
 	workdir_unlock(&lock);
 	git_repository_free(repo);
+	strvec_clear(&list);
 	free(repo_path);
 	free(workdir);
 	return ret;
@@ -124,7 +127,8 @@ int cmd_build(int argc, const char **argv)
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "build this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "build every default branch" },
-		{ OPT_LIST, "variant", 0, &given, "V", "base or kit (repeatable; default both)" },
+		{ OPT_LIST, "variant", 0, &given, "V",
+		  "base, kit or a declared variant (repeatable; default: every one)" },
 		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
 		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work)" },
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
@@ -133,7 +137,7 @@ int cmd_build(int argc, const char **argv)
 		{ OPT_BOOL, "verbose", 'v', &verbose, NULL, "say how the source tree was written" },
 		{ OPT_END },
 	};
-	const char *usage = "mkseries build (--branch B | --all) [--variant base|kit]... "
+	const char *usage = "mkseries build (--branch B | --all) [--variant V]... "
 			    "[--workdir DIR] [--repo DIR] [--jobs N] [--force]";
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
@@ -151,12 +155,12 @@ int cmd_build(int argc, const char **argv)
 		ret = 2;
 		goto cleanup;
 	}
-	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
+	if (select_branches(&sel, &nr, &kit, branch, all, 0) || variants_check(&given, sel, nr)) {
 		ret = 2;
 		goto cleanup;
 	}
 	for (i = 0; i < nr; i++) {
-		int r = build_branch(&kit, sel[i], &variants, &args);
+		int r = build_branch(&kit, sel[i], &given, &args);
 
 		if (r > ret)
 			ret = r;

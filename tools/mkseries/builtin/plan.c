@@ -83,6 +83,34 @@ static void print_plan(const struct plan *plan)
 	       plan_count(plan, PLAN_PRESENT), plan_count(plan, PLAN_SKIP));
 }
 
+/* One line per entry whose action in variant plan `vp` differs from the kit's. */
+static void print_variant(const struct plan *kit_plan, const struct plan *vp)
+{
+	const struct kernel_variant *v = vp->variant;
+	size_t i, n = 0;
+
+	for (i = 0; i < vp->nr; i++) {
+		const struct plan_item *it = &vp->items[i];
+		const struct plan_item *k = plan_find(kit_plan, it->patch);
+		const struct kit_patch *p = it->patch;
+
+		if (k && k->action == it->action)
+			continue;
+		n++;
+		printf("variant %s: %s %s", v->name, it->left_out ? "without" : plan_action_name(it->action),
+		       kit_patch_label(p));
+		if (p->upstream)
+			printf(" (%s)", p->upstream);
+		if (!it->left_out)
+			printf(": %s", it->reason);
+		putchar('\n');
+	}
+	if (!n)
+		printf("variant %s: the same as the kit\n", v->name);
+	for (i = 0; i < v->nr_expect_fail; i++)
+		printf("variant %s: expects %s to fail\n", v->name, v->expect_fail[i]);
+}
+
 int cmd_plan(int argc, const char **argv)
 {
 	const char *branch = NULL, *format = "text";
@@ -99,7 +127,7 @@ int cmd_plan(int argc, const char **argv)
 	struct plan *plans = NULL;
 	const struct plan **ptrs = NULL;
 	struct kit kit = KIT_INIT;
-	size_t nr = 0, i;
+	size_t nr = 0, nr_plans = 0, i, j;
 	int json;
 
 	if (parse_options(argc, argv, opts, usage))
@@ -115,23 +143,40 @@ int cmd_plan(int argc, const char **argv)
 		kit_release(&kit);
 		return 2;
 	}
-	plans = xcalloc(nr ? nr : 1, sizeof(*plans));
-	ptrs = xcalloc(nr ? nr : 1, sizeof(*ptrs));
-	for (i = 0; i < nr; i++) {
-		if (plan_build(&plans[i], &kit, sel[i]))
+	/* Each branch's plan, followed by the plans of its variants. */
+	for (i = 0; i < nr; i++)
+		nr_plans += 1 + sel[i]->nr_variants;
+	plans = xcalloc(nr_plans ? nr_plans : 1, sizeof(*plans));
+	ptrs = xcalloc(nr_plans ? nr_plans : 1, sizeof(*ptrs));
+	for (i = 0, nr_plans = 0; i < nr; i++) {
+		if (plan_build(&plans[nr_plans], &kit, sel[i]))
 			ret = 2;
-		ptrs[i] = &plans[i];
-	}
-	if (!ret && json) {
-		plan_print_json(ptrs, nr, stdout);
-	} else if (!ret) {
-		for (i = 0; i < nr; i++) {
-			if (i)
-				putchar('\n');
-			print_plan(&plans[i]);
+		ptrs[nr_plans] = &plans[nr_plans];
+		nr_plans++;
+		for (j = 0; j < sel[i]->nr_variants; j++) {
+			if (plan_build_variant(&plans[nr_plans], &kit, sel[i], &sel[i]->variants[j]))
+				ret = 2;
+			ptrs[nr_plans] = &plans[nr_plans];
+			nr_plans++;
 		}
 	}
-	for (i = 0; i < nr; i++)
+	if (!ret && json) {
+		plan_print_json(ptrs, nr_plans, stdout);
+	} else if (!ret) {
+		const struct plan *kit_plan = NULL;
+
+		for (i = 0; i < nr_plans; i++) {
+			if (plans[i].variant) {
+				print_variant(kit_plan, &plans[i]);
+				continue;
+			}
+			if (i)
+				putchar('\n');
+			kit_plan = &plans[i];
+			print_plan(kit_plan);
+		}
+	}
+	for (i = 0; i < nr_plans; i++)
 		plan_release(&plans[i]);
 	free(plans);
 	free(ptrs);

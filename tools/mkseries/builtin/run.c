@@ -27,7 +27,7 @@ struct run_args {
 	enum run_step force;	/* the first step to redo regardless; STEP_NONE: none */
 	int full;
 	unsigned repeat, jobs;
-	struct strvec variants;
+	struct strvec given;	/* --variant: the cells to run; none: every one */
 	FILE *log;		/* where the step lines go */
 	char *compiler;		/* computed once */
 	char *regress_hash;
@@ -39,10 +39,13 @@ struct branch_run {
 	const struct kernel_branch *b;
 	struct run_args *args;
 	char *workdir;
+	struct strvec variants;	/* the cells this run works on, in order */
 	struct plan plan;
+	struct plan *vplans;	/* one per declared variant of b, in order */
 	git_repository *repo;
 	git_oid base;
 	int applied;		/* the kit applied: its cells can be built */
+	int *vapplied;		/* per declared variant: it applied */
 	int config_error;	/* the kit is unusable for this branch: exit 2 */
 };
 
@@ -63,12 +66,13 @@ static void say(struct branch_run *br, const char *variant, const char *fmt, ...
 	strbuf_release(&sb);
 }
 
-static int wants_variant(const struct run_args *args, const char *variant)
+/* Whether any cell but base is wanted: then the kit and its variants are applied. */
+static int wants_apply(const struct branch_run *br)
 {
 	size_t i;
 
-	for (i = 0; i < args->variants.nr; i++)
-		if (!strcmp(args->variants.v[i], variant))
+	for (i = 0; i < br->variants.nr; i++)
+		if (strcmp(br->variants.v[i], "base"))
 			return 1;
 	return 0;
 }
@@ -218,42 +222,156 @@ static void record_series(struct state *st, const struct plan *plan,
 	branch_result_release(&tmp);
 }
 
+static const char *state_getf(const struct state *st, const char *fmt, const char *arg)
+{
+	char *k = xstrfmt(fmt, arg);
+	const char *v = state_get(st, k);
+
+	free(k);
+	return v;
+}
+
+static void state_setf_key(struct state *st, const char *fmt, const char *arg, const char *value)
+{
+	char *k = xstrfmt(fmt, arg);
+
+	state_set(st, k, value);
+	free(k);
+}
+
+/*
+ * Whether what run.apply recorded is still what the repository has: each
+ * branch (the kit's, each variant's) recorded as applied is at its tip;
+ * a conflict stays a conflict.
+ */
+static int apply_still_there(const struct branch_run *br, const struct state *st)
+{
+	const char *status = state_get(st, "status"), *tip;
+	size_t i;
+	int ok = 1;
+
+	for (i = 0; ok && i <= br->b->nr_variants; i++) {
+		const struct plan *plan = i ? &br->vplans[i - 1] : &br->plan;
+		const char *name = i ? plan->variant->name : NULL;
+		char *refname = branch_refname(plan);
+		git_oid now;
+
+		if (name) {
+			status = state_getf(st, "variant.%s.status", name);
+			tip = state_getf(st, "variant.%s.tip", name);
+		} else {
+			tip = state_get(st, "tip");
+		}
+		if (!status)
+			ok = 0;
+		else if (!strcmp(status, "ok"))
+			ok = tip && git_reference_name_to_id(&now, br->repo, refname) == 0 &&
+			     !strcmp(tip, git_oid_tostr_s(&now));
+		else
+			ok = !strcmp(status, "conflict");
+		free(refname);
+	}
+	return ok;
+}
+
+/* Apply one declared variant after the kit, sharing the kit's commits; record it in `now`. */
+static int apply_variant(struct branch_run *br, size_t i, const git_oid *kit_tip,
+			 const git_signature *me, struct state *now)
+{
+	const struct plan *plan = &br->vplans[i];
+	const char *name = plan->variant->name;
+	struct apply_outcome o;
+	char *refname = branch_refname(plan), *evidence = NULL;
+	char *without = variant_without_text(plan->variant);
+	int err, ret = 0;
+
+	apply_outcome_init(&o);
+	err = branch_apply(&o, br->repo, plan, &br->base, kit_tip, me, "mkseries run");
+	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
+		evidence = conflict_evidence(o.report.buf);
+		state_setf_key(now, "variant.%s.status", name,
+			       err == MKS_EAPPLYFAIL ? "conflict" : "failed");
+		state_setf_key(now, "variant.%s.evidence", name, evidence);
+		say(br, name, "apply: %s without %s; '%s' %s", err == MKS_EAPPLYFAIL ? "CONFLICT" :
+		    "REFUSED", without, refname, o.have_old ? "left where it was" : "not created");
+		fprintf(br->args->log, "%s", o.report.buf);
+		if (o.report.len && o.report.buf[o.report.len - 1] != '\n')
+			fputc('\n', br->args->log);
+	} else if (err) {
+		ret = -1;
+	} else {
+		state_setf_key(now, "variant.%s.status", name, "ok");
+		state_setf_key(now, "variant.%s.tip", name, git_oid_tostr_s(&o.tip));
+		say(br, name, "apply: %s -> %s (%zu commits, %zu shared with the kit; without %s)",
+		    refname, oid_short(&o.tip), o.nr_commits, o.nr_shared, without);
+		br->vapplied[i] = 1;
+	}
+	apply_outcome_release(&o);
+	free(evidence);
+	free(without);
+	free(refname);
+	return ret;
+}
+
 static int step_apply(struct branch_run *br)
 {
 	struct apply_outcome o;
 	struct state st = STATE_INIT, now = STATE_INIT;
+	struct strbuf names = STRBUF_INIT;
+	const struct plan **plans = xcalloc(br->b->nr_variants + 1, sizeof(*plans));
 	git_signature *me = NULL;
 	char *refname = xstrfmt("refs/heads/mkseries/%s", br->b->name);
 	char *key = NULL, *who = NULL, *evidence = NULL;
 	git_oid old_tip;
+	size_t i;
 	int have_old, err, ret = 0;
 
 	apply_outcome_init(&o);
+	plans[0] = &br->plan;
+	for (i = 0; i < br->b->nr_variants; i++) {
+		plans[i + 1] = &br->vplans[i];
+		strbuf_addf(&names, "%s%s", i ? " " : "", br->b->variants[i].name);
+	}
 	if (read_run_state(&st, br, "apply"))
 		goto error;
 	if (backporter_signature(&me, br->repo))
 		goto error;
 	who = xstrfmt("%s <%s>", me->name, me->email);
-	key = apply_key(&br->plan, &br->base, who);
+	key = apply_key(plans, br->b->nr_variants + 1, &br->base, who);
 	have_old = git_reference_name_to_id(&old_tip, br->repo, refname) == 0;
 
-	if (!forced(br->args, STEP_APPLY) && runstate_current(&st, key)) {
-		const char *status = state_get(&st, "status"), *tip = state_get(&st, "tip");
+	if (!forced(br->args, STEP_APPLY) && runstate_current(&st, key) &&
+	    apply_still_there(br, &st)) {
+		const char *status = state_get(&st, "status");
 
 		if (!strcmp(status, "conflict")) {
 			say(br, NULL, "apply: up to date (conflict: %s)",
 			    state_get(&st, "evidence") ? state_get(&st, "evidence") : "");
-			goto cleanup;
-		}
-		if (!strcmp(status, "ok") && have_old && tip && !strcmp(tip, git_oid_tostr_s(&old_tip))) {
+		} else {
 			say(br, NULL, "apply: up to date (%s at %s)", refname, oid_short(&old_tip));
 			br->applied = 1;
-			goto cleanup;
 		}
+		for (i = 0; i < br->b->nr_variants; i++) {
+			const char *name = br->b->variants[i].name;
+			const char *vs = state_getf(&st, "variant.%s.status", name);
+			const char *ev = state_getf(&st, "variant.%s.evidence", name);
+			char *vref = branch_refname(&br->vplans[i]);
+
+			if (!strcmp(vs, "ok")) {
+				say(br, name, "apply: up to date (%s at %.12s)", vref,
+				    state_getf(&st, "variant.%s.tip", name));
+				br->vapplied[i] = 1;
+			} else {
+				say(br, name, "apply: up to date (conflict: %s)", ev ? ev : "");
+			}
+			free(vref);
+		}
+		goto cleanup;
 	}
 
 	state_set(&now, "key", key);
-	err = branch_apply(&o, br->repo, &br->plan, &br->base, me, "mkseries run");
+	state_set(&now, "variants", names.buf);
+	err = branch_apply(&o, br->repo, &br->plan, &br->base, NULL, me, "mkseries run");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
 		evidence = conflict_evidence(o.report.buf);
 		state_set(&now, "status", err == MKS_EAPPLYFAIL ? "conflict" : "failed");
@@ -274,6 +392,10 @@ static int step_apply(struct branch_run *br)
 		    refname, oid_short(&o.tip), o.nr_commits, o.nr_squashed, o.nr_found);
 		br->applied = 1;
 	}
+	/* Each variant fails on its own; the kit's commits are shared when it applied. */
+	for (i = 0; i < br->b->nr_variants; i++)
+		if (apply_variant(br, i, br->applied ? &o.tip : NULL, me, &now))
+			goto error;
 	if (record(br, "apply", &now))
 		ret = -1;
 	goto cleanup;
@@ -284,12 +406,17 @@ error:
 	state_set(&now, "evidence", "apply could not run: see the error output");
 	say(br, NULL, "apply: FAILED (see the error above)");
 	record(br, "apply", &now);
+	br->applied = 0;
+	for (i = 0; i < br->b->nr_variants; i++)
+		br->vapplied[i] = 0;
 	ret = -1;
 cleanup:
 	apply_outcome_release(&o);
 	git_signature_free(me);
 	state_release(&st);
 	state_release(&now);
+	strbuf_release(&names);
+	free(plans);
 	free(refname);
 	free(key);
 	free(who);
@@ -419,6 +546,7 @@ cleanup:
 
 static int step_test(struct branch_run *br, const char *variant, const char *bzimage)
 {
+	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
 	struct state rt = STATE_INIT, ts = STATE_INIT, now = STATE_INIT;
 	struct vm_result res;
 	struct vm_opts opts = { 0 };
@@ -439,14 +567,18 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		goto error;
 	}
 	key = test_key(image_hash, br->args->regress_hash, want, br->args->full, br->args->repeat,
-		       &br->b->boot);
+		       &br->b->boot, declared);
 	if (read_run_state(&rt, br, name) || read_module_state(&ts, br, variant, "test")) {
 		ret = -1;
 		goto error;
 	}
 	if (!forced(br->args, STEP_TEST) && runstate_current(&rt, key) &&
 	    same_value(&rt, "finished", &ts, "finished")) {
-		if (!strcmp(state_get(&rt, "status"), "ok"))
+		if (!strcmp(state_get(&rt, "status"), "ok") && declared && declared->nr_expect_fail)
+			say(br, variant, "test: up to date (%s passed, %s xfail)",
+			    state_get(&ts, "pass") ? state_get(&ts, "pass") : "?",
+			    state_get(&ts, "xfail") ? state_get(&ts, "xfail") : "?");
+		else if (!strcmp(state_get(&rt, "status"), "ok"))
 			say(br, variant, "test: up to date (%s passed)", state_get(&ts, "pass") ?
 			    state_get(&ts, "pass") : "?");
 		else
@@ -462,6 +594,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	opts.full = br->args->full;
 	opts.progress = mks_isatty_stderr();
 	opts.label = label;
+	opts.variant = declared;
 	err = vm_test_variant(&res, &b, bzimage, br->workdir, variant, &opts);
 	if (err) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
@@ -488,7 +621,11 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	}
 	if (res.accel_note)
 		fprintf(br->args->log, "note: using %s: %s\n", res.accel, res.accel_note);
-	if (res.status == VM_OK) {
+	if (res.status == VM_OK && declared && declared->nr_expect_fail) {
+		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail, %zu xfail in %s",
+		    res.accel, res.nr_pass, res.nr_skip, res.nr_fail, res.nr_xfail,
+		    format_duration(res.seconds));
+	} else if (res.status == VM_OK) {
 		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail in %s", res.accel,
 		    res.nr_pass, res.nr_skip, res.nr_fail, format_duration(res.seconds));
 	} else {
@@ -496,6 +633,8 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		    res.failure ? res.failure : "");
 		fprintf(br->args->log, "    console: %s\n", res.console_log);
 	}
+	if (res.expected)
+		fprintf(br->args->log, "    XFAIL %s\n", res.expected);
 	goto cleanup;
 error:
 	state_release(&now);
@@ -524,14 +663,14 @@ cleanup:
 
 /* A branch that could not even start: its cells are shown as not run, with why. */
 static void branch_not_started(struct run_results *res, const struct kernel_branch *b,
-			       const struct run_args *args, const char *why)
+			       const struct strvec *variants, const char *why)
 {
 	struct branch_result *br = results_branch(res, b->name);
 	size_t i;
 
 	check_set(&br->import, CHECK_FAILED, why);
-	for (i = 0; i < args->variants.nr; i++) {
-		struct cell_result *c = branch_cell(br, args->variants.v[i]);
+	for (i = 0; i < variants->nr; i++) {
+		struct cell_result *c = branch_cell(br, variants->v[i]);
 
 		check_set(&c->apply, strcmp(c->variant, "base") ? CHECK_SKIPPED : CHECK_NA, why);
 		check_set(&c->build, CHECK_SKIPPED, why);
@@ -541,6 +680,26 @@ static void branch_not_started(struct run_results *res, const struct kernel_bran
 	}
 }
 
+/* Whether cell `variant` can be built: the kit and each declared variant must have applied. */
+static int cell_applied(const struct branch_run *br, const char *variant, const char **why)
+{
+	size_t i;
+
+	*why = NULL;
+	if (!strcmp(variant, "base"))
+		return 1;
+	if (!strcmp(variant, "kit")) {
+		*why = "the kit did not apply";
+		return br->applied;
+	}
+	for (i = 0; i < br->b->nr_variants; i++)
+		if (!strcmp(br->b->variants[i].name, variant)) {
+			*why = "the variant did not apply";
+			return br->vapplied[i];
+		}
+	return 0;
+}
+
 static int run_branch(struct run_results *res, const struct kit *kit,
 		      const struct kernel_branch *b, struct run_args *args)
 {
@@ -548,7 +707,7 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 	struct workdir_lock wl = WORKDIR_LOCK_INIT;
 	struct repo_lock rl = REPO_LOCK_INIT;
 	char *repo_path = NULL;
-	size_t i;
+	size_t i, nr_vplans = 0;
 	int ret = 0, err;
 
 	memset(&br, 0, sizeof(br));
@@ -556,36 +715,48 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 	br.b = b;
 	br.args = args;
 	br.workdir = branch_workdir(args->workdir, b);
+	strvec_init(&br.variants);
+	variants_of_branch(&br.variants, b, &args->given);
+	br.vplans = xcalloc(b->nr_variants + 1, sizeof(*br.vplans));
+	br.vapplied = xcalloc(b->nr_variants + 1, sizeof(*br.vapplied));
 	if (plan_build(&br.plan, kit, b)) {
-		branch_not_started(res, b, args, "the kit is invalid for this branch: see the errors");
+		branch_not_started(res, b, &br.variants, "the kit is invalid for this branch: see the errors");
 		ret = 2;
 		goto cleanup;
 	}
+	for (nr_vplans = 0; nr_vplans < b->nr_variants; nr_vplans++) {
+		if (plan_build_variant(&br.vplans[nr_vplans], kit, b, &b->variants[nr_vplans])) {
+			branch_not_started(res, b, &br.variants,
+					   "a variant is invalid for this branch: see the errors");
+			ret = 2;
+			goto cleanup;
+		}
+	}
 	if (workdir_lock(&wl, br.workdir)) {
-		branch_not_started(res, b, args, "its work directory is in use by another mkseries");
+		branch_not_started(res, b, &br.variants, "its work directory is in use by another mkseries");
 		ret = 1;
 		goto cleanup;
 	}
 	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&br.repo, repo_path, 1) ||
 	    repo_lock(&rl, br.repo)) {
-		branch_not_started(res, b, args, "cannot open or lock the kernel repository");
+		branch_not_started(res, b, &br.variants, "cannot open or lock the kernel repository");
 		ret = 1;
 		goto cleanup;
 	}
 	if (step_import(&br))
 		goto collect;
-	if (wants_variant(args, "kit"))
+	if (wants_apply(&br))
 		step_apply(&br);
 	repo_unlock(&rl);
 
-	for (i = 0; i < args->variants.nr; i++) {
-		const char *variant = args->variants.v[i];
+	for (i = 0; i < br.variants.nr; i++) {
+		const char *variant = br.variants.v[i], *skipped;
 		struct strbuf why = STRBUF_INIT;
 		char *refname = NULL, *bzimage = NULL;
 		git_oid commit;
 
-		if (!strcmp(variant, "kit") && !br.applied) {
-			say(&br, variant, "skipped: the kit did not apply");
+		if (!cell_applied(&br, variant, &skipped)) {
+			say(&br, variant, "skipped: %s", skipped);
 			continue;
 		}
 		err = variant_resolve(&commit, &refname, &why, br.repo, b, variant);
@@ -603,13 +774,18 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 		free(bzimage);
 	}
 collect:
-	if (results_collect_branch(results_branch(res, b->name), br.workdir, &args->variants) < 0)
+	if (results_collect_branch(results_branch(res, b->name), br.workdir, &br.variants) < 0)
 		ret = ret ? ret : 1;
 cleanup:
 	repo_unlock(&rl);
 	workdir_unlock(&wl);
 	git_repository_free(br.repo);
 	plan_release(&br.plan);
+	for (i = 0; i < nr_vplans; i++)
+		plan_release(&br.vplans[i]);
+	free(br.vplans);
+	free(br.vapplied);
+	strvec_clear(&br.variants);
 	free(br.workdir);
 	free(repo_path);
 	return ret;
@@ -669,7 +845,7 @@ int cmd_run(int argc, const char **argv)
 		{ OPT_STRING, "branch", 'b', &branch, "B", "run this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "run every default branch" },
 		{ OPT_LIST, "variant", 0, &given, "V",
-		  "base or kit (repeatable; default both): one cell of a fanned-out run" },
+		  "base, kit or a declared variant (repeatable; default: every one): one cell of a fanned-out run" },
 		{ OPT_BOOL, "force", 'f', &dummy_force, NULL,
 		  "redo every step; --force=STEP: that step (import, apply, build, test) and the later ones" },
 		{ OPT_BOOL, "quick", 0, &quick, NULL, "mm-regress --quick (the default)" },
@@ -685,7 +861,7 @@ int cmd_run(int argc, const char **argv)
 		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
 		{ OPT_END },
 	};
-	const char *usage = "mkseries run (--branch B | --all) [--variant base|kit]... "
+	const char *usage = "mkseries run (--branch B | --all) [--variant V]... "
 			    "[--force[=STEP]] [--quick | --full] [--repeat N] "
 			    "[--format text|json|junit|markdown] [--output FILE] [--workdir DIR] "
 			    "[--repo DIR]";
@@ -693,7 +869,7 @@ int cmd_run(int argc, const char **argv)
 	memset(&args, 0, sizeof(args));
 	args.force = STEP_NONE;
 	args.repeat = (unsigned)-1;
-	strvec_init(&args.variants);
+	strvec_init(&args.given);
 	results_init(&res);
 	if (take_force(&argc, argv, &args.force))
 		usage_with_options(usage, opts, 2);
@@ -719,15 +895,19 @@ int cmd_run(int argc, const char **argv)
 		error("unknown accelerator '%s' (auto, kvm or tcg)", args.accel);
 		usage_with_options(usage, opts, 2);
 	}
-	if (report_format_parse(&fmt, format) || variants_select(&args.variants, &given)) {
+	if (report_format_parse(&fmt, format) || variants_select(&args.given, &given)) {
 		ret = 2;
 		goto cleanup;
 	}
+	/* Without --variant, every cell of each branch (variants_select() gave base and kit). */
+	if (!given.nr)
+		strvec_clear(&args.given);
 	if (kit_open(&kit)) {
 		ret = 2;
 		goto cleanup;
 	}
-	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
+	if (select_branches(&sel, &nr, &kit, branch, all, 0) ||
+	    variants_check(&args.given, sel, nr)) {
 		ret = 2;
 		goto cleanup;
 	}
@@ -771,7 +951,7 @@ cleanup:
 	free(sel);
 	kit_release(&kit);
 	results_release(&res);
-	strvec_clear(&args.variants);
+	strvec_clear(&args.given);
 	strvec_clear(&given);
 	free(args.compiler);
 	free(args.regress_hash);

@@ -90,6 +90,7 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 	opts.probe_timeout = args->probe_timeout;
 	opts.progress = mks_isatty_stderr();
 	opts.label = label;
+	opts.variant = branch_find_variant(b, variant);
 	if (vm_test_variant(&res, b, image, workdir, variant, &opts)) {
 		printf("%s: FAILED (see the error above)\n", label);
 		goto cleanup;
@@ -99,13 +100,18 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 		args->noted = 1;
 	}
 	if (res.status == VM_OK) {
-		printf("%s: booted (%s) %zu ok, %zu skip, %zu fail in %s\n", label, res.accel,
-		       res.nr_pass, res.nr_skip, res.nr_fail, format_duration(res.seconds));
+		printf("%s: booted (%s) %zu ok, %zu skip, %zu fail", label, res.accel, res.nr_pass,
+		       res.nr_skip, res.nr_fail);
+		if (opts.variant && opts.variant->nr_expect_fail)
+			printf(", %zu xfail", res.nr_xfail);
+		printf(" in %s\n", format_duration(res.seconds));
 		ret = 0;
 	} else {
 		printf("%s: FAILED (%s) %s\n", label, res.accel, res.failure ? res.failure : "");
 		printf("    console: %s\n", res.console_log);
 	}
+	if (res.expected)
+		printf("    XFAIL %s\n", res.expected);
 cleanup:
 	vm_result_release(&res);
 	strbuf_release(&why);
@@ -115,14 +121,16 @@ cleanup:
 }
 
 static int test_branch(const struct kit *kit, const struct kernel_branch *b,
-		       const struct strvec *variants, struct test_args *args)
+		       const struct strvec *given, struct test_args *args)
 {
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
+	struct strvec list = STRVEC_INIT, *variants = &list;
 	git_repository *repo = NULL;
 	char *repo_path = NULL, *workdir = branch_workdir(args->workdir, b);
 	size_t i;
 	int ret = 0;
 
+	variants_of_branch(&list, b, given);
 	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&repo, repo_path, 0) ||
 	    workdir_lock(&lock, workdir)) {
 		ret = 1;
@@ -137,6 +145,7 @@ static int test_branch(const struct kit *kit, const struct kernel_branch *b,
 cleanup:
 	workdir_unlock(&lock);
 	git_repository_free(repo);
+	strvec_clear(&list);
 	free(repo_path);
 	free(workdir);
 	return ret;
@@ -151,7 +160,8 @@ int cmd_test(int argc, const char **argv)
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "test this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "test every default branch" },
-		{ OPT_LIST, "variant", 0, &given, "V", "base or kit (repeatable; default both)" },
+		{ OPT_LIST, "variant", 0, &given, "V",
+		  "base, kit or a declared variant (repeatable; default: every one)" },
 		{ OPT_BOOL, "quick", 0, &quick, NULL, "mm-regress --quick (the default)" },
 		{ OPT_BOOL, "full", 0, &args.full, NULL, "the full mm-regress run" },
 		{ OPT_STRING, "accel", 0, &args.accel, "A",
@@ -161,7 +171,7 @@ int cmd_test(int argc, const char **argv)
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
 		{ OPT_END },
 	};
-	const char *usage = "mkseries test (--branch B | --all) [--variant base|kit]... "
+	const char *usage = "mkseries test (--branch B | --all) [--variant V]... "
 			    "[--quick | --full] [--accel auto|kvm|tcg] [--workdir DIR] [--repo DIR]";
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
@@ -189,12 +199,12 @@ int cmd_test(int argc, const char **argv)
 		ret = 2;
 		goto cleanup;
 	}
-	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
+	if (select_branches(&sel, &nr, &kit, branch, all, 0) || variants_check(&given, sel, nr)) {
 		ret = 2;
 		goto cleanup;
 	}
 	for (i = 0; i < nr; i++) {
-		int r = test_branch(&kit, sel[i], &variants, &args);
+		int r = test_branch(&kit, sel[i], &given, &args);
 
 		if (r > ret)
 			ret = r;
