@@ -133,13 +133,13 @@ test_expect_success 'a rebuild that makes the same image keeps its test' '
 	test_grep "^t base  -      ok     ok tcg  3 ok" out
 '
 
-test_expect_success 'a regression beyond the noise is called and fails the run' '
-	(cd kit && FAKE_QEMU_SLOWER=1 test_must_fail mkseries run --branch t --workdir ../work \
+test_expect_success 'a regression beyond the noise is called; under TCG it does not fail the run' '
+	(cd kit && FAKE_QEMU_SLOWER=1 mkseries run --branch t --workdir ../work \
 		--force=test >../out) &&
 	test_grep "^t kit .*+29.8% perf_loop.us_per_iteration (worse)" out &&
 	test_grep "+29.8% .*perf_loop.us_per_iteration (us)  (worse)$" out &&
 	test_grep "steady.ns_per_op (ns)$" out &&
-	test_grep "^2 cells: 2 ok; 1 regression, 0 improvements" out
+	test_grep "^2 cells: 2 ok; 1 regression, 0 improvements (1 of the regressions emulated, under TCG: not a failure)" out
 '
 
 test_expect_success 'a failing case is recorded with its evidence' '

@@ -224,7 +224,18 @@ static void test_compare(void)
 	branch_comparison_release(&bc);
 	results_summarise(&s, &r);
 	ok(s.cells == 2 && s.ok == 2 && s.regressions == 1, "summary: 2 ok cells, 1 regression");
-	ok(run_summary_failed(&s), "summary: a regression makes the run fail");
+	is_int(s.emulated_regressions, 1, "summary: measured under tcg, it is an emulated one");
+	ok(!run_summary_failed(&s), "summary: an emulated regression does not fail the run");
+	free(br->cells[0].accel);
+	br->cells[0].accel = xstrdup("kvm");
+	free(br->cells[1].accel);
+	br->cells[1].accel = xstrdup("kvm");
+	memset(&s, 0, sizeof(s));
+	results_summarise(&s, &r);
+	ok(s.regressions == 1 && !s.emulated_regressions, "summary: under kvm it is a real one");
+	ok(run_summary_failed(&s), "summary: a regression on real hardware makes the run fail");
+	free(br->cells[0].accel);
+	br->cells[0].accel = xstrdup("tcg");
 
 	free(br->cells[1].accel);
 	br->cells[1].accel = xstrdup("kvm");

@@ -133,12 +133,15 @@ static int check_ids(const struct layer *l, struct strbuf *why)
 	int b;
 
 	for (b = 0; b < 256; b++) {
-		uint32_t end = be32(l->fanout + 4 * b);
-
-		if (end < prev) {
+		if (be32(l->fanout + 4 * b) < prev) {
 			strbuf_addstr(why, "the fan-out goes down");
 			return -1;
 		}
+		prev = be32(l->fanout + 4 * b);
+	}
+	for (b = 0, prev = 0; b < 256; b++) {
+		uint32_t end = be32(l->fanout + 4 * b);
+
 		if (end > prev && (l->oids[(size_t)prev * CG_HASH] != b ||
 				   l->oids[(size_t)(end - 1) * CG_HASH] != b)) {
 			strbuf_addstr(why, "the fan-out does not match the ids");

@@ -1120,6 +1120,9 @@ static void summary_line(struct strbuf *sb, const struct run_results *r)
 			    s.branch_failures > 1 ? "es" : "");
 	strbuf_addf(sb, "; %zu regression%s, %zu improvement%s", s.regressions,
 		    s.regressions == 1 ? "" : "s", s.improvements, s.improvements == 1 ? "" : "s");
+	if (s.emulated_regressions)
+		strbuf_addf(sb, " (%zu of the regressions emulated, under TCG: not a failure)",
+			    s.emulated_regressions);
 	if (s.variant_regressions || s.variant_improvements)
 		strbuf_addf(sb, " (variants: %zu worse, %zu better)", s.variant_regressions,
 			    s.variant_improvements);
@@ -1182,7 +1185,7 @@ static void passed_branches(struct strvec *out, const struct run_results *r)
 		for (j = 0; ok && j < b->nr_cells; j++)
 			ok = cell_health(&b->cells[j]) == CELL_OK;
 		branch_compare(&bc, b);
-		if (ok && !bc.nr_regressions)
+		if (ok && (!bc.nr_regressions || bc.emulated))
 			strvec_push(out, b->name);
 		branch_comparison_release(&bc);
 	}
@@ -1527,6 +1530,7 @@ static void render_json(struct strbuf *sb, const struct run_results *r)
 	jw_count(&w, "branch_failures", s.branch_failures);
 	jw_count(&w, "regressions", s.regressions);
 	jw_count(&w, "improvements", s.improvements);
+	jw_count(&w, "emulated_regressions", s.emulated_regressions);
 	jw_count(&w, "variant_regressions", s.variant_regressions);
 	jw_count(&w, "variant_improvements", s.variant_improvements);
 	jw_count(&w, "xfail", s.xfail);

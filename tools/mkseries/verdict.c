@@ -451,6 +451,8 @@ void results_summarise(struct run_summary *s, const struct run_results *r)
 		}
 		branch_compare(&bc, b);
 		s->regressions += bc.nr_regressions;
+		if (bc.emulated)
+			s->emulated_regressions += bc.nr_regressions;
 		s->improvements += bc.nr_improvements;
 		branch_comparison_release(&bc);
 	}
@@ -458,5 +460,6 @@ void results_summarise(struct run_summary *s, const struct run_results *r)
 
 int run_summary_failed(const struct run_summary *s)
 {
-	return s->failed || s->conflicts || s->incomplete || s->branch_failures || s->regressions;
+	return s->failed || s->conflicts || s->incomplete || s->branch_failures ||
+	       s->regressions > s->emulated_regressions;
 }
