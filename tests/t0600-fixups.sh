@@ -157,4 +157,124 @@ test_expect_success 'errors: not a repository, unknown revision, options' '
 	test_grep "unknown format .xml." err
 '
 
+# reports DIR: the fixups of the kit in up, whole and bounded, into DIR (stderr in DIR/err).
+reports() {
+	mkdir -p "$1" &&
+	(cd kit && test_expect_code 1 mkseries fixups --mainline ../up >../"$1"/all 2>../"$1"/err) &&
+	(cd kit && test_expect_code 1 mkseries fixups --mainline ../up --since v1.1 >../"$1"/since 2>>../"$1"/err) &&
+	(cd kit && test_expect_code 1 mkseries fixups --mainline ../up --since v1.2 >../"$1"/since2 2>>../"$1"/err) &&
+	(cd kit && test_expect_code 1 mkseries fixups --mainline ../up --ref v1.1 >../"$1"/ref 2>>../"$1"/err) &&
+	(cd kit && test_expect_code 1 mkseries fixups --mainline ../up --format json >../"$1"/json 2>>../"$1"/err)
+}
+
+# same_reports DIR: DIR has the reports made without a commit-graph.
+same_reports() {
+	for f in all since since2 ref json; do
+		test_cmp plain/$f "$1"/$f || return 1
+	done
+}
+
+# patch_graph FILE COMMIT date|parent [TO]: make the commit-graph FILE lie about COMMIT:
+# its date one second off, or its first parent TO (default: a position outside the graph).
+patch_graph() {
+	chmod u+w "$1" &&
+	python3 - "$@" <<-\EOF
+	import struct, sys
+	path, commit, what = sys.argv[1:4]
+	b = bytearray(open(path, "rb").read())
+	chunks = {}
+	for i in range(b[6]):
+	    e = 8 + 12 * i
+	    chunks[bytes(b[e:e + 4])] = struct.unpack(">Q", b[e + 4:e + 12])[0]
+	oidf, oidl, cdat = chunks[b"OIDF"], chunks[b"OIDL"], chunks[b"CDAT"]
+	n = struct.unpack(">I", b[oidf + 1020:oidf + 1024])[0]
+	ids = [b[oidl + 20 * i:oidl + 20 * i + 20].hex() for i in range(n)]
+	e = cdat + 36 * ids.index(commit)
+	if what == "date":
+	    b[e + 35] ^= 1
+	else:
+	    to = ids.index(sys.argv[4]) if len(sys.argv) > 4 else 0x6fffffff
+	    b[e + 20:e + 24] = struct.pack(">I", to)
+	open(path, "wb").write(b)
+	EOF
+}
+
+GRAPH=up/.git/objects/info/commit-graph
+CHAIN=up/.git/objects/info/commit-graphs/commit-graph-chain
+
+test_expect_success 'setup: the reports without a commit-graph' '
+	cp series.orig kit/series.yaml &&
+	test ! -e $GRAPH && test ! -e $CHAIN &&
+	reports plain &&
+	test_grep -x "fixups: 6 missing among 16 commits read (9 refer to others)" plain/all &&
+	test_grep -x "fixups: 1 missing among 1 commits read (1 refer to others)" plain/since2 &&
+	test ! -s plain/err
+'
+
+test_expect_success 'a commit-graph gives the same reports' '
+	git -C up commit-graph write --reachable &&
+	test -f $GRAPH &&
+	reports graph &&
+	same_reports graph &&
+	test ! -s graph/err
+'
+
+test_expect_success 'a stale commit-graph: the commits after it are read, the rest comes from it' '
+	rm $GRAPH &&
+	git -C up rev-parse HEAD~3 >tips &&
+	git -C up commit-graph write --stdin-commits <tips &&
+	test -f $GRAPH &&
+	reports stale &&
+	same_reports stale &&
+	test ! -s stale/err
+'
+
+test_expect_success 'a split commit-graph chain gives the same reports' '
+	rm $GRAPH &&
+	git -C up rev-parse HEAD~5 >tips &&
+	git -C up commit-graph write --split --stdin-commits <tips &&
+	git -C up commit-graph write --reachable --split=no-merge &&
+	test ! -e $GRAPH &&
+	test $(wc -l <$CHAIN) = 2 &&
+	reports split &&
+	same_reports split &&
+	test ! -s split/err
+'
+
+test_expect_success 'an unusable commit-graph is ignored, with a warning' '
+	rm -r up/.git/objects/info/commit-graphs &&
+	printf "%064d" 0 >$GRAPH &&
+	reports junk &&
+	same_reports junk &&
+	test_grep "^warning: ignoring the commit-graph: .*/info/commit-graph: not a commit-graph$" junk/err
+'
+
+test_expect_success 'a commit-graph that lies about a date is caught and not used' '
+	rm $GRAPH &&
+	git -C up commit-graph write --reachable &&
+	patch_graph $GRAPH $M3 date &&
+	reports date &&
+	same_reports date &&
+	test_grep "^warning: the commit-graph of .* does not match commit $M3; reading the commits instead$" date/err
+'
+
+test_expect_success 'a commit-graph that lies about a parent is caught and not used' '
+	rm $GRAPH &&
+	git -C up commit-graph write --reachable &&
+	patch_graph $GRAPH $X1 parent $M5 &&
+	reports parent &&
+	same_reports parent &&
+	test_grep "does not match commit $X1; reading the commits instead$" parent/err
+'
+
+test_expect_success 'a commit-graph naming a parent outside itself is not used' '
+	rm $GRAPH &&
+	git -C up commit-graph write --reachable &&
+	patch_graph $GRAPH $O1 parent &&
+	reports outside &&
+	same_reports outside &&
+	test_grep "does not match commit $O1; reading the commits instead$" outside/err &&
+	rm $GRAPH
+'
+
 test_done

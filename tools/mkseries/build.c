@@ -1331,6 +1331,44 @@ static int up_to_date(const struct state *st, const char *commit_hex, const char
 	return strtoll(mtime, NULL, 10) == (long long)s.st_mtime;
 }
 
+/*
+ * A variant built for the first time starts from a copy of base's out
+ * directory when base was built with the same config inputs: switching
+ * src/ from base rewrites only the files the series changed, with newer
+ * mtimes than base's objects, so make recompiles just those and relinks.
+ * Returns 1 when seeded; on any failure the variant is built from scratch.
+ */
+static int seed_from_base(const char *workdir, const char *out, const char *inputs_hash)
+{
+	char *base_out = path_join(workdir, "out-base");
+	char *base_state = path_join(workdir, "state/base.build");
+	char *tmp = xstrfmt("%s.seeding", out);
+	struct child cp = CHILD_INIT;
+	struct state st = STATE_INIT;
+	const char *status, *inputs;
+	int seeded = 0;
+
+	if (state_read(&st, base_state) || !dir_exists(base_out))
+		goto cleanup;
+	status = state_get(&st, "status");
+	inputs = state_get(&st, "inputs");
+	if (!status || strcmp(status, "ok") || !inputs || strcmp(inputs, inputs_hash))
+		goto cleanup;
+	remove_tree(tmp);
+	strvec_pushl(&cp.argv, "cp", "-a", "--reflink=auto", base_out, tmp, NULL);
+	if (child_run(&cp) == 0 && !rename(tmp, out))
+		seeded = 1;
+	else
+		remove_tree(tmp);
+cleanup:
+	child_release(&cp);
+	state_release(&st);
+	free(tmp);
+	free(base_state);
+	free(base_out);
+	return seeded;
+}
+
 int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
 		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
 		  const struct build_opts *opts)
@@ -1344,7 +1382,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	char commit_hex[GIT_OID_HEXSZ + 1];
 	const char *arch = b->arch ? b->arch : "x86_64";
 	double start = mono_seconds();
-	int ret = 0, status, ccache = have_program("ccache");
+	int ret = 0, status, ccache = have_program("ccache"), seeded = 0;
 	struct stat s;
 
 	memset(res, 0, sizeof(*res));
@@ -1363,6 +1401,8 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	state_path = xstrfmt("%s/state/%s.build", opts->workdir, variant);
 	res->log = xstrfmt("%s/%s-build.log", logdir, variant);
 	res->bzimage = path_join(out, "arch/x86/boot/bzImage");
+	if (strcmp(variant, "base") && !dir_exists(out))
+		seeded = seed_from_base(opts->workdir, out, inputs_hash);
 	if (mkdir_p(out, 0755) || mkdir_p(logdir, 0755)) {
 		ret = error("cannot create '%s': %s", opts->workdir, strerror(errno));
 		goto cleanup;
@@ -1387,6 +1427,8 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	state_set(&st, "inputs", inputs_hash);
 	state_set(&st, "log", res->log);
 	state_set(&st, "status", "running");
+	if (seeded)
+		state_set(&st, "seeded", "out-base");
 	if ((ret = state_write(&st, state_path)))
 		goto cleanup;
 
