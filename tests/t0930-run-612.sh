@@ -48,6 +48,33 @@ test_expect_success REAL_TREES 'the report compares kit against base for every m
 	test_grep "realloc_rate" compared
 '
 
+test_expect_success REAL_TREES 'no-fixes: without both fixups the writable-bit case fails, as expected' '
+	cell no-fixes >cell.no-fixes &&
+	test -s cell.no-fixes &&
+	test "$(jq -r .status cell.no-fixes)" = ok &&
+	jq -r ".cases[] | select(.name == \"pte_batch_wrbit\") | \"\(.status) \(.expected_fail)\"" cell.no-fixes >wrbit &&
+	cat wrbit &&
+	echo "fail true" >wrbit.expect &&
+	test_cmp wrbit.expect wrbit
+'
+
+test_expect_success REAL_TREES 'the kit passes the writable-bit case the no-fixes variant fails' '
+	jq -r ".cases[] | select(.name == \"pte_batch_wrbit\") | .status" cell.kit >wrbit.kit &&
+	echo pass >wrbit.kit.expect &&
+	test_cmp wrbit.kit.expect wrbit.kit
+'
+
+test_expect_success REAL_TREES 'no-hotfix: realloc_rate is reported next to the kit' '
+	cell no-hotfix >cell.no-hotfix &&
+	test "$(jq -r .status cell.no-hotfix)" = ok &&
+	jq -r ".metrics[] | select(.case == \"realloc_rate\") | .mean" cell.no-hotfix >realloc.no-hotfix &&
+	test -s realloc.no-hotfix &&
+	(cd "$SRC_DIR" && mkseries report --branch 6.12) >report.txt &&
+	test_grep "no-hotfix" report.txt &&
+	grep "realloc_rate.calls_per_sec" report.txt >realloc.line &&
+	test $(grep -o "%" realloc.line | wc -l) -ge 4
+'
+
 test_expect_success REAL_TREES 'a rerun with nothing changed is up to date at every step' '
 	mkseries --kit "$SRC_DIR" run --branch 6.12 >out2 2>&1 &&
 	cat out2 &&
