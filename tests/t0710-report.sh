@@ -101,6 +101,11 @@ test_expect_success 'report --output writes the file' '
 	test "$test_cmp_json" = "$(sed "/\"generated\"/d" r.json | md5sum)"
 '
 
+test_expect_success 'report --variant with a name no branch has is a usage error' '
+	(cd kit && test_expect_code 2 mkseries report --workdir ../work --variant nosuch 2>../err) &&
+	test_grep "unknown variant .nosuch." err
+'
+
 test_expect_success 'report --variant kit shows that cell only' '
 	(cd kit && mkseries report --workdir ../work --variant kit >../out) &&
 	test_grep "^t kit " out &&

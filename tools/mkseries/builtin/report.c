@@ -23,7 +23,8 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 
 	if (kit_open(&kit))
 		return 2;
-	if (select_branches(&sel, &nr, &kit, branch, all, 1)) {
+	if (select_branches(&sel, &nr, &kit, branch, all, 1) ||
+	    variants_check(variants, sel, nr)) {
 		ret = 2;
 		goto cleanup;
 	}
@@ -72,7 +73,7 @@ int cmd_report(int argc, const char **argv)
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "report this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "report every default branch (the default)" },
-		{ OPT_LIST, "variant", 0, &given, "V", "base or kit (repeatable; default both)" },
+		{ OPT_LIST, "variant", 0, &given, "V", "base, kit or a declared variant (repeatable; default all)" },
 		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
 		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
 		{ OPT_STRING, "workdir", 0, &workdir, "DIR",
