@@ -43,11 +43,14 @@ test_expect_success REAL_TREES 'apply the series onto 6.12' '
 	cat apply.out &&
 	repo="$XDG_CACHE_HOME/mkseries/linux.git" &&
 	git -C "$repo" log --format=%s refs/tags/mkseries/base/6.12..refs/heads/mkseries/6.12 >subjects &&
-	printf "%s\n" "mm/mremap: reword the rmap lock comment" 		"mm/madvise: note how process_madvise() walks its ranges" 		"mm/mremap: say why move_ptes() may take the rmap locks" >subjects.expect &&
+	printf "%s\n" "mm/madvise: note how process_madvise() walks its ranges" \
+		"mm/mremap: reword the rmap lock comment" \
+		"mm/mremap: say why move_ptes() may take the rmap locks" >subjects.expect &&
 	test_cmp subjects.expect subjects &&
 	git -C "$repo" show refs/heads/mkseries/6.12:mm/mremap.c >mremap.c &&
 	test_grep "callers that can not" mremap.c &&
 	git -C "$repo" log -1 --format=%B refs/heads/mkseries/6.12~2 >msg &&
+	test_grep "^mm/mremap: say why move_ptes() may take the rmap locks$" msg &&
 	test_grep "^commit c410334bbfe6 upstream.$" msg &&
 	git -C "$repo" diff --stat refs/tags/mkseries/base/6.12 refs/heads/mkseries/6.12 >stat &&
 	test_grep "2 files changed" stat
