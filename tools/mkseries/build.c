@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "select.h"
 #include "gitutil.h"
 #include "tree.h"
 
@@ -1513,5 +1514,20 @@ cleanup:
 	free(logdir);
 	free(out);
 	free(src);
+	return ret;
+}
+
+int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
+		 int all, const struct strvec *given)
+{
+	struct strvec checked = STRVEC_INIT;
+	int ret = 0;
+
+	*sel = NULL;
+	*nr = 0;
+	if (variants_select(&checked, given) || kit_open(kit) ||
+	    select_branches(sel, nr, kit, branch, all, 0) || variants_check(given, *sel, *nr))
+		ret = 2;
+	strvec_clear(&checked);
 	return ret;
 }

@@ -47,6 +47,15 @@ int variants_select(struct strvec *out, const struct strvec *given);
 int variants_check(const struct strvec *given, struct kernel_branch *const *sel, size_t nr);
 
 /*
+ * What build and test work on: the kit (from kit_dir()), the branches
+ * (`branch`, or every default one with `all`) and the --variant names
+ * `given`, checked against them. Returns 0, or 2 after printing; *sel
+ * (caller frees) points into *kit, which the caller releases either way.
+ */
+int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
+		 int all, const struct strvec *given);
+
+/*
  * The variants of b to work on: with `given` empty, all of them (base,
  * kit, the declared ones in file order); else those of `given` that b
  * has, in the order given.

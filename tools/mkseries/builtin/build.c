@@ -121,7 +121,7 @@ cleanup:
 int cmd_build(int argc, const char **argv)
 {
 	const char *branch = NULL;
-	struct strvec given = STRVEC_INIT, variants = STRVEC_INIT;
+	struct strvec given = STRVEC_INIT;
 	struct build_args args = { 0 };
 	int all = 0, verbose = 0, ret = 0;
 	const struct option opts[] = {
@@ -147,15 +147,7 @@ int cmd_build(int argc, const char **argv)
 		usage_with_options(usage, opts, 2);
 	mks_verbose = verbose ? 2 : 1;
 	gitutil_init();
-	if (variants_select(&variants, &given)) {
-		ret = 2;
-		goto cleanup;
-	}
-	if (kit_open(&kit)) {
-		ret = 2;
-		goto cleanup;
-	}
-	if (select_branches(&sel, &nr, &kit, branch, all, 0) || variants_check(&given, sel, nr)) {
+	if (select_cells(&kit, &sel, &nr, branch, all, &given)) {
 		ret = 2;
 		goto cleanup;
 	}
@@ -168,7 +160,6 @@ int cmd_build(int argc, const char **argv)
 cleanup:
 	free(sel);
 	kit_release(&kit);
-	strvec_clear(&variants);
 	strvec_clear(&given);
 	return ret;
 }

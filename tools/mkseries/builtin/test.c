@@ -154,7 +154,7 @@ cleanup:
 int cmd_test(int argc, const char **argv)
 {
 	const char *branch = NULL;
-	struct strvec given = STRVEC_INIT, variants = STRVEC_INIT;
+	struct strvec given = STRVEC_INIT;
 	struct test_args args = { 0 };
 	int all = 0, quick = 0, ret = 0;
 	const struct option opts[] = {
@@ -191,15 +191,7 @@ int cmd_test(int argc, const char **argv)
 	}
 	if (getenv("MKSERIES_KVM_PROBE_TIMEOUT"))
 		args.probe_timeout = strtoul(getenv("MKSERIES_KVM_PROBE_TIMEOUT"), NULL, 10);
-	if (variants_select(&variants, &given)) {
-		ret = 2;
-		goto cleanup;
-	}
-	if (kit_open(&kit)) {
-		ret = 2;
-		goto cleanup;
-	}
-	if (select_branches(&sel, &nr, &kit, branch, all, 0) || variants_check(&given, sel, nr)) {
+	if (select_cells(&kit, &sel, &nr, branch, all, &given)) {
 		ret = 2;
 		goto cleanup;
 	}
@@ -212,7 +204,6 @@ int cmd_test(int argc, const char **argv)
 cleanup:
 	free(sel);
 	kit_release(&kit);
-	strvec_clear(&variants);
 	strvec_clear(&given);
 	return ret;
 }
