@@ -237,6 +237,18 @@ static void test_compare(void)
 	free(br->cells[0].accel);
 	br->cells[0].accel = xstrdup("tcg");
 
+	free(br->cells[0].commit);
+	br->cells[0].commit = xstrdup("1111111111111111111111111111111111111111");
+	free(br->cells[1].commit);
+	br->cells[1].commit = xstrdup("1111111111111111111111111111111111111111");
+	branch_compare(&bc, br);
+	ok(!bc.comparable && bc.note && strstr(bc.note, "nothing applied"),
+	   "compare: a kit that is the base tree is not compared (%s)", bc.note ? bc.note : "");
+	is_int(bc.nr_regressions, 0, "compare: and nothing is called on it");
+	branch_comparison_release(&bc);
+	free(br->cells[1].commit);
+	br->cells[1].commit = xstrdup("2222222222222222222222222222222222222222");
+
 	free(br->cells[1].accel);
 	br->cells[1].accel = xstrdup("kvm");
 	branch_compare(&bc, br);

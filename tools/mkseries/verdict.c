@@ -358,6 +358,9 @@ void branch_compare_cell(struct branch_comparison *out, const struct branch_resu
 		out->note = xstrdup("no base results to compare with");
 	else if (!kit || kit->boot.status != CHECK_OK)
 		out->note = xstrfmt("no %s results to compare", name);
+	else if (base->commit && kit->commit && !strcmp(base->commit, kit->commit))
+		/* Nothing applied: any difference is the emulator's noise. */
+		out->note = xstrfmt("%s is the base tree (nothing applied): not compared", name);
 	else if (!same_str(base->accel, kit->accel))
 		out->note = xstrfmt("base ran under %s, %s under %s: not compared",
 				    base->accel ? base->accel : "?", name,
