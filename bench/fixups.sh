@@ -3,10 +3,12 @@
 #
 # The history is made once with git fast-import (bench/fixups-gen.awk writes
 # the stream) under build/bench/fixups/ and reused afterwards; delete that
-# directory to make it again. BENCH_COMMITS sets the size of the bulk
-# (default 1,050,000 commits in all), BENCH_RUNS how many runs are timed
-# (the best is kept), MKSERIES the binary (default build/mkseries).
-# `bench/fixups.sh --prepare` only makes the history.
+# directory to make it again. A commit-graph is written for it (as `git gc`
+# does), and everything is timed twice: with it, and with it moved aside.
+# BENCH_COMMITS sets the size of the bulk (default 1,050,000 commits in
+# all), BENCH_RUNS how many runs are timed (the best is kept), MKSERIES the
+# binary (default build/mkseries). `bench/fixups.sh --prepare` only makes
+# the history and its commit-graph.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -187,32 +189,50 @@ best_of() {
 	echo "$bw $bc"
 }
 
+# The commit-graph git gc would write; made once, kept with the history.
+GRAPH=$REPO/objects/info/commit-graph
+GRAPH_OFF=$WORK/commit-graph.off
+make_graph() {
+	[ -f "$GRAPH_OFF" ] && mv "$GRAPH_OFF" "$GRAPH"
+	[ -f "$GRAPH" ] && return 0
+	echo "writing a commit-graph (git commit-graph write --reachable) ..."
+	local t0=$(date +%s)
+	git -C "$REPO" commit-graph write --reachable --no-progress
+	echo "written in $(($(date +%s) - t0)) s: $(du -h "$GRAPH" | cut -f1)"
+}
+graph_aside() { mv "$GRAPH" "$GRAPH_OFF"; }
+graph_back() { [ ! -f "$GRAPH_OFF" ] || mv "$GRAPH_OFF" "$GRAPH"; }
+
 [ -f "$WORK/expected" ] || make_history
+make_graph
 [ "${1:-}" = --prepare ] && exit 0
 [ -x "$MKSERIES" ] || { echo "bench/fixups.sh: $MKSERIES is not built (run make)" >&2; exit 2; }
+trap graph_back EXIT
 
 commits=$(git -C "$REPO" rev-list --count HEAD)
 echo "history: $commits commits, $(git -C "$REPO" tag | wc -l) tags, $(du -sh "$REPO" | cut -f1)"
 
-# Check the answer before timing it.
-MKSERIES_KIT=$KIT "$MKSERIES" fixups --mainline "$REPO" >"$WORK/report" || [ $? -eq 1 ]
-found=$(grep -o 'missing [0-9a-f]\{12\} ' "$WORK/report" | cut -d' ' -f2 | sort)
-want=$(cut -c1-12 "$WORK/expected" | sort)
-if [ "$found" != "$want" ]; then
-	echo "wrong answer: expected"; echo "$want"; echo "got:"; cat "$WORK/report"
-	exit 1
-fi
+# Check the answer before timing it, with the commit-graph and without.
+check() {
+	MKSERIES_KIT=$KIT "$MKSERIES" fixups --mainline "$REPO" >"$WORK/report" 2>"$WORK/err" || [ $? -eq 1 ]
+	found=$(grep -o 'missing [0-9a-f]\{12\} ' "$WORK/report" | cut -d' ' -f2 | sort)
+	want=$(cut -c1-12 "$WORK/expected" | sort)
+	if [ "$found" != "$want" ] || [ -s "$WORK/err" ]; then
+		echo "wrong answer ($1): expected"; echo "$want"; echo "got:"; cat "$WORK/report" "$WORK/err"
+		exit 1
+	fi
+}
+check "with the commit-graph"
+cp "$WORK/report" "$WORK/report.graph"
+graph_aside
+check "without the commit-graph"
+graph_back
+cmp -s "$WORK/report" "$WORK/report.graph" || { echo "the reports differ with and without the commit-graph"; exit 1; }
 cat "$WORK/report"
 
 ids=$(tr ' ' '\n' <"$WORK/kit-ids" | cut -c1-12 | paste -sd'|')
 ntags=$(git -C "$REPO" tag | wc -l)
 since=$(git -C "$REPO" tag | sort -V | sed -n "$((ntags / 2))p")
-
-t_mks=$(MKSERIES_KIT=$KIT best_of "$MKSERIES" fixups --mainline "$REPO")
-t_grep=$(best_of git -C "$REPO" log --grep='Fixes:' --format=%H HEAD)
-t_grepe=$(best_of git -C "$REPO" log -E --grep="$ids" --format=%H HEAD)
-t_mks_s=$(MKSERIES_KIT=$KIT best_of "$MKSERIES" fixups --mainline "$REPO" --since "$since")
-t_grep_s=$(best_of git -C "$REPO" log --grep='Fixes:' --format=%H "$since..HEAD")
 
 ratio() { echo "scale=2; $1 / $2" | bc | sed 's/^\./0./'; }
 row() { # LABEL "WALL CPU" ["WALL CPU" of mkseries to compare with]
@@ -223,9 +243,25 @@ row() { # LABEL "WALL CPU" ["WALL CPU" of mkseries to compare with]
 		printf '%-52s %7s %7s\n' "$1" "$2" "$3"
 	fi
 }
-printf '\n%-52s %7s %7s %9s %9s\n' "$commits commits, best of $RUNS" wall cpu "mks/git" "(cpu)"
-row "mkseries fixups --mainline" "$t_mks"
-row "git log --grep='Fixes:' --format=%H" "$t_grep" "$t_mks"
-row "git log -E --grep='<kit ids>' --format=%H" "$t_grepe" "$t_mks"
-row "mkseries fixups --mainline --since $since" "$t_mks_s"
-row "git log --grep='Fixes:' --format=%H $since..HEAD" "$t_grep_s" "$t_mks_s"
+
+# table TITLE: time mkseries and git log over the whole history and from $since.
+table() {
+	local t_mks t_grep t_grepe t_mks_s t_grep_s
+	t_mks=$(MKSERIES_KIT=$KIT best_of "$MKSERIES" fixups --mainline "$REPO")
+	t_grep=$(best_of git -C "$REPO" log --grep='Fixes:' --format=%H HEAD)
+	t_grepe=$(best_of git -C "$REPO" log -E --grep="$ids" --format=%H HEAD)
+	t_mks_s=$(MKSERIES_KIT=$KIT best_of "$MKSERIES" fixups --mainline "$REPO" --since "$since")
+	t_grep_s=$(best_of git -C "$REPO" log --grep='Fixes:' --format=%H "$since..HEAD")
+	printf '\n%-52s %7s %7s %9s %9s\n' "$1, best of $RUNS" wall cpu "mks/git" "(cpu)"
+	row "mkseries fixups --mainline" "$t_mks"
+	row "git log --grep='Fixes:' --format=%H" "$t_grep" "$t_mks"
+	row "git log -E --grep='<kit ids>' --format=%H" "$t_grepe" "$t_mks"
+	row "mkseries fixups --mainline --since $since" "$t_mks_s"
+	row "git log --grep='Fixes:' --format=%H $since..HEAD" "$t_grep_s" "$t_mks_s"
+}
+
+echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+table "$commits commits, commit-graph"
+graph_aside
+table "$commits commits, no commit-graph"
+graph_back

@@ -1,4 +1,4 @@
-/* commitgraph.c: read git's commit-graph files: the parents and dates of commits without reading the commits. */
+/* commitgraph.c: read git's commit-graph files: parents and dates of commits without reading them. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* commitgraph.h: read git's commit-graph files: the parents and dates of commits without reading the commits. */
+/* commitgraph.h: read git's commit-graph files: parents and dates of commits without reading them. */
 #ifndef MKSERIES_COMMITGRAPH_H
 #define MKSERIES_COMMITGRAPH_H
 

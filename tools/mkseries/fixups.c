@@ -750,7 +750,6 @@ struct scan {
 	size_t chunk;			/* list entries per chunk */
 	struct found *found;		/* one per chunk */
 	size_t nr_chunks;
-	char *objects_dir;
 	int progress;
 	size_t next;			/* atomic: the next chunk to take */
 	size_t done;			/* atomic: entries read, for the progress line */
@@ -855,7 +854,10 @@ static void *scan_run(void *arg)
 	return NULL;
 }
 
-/* How many threads read: the CPUs this process may use, up to 8. */
+/*
+ * How many threads read: the CPUs this process may use, up to 4 (they
+ * share libgit2's locks on the pack: measured on 2 CPUs only).
+ */
 static size_t scan_threads(void)
 {
 	cpu_set_t set;
@@ -865,7 +867,7 @@ static size_t scan_threads(void)
 		n = CPU_COUNT(&set);
 	else
 		n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > 8 ? 8 : (size_t)n;
+	return n < 1 ? 1 : n > 4 ? 4 : (size_t)n;
 }
 
 /*
@@ -1112,6 +1114,8 @@ static int walk(struct discovery *d, struct fixups_report *rep, const char *ref,
 		/* what is left in the queue was dated by the graph: check those dates too */
 		nr_taken = g.nr_taken;
 		for (i = 0; i < g.heap_nr; i++) {
+			if (g.nodes[g.heap[i]].pos == NO_POS)
+				continue;
 			ALLOC_GROW(g.taken, g.nr_taken + 1, g.alloc_taken);
 			g.taken[g.nr_taken++] = g.heap[i];
 		}
