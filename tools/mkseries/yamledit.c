@@ -277,6 +277,15 @@ static void format_entries(struct strbuf *sb, size_t dash_col, size_t item_col,
 	}
 }
 
+/* Load `text` and find series `id` in it; NULL (printed) when either fails. */
+static yaml_node_t *load_series(struct ydoc *y, struct strbuf *text, const char *name,
+				const char *id)
+{
+	if (ydoc_load(y, text, name))
+		return NULL;
+	return find_series(y, name, id);
+}
+
 int yamledit_add_fixups(struct strbuf *text, const char *name, const char *series_id,
 			const struct yaml_fixup_entry *e, size_t nr)
 {
@@ -287,11 +296,7 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 	size_t key_col, at;
 	int ret = 0;
 
-	if (ydoc_load(&y, text, name)) {
-		ret = -1;
-		goto cleanup;
-	}
-	s = find_series(&y, name, series_id);
+	s = load_series(&y, text, name, series_id);
 	if (!s) {
 		ret = -1;
 		goto cleanup;
@@ -369,11 +374,7 @@ int yamledit_add_entry_key(struct strbuf *text, const char *name, const char *se
 	size_t at;
 	int ret = 0;
 
-	if (ydoc_load(&y, text, name)) {
-		ret = -1;
-		goto cleanup;
-	}
-	s = find_series(&y, name, series_id);
+	s = load_series(&y, text, name, series_id);
 	if (!s) {
 		ret = -1;
 		goto cleanup;
