@@ -5,41 +5,9 @@
 #include <string.h>
 
 #include "ktap.h"
+#include "fixture.h"
 #include "tap.h"
 #include "util.h"
-
-static const char *data_dir;
-
-/* tests/data/console from the source tree, or found from build-x/tests/ upwards. */
-static void find_data_dir(const char *argv0)
-{
-	static char buf[4096];
-	const char *slash = strrchr(argv0, '/');
-
-	data_dir = getenv("MKSERIES_CONSOLE_DATA");
-	if (data_dir)
-		return;
-	if (dir_exists("tests/data/console")) {
-		data_dir = "tests/data/console";
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.*s/../../tests/data/console", slash ? (int)(slash - argv0) : 1,
-		 slash ? argv0 : ".");
-	data_dir = buf;
-}
-
-static int load(struct strbuf *sb, const char *name)
-{
-	char *path = path_join(data_dir, name);
-	int ret;
-
-	strbuf_reset(sb);
-	ret = strbuf_read_file(sb, path);
-	if (ret)
-		printf("# cannot read %s: %s\n", path, strerror(errno));
-	free(path);
-	return ret;
-}
 
 /* The line `n` (1-based) of text without its line end, into a static buffer. */
 static const char *line_of(const char *text, size_t n)
@@ -126,7 +94,7 @@ static void test_panic(void)
 
 int main(int argc, char **argv)
 {
-	find_data_dir(argv[0]);
+	find_data_dir(argv[0], "MKSERIES_CONSOLE_DATA", "console");
 	test_clean();
 	test_warning();
 	test_panic();

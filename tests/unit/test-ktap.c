@@ -7,41 +7,9 @@
 
 #include "ktap.h"
 #include "regress.h"
+#include "fixture.h"
 #include "tap.h"
 #include "util.h"
-
-static const char *data_dir;
-
-/* The fixtures live in tests/data/ktap: from the source tree, or next to build-x/tests/. */
-static void find_data_dir(const char *argv0)
-{
-	static char buf[4096];
-	const char *slash = strrchr(argv0, '/');
-
-	data_dir = getenv("MKSERIES_TEST_DATA");
-	if (data_dir)
-		return;
-	if (dir_exists("tests/data/ktap")) {
-		data_dir = "tests/data/ktap";
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.*s/../../tests/data/ktap", slash ? (int)(slash - argv0) : 1,
-		 slash ? argv0 : ".");
-	data_dir = buf;
-}
-
-static int load(struct strbuf *sb, const char *name)
-{
-	char *path = path_join(data_dir, name);
-	int ret;
-
-	strbuf_reset(sb);
-	ret = strbuf_read_file(sb, path);
-	if (ret)
-		printf("# cannot read %s: %s\n", path, strerror(errno));
-	free(path);
-	return ret;
-}
 
 static int parse_str(struct ktap_result *res, const char *s)
 {
@@ -419,7 +387,7 @@ static void test_image(void)
 
 int main(int argc, char **argv)
 {
-	find_data_dir(argv[0]);
+	find_data_dir(argv[0], "MKSERIES_TEST_DATA", "ktap");
 	test_host_run();
 	test_guest_clean();
 	test_guest_oops();
