@@ -38,6 +38,13 @@ void ktap_release(struct ktap_result *res)
 		strvec_clear(&res->cases[i].diag);
 	}
 	free(res->cases);
+	for (i = 0; i < res->nr_metric_skips; i++) {
+		free(res->metric_skips[i].case_name);
+		free(res->metric_skips[i].name);
+		free(res->metric_skips[i].reason);
+	}
+	free(res->metric_skips);
+	free(res->clocksource);
 	for (i = 0; i < res->nr_metrics; i++) {
 		free(res->metrics[i].case_name);
 		free(res->metrics[i].name);
@@ -288,6 +295,51 @@ bad:
 	free(copy);
 }
 
+/* "metric-skip: CASE NAME REASON..." */
+static void add_metric_skip(struct ktap_result *res, const char *text, size_t line)
+{
+	struct ktap_metric_skip *ms;
+	const char *p = text, *name, *reason;
+	size_t case_len, name_len;
+
+	while (*p == ' ')
+		p++;
+	case_len = strcspn(p, " ");
+	name = p + case_len;
+	while (*name == ' ')
+		name++;
+	name_len = strcspn(name, " ");
+	reason = name + name_len;
+	while (*reason == ' ')
+		reason++;
+	if (!case_len || !name_len || !*reason) {
+		bad_metric(res, line);
+		return;
+	}
+	ALLOC_GROW(res->metric_skips, res->nr_metric_skips + 1, res->alloc_metric_skips);
+	ms = &res->metric_skips[res->nr_metric_skips++];
+	ms->case_name = xstrndup(p, case_len);
+	ms->name = xstrndup(name, name_len);
+	ms->reason = xstrdup(reason);
+	ms->line = line;
+}
+
+/* "clock: resolution_ns=R [getres_ns=G] [step_ns=S]": only R is kept. */
+static void read_clock(struct ktap_result *res, const char *text)
+{
+	const char *p = strstr(text, "resolution_ns=");
+	double v;
+	char *end;
+
+	if (!p)
+		return;
+	p += strlen("resolution_ns=");
+	errno = 0;
+	v = strtod(p, &end);
+	if (!errno && end != p && (!*end || *end == ' ') && v > 0 && v < 1e12)
+		res->clock_resolution_ns = v;
+}
+
 static void add_diag(struct parser *ps, const char *text, size_t line)
 {
 	struct ktap_result *res = ps->res;
@@ -298,6 +350,15 @@ static void add_diag(struct parser *ps, const char *text, size_t line)
 		add_metric(ps, v, line);
 	} else if (skip_prefix(text, "sample:", &v)) {
 		add_sample(ps, v, line);
+	} else if (skip_prefix(text, "metric-skip:", &v)) {
+		add_metric_skip(res, v, line);
+	} else if (skip_prefix(text, "clocksource:", &v) && !res->clocksource) {
+		while (*v == ' ')
+			v++;
+		if (*v)
+			res->clocksource = xstrdup(v);
+	} else if (skip_prefix(text, "clock:", &v) && !res->clock_resolution_ns) {
+		read_clock(res, v);
 	} else if (skip_prefix(text, "seed:", &v) && !res->has_seed) {
 		char *end;
 

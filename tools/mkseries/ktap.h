@@ -51,6 +51,19 @@ struct ktap_metric {
 };
 
 /*
+ * A metric mm-regress measured but would not report as a number, from
+ *   # metric-skip: CASE NAME REASON...
+ * (its shortest timed interval was under 100 times the clock's
+ * resolution, for instance).
+ */
+struct ktap_metric_skip {
+	char *case_name;
+	char *name;
+	char *reason;		/* never NULL */
+	size_t line;
+};
+
+/*
  * What a log held. Invariants: cases[] are in log order; nr_pass +
  * nr_fail + nr_skip + nr_todo == nr_cases; every string is owned here.
  */
@@ -70,6 +83,15 @@ struct ktap_result {
 	struct strvec pending;
 	int has_seed;
 	unsigned long long seed;	/* from "# seed: N" */
+	/*
+	 * The guest's clock, from the header: "# clocksource: NAME" and
+	 * "# clock: resolution_ns=R getres_ns=G step_ns=S"; NULL and 0 when
+	 * the log does not say (an older mm-regress).
+	 */
+	char *clocksource;
+	double clock_resolution_ns;
+	struct ktap_metric_skip *metric_skips;
+	size_t nr_metric_skips, alloc_metric_skips;
 	int done;		/* KTAP_DONE_MARKER seen */
 	int bail_out;
 	char *bail_reason;	/* text after "Bail out!", or NULL */
