@@ -43,23 +43,37 @@ make_fake_tree() {
 }
 
 # A QEMU that prints what $FAKE_CONSOLE says: a file to print, or
-# "silent-kvm FILE" (nothing under -accel kvm), "hang" or "ktap-hang".
+# "silent-kvm FILE" (nothing under -accel kvm: a nested KVM that hangs),
+# "abort-kvm FILE" (under -accel kvm, QEMU's own MSR error and an
+# assertion, then SIGABRT: status 134, as nested KVM does on some hosts),
+# "hang" or "ktap-hang". `--version` answers as QEMU does.
 write_fake_qemu() {
 	cat >"$1" <<-\EOF_QEMU &&
 	#!/bin/sh
+	if [ "$1" = --version ]; then
+		echo "QEMU emulator version 7.2.99 (fake)"
+		exit 0
+	fi
 	echo "$*" >>"$FAKE_QEMU_LOG"
 	case " $* " in
 	*" -accel kvm "*)
-		case "$FAKE_CONSOLE" in silent-kvm*)
+		case "$FAKE_CONSOLE" in
+		silent-kvm*)
 			echo "${0##*/}: warning: host does not support a feature" >&2
 			sleep 60
 			exit 0 ;;
+		abort-kvm*)
+			echo "${0##*/}: error: failed to set MSR 0x10a to 0x69" >&2
+			echo "${0##*/}: ../../target/i386/kvm/kvm.c:3183: kvm_buf_set_msrs: Assertion \`ret == cpu->kvm_msr_buf->nmsrs' failed." >&2
+			kill -s ABRT $$
+			exit 1 ;;
 		esac ;;
 	esac
 	case "$FAKE_CONSOLE" in
 	hang) sleep 60 ;;
 	ktap-hang) printf 'Linux version 6.12\nKTAP version 1\n1..3\nok 1 a\n'; sleep 60 ;;
 	silent-kvm*) cat "${FAKE_CONSOLE#silent-kvm }" ;;
+	abort-kvm*) cat "${FAKE_CONSOLE#abort-kvm }" ;;
 	*) cat "$FAKE_CONSOLE" ;;
 	esac
 	EOF_QEMU
@@ -207,7 +221,7 @@ test_expect_success 'test: a clean console is a pass; the kit, whose build faile
 	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
 		test_expect_code 1 mkseries test --branch t >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: booted (tcg) [0-9]* ok, [0-9]* skip, 0 fail in [0-9]*s$" out &&
+	test_grep "^t base: booted (tcg, instruction-paced, 2 boots) [0-9]* ok, [0-9]* skip, 0 fail in [0-9]*s$" out &&
 	test_grep "^t kit: not tested: its build failed (main.c:3" out &&
 	test_grep "^status=ok" "$WORK/state/base.test" &&
 	test_grep "^accel=tcg" "$WORK/state/base.test" &&
@@ -228,7 +242,7 @@ test_expect_success 'a kernel panic on the console fails the variant with its li
 	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/panic-no-init-6.12.log" \
 		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: FAILED (tcg) Kernel panic - not syncing: .* (console line [0-9]*)$" out &&
+	test_grep "^t base: FAILED (tcg, instruction-paced) Kernel panic - not syncing: .* (console line [0-9]*)$" out &&
 	test_grep "^    console: $WORK/logs/base-console.log" out &&
 	test_grep "^status=failed" "$WORK/state/base.test"
 '
@@ -237,19 +251,19 @@ test_expect_success 'a warning in the middle of a run fails it too' '
 	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/warning-6.12.log" \
 		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: FAILED (tcg) WARNING: CPU: [0-9]* PID: [0-9]* at mm/mremap.c:[0-9]* move_page_tables+0x[0-9a-f]*/0x[0-9a-f]* (console line [0-9]*)$" out
+	test_grep "^t base: FAILED (tcg, instruction-paced) WARNING: CPU: [0-9]* PID: [0-9]* at mm/mremap.c:[0-9]* move_page_tables+0x[0-9a-f]*/0x[0-9a-f]* (console line [0-9]*)$" out
 '
 
 test_expect_success 'a hang before KTAP is a boot timeout' '
 	(cd kit && FAKE_CONSOLE=hang test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: FAILED (tcg) timeout (boot): no .KTAP version. in 3s" out
+	test_grep "^t base: FAILED (tcg, instruction-paced) timeout (boot): no .KTAP version. in 3s" out
 '
 
 test_expect_success 'a hang during the run is a run timeout' '
 	(cd kit && FAKE_CONSOLE=ktap-hang test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: FAILED (tcg) timeout (run): mm-regress did not finish in 3s; plan says 3 results, got 1" out
+	test_grep "^t base: FAILED (tcg, instruction-paced) timeout (run): mm-regress did not finish in 3s; plan says 3 results, got 1" out
 '
 
 test_expect_success 'a run that stops before the done marker fails' '
@@ -257,14 +271,14 @@ test_expect_success 'a run that stops before the done marker fails' '
 	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/cut.log" \
 		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: FAILED (tcg) mm-regress did not finish: plan says" out
+	test_grep "^t base: FAILED (tcg, instruction-paced) mm-regress did not finish: plan says" out
 '
 
 test_expect_success 'a QEMU that cannot start is reported' '
 	sed -i "s|qemu: .*|qemu: /nonexistent/qemu|" kit/kernels/t.yaml &&
 	(cd kit && test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: FAILED (tcg) mm-regress never started: QEMU exited with status 127 after .error: cannot run ./nonexistent/qemu." out &&
+	test_grep "^t base: FAILED (tcg, instruction-paced) mm-regress never started: QEMU exited with status 127 after .error: cannot run ./nonexistent/qemu." out &&
 	sed -i "s|qemu: .*|qemu: $TRASH_DIRECTORY/fake-qemu|" kit/kernels/t.yaml
 '
 
@@ -315,7 +329,7 @@ test_expect_success 'test: the expected failure is an XFAIL that shows what was 
 	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/xfail.log" \
 		mkseries test --branch t --variant no-breaker >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t no-breaker: booted (tcg) 10 ok, 1 skip, 0 fail, 1 xfail in [0-9]*s$" out &&
+	test_grep "^t no-breaker: booted (tcg, instruction-paced, 2 boots) 10 ok, 1 skip, 0 fail, 1 xfail in [0-9]*s$" out &&
 	test_grep "^    XFAIL pte_batch_cow failed as expected: shows $id matters$" out &&
 	test_grep "^status=ok" "$WORK/state/no-breaker.test" &&
 	test_grep "^expect_fail=pte_batch_cow$" "$WORK/state/no-breaker.test" &&
@@ -327,7 +341,7 @@ test_expect_success 'test: an expected failure that passes fails the variant (un
 	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
 		test_expect_code 1 mkseries test --branch t --variant no-breaker >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t no-breaker: FAILED (tcg) unexpected pass: pte_batch_cow was expected to fail without $id (the demonstration did not work)$" out &&
+	test_grep "^t no-breaker: FAILED (tcg, instruction-paced) unexpected pass: pte_batch_cow was expected to fail without $id (the demonstration did not work)$" out &&
 	test_grep "^status=failed" "$WORK/state/no-breaker.test"
 '
 
@@ -335,21 +349,21 @@ test_expect_success 'test: an expected failure that never ran fails the variant'
 	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
 		test_expect_code 1 mkseries test --branch t --variant no-run >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t no-run: FAILED (tcg) pte_batch_wrbit was expected to fail without $id but did not run$" out
+	test_grep "^t no-run: FAILED (tcg, instruction-paced) pte_batch_wrbit was expected to fail without $id but did not run$" out
 '
 
 test_expect_success 'test: a splat fails a variant, expected failure or not' '
 	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/xfail-splat.log" \
 		test_expect_code 1 mkseries test --branch t --variant no-breaker >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t no-breaker: FAILED (tcg) \[   12.000000\] WARNING: CPU: 0 PID: 1 at mm/mremap.c:300 move_ptes+0x1/0x2 (console line [0-9]*)$" out
+	test_grep "^t no-breaker: FAILED (tcg, instruction-paced) \[   12.000000\] WARNING: CPU: 0 PID: 1 at mm/mremap.c:300 move_ptes+0x1/0x2 (console line [0-9]*)$" out
 '
 
 test_expect_success 'test: a case failing that was not expected to fails the variant' '
 	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/xfail-and-fail.log" \
 		test_expect_code 1 mkseries test --branch t --variant no-breaker >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t no-breaker: FAILED (tcg) 1 case failed: mremap_pte$" out &&
+	test_grep "^t no-breaker: FAILED (tcg, instruction-paced) 1 case failed: mremap_pte$" out &&
 	test_grep "^    XFAIL pte_batch_cow failed as expected" out
 '
 
@@ -357,7 +371,7 @@ test_expect_success 'test: base and kit know nothing of the variants expectation
 	(cd kit && FAKE_CONSOLE="$TRASH_DIRECTORY/xfail.log" \
 		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: FAILED (tcg) 1 case failed: pte_batch_cow$" out &&
+	test_grep "^t base: FAILED (tcg, instruction-paced) 1 case failed: pte_batch_cow$" out &&
 	test_grep ! "XFAIL" out
 '
 
@@ -375,30 +389,119 @@ test_expect_success 'test refuses a build older than the variant' '
 	test_grep "^t base: the build is out of date (refs/tags/mkseries/base/t moved since): run mkseries build --branch t" out
 '
 
-if test -w /dev/kvm; then
-	test_expect_success 'auto: a KVM guest that prints nothing falls back to TCG, once' '
-		sed -i "s|accel: tcg|accel: auto|" kit/kernels/t.yaml &&
-		(cd kit && mkseries build --branch t --variant base >/dev/null) &&
-		: >qemu.log &&
-		(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" MKSERIES_KVM_PROBE_TIMEOUT=2 \
-			mkseries test --branch t --variant base >../out 2>../err) &&
-		cat out err &&
-		test_grep "^note: using tcg: a KVM guest printed nothing in 2s" err &&
-		test_grep "^t base: booted (tcg)" out &&
-		test_grep "^accel=tcg" .cache/mkseries/kvm-probe &&
-		test $(grep -c "accel kvm" qemu.log) = 1 &&
-		: >qemu.log &&
-		(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" \
-			mkseries test --branch t --variant base >../out 2>../err) &&
-		test_grep "^note: using tcg: a KVM guest printed nothing in 2s" err &&
-		test_grep ! "accel kvm" qemu.log &&
-		(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
-			mkseries test --branch t --variant base --accel kvm >../out 2>../err) &&
-		test_grep "^t base: booted (kvm)" out
-	'
-else
-	test_skip 'auto: a KVM guest that prints nothing falls back to TCG, once' 'no writable /dev/kvm'
-fi
+# KVM on this machine may be missing, working, hanging or aborting: the
+# tests below bring their own device (a file mkseries can open) and a
+# fake QEMU that behaves like each broken nested KVM seen in the field.
+test_expect_success 'setup: auto accelerator, a KVM device of our own' '
+	git -C linux tag -f mkseries/base/t v1.0 >/dev/null &&
+	sed -i "s|accel: tcg|accel: auto|" kit/kernels/t.yaml &&
+	(cd kit && mkseries build --branch t --variant base >/dev/null) &&
+	: >kvm-device
+'
+export MKSERIES_KVM_DEVICE="$TRASH_DIRECTORY/kvm-device"
+
+test_expect_success 'auto: a QEMU that aborts under KVM (status 134) is a failed probe; TCG runs, once' '
+	rm -f .cache/mkseries/kvm-probe &&
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="abort-kvm $CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^note: using tcg: the probe boot failed under KVM: QEMU exited with status 134: .fake-qemu: error: failed to set MSR 0x10a to 0x69.; its console: $WORK/logs/base-kvm-console.log; booted again under TCG$" err &&
+	test_grep "^t base: booted (tcg, instruction-paced, 2 boots) [0-9]* ok, [0-9]* skip, 0 fail in [0-9]*s$" out &&
+	test_grep "kvm_buf_set_msrs: Assertion" "$WORK/logs/base-kvm-console.log" &&
+	test_grep "^accel=tcg$" .cache/mkseries/kvm-probe &&
+	test_grep "^qemu=QEMU emulator version 7.2.99 (fake)$" .cache/mkseries/kvm-probe &&
+	test_grep "^host=$(uname -r)$" .cache/mkseries/kvm-probe &&
+	test_grep "^note=QEMU exited with status 134: .fake-qemu: error: failed to set MSR" .cache/mkseries/kvm-probe &&
+	test_grep "^timing=instructions$" "$WORK/state/base.test" &&
+	test_grep "^accel=tcg$" "$WORK/state/base.test" &&
+	test $(grep -c "accel kvm" qemu.log) = 1 &&
+	test $(grep -c "accel tcg -icount shift=0,sleep=off" qemu.log) = 2 &&
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="abort-kvm $CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^note: using tcg: QEMU exited with status 134: .* (probed .*; remove .*kvm-probe to probe again)$" err &&
+	test_grep ! "accel kvm" qemu.log
+'
+
+test_expect_success 'auto: a KVM guest that stays silent is a failed probe too' '
+	rm -f .cache/mkseries/kvm-probe &&
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" MKSERIES_KVM_PROBE_TIMEOUT=2 \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^note: using tcg: the probe boot failed under KVM: no mm-regress in 2s: .fake-qemu: warning: host does not support a feature.; its console: .*; booted again under TCG$" err &&
+	test_grep "^t base: booted (tcg, instruction-paced, 2 boots)" out &&
+	test_grep "^accel=tcg$" .cache/mkseries/kvm-probe &&
+	test $(grep -c "accel kvm" qemu.log) = 1
+'
+
+test_expect_success 'auto: a KVM that passed its probe but then dies is retried under TCG, saying so' '
+	cat >.cache/mkseries/kvm-probe <<-EOF &&
+	host=$(uname -r)
+	qemu=QEMU emulator version 7.2.99 (fake)
+	accel=kvm
+	note=
+	when=2026-11-30 06:58 UTC
+	EOF
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="abort-kvm $CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^note: using tcg: the guest never reached mm-regress under KVM: QEMU exited with status 134: .*; booted again under TCG$" err &&
+	test_grep "^t base: booted (tcg, instruction-paced, 2 boots)" out &&
+	test_grep "^accel_note=the guest never reached mm-regress under KVM" "$WORK/state/base.test" &&
+	test_grep "^accel=tcg$" .cache/mkseries/kvm-probe &&
+	test $(grep -c "accel kvm" qemu.log) = 1
+'
+
+test_expect_success 'auto: a probe made with another QEMU is made again' '
+	sed -i "s/^qemu=.*/qemu=QEMU emulator version 5.2.0/; s/^accel=.*/accel=kvm/" .cache/mkseries/kvm-probe &&
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: booted (kvm, 2 boots)" out &&
+	test_grep "^timing=hardware$" "$WORK/state/base.test" &&
+	test_grep "^qemu=QEMU emulator version 7.2.99 (fake)$" .cache/mkseries/kvm-probe &&
+	test_grep "^accel=kvm$" .cache/mkseries/kvm-probe &&
+	test_grep ! "icount" qemu.log
+'
+
+test_expect_success 'a forced --accel kvm that aborts is a failure, not retried' '
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="abort-kvm $CONSOLE_DATA/clean-6.12.log" \
+		test_expect_code 1 mkseries test --branch t --variant base --accel kvm >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: FAILED (kvm) mm-regress never started: QEMU exited with status 134" out &&
+	test_grep "^started=0$" "$WORK/state/base.test" &&
+	test $(grep -c "accel" qemu.log) = 1
+'
+
+test_expect_success 'boot.tcg-clock host: TCG on the host clock, labelled so; --boots' '
+	sed -i "s|accel: auto|accel: tcg\n  tcg-clock: host|" kit/kernels/t.yaml &&
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base --boots 3 >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: booted (tcg, host clock, 3 boots)" out &&
+	test_grep "^timing=emulated$" "$WORK/state/base.test" &&
+	test_grep "^boots=3$" "$WORK/state/base.test" &&
+	test_grep "^console.3=$WORK/logs/base-console.3.log$" "$WORK/state/base.test" &&
+	test -s "$WORK/logs/base-console.3.log" &&
+	test_grep ! "icount" qemu.log &&
+	test $(wc -l <qemu.log) = 3
+'
+
+test_expect_success 'a bad tcg-clock or boots is a FILE:LINE error' '
+	sed -i "s|tcg-clock: host|tcg-clock: fast\n  boots: 0|" kit/kernels/t.yaml &&
+	(cd kit && test_expect_code 2 mkseries test --branch t --variant base >../out 2>../err) &&
+	cat err &&
+	test_grep "kernels/t.yaml:[0-9]*: .tcg-clock. must be instructions or host, not .fast." err &&
+	test_grep "kernels/t.yaml:[0-9]*: .boots." err &&
+	sed -i "/tcg-clock: fast/d; /boots: 0/d" kit/kernels/t.yaml
+'
 
 # The real thing (6.12 from Debian, base, kit and variants built and booted)
 # is tests/t0930-run-612.sh.

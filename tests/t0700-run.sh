@@ -70,8 +70,8 @@ test_expect_success 'run imports, applies, builds and tests base and kit, then r
 	test_grep "^t: import: v1.0-mk of .* as " out &&
 	test_grep "^t: apply: refs/heads/mkseries/t -> .* (5 commits" out &&
 	test_grep "^t base: build: built in" out &&
-	test_grep "^t base: test: booted (tcg) 3 ok, 0 skip, 0 fail" out &&
-	test_grep "^t kit: test: booted (tcg) 3 ok" out &&
+	test_grep "^t base: test: booted (tcg, instruction-paced, 2 boots) 3 ok, 0 skip, 0 fail" out &&
+	test_grep "^t kit: test: booted (tcg, instruction-paced, 2 boots) 3 ok" out &&
 	test_grep "^alpha  *applied" out &&
 	test_grep "^t kit   ok     ok     ok tcg  3 ok   none    no change" out &&
 	test_grep "tcg (emulated: timings are not the hardware" out &&
@@ -145,7 +145,7 @@ test_expect_success 'a regression beyond the noise is called; under TCG it does 
 test_expect_success 'a failing case is recorded with its evidence' '
 	(cd kit && FAKE_QEMU_FAIL=1 test_must_fail mkseries run --branch t --workdir ../work \
 		--force=test >../out) &&
-	test_grep "^t kit: test: FAILED (tcg) 1 case failed: steady" out &&
+	test_grep "^t kit: test: FAILED (tcg, instruction-paced) 1 case failed: steady" out &&
 	test_grep "^  t kit: tests: not ok 3 steady: steady: pattern mismatch at offset 4096" out &&
 	test_grep "^t base: test: booted" out &&
 	(cd kit && test_must_fail mkseries run --branch t --workdir ../work >../out) &&
@@ -252,6 +252,21 @@ test_expect_success 'SIGKILL during a boot: the rerun boots again, the build sta
 	test_grep "^t base: test: booted" out
 '
 
+test_expect_success 'a guest that never started is not a result: the next run boots again' '
+	(cd kit && FAKE_QEMU_ABORT=1 test_must_fail mkseries run --branch t --workdir ../work \
+		--force=test >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: test: FAILED (tcg, instruction-paced) mm-regress never started: QEMU exited with status 134" out &&
+	test_grep "^started=0$" work/t/state/run.base.test &&
+	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: test: booted (tcg, instruction-paced, 2 boots) 3 ok" out &&
+	test_grep "^t kit: test: booted" out &&
+	test_grep "^started=1$" work/t/state/run.base.test &&
+	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
+	test_grep "^t base: test: up to date" out
+'
+
 test_expect_success 'one cell of a fanned-out run: --variant, a JSON report to a file' '
 	(cd kit && mkseries run --branch t --variant kit --workdir ../work --format json \
 		--output ../kit.json >../out) &&
@@ -287,9 +302,9 @@ test_expect_success 'run applies, builds and tests the variants; the expected fa
 	test_grep "^t no-fix: apply: refs/heads/mkseries-variants/t/no-fix -> [0-9a-f]* (3 commits, 2 shared with the kit; without $(short $F1))$" out &&
 	test_grep "^t no-beta: apply: refs/heads/mkseries-variants/t/no-beta -> [0-9a-f]* (4 commits, 4 shared with the kit; without $(short $B1))$" out &&
 	test_grep "^t no-fix: build: built in" out &&
-	test_grep "^t no-fix: test: booted (tcg) 2 ok, 0 skip, 0 fail, 1 xfail in" out &&
+	test_grep "^t no-fix: test: booted (tcg, instruction-paced, 2 boots) 2 ok, 0 skip, 0 fail, 1 xfail in" out &&
 	test_grep "^    XFAIL steady failed as expected: shows $(short $F1) matters$" out &&
-	test_grep "^t no-beta: test: booted (tcg) 3 ok, 0 skip, 0 fail in" out &&
+	test_grep "^t no-beta: test: booted (tcg, instruction-paced, 2 boots) 3 ok, 0 skip, 0 fail in" out &&
 	test_grep "^t no-fix   ok     ok     ok tcg  2 ok, 1 xfail  none    -30.0% realloc.calls_per_sec (worse)$" out &&
 	test_grep "^t no-beta  ok     ok     ok tcg  3 ok           none    no change$" out &&
 	test_grep "^expected failures:$" out &&
@@ -312,7 +327,7 @@ test_expect_success 'a change to what a variant expects redoes its test only' '
 	(cd kitv && test_must_fail mkseries run --branch t --workdir ../wv >../out) &&
 	cat out &&
 	test_grep "^t no-fix: build: up to date" out &&
-	test_grep "^t no-fix: test: FAILED (tcg) unexpected pass: realloc was expected to fail without $(short $F1) (the demonstration did not work)$" out &&
+	test_grep "^t no-fix: test: FAILED (tcg, instruction-paced) unexpected pass: realloc was expected to fail without $(short $F1) (the demonstration did not work)$" out &&
 	test_grep "^t no-beta: test: up to date" out &&
 	sed -i "s/expect-fail: \[steady, realloc\]/expect-fail: [steady]/" kitv/kernels/t.yaml
 '
@@ -321,7 +336,7 @@ test_expect_success 'an expected failure that passes fails the cell and the run'
 	(cd kitv && FAKE_QEMU_FIXED=1 test_must_fail mkseries run --branch t --workdir ../wv \
 		--force=test >../out) &&
 	cat out &&
-	test_grep "^t no-fix: test: FAILED (tcg) unexpected pass: steady was expected to fail without $(short $F1) (the demonstration did not work)$" out &&
+	test_grep "^t no-fix: test: FAILED (tcg, instruction-paced) unexpected pass: steady was expected to fail without $(short $F1) (the demonstration did not work)$" out &&
 	test_grep "^  t no-fix: tests: unexpected pass: steady was expected to fail" out &&
 	test_grep "^t no-fix   ok     ok     ok tcg  FAILED " out &&
 	test_grep "^4 cells: 3 ok, 1 failed" out &&

@@ -58,10 +58,10 @@ static const char *const git_keys[] = { "repo", "ref", NULL };
 enum { C_BASE, C_FRAGMENTS, C_NR };
 static const char *const config_keys[] = { "base", "fragments", NULL };
 enum { B_QEMU, B_MACHINE, B_CPU, B_MEMORY, B_CPUS, B_CMDLINE, B_ACCEL, B_BOOT_TIMEOUT,
-       B_RUN_TIMEOUT, B_NR };
+       B_RUN_TIMEOUT, B_TCG_CLOCK, B_BOOTS, B_NR };
 static const char *const boot_keys[] = {
 	"qemu", "machine", "cpu", "memory", "cpus", "cmdline", "accel", "boot-timeout",
-	"run-timeout", NULL
+	"run-timeout", "tcg-clock", "boots", NULL
 };
 
 /* Make targets that wait for a human; a build must never run them. */
@@ -1021,6 +1021,11 @@ static void parse_boot(struct yfile *f, yaml_node_t *n, struct kernel_boot *boot
 		       boot->accel);
 	get_uint(f, v[B_BOOT_TIMEOUT], "boot-timeout", 1, 7 * 86400, &boot->boot_timeout);
 	get_uint(f, v[B_RUN_TIMEOUT], "run-timeout", 1, 7 * 86400, &boot->run_timeout);
+	if (!get_str(f, v[B_TCG_CLOCK], "tcg-clock", &boot->tcg_clock) &&
+	    strcmp(boot->tcg_clock, "instructions") && strcmp(boot->tcg_clock, "host"))
+		report(f, line_of(v[B_TCG_CLOCK]), "'tcg-clock' must be instructions or host, not '%s'",
+		       boot->tcg_clock);
+	get_uint(f, v[B_BOOTS], "boots", 1, 100, &boot->boots);
 }
 
 /* One variant: `without` (required), `note`, `expect-fail`. */
@@ -1138,6 +1143,8 @@ static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *
 	b->boot.boot_timeout = 300;
 	b->boot.run_timeout = 900;
 	b->boot.accel = xstrdup("auto");
+	b->boot.tcg_clock = xstrdup("instructions");
+	b->boot.boots = 2;
 
 	root = yfile_load(&f, ld, b->path);
 	if (!root)
@@ -1694,6 +1701,7 @@ void kit_release(struct kit *kit)
 		free(b->boot.cpu);
 		free(b->boot.cmdline);
 		free(b->boot.accel);
+		free(b->boot.tcg_clock);
 		for (j = 0; j < b->nr_variants; j++) {
 			struct kernel_variant *v = &b->variants[j];
 			size_t k;

@@ -85,6 +85,14 @@ struct kernel_boot {
 	unsigned boot_timeout;	/* seconds until mm-regress must start; default 300 */
 	unsigned run_timeout;	/* seconds for the mm-regress run; default 900 */
 	char *accel;		/* "auto" (default), "kvm" or "tcg" */
+	/*
+	 * How the guest's clock runs under TCG: "instructions" (default),
+	 * QEMU's icount, so guest time follows the instructions executed and
+	 * timings repeat from boot to boot (blind to cache and TLB misses);
+	 * or "host", the host's clock, which makes timings emulator noise.
+	 */
+	char *tcg_clock;
+	unsigned boots;		/* boots of each variant, their samples pooled; default 2 */
 };
 
 /*

@@ -213,7 +213,7 @@ int build_key(char **out, git_repository *repo, const git_oid *commit, const str
 }
 
 char *test_key(const char *bzimage_hash, const char *regress_hash, const char *accel, int full,
-	       unsigned repeat, const struct kernel_boot *boot,
+	       unsigned repeat, unsigned boots, const struct kernel_boot *boot,
 	       const struct kernel_variant *variant)
 {
 	struct step_key k = STEP_KEY_INIT;
@@ -233,6 +233,8 @@ char *test_key(const char *bzimage_hash, const char *regress_hash, const char *a
 	step_key_add(&k, "cpus", "%u", boot->cpus);
 	step_key_add(&k, "cmdline", "%s", boot->cmdline ? boot->cmdline : "");
 	step_key_add(&k, "timeouts", "%u %u", boot->boot_timeout, boot->run_timeout);
+	step_key_add(&k, "tcg-clock", "%s", boot->tcg_clock ? boot->tcg_clock : "");
+	step_key_add(&k, "boots", "%u", boots);
 	/* Absent for base and kit, so their keys are what they were. */
 	if (variant) {
 		char *without = variant_without_text(variant);

@@ -77,11 +77,12 @@ int build_key(char **out, git_repository *repo, const git_oid *commit, const str
 
 /*
  * The test key. `accel` is what was asked for (auto, kvm or tcg);
+ * `boots` how many times each variant boots;
  * `variant` is a declared variant (what it expects to fail decides the
  * outcome), or NULL. Caller frees.
  */
 char *test_key(const char *bzimage_hash, const char *regress_hash, const char *accel, int full,
-	       unsigned repeat, const struct kernel_boot *boot,
+	       unsigned repeat, unsigned boots, const struct kernel_boot *boot,
 	       const struct kernel_variant *variant);
 
 /*

@@ -13,7 +13,10 @@ struct vm_result {
 	enum vm_status status;
 	char *accel;		/* what ran: "kvm" or "tcg" */
 	char *accel_note;	/* why KVM was not used (auto mode), or NULL */
-	double seconds;		/* QEMU's wall time, boot included */
+	const char *timing;	/* "hardware", "instructions" or "emulated" (static) */
+	int started;		/* every boot reached mm-regress's KTAP header */
+	unsigned boots;		/* boots made */
+	double seconds;		/* QEMU's wall time of every boot, boot included */
 	size_t nr_pass, nr_fail, nr_skip;	/* nr_fail: failures not expected */
 	size_t nr_xfail;	/* cases of the variant's expect-fail that failed, as expected */
 	char *expected;		/* what the expected failures showed ("x failed as expected: ..."), or NULL */
@@ -21,28 +24,44 @@ struct vm_result {
 	char *console_log;	/* absolute path */
 };
 void vm_result_release(struct vm_result *r);
+/* "tcg, instruction-paced, 2 boots": how a result was measured, for one line. Caller frees. */
+char *vm_result_how(const struct vm_result *r);
 
 struct vm_opts {
 	const char *accel;	/* "auto", "kvm" or "tcg"; NULL: the branch's boot.accel */
 	int full;		/* the full run instead of mm-regress --quick */
 	int progress;		/* a progress line on stderr */
 	const char *label;	/* "6.12 base" */
-	unsigned probe_timeout;	/* seconds a first KVM boot may stay silent; 0: 15 */
+	unsigned probe_timeout;	/* seconds a probe boot under KVM has to reach mm-regress; 0: 20 */
+	unsigned boots;		/* boots of the variant; 0: the branch's boot.boots */
 	const struct kernel_variant *variant;	/* a declared variant (its expect-fail), or NULL */
 };
 
 /*
  * The QEMU accelerator to use when `want` is "auto": "kvm" when /dev/kvm
- * opens and an earlier probe on this host kernel found that a KVM guest
- * really runs, "tcg" when either fails, or NULL when no probe has been
- * made yet (the next KVM boot is the probe). The answer is cached in
- * <cache>/kvm-probe with the host's kernel release. *note (caller frees)
- * says why KVM is not used. "kvm" and "tcg" are returned as they are.
+ * (or $MKSERIES_KVM_DEVICE) opens and an earlier probe with this host
+ * kernel and this QEMU found that a KVM guest really reaches mm-regress,
+ * "tcg" when either fails, or NULL when no probe has been made yet (the
+ * next KVM boot is the probe: a real boot, whose mm-regress must print
+ * its KTAP header in time). The answer is cached in <cache>/kvm-probe
+ * with the host's kernel release and `qemu --version`. *note (caller
+ * frees) says why KVM is not used. "kvm" and "tcg" are returned as they
+ * are.
  */
-const char *vm_pick_accel(const char *want, const char *cache_dir, char **note);
+const char *vm_pick_accel(const char *want, const char *cache_dir, const char *qemu, char **note);
 
-/* Record a probe's outcome for this host kernel ("kvm" or "tcg" with a reason). */
-int vm_record_probe(const char *cache_dir, const char *accel, const char *note);
+/* Record a probe's outcome for this host kernel and QEMU ("kvm", or "tcg" with a reason). */
+int vm_record_probe(const char *cache_dir, const char *qemu, const char *accel, const char *note);
+
+/* The first line of `QEMU --version` (QEMU NULL: qemu-system-x86_64), or "unknown". Caller frees. */
+char *vm_qemu_version(const char *qemu);
+
+/*
+ * What kind of time a boot under `accel` measures: "hardware" (KVM),
+ * "instructions" (TCG with boot.tcg-clock instructions: QEMU's icount)
+ * or "emulated" (TCG on the host's clock). A static string.
+ */
+const char *vm_timing(const char *accel, const struct kernel_boot *boot);
 
 /*
  * The QEMU command line for one boot: the branch's boot settings, the
@@ -53,9 +72,15 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 		  const char *bzimage, const char *initramfs, int full);
 
 /*
- * Boot `bzimage` of branch b with the embedded mm-regress as /init;
- * the console goes to <workdir>/logs/<variant>-console.log, the outcome
- * to <workdir>/state/<variant>.test. boot_timeout runs until "KTAP
+ * Boot `bzimage` of branch b with the embedded mm-regress as /init,
+ * boot.boots times (opts->boots overrides); the consoles go to
+ * <workdir>/logs/<variant>-console.log, then -console.2.log ..., the
+ * outcome to <workdir>/state/<variant>.test (status, accel, timing,
+ * boots, started, console, console.2 ...). The first boot settles the
+ * accelerator (see vm_pick_accel(); in auto mode a KVM boot that never
+ * reaches mm-regress is redone under TCG, and res->accel_note says so).
+ * A boot that never reaches mm-regress ends the cell there
+ * (res->started is 0): it is not a result, and a rerun tries again. boot_timeout runs until "KTAP
  * version" appears, run_timeout from there to the done marker; a hang
  * is killed and reported as "timeout (boot)" or "timeout (run)". Then
  * the console is read: a splat, a failed case, or a run that never

@@ -27,6 +27,8 @@ struct run_args {
 	enum run_step force;	/* the first step to redo regardless; STEP_NONE: none */
 	int full;
 	unsigned repeat, jobs;
+	unsigned boots;		/* --boots; 0: each branch's boot.boots */
+	unsigned probe_timeout;	/* MKSERIES_KVM_PROBE_TIMEOUT, else 0 (vm's default) */
 	struct strvec given;	/* --variant: the cells to run; none: every one */
 	FILE *log;		/* where the step lines go */
 	char *compiler;		/* computed once */
@@ -554,7 +556,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	const char *want = br->args->accel ? br->args->accel :
 			   br->b->boot.accel ? br->b->boot.accel : "auto";
 	char *name = xstrfmt("%s.test", variant), *label = xstrfmt("%s %s", br->b->name, variant);
-	char *image_hash = NULL, *key = NULL, *cmdline = NULL;
+	char *image_hash = NULL, *key = NULL, *cmdline = NULL, *how = NULL;
 	const char *v;
 	int err, ret = 0;
 
@@ -567,13 +569,15 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		goto error;
 	}
 	key = test_key(image_hash, br->args->regress_hash, want, br->args->full, br->args->repeat,
-		       &br->b->boot, declared);
+		       br->args->boots ? br->args->boots : br->b->boot.boots, &br->b->boot, declared);
 	if (read_run_state(&rt, br, name) || read_module_state(&ts, br, variant, "test")) {
 		ret = -1;
 		goto error;
 	}
+	/* A guest that never reached mm-regress gave no result: try again. */
 	if (!forced(br->args, STEP_TEST) && runstate_current(&rt, key) &&
-	    same_value(&rt, "finished", &ts, "finished")) {
+	    same_value(&rt, "finished", &ts, "finished") &&
+	    (v = state_get(&rt, "started")) && !strcmp(v, "1")) {
 		if (!strcmp(state_get(&rt, "status"), "ok") && declared && declared->nr_expect_fail)
 			say(br, variant, "test: up to date (%s passed, %s xfail)",
 			    state_get(&ts, "pass") ? state_get(&ts, "pass") : "?",
@@ -595,6 +599,8 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	opts.progress = mks_isatty_stderr();
 	opts.label = label;
 	opts.variant = declared;
+	opts.boots = br->args->boots;
+	opts.probe_timeout = br->args->probe_timeout;
 	err = vm_test_variant(&res, &b, bzimage, br->workdir, variant, &opts);
 	if (err) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
@@ -613,24 +619,27 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		state_set(&now, "finished", v);
 	state_setf(&now, "repeat", "%u", br->args->repeat);
 	state_set(&now, "bzimage_hash", image_hash);
+	state_set(&now, "started", res.started ? "1" : "0");
 	if (res.accel)
 		state_set(&now, "accel", res.accel);
+	if (res.timing)
+		state_set(&now, "timing", res.timing);
 	if (record(br, name, &now)) {
 		ret = -1;
 		goto cleanup;
 	}
 	if (res.accel_note)
 		fprintf(br->args->log, "note: using %s: %s\n", res.accel, res.accel_note);
+	how = vm_result_how(&res);
 	if (res.status == VM_OK && declared && declared->nr_expect_fail) {
 		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail, %zu xfail in %s",
-		    res.accel, res.nr_pass, res.nr_skip, res.nr_fail, res.nr_xfail,
+		    how, res.nr_pass, res.nr_skip, res.nr_fail, res.nr_xfail,
 		    format_duration(res.seconds));
 	} else if (res.status == VM_OK) {
-		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail in %s", res.accel,
+		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail in %s", how,
 		    res.nr_pass, res.nr_skip, res.nr_fail, format_duration(res.seconds));
 	} else {
-		say(br, variant, "test: FAILED (%s) %s", res.accel ? res.accel : "?",
-		    res.failure ? res.failure : "");
+		say(br, variant, "test: FAILED (%s) %s", how, res.failure ? res.failure : "");
 		fprintf(br->args->log, "    console: %s\n", res.console_log);
 	}
 	if (res.expected)
@@ -646,6 +655,7 @@ error:
 	record(br, name, &now);
 	say(br, variant, "test: FAILED (see the error above)");
 cleanup:
+	free(how);
 	vm_result_release(&res);
 	state_release(&rt);
 	state_release(&ts);
@@ -851,6 +861,8 @@ int cmd_run(int argc, const char **argv)
 		{ OPT_BOOL, "quick", 0, &quick, NULL, "mm-regress --quick (the default)" },
 		{ OPT_BOOL, "full", 0, &args.full, NULL, "the full mm-regress run" },
 		{ OPT_UINT, "repeat", 0, &args.repeat, "N", "samples per metric (default 5)" },
+		{ OPT_UINT, "boots", 0, &args.boots, "N",
+		  "boots of each variant, samples pooled (default: the branch's boot.boots, else 2)" },
 		{ OPT_STRING, "accel", 0, &args.accel, "A",
 		  "auto, kvm or tcg (default: the branch's boot.accel, else auto)" },
 		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
@@ -862,7 +874,7 @@ int cmd_run(int argc, const char **argv)
 		{ OPT_END },
 	};
 	const char *usage = "mkseries run (--branch B | --all) [--variant V]... "
-			    "[--force[=STEP]] [--quick | --full] [--repeat N] "
+			    "[--force[=STEP]] [--quick | --full] [--repeat N] [--boots N] "
 			    "[--format text|json|junit|markdown] [--output FILE] [--workdir DIR] "
 			    "[--repo DIR]";
 
@@ -883,6 +895,12 @@ int cmd_run(int argc, const char **argv)
 		error("--quick and --full cannot be used together");
 		usage_with_options(usage, opts, 2);
 	}
+	if (args.boots > 100) {
+		error("--boots must be between 1 and 100, not %u", args.boots);
+		usage_with_options(usage, opts, 2);
+	}
+	if (getenv("MKSERIES_KVM_PROBE_TIMEOUT"))
+		args.probe_timeout = strtoul(getenv("MKSERIES_KVM_PROBE_TIMEOUT"), NULL, 10);
 	have_repeat = args.repeat != (unsigned)-1;
 	if (!have_repeat)
 		args.repeat = DEFAULT_REPEAT;

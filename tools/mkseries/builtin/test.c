@@ -16,7 +16,8 @@ struct test_args {
 	const char *workdir, *repo, *accel;
 	int full;
 	unsigned probe_timeout;	/* MKSERIES_KVM_PROBE_TIMEOUT, else 0 (vm's default) */
-	int noted;		/* the accelerator note was printed */
+	unsigned boots;		/* --boots; 0: each branch's boot.boots */
+	char *noted;		/* the last accelerator note printed, or NULL */
 };
 
 /*
@@ -76,7 +77,7 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 	struct vm_result res;
 	struct vm_opts opts = { 0 };
 	struct strbuf why = STRBUF_INIT;
-	char *label = xstrfmt("%s %s", b->name, variant), *image;
+	char *label = xstrfmt("%s %s", b->name, variant), *image, *how = NULL;
 	int ret = 1;
 
 	memset(&res, 0, sizeof(res));
@@ -88,6 +89,7 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 	opts.accel = args->accel;
 	opts.full = args->full;
 	opts.probe_timeout = args->probe_timeout;
+	opts.boots = args->boots;
 	opts.progress = mks_isatty_stderr();
 	opts.label = label;
 	opts.variant = branch_find_variant(b, variant);
@@ -95,19 +97,22 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 		printf("%s: FAILED (see the error above)\n", label);
 		goto cleanup;
 	}
-	if (res.accel_note && !args->noted) {
+	/* Once per reason: every cell after a failed probe would say the same. */
+	if (res.accel_note && (!args->noted || strcmp(args->noted, res.accel_note))) {
 		fprintf(stderr, "note: using %s: %s\n", res.accel, res.accel_note);
-		args->noted = 1;
+		free(args->noted);
+		args->noted = xstrdup(res.accel_note);
 	}
+	how = vm_result_how(&res);
 	if (res.status == VM_OK) {
-		printf("%s: booted (%s) %zu ok, %zu skip, %zu fail", label, res.accel, res.nr_pass,
+		printf("%s: booted (%s) %zu ok, %zu skip, %zu fail", label, how, res.nr_pass,
 		       res.nr_skip, res.nr_fail);
 		if (opts.variant && opts.variant->nr_expect_fail)
 			printf(", %zu xfail", res.nr_xfail);
 		printf(" in %s\n", format_duration(res.seconds));
 		ret = 0;
 	} else {
-		printf("%s: FAILED (%s) %s\n", label, res.accel, res.failure ? res.failure : "");
+		printf("%s: FAILED (%s) %s\n", label, how, res.failure ? res.failure : "");
 		printf("    console: %s\n", res.console_log);
 	}
 	if (res.expected)
@@ -115,6 +120,7 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 cleanup:
 	vm_result_release(&res);
 	strbuf_release(&why);
+	free(how);
 	free(image);
 	free(label);
 	return ret;
@@ -166,13 +172,15 @@ int cmd_test(int argc, const char **argv)
 		{ OPT_BOOL, "full", 0, &args.full, NULL, "the full mm-regress run" },
 		{ OPT_STRING, "accel", 0, &args.accel, "A",
 		  "auto, kvm or tcg (default: the branch's boot.accel, else auto)" },
+		{ OPT_UINT, "boots", 0, &args.boots, "N",
+		  "boots of each variant, samples pooled (default: the branch's boot.boots, else 2)" },
 		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
 		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work)" },
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
 		{ OPT_END },
 	};
 	const char *usage = "mkseries test (--branch B | --all) [--variant V]... "
-			    "[--quick | --full] [--accel auto|kvm|tcg] [--workdir DIR] [--repo DIR]";
+			    "[--quick | --full] [--accel auto|kvm|tcg] [--boots N] [--workdir DIR] [--repo DIR]";
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
 	size_t nr = 0, i;
@@ -189,6 +197,10 @@ int cmd_test(int argc, const char **argv)
 		error("unknown accelerator '%s' (auto, kvm or tcg)", args.accel);
 		usage_with_options(usage, opts, 2);
 	}
+	if (args.boots > 100) {
+		error("--boots must be between 1 and 100, not %u", args.boots);
+		usage_with_options(usage, opts, 2);
+	}
 	if (getenv("MKSERIES_KVM_PROBE_TIMEOUT"))
 		args.probe_timeout = strtoul(getenv("MKSERIES_KVM_PROBE_TIMEOUT"), NULL, 10);
 	if (select_cells(&kit, &sel, &nr, branch, all, &given)) {
@@ -202,6 +214,7 @@ int cmd_test(int argc, const char **argv)
 			ret = r;
 	}
 cleanup:
+	free(args.noted);
 	free(sel);
 	kit_release(&kit);
 	strvec_clear(&given);
