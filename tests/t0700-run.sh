@@ -267,6 +267,27 @@ test_expect_success 'a guest that never started is not a result: the next run bo
 	test_grep "^t base: test: up to date" out
 '
 
+test_expect_success 'a kit that applies nothing reuses the build and test of base, and says so' '
+	mkdir -p kit0/kernels &&
+	printf "series: []\n" >kit0/series.yaml &&
+	sed "s|^name: t|name: done|" kit/kernels/t.yaml >kit0/kernels/done.yaml &&
+	(cd kit0 && mkseries run --branch done --workdir ../work >../out 2>../err)
+	code=$? &&
+	cat out err &&
+	test $code = 0 &&
+	test_grep "^done base: test: booted" out &&
+	test_grep "^done kit: build: same tree as base ([0-9a-f]*): base.s build reused$" out &&
+	test_grep "^done kit: test: same tree as base: base.s results reused (3 passed)$" out &&
+	test_grep ! "^done kit: build: built" out &&
+	! test -e work/done/out-kit &&
+	test_grep "^reused=base$" work/done/state/kit.test &&
+	test_grep "^reused=base$" work/done/state/run.kit.test &&
+	(cd kit0 && mkseries run --branch done --workdir ../work >../out 2>../err) &&
+	cat out &&
+	test_grep "^done base: test: up to date" out &&
+	test_grep "^done kit: test: same tree as base" out
+'
+
 test_expect_success 'one cell of a fanned-out run: --variant, a JSON report to a file' '
 	(cd kit && mkseries run --branch t --variant kit --workdir ../work --format json \
 		--output ../kit.json >../out) &&

@@ -168,7 +168,7 @@ static int write_pending(struct apply_outcome *o, git_repository *repo, const st
 			 struct pending *pd, git_oid *parent, const struct chains *ch,
 			 const git_signature *backporter)
 {
-	const struct kit_patch *p = plan->items[pd->item].patch;
+	const struct kit_patch *p;
 	const struct mail_patch *m = pd->mail;
 	git_signature *author = NULL;
 	git_commit *parent_c = NULL;
@@ -178,8 +178,10 @@ static int write_pending(struct apply_outcome *o, git_repository *repo, const st
 	int err, ret = -1;
 	size_t i;
 
+	/* Nothing pending (an empty plan has no items to look at). */
 	if (!pd->open)
 		return 0;
+	p = plan->items[pd->item].patch;
 	message = stable_message(m, p, pd->sq, pd->sq_patches, pd->nr_sq, backporter);
 	if (m->author_name && m->author_email)
 		err = git_signature_new(&author, m->author_name, m->author_email, m->date,

@@ -49,6 +49,7 @@ struct branch_run {
 	int applied;		/* the kit applied: its cells can be built */
 	int *vapplied;		/* per declared variant: it applied */
 	int config_error;	/* the kit is unusable for this branch: exit 2 */
+	int base_tested;	/* base built and booted cleanly in this run */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -669,6 +670,93 @@ cleanup:
 }
 
 /* ------------------------------------------------------------------ */
+/* A cell whose tree is base's */
+
+/* Whether `commit` has the tree of the branch's base. */
+static int same_tree_as_base(const struct branch_run *br, const git_oid *commit)
+{
+	git_commit *a = NULL, *b = NULL;
+	int ret = 0;
+
+	if (!git_commit_lookup(&a, br->repo, commit) && !git_commit_lookup(&b, br->repo, &br->base))
+		ret = git_oid_equal(git_commit_tree_id(a), git_commit_tree_id(b));
+	git_commit_free(a);
+	git_commit_free(b);
+	return ret;
+}
+
+/* Copy one of base's state files to `variant`'s, marked as reused from base. */
+static int copy_base_state(const struct branch_run *br, const char *variant, const char *step,
+			   int run_state)
+{
+	struct state st = STATE_INIT;
+	char *from, *to;
+	int ret;
+
+	if (run_state) {
+		char *b = xstrfmt("base.%s", step), *v = xstrfmt("%s.%s", variant, step);
+
+		from = runstate_path(br->workdir, b);
+		to = runstate_path(br->workdir, v);
+		free(b);
+		free(v);
+	} else {
+		from = xstrfmt("%s/state/base.%s", br->workdir, step);
+		to = xstrfmt("%s/state/%s.%s", br->workdir, variant, step);
+	}
+	ret = state_read(&st, from);
+	if (!ret) {
+		if (state_get(&st, "variant"))
+			state_set(&st, "variant", variant);
+		state_set(&st, "reused", "base");
+		ret = state_write(&st, to);
+	}
+	state_release(&st);
+	free(from);
+	free(to);
+	return ret;
+}
+
+/*
+ * A kit (or a variant with no expected failures) that applied nothing
+ * has base's tree: building and booting it again would only measure
+ * the emulator twice. When base's build and test are recorded and
+ * current, they become this cell's, marked `reused=base`, and the cell
+ * says so. Returns 1 when reused, 0 when the cell must run itself.
+ */
+static int reuse_base(struct branch_run *br, const char *variant, const git_oid *commit)
+{
+	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
+	struct state rb = STATE_INIT, rt = STATE_INIT, ts = STATE_INIT;
+	const char *v;
+	int ret = 0;
+
+	if (!strcmp(variant, "base") || (declared && declared->nr_expect_fail) ||
+	    !same_tree_as_base(br, commit))
+		return 0;
+	if (read_run_state(&rb, br, "base.build") || read_run_state(&rt, br, "base.test") ||
+	    read_module_state(&ts, br, "base", "test"))
+		goto cleanup;
+	/* Only what this run has just found good (or up to date) for base. */
+	if (!(v = state_get(&rb, "status")) || strcmp(v, "ok") || !(v = state_get(&rt, "status")) ||
+	    strcmp(v, "ok") || !(v = state_get(&rt, "started")) || strcmp(v, "1") ||
+	    !br->base_tested)
+		goto cleanup;
+	if (copy_base_state(br, variant, "build", 0) || copy_base_state(br, variant, "build", 1) ||
+	    copy_base_state(br, variant, "test", 0) || copy_base_state(br, variant, "test", 1))
+		goto cleanup;
+	say(br, variant, "build: same tree as base (%s): base's build reused", oid_short(commit));
+	say(br, variant, "test: same tree as base: base's results reused (%s passed)",
+	    state_get(&ts, "pass") ? state_get(&ts, "pass") : "?");
+	ret = 1;
+cleanup:
+	state_release(&rb);
+	state_release(&rt);
+	state_release(&ts);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* A branch */
 
 /* A branch that could not even start: its cells are shown as not run, with why. */
@@ -772,12 +860,14 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 		err = variant_resolve(&commit, &refname, &why, br.repo, b, variant);
 		if (err) {
 			say(&br, variant, "FAILED %s", why.len ? why.buf : "cannot find its commit");
-		} else {
+		} else if (!reuse_base(&br, variant, &commit)) {
 			err = step_build(&br, variant, &commit, &bzimage);
 			if (!err && bzimage)
 				err = step_test(&br, variant, bzimage);
 			if (err == MKS_ECONFIG)
 				ret = 2;
+			if (!err && bzimage && !strcmp(variant, "base"))
+				br.base_tested = 1;
 		}
 		strbuf_release(&why);
 		free(refname);
