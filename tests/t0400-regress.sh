@@ -46,6 +46,94 @@ test_expect_success 'the quick run prints its seed and its metrics' '
 '
 
 BATCHES="1 2 4 8 16 32 64 128 256 512 1024"
+CLOCKSOURCE=/sys/devices/system/clocksource/clocksource0/current_clocksource
+
+test_expect_success 'the header states the clocksource and the clock, before the first case' '
+	test_grep -E "^# clocksource: [^ ]+$" out &&
+	src=$(sed -n "s/^# clocksource: //p" out) &&
+	if [ -r $CLOCKSOURCE ]; then
+		test "$src" = "$(cat $CLOCKSOURCE)"
+	else
+		test "$src" = unknown &&
+		test_grep "^# cannot read $CLOCKSOURCE: " out
+	fi &&
+	test "$(grep -c "^# clock: " out)" = 1 &&
+	test_grep -E "^# clock: resolution_ns=[0-9]+ getres_ns=[0-9]+ step_ns=[0-9]+$" out &&
+	sed -n "s/^# clock: resolution_ns=\([0-9]*\) getres_ns=\([0-9]*\) step_ns=\([0-9]*\)$/\1 \2 \3/p" out >clock &&
+	read res getres step <clock &&
+	echo "clocksource $src: resolution $res ns, getres $getres ns, step $step ns" &&
+	test "$getres" -ge 1 && test "$step" -ge 1 &&
+	if [ "$getres" -gt "$step" ]; then test "$res" = "$getres"; else test "$res" = "$step"; fi &&
+	test "$res" -lt 100000000 &&
+	seed=$(grep -n "^# seed: " out | cut -d: -f1) &&
+	clock=$(grep -n "^# clock: " out | cut -d: -f1) &&
+	first=$(grep -n "^ok 1 " out | cut -d: -f1) &&
+	test "$seed" -lt "$clock" && test "$clock" -lt "$first"
+'
+
+test_expect_success 'without --clock-resolution every metric is a number' '
+	test_grep ! "^# metric-skip: " out &&
+	test_grep ! "^# --clock-resolution" out &&
+	test_grep ! -E "^ok [0-9]+ [a-z_]+ # SKIP shortest timed interval" out
+'
+
+MEASURES_ONLY="mremap_pud_time mremap_pte_loop realloc_rate"
+UNDER_1S="is under 100 x the clock.s resolution (1000000000 ns, clocksource [^ ]*)"
+
+test_expect_success '--clock-resolution 1000000000: timings are withheld, measuring cases skip, checks pass' '
+	mkseries regress -- --quick --seed 7 --clock-resolution 1000000000 >coarse &&
+	cat coarse &&
+	test_grep -E "^# clock: resolution_ns=1000000000 getres_ns=[0-9]+ step_ns=[0-9]+$" coarse &&
+	test_grep -E "^# --clock-resolution: timings are judged against 1000000000 ns, not the [0-9]+ ns measured$" coarse &&
+	test_grep ! -E "^# (metric|sample): " coarse &&
+	for m in "mremap_pud_time move_1g_pud_aligned" "mremap_pud_time move_1g_pmd_aligned" \
+		 "mremap_pud_time pud_speedup" "mremap_pte_loop us_per_iteration" \
+		 "realloc_rate calls_per_sec" "madvise_dontneed dontneed_madvise" \
+		 "cache_colour fill_move_check"; do
+		test_grep "^# metric-skip: $m shortest timed interval [0-9]* ns $UNDER_1S$" coarse ||
+		return 1
+	done &&
+	n=4 && for c in $MEASURES_ONLY; do
+		n=$((n + 1)) &&
+		test_grep "^ok $n $c # SKIP shortest timed interval [0-9]* ns $UNDER_1S$" coarse ||
+		return 1
+	done &&
+	grep -E "^(not )?ok " out | grep -v -E " (mremap_pud_time|mremap_pte_loop|realloc_rate)$" >checks.expect &&
+	grep -E "^(not )?ok " coarse | grep -v -E " (mremap_pud_time|mremap_pte_loop|realloc_rate) # SKIP " >checks &&
+	test_cmp checks.expect checks &&
+	test_grep "^ok 13 cache_colour$" coarse &&
+	test_grep "^# 1 page: 4096 bytes .*, data intact (too quick for the clock to time)$" coarse &&
+	test_grep "^# Totals: pass:[0-9]* fail:0 " coarse &&
+	test "$(tail -n 1 coarse)" = "# mm-regress: done"
+'
+
+test_expect_success '--clock-resolution: the madvise sweeps withhold every batch, and still check the memory' '
+	if grep -q "^ok 12 process_madvise_dontneed # SKIP" coarse; then
+		test_grep ! "^# metric-skip: process_madvise_dontneed " coarse
+	else
+		test_grep "^ok 12 process_madvise_dontneed$" coarse &&
+		for b in $BATCHES; do
+			test_grep "^# metric-skip: process_madvise_dontneed [a-z]*_batch_$b shortest timed interval [0-9]* ns $UNDER_1S$" coarse ||
+			return 1
+		done
+	fi &&
+	test_grep "^ok 11 madvise_dontneed$" coarse &&
+	test_grep "^# MADV_DONTNEED over [0-9]* MiB, 4 KiB per madvise() call; memory reads zero after$" coarse
+'
+
+test_expect_success '--clock-resolution under the measured resolution changes nothing' '
+	mkseries regress -- --case mremap_pud_time --quick --clock-resolution 1 >fine &&
+	test_grep ! "^# --clock-resolution" fine &&
+	test_grep -E "^# metric: mremap_pud_time pud_speedup [0-9.]+ x higher_is_better$" fine &&
+	test_grep "^ok 1 mremap_pud_time$" fine
+'
+
+test_expect_success '--help explains --clock-resolution as a diagnostic aid' '
+	mkseries regress -- --help >help &&
+	test_grep "^    --clock-resolution NS$" help &&
+	test_grep "diagnostic aid: pretend the clock is at least NS ns" help
+'
+
 
 test_expect_success 'the madvise sweep has a metric per batch size, or says why not' '
 	if grep -q "^ok 12 process_madvise_dontneed # SKIP" out; then
@@ -211,7 +299,13 @@ test_expect_success 'a bad mm-regress option exits 2 with a message' '
 	test_expect_code 2 mkseries regress -- --quick=yes 2>err &&
 	test_grep "option .--quick. takes no value" err &&
 	test_expect_code 2 mkseries regress -- stray 2>err &&
-	test_grep "unexpected argument .stray." err
+	test_grep "unexpected argument .stray." err &&
+	test_expect_code 2 mkseries regress -- --clock-resolution 2>err &&
+	test_grep "option .--clock-resolution. needs a value" err &&
+	test_expect_code 2 mkseries regress -- --clock-resolution 1ms 2>err &&
+	test_grep "option .--clock-resolution. expects a number up to 100000000000, not .1ms." err &&
+	test_expect_code 2 mkseries regress -- --clock-resolution=1000000000000 2>err &&
+	test_grep "option .--clock-resolution. expects a number up to 100000000000" err
 '
 
 test_expect_success 'a bad mkseries regress option exits 2 with a message' '

@@ -364,6 +364,104 @@ static void test_result_lines(void)
 	ktap_release(&res);
 }
 
+/* The clock lines of mm-regress's header, and metrics it withheld. */
+static void test_clock_lines(void)
+{
+	struct ktap_result res;
+	const struct ktap_metric_skip *ms;
+	struct strbuf sb = STRBUF_INIT;
+
+	parse_str(&res, "KTAP version 1\n1..2\n"
+			"# seed: 3\n"
+			"# clocksource: tsc\n"
+			"# clock: resolution_ns=24 getres_ns=1 step_ns=24\n"
+			"# clocksource: hpet\n"
+			"# clock: resolution_ns=99 getres_ns=1 step_ns=99\n"
+			"# metric-skip: t lat shortest timed interval 812 ns is under 100 x the clock's resolution (24 ns, clocksource tsc)\n"
+			"# metric: t rate 5.0 calls/s higher_is_better\n"
+			"ok 1 t\n"
+			"# metric-skip: u  ratio   short  \n"
+			"ok 2 u # SKIP shortest timed interval 812 ns is under 100 x the clock's resolution (24 ns, clocksource tsc)\n"
+			"# mm-regress: done\n");
+	is_str(res.clocksource, "tsc", "the clocksource is read from the header");
+	ok(res.clock_resolution_ns == 24, "and the clock's resolution_ns");
+	is_int(res.nr_metric_skips, 2, "two withheld metrics");
+	ms = res.nr_metric_skips > 0 ? &res.metric_skips[0] : NULL;
+	ok(ms && !strcmp(ms->case_name, "t") && !strcmp(ms->name, "lat") && ms->line == 8,
+	   "a metric-skip line names its case and metric, on its line");
+	is_str(ms ? ms->reason : NULL,
+	       "shortest timed interval 812 ns is under 100 x the clock's resolution (24 ns, clocksource tsc)",
+	       "and keeps the whole reason");
+	ms = res.nr_metric_skips > 1 ? &res.metric_skips[1] : NULL;
+	ok(ms && !strcmp(ms->case_name, "u") && !strcmp(ms->name, "ratio") &&
+	   !strcmp(ms->reason, "short"), "blanks around the words do not matter");
+	is_int(res.nr_metrics, 1, "a withheld metric is no metric");
+	ok(!ktap_find_metric(&res, "t", "lat"), "and cannot be found as one");
+	is_int(res.bad_metrics, 0, "nothing malformed");
+	ok(res.nr_cases == 2 && res.cases[1].status == KTAP_SKIP &&
+	   starts_with(res.cases[1].reason, "shortest timed interval 812 ns"),
+	   "a case skipped for its clock keeps the reason");
+	ok(res.nr_cases && res.cases[0].diag.nr == 7, "the clock lines are diagnostics of the first case too");
+	is_int(ktap_all_good(&res), 1, "withheld metrics do not make a run bad");
+	ktap_release(&res);
+
+	parse_str(&res, "KTAP version 1\n1..1\n"
+			"# clocksource: unknown\n"
+			"# cannot read /sys/devices/system/clocksource/clocksource0/current_clocksource: No such file or directory\n"
+			"# clock: resolution_ns=10000000.5 getres_ns=10000000 step_ns=9999999\n"
+			"ok 1 t\n# mm-regress: done\n");
+	is_str(res.clocksource, "unknown", "an unknown clocksource is kept as such");
+	ok(res.clock_resolution_ns == 10000000.5, "a decimal resolution_ns");
+	ktap_release(&res);
+
+	{
+		static const char *const bad[] = {
+			"# clock: getres_ns=1 step_ns=20\n",
+			"# clock: resolution_ns=\n",
+			"# clock: resolution_ns=abc getres_ns=1\n",
+			"# clock: resolution_ns=20ns\n",
+			"# clock: resolution_ns=0 getres_ns=0 step_ns=0\n",
+			"# clock: resolution_ns=-5\n",
+			"# clock: resolution_ns=1e13\n",
+		};
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			char *log = xstrfmt("KTAP version 1\n1..1\n# clocksource:  \n%s"
+					    "ok 1 t\n# mm-regress: done\n", bad[i]);
+
+			parse_str(&res, log);
+			ok(res.clock_resolution_ns == 0 && !res.clocksource && !res.bad_metrics,
+			   "no resolution from '%.*s', and no clocksource from a blank one",
+			   (int)strlen(bad[i]) - 1, bad[i]);
+			ktap_release(&res);
+			free(log);
+		}
+	}
+
+	parse_str(&res, "KTAP version 1\n1..1\n"
+			"# metric-skip: t\n"
+			"# metric-skip: t lat\n"
+			"# metric-skip: t lat   \n"
+			"# metric-skip:\n"
+			"# metric-skip:    \n"
+			"ok 1 t\n# mm-regress: done\n");
+	is_int(res.nr_metric_skips, 0, "metric-skip lines without a case, a name or a reason are not taken");
+	is_int(res.bad_metrics, 5, "each is counted as a bad metric line");
+	ok(has_problem(&res, "5 metric line(s) do not parse, the first at line 3"), "and reported");
+	ktap_release(&res);
+
+	if (load(&sb, "host-run.txt")) {
+		ok(0, "host-run.txt loads");
+	} else {
+		ktap_parse(&res, sb.buf, sb.len);
+		ok(!res.clocksource && res.clock_resolution_ns == 0 && !res.nr_metric_skips,
+		   "a run from before the clock lines has no clocksource, resolution or metric-skip");
+		ktap_release(&res);
+	}
+	strbuf_release(&sb);
+}
+
 static void test_image(void)
 {
 	char path[] = "/tmp/test-ktap-image.XXXXXX";
@@ -394,6 +492,7 @@ int main(int argc, char **argv)
 	test_splat_kinds();
 	test_no_false_splats();
 	test_result_lines();
+	test_clock_lines();
 	test_image();
 	return tap_done();
 }

@@ -29,16 +29,21 @@ static const struct advice adv_cold = { MADV_COLD, "MADV_COLD", "cold" };
 
 struct sweep {
 	unsigned char *p;
-	size_t len;
+	size_t len;		/* scale times the usual region */
 	size_t range;		/* bytes per advised range: 4 KiB, or the page size if larger */
+	unsigned scale;		/* >= 1; a sweep's time is divided by it */
 	int pidfd;
 	const struct advice *adv;
 };
 
-static size_t region_len(struct mr_ctx *ctx)
+/* The usual region; metrics are in ns per sweep of this much. */
+static size_t usual_len(struct mr_ctx *ctx)
 {
 	return ctx->quick ? 8 * MiB : 256 * MiB;
 }
+
+/* Advising one populated range takes 50 ns at the very least, batched or not. */
+#define RANGE_NS 50.0
 
 /* The word populate() puts in range i: never zero, at an offset that moves from range to range. */
 static uint64_t populated_word(const struct sweep *s, uint64_t seed, size_t i, size_t *at)
@@ -107,12 +112,15 @@ static void inject_loss(const struct sweep *s)
 		madvise(s->p + (s->len / s->range / 2) * s->range, s->range, MADV_DONTNEED);
 }
 
-/* Apply the advice range by range; batch 0 means madvise(), else process_madvise(). */
-static int sweep_once(struct sweep *s, unsigned batch, double *ns)
+/*
+ * Apply the advice range by range, timed as one interval; batch 0 means
+ * madvise(), else process_madvise().
+ */
+static int sweep_once(struct sweep *s, unsigned batch, uint64_t *ns)
 {
 	struct iovec iov[MAX_BATCH];
 	size_t off = 0;
-	double t = mr_now();
+	uint64_t t = mr_clock_ns();
 
 	while (off < s->len) {
 		size_t n, k, done;
@@ -143,16 +151,34 @@ static int sweep_once(struct sweep *s, unsigned batch, double *ns)
 		if (done % s->range)
 			off += s->range;
 	}
-	*ns = (mr_now() - t) * 1e9;
+	*ns = mr_clock_ns() - t;
 	return 0;
 }
 
+/*
+ * The region: the usual size, or twice that when a sweep of the usual
+ * size would be too short for the clock and memory allows. A longer sweep
+ * is the only way to a longer interval: several sweeps would need the
+ * region populated again between them, outside the timing.
+ */
 static enum mr_status map_region(struct mr_ctx *ctx, struct sweep *s)
 {
-	s->len = region_len(ctx);
+	size_t usual = usual_len(ctx);
+
 	s->range = ctx->page > 4 * KiB ? ctx->page : 4 * KiB;
+	s->scale = mr_iterations(ctx, RANGE_NS * (usual / s->range), 1, 2);
+	s->len = usual * s->scale;
+	if (s->scale > 1 && !mr_need_memory(ctx, s->len)) {
+		mr_diag("%s: %s; sweeping the usual %zu MiB", ctx->name, ctx->reason, usual / MiB);
+		ctx->reason[0] = '\0';
+		s->scale = 1;
+		s->len = usual;
+	}
 	if (!mr_need_memory(ctx, s->len))
 		return MR_SKIP;
+	if (s->scale > 1)
+		mr_diag("%s: sweeping %u x %zu MiB for a sweep the clock can time; times are per %zu MiB",
+			ctx->name, s->scale, usual / MiB, usual / MiB);
 	s->p = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s->p == MAP_FAILED) {
 		s->p = NULL;
@@ -164,21 +190,25 @@ static enum mr_status map_region(struct mr_ctx *ctx, struct sweep *s)
 }
 
 /*
- * Populate, sweep, check; `repeat` times for one batch size. DONTNEED must
- * leave zeroes, COLD the data as it was.
+ * Populate, sweep, check; `repeat` times for one batch size, into samples
+ * (emptied first). DONTNEED must leave zeroes, COLD the data as it was.
  */
-static enum mr_status measure(struct mr_ctx *ctx, struct sweep *s, unsigned batch, double *samples)
+static enum mr_status measure(struct mr_ctx *ctx, struct sweep *s, unsigned batch,
+			      struct mr_samples *samples)
 {
 	unsigned i;
 	size_t bad;
 
+	mr_samples_reset(samples);
 	for (i = 0; i < ctx->repeat; i++) {
 		uint64_t seed = mr_mix(ctx->case_seed + batch * 1000 + i);
+		uint64_t ns;
 
 		populate(s, seed);
-		if (sweep_once(s, batch, &samples[i]))
+		if (sweep_once(s, batch, &ns))
 			return mr_fail(ctx, "%s with batches of %u: %s",
 				       batch ? "process_madvise" : "madvise", batch, strerror(errno));
+		mr_sample_timed(samples, (double)ns / s->scale, ns);
 		if (s->adv == &adv_dontneed) {
 			if (nonzero_words(s))
 				return mr_fail(ctx, "memory still holds data after MADV_DONTNEED (batch %u)",
@@ -243,7 +273,7 @@ static enum mr_status choose_advice(struct mr_ctx *ctx, struct sweep *s)
 
 /* One metric: the advice, then "madvise" for batch 0 or "batch_N". */
 static void batch_metric(struct mr_ctx *ctx, const struct sweep *s, unsigned batch,
-			 const double *samples)
+			 const struct mr_samples *samples)
 {
 	char name[32];
 
@@ -251,33 +281,32 @@ static void batch_metric(struct mr_ctx *ctx, const struct sweep *s, unsigned bat
 		snprintf(name, sizeof(name), "%s_batch_%u", s->adv->metric, batch);
 	else
 		snprintf(name, sizeof(name), "%s_madvise", s->adv->metric);
-	mr_metric(ctx, name, samples, ctx->repeat, "ns", 0);
+	mr_metric(ctx, name, samples, "ns", 0);
 }
 
 enum mr_status case_madvise_dontneed(struct mr_ctx *ctx)
 {
-	struct sweep s = { NULL, 0, 0, -1, &adv_dontneed };
-	double *samples = NULL;
+	struct sweep s = { NULL, 0, 0, 1, -1, &adv_dontneed };
+	struct mr_samples samples = { 0 };
 	enum mr_status st;
 
 	st = map_region(ctx, &s);
 	if (st != MR_PASS)
 		goto cleanup;
-	samples = calloc(ctx->repeat, sizeof(*samples));
-	if (!samples) {
+	if (mr_samples_init(&samples, ctx->repeat)) {
 		st = mr_fail(ctx, "out of memory");
 		goto cleanup;
 	}
-	st = measure(ctx, &s, 0, samples);
+	st = measure(ctx, &s, 0, &samples);
 	if (st != MR_PASS)
 		goto cleanup;
 	mr_diag("MADV_DONTNEED over %zu MiB, %zu KiB per madvise() call; memory reads zero after",
 		s.len / MiB, s.range / KiB);
-	mr_metric(ctx, "dontneed_madvise", samples, ctx->repeat, "ns", 0);
+	mr_metric(ctx, "dontneed_madvise", &samples, "ns", 0);
 cleanup:
 	if (s.p)
 		munmap(s.p, s.len);
-	free(samples);
+	mr_samples_release(&samples);
 	return st;
 }
 
@@ -289,16 +318,15 @@ cleanup:
  */
 enum mr_status case_process_madvise_dontneed(struct mr_ctx *ctx)
 {
-	struct sweep s = { NULL, 0, 0, -1, NULL };
-	double *samples = NULL;
+	struct sweep s = { NULL, 0, 0, 1, -1, NULL };
+	struct mr_samples samples = { 0 };
 	enum mr_status st;
 	unsigned batch;
 
 	st = map_region(ctx, &s);
 	if (st != MR_PASS)
 		goto cleanup;
-	samples = calloc(ctx->repeat, sizeof(*samples));
-	if (!samples) {
+	if (mr_samples_init(&samples, ctx->repeat)) {
 		st = mr_fail(ctx, "out of memory");
 		goto cleanup;
 	}
@@ -312,16 +340,16 @@ enum mr_status case_process_madvise_dontneed(struct mr_ctx *ctx)
 	if (st != MR_PASS)
 		goto cleanup;
 	if (s.adv == &adv_cold) {
-		st = measure(ctx, &s, 0, samples);
+		st = measure(ctx, &s, 0, &samples);
 		if (st != MR_PASS)
 			goto cleanup;
-		batch_metric(ctx, &s, 0, samples);
+		batch_metric(ctx, &s, 0, &samples);
 	}
 	for (batch = 1; batch <= MAX_BATCH; batch *= 2) {
-		st = measure(ctx, &s, batch, samples);
+		st = measure(ctx, &s, batch, &samples);
 		if (st != MR_PASS)
 			goto cleanup;
-		batch_metric(ctx, &s, batch, samples);
+		batch_metric(ctx, &s, batch, &samples);
 	}
 	if (s.adv == &adv_dontneed)
 		mr_diag("MADV_DONTNEED over %zu MiB in %zu KiB ranges, batches of 1 to %d ranges per call; memory reads zero after each",
@@ -334,6 +362,6 @@ cleanup:
 		close(s.pidfd);
 	if (s.p)
 		munmap(s.p, s.len);
-	free(samples);
+	mr_samples_release(&samples);
 	return st;
 }

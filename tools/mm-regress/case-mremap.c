@@ -34,7 +34,7 @@ static int move_and_check(struct mr_ctx *ctx, const struct move_spec *s, uint64_
 	size_t stride = s->stride ? s->stride : s->len;
 	size_t chunk = s->stride ? s->chunk : s->len;
 	unsigned char *src, *dst;
-	double t;
+	uint64_t t;
 	int ret = -1;
 
 	src = mr_reserve(&rs, s->len, s->align, s->src_off);
@@ -50,21 +50,26 @@ static int move_and_check(struct mr_ctx *ctx, const struct move_spec *s, uint64_
 	if (s->nohuge)
 		madvise(src, s->len, MADV_NOHUGEPAGE);
 	mr_fill(src, s->len, stride, chunk, seed);
-	t = mr_now();
+	t = mr_clock_ns();
 	if (mr_move(src, s->len, dst)) {
 		mr_diag("%s: mremap %p -> %p (%zu bytes): %s", s->what, (void *)src, (void *)dst,
 			s->len, strerror(errno));
 		goto cleanup;
 	}
-	t = mr_now() - t;
+	t = mr_clock_ns() - t;
 	if (!mr_unmapped(src, s->len)) {
 		mr_diag("%s: the source %p is still mapped after the move", s->what, (void *)src);
 		goto cleanup;
 	}
 	if (mr_check(dst, s->len, stride, chunk, seed, s->what))
 		goto cleanup;
-	mr_diag("%s: %zu bytes %p -> %p in %.1f us, data intact", s->what, s->len, (void *)src,
-		(void *)dst, t * 1e6);
+	/* One move is often below what the clock can tell apart from nothing. */
+	if (mr_resolved(ctx, t))
+		mr_diag("%s: %zu bytes %p -> %p in %.1f us, data intact", s->what, s->len,
+			(void *)src, (void *)dst, t / 1e3);
+	else
+		mr_diag("%s: %zu bytes %p -> %p, data intact (too quick for the clock to time)",
+			s->what, s->len, (void *)src, (void *)dst);
 	ret = 0;
 cleanup:
 	mr_unreserve(&rd);
@@ -150,12 +155,13 @@ enum mr_status case_mremap_unaligned(struct mr_ctx *ctx)
 }
 
 /*
- * Move a 1 GiB region back and forth between two slots and time each
- * move. With one page in every 2 MiB, a PUD-level move carries one entry
- * where a PMD-level one carries 512: the series' claimed speed-up.
+ * Move a 1 GiB region back and forth between two slots, `iters` moves to
+ * a timed interval, one interval per sample (in us per move). With one
+ * page in every 2 MiB, a PUD-level move carries one entry where a
+ * PMD-level one carries 512: the series' claimed speed-up.
  */
-static int time_moves(struct mr_ctx *ctx, const char *what, size_t offset, double *samples,
-		      unsigned iters)
+static int time_moves(struct mr_ctx *ctx, const char *what, size_t offset,
+		      struct mr_samples *out, unsigned iters)
 {
 	struct mr_resv r = { 0 };
 	unsigned char *a, *b, *cur;
@@ -177,7 +183,7 @@ static int time_moves(struct mr_ctx *ctx, const char *what, size_t offset, doubl
 	mr_fill(a, PUD_SZ, PMD_SZ, ctx->page, seed);
 	cur = a;
 	for (s = 0; s < ctx->repeat; s++) {
-		double t = mr_now();
+		uint64_t t = mr_clock_ns();
 
 		for (i = 0; i < iters; i++) {
 			unsigned char *to = cur == a ? b : a;
@@ -189,7 +195,8 @@ static int time_moves(struct mr_ctx *ctx, const char *what, size_t offset, doubl
 			}
 			cur = to;
 		}
-		samples[s] = (mr_now() - t) / iters * 1e6;
+		t = mr_clock_ns() - t;
+		mr_sample_timed(out, t / 1e3 / iters, t);
 	}
 	if (mr_check(cur, PUD_SZ, PMD_SZ, ctx->page, seed, what))
 		goto cleanup;
@@ -199,10 +206,21 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The least a move can take, to size the batches from the clock's
+ * resolution: a PUD-level move is a syscall, one entry and a TLB flush,
+ * a microsecond at the very least (a few under an instruction-paced
+ * 1 GHz guest); a PMD-level one carries 512 entries, ten times that.
+ */
+#define PUD_MOVE_NS 1000.0
+#define PMD_MOVE_NS 10000.0
+
 enum mr_status case_mremap_pud_time(struct mr_ctx *ctx)
 {
-	unsigned iters = ctx->quick ? 4 : 32, i;
-	double *pud = NULL, *pmd = NULL, *ratio = NULL;
+	unsigned min = ctx->quick ? 4 : 32, max = ctx->quick ? 256 : 2048;
+	unsigned pud_iters = mr_iterations(ctx, PUD_MOVE_NS, min, max);
+	unsigned pmd_iters = mr_iterations(ctx, PMD_MOVE_NS, min, max);
+	struct mr_samples pud = { 0 }, pmd = { 0 }, ratio = { 0 };
 	enum mr_status st;
 
 	if (sizeof(void *) < 8)
@@ -210,29 +228,27 @@ enum mr_status case_mremap_pud_time(struct mr_ctx *ctx)
 	/* Both layouts together touch 1024 pages and as many page tables. */
 	if (!mr_need_memory(ctx, 8 * MiB))
 		return MR_SKIP;
-	pud = calloc(ctx->repeat, sizeof(*pud));
-	pmd = calloc(ctx->repeat, sizeof(*pmd));
-	ratio = calloc(ctx->repeat, sizeof(*ratio));
-	if (!pud || !pmd || !ratio) {
+	if (mr_samples_init(&pud, ctx->repeat) || mr_samples_init(&pmd, ctx->repeat) ||
+	    mr_samples_init(&ratio, ctx->repeat)) {
 		st = mr_fail(ctx, "out of memory");
 		goto cleanup;
 	}
-	if (time_moves(ctx, "1 GiB, PUD-aligned", 0, pud, iters) ||
-	    time_moves(ctx, "1 GiB, PMD-aligned only", PMD_SZ, pmd, iters)) {
+	if (time_moves(ctx, "1 GiB, PUD-aligned", 0, &pud, pud_iters) ||
+	    time_moves(ctx, "1 GiB, PMD-aligned only", PMD_SZ, &pmd, pmd_iters)) {
 		st = mr_fail(ctx, "a timed move failed");
 		goto cleanup;
 	}
-	for (i = 0; i < ctx->repeat; i++)
-		ratio[i] = pud[i] > 0 ? pmd[i] / pud[i] : 0;
-	mr_diag("each sample is the mean of %u moves of 1 GiB with one page per 2 MiB", iters);
-	mr_metric(ctx, "move_1g_pud_aligned", pud, ctx->repeat, "us", 0);
-	mr_metric(ctx, "move_1g_pmd_aligned", pmd, ctx->repeat, "us", 0);
-	mr_metric(ctx, "pud_speedup", ratio, ctx->repeat, "x", 1);
+	mr_samples_ratio(&ratio, &pmd, &pud);
+	mr_diag("each sample is the mean of %u PUD-aligned or %u PMD-aligned moves of 1 GiB with one page per 2 MiB, timed together",
+		pud_iters, pmd_iters);
+	mr_metric(ctx, "move_1g_pud_aligned", &pud, "us", 0);
+	mr_metric(ctx, "move_1g_pmd_aligned", &pmd, "us", 0);
+	mr_metric(ctx, "pud_speedup", &ratio, "x", 1);
 	st = MR_PASS;
 cleanup:
-	free(ratio);
-	free(pmd);
-	free(pud);
+	mr_samples_release(&ratio);
+	mr_samples_release(&pmd);
+	mr_samples_release(&pud);
 	return st;
 }
 
@@ -244,22 +260,27 @@ cleanup:
  * any such cache; a fresh pattern is written before each move.
  */
 #define COLOUR_SPAN 16
+/* A fill, a move and a check of 32 pages or more: never under 10 us. */
+#define COLOUR_MOVE_NS 10000.0
 
 enum mr_status case_cache_colour(struct mr_ctx *ctx)
 {
 	size_t pg = ctx->page, npages = ctx->quick ? 32 : 256;
 	size_t len = npages * pg, slot = len + 2 * COLOUR_SPAN * pg, stale = 0;
-	unsigned rounds = ctx->quick ? 1 : 8, r, moves = 0;
+	unsigned rounds, r, moves = 0;
 	struct mr_resv res = { 0 };
+	struct mr_samples samples = { 0 };
 	unsigned char *base, *cur;
-	double t, *samples = NULL;
+	uint64_t t;
 	enum mr_status st;
 	size_t k, cur_colour = 0;
 	int side = 0;
 
-	samples = calloc(ctx->repeat, sizeof(*samples));
+	/* A round is COLOUR_SPAN - 1 moves; a sample times whole rounds. */
+	rounds = mr_iterations(ctx, (COLOUR_SPAN - 1) * COLOUR_MOVE_NS, ctx->quick ? 1 : 8,
+			       ctx->quick ? 16 : 64);
 	base = mr_reserve(&res, 2 * slot, COLOUR_SPAN * pg, 0);
-	if (!samples || !base) {
+	if (mr_samples_init(&samples, ctx->repeat) || !base) {
 		st = mr_fail(ctx, "cannot reserve %zu bytes: %s", 2 * slot, strerror(errno));
 		goto cleanup;
 	}
@@ -269,7 +290,7 @@ enum mr_status case_cache_colour(struct mr_ctx *ctx)
 		goto cleanup;
 	}
 	for (unsigned s = 0; s < ctx->repeat; s++) {
-		t = mr_now();
+		t = mr_clock_ns();
 		for (r = 0; r < rounds; r++) {
 			for (k = 1; k < COLOUR_SPAN; k++) {
 				/* Shift the colour by k pages: every shift from 1 to 15 is done. */
@@ -291,17 +312,18 @@ enum mr_status case_cache_colour(struct mr_ctx *ctx)
 				stale += mr_check(cur, len, len, len, seed, "after a colour change");
 			}
 		}
-		samples[s] = (mr_now() - t) / (rounds * (COLOUR_SPAN - 1)) * 1e6;
+		t = mr_clock_ns() - t;
+		mr_sample_timed(&samples, t / 1e3 / (rounds * (COLOUR_SPAN - 1)), t);
 	}
 	mr_diag("%u moves of %zu pages by 1..%d pages; %zu stale words", moves, npages,
 		COLOUR_SPAN - 1, stale);
-	mr_metric(ctx, "fill_move_check", samples, ctx->repeat, "us", 0);
+	mr_metric(ctx, "fill_move_check", &samples, "us", 0);
 	if (stale)
 		st = mr_fail(ctx, "%zu stale words after moves between cache colours", stale);
 	else
 		st = MR_PASS;
 cleanup:
 	mr_unreserve(&res);
-	free(samples);
+	mr_samples_release(&samples);
 	return st;
 }

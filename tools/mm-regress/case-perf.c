@@ -9,29 +9,34 @@
 
 #include "mm-regress.h"
 
+/* An iteration faults in and clears 1 MiB (256 faults): never under 20 us. */
+#define PTE_LOOP_NS 20000.0
+
 /*
  * The cover letter's loop: map 1 MiB, memset it, move it right behind
  * itself with MREMAP_FIXED, unmap it. A reservation keeps the two slots
- * ours between iterations instead of a hard-coded address.
+ * ours between iterations instead of a hard-coded address. A sample times
+ * all its iterations as one interval.
  */
 enum mr_status case_mremap_pte_loop(struct mr_ctx *ctx)
 {
 	const size_t size = MiB;
-	unsigned iters = ctx->quick ? 100 : 10000, i, s;
+	unsigned iters, i, s;
 	struct mr_resv res = { 0 };
+	struct mr_samples samples = { 0 };
 	unsigned char *a, *b;
-	double *samples = NULL;
 	enum mr_status st;
 
-	samples = calloc(ctx->repeat, sizeof(*samples));
+	iters = mr_iterations(ctx, PTE_LOOP_NS, ctx->quick ? 100 : 10000,
+			      ctx->quick ? 400 : 10000);
 	a = mr_reserve(&res, 2 * size, 2 * MiB, 0);
-	if (!samples || !a) {
+	if (mr_samples_init(&samples, ctx->repeat) || !a) {
 		st = mr_fail(ctx, "cannot reserve %zu bytes: %s", 2 * size, strerror(errno));
 		goto cleanup;
 	}
 	b = a + size;
 	for (s = 0; s < ctx->repeat; s++) {
-		double t = mr_now();
+		uint64_t t = mr_clock_ns();
 
 		for (i = 0; i < iters; i++) {
 			if (!mr_map_at(a, size, 0)) {
@@ -49,15 +54,16 @@ enum mr_status case_mremap_pte_loop(struct mr_ctx *ctx)
 			}
 			munmap(b, size);
 		}
-		samples[s] = (mr_now() - t) / iters * 1e6;
+		t = mr_clock_ns() - t;
+		mr_sample_timed(&samples, t / 1e3 / iters, t);
 	}
 	mr_diag("%u iterations of mmap, memset, mremap and munmap of %zu KiB per sample", iters,
 		size / KiB);
-	mr_metric(ctx, "us_per_iteration", samples, ctx->repeat, "us", 0);
+	mr_metric(ctx, "us_per_iteration", &samples, "us", 0);
 	st = MR_PASS;
 cleanup:
 	mr_unreserve(&res);
-	free(samples);
+	mr_samples_release(&samples);
 	return st;
 }
 
@@ -76,17 +82,16 @@ struct heap_run {
 };
 
 static int grow_heap(struct mr_ctx *ctx, struct heap_run *h, size_t limit, size_t growth,
-		     double seconds)
+		     uint64_t end)
 {
 	size_t pg = ctx->page, size = 0, i;
-	double end = mr_now() + seconds;
 	unsigned char *heap = NULL;
 
 	for (;;) {
 		size_t old = size;
 		unsigned char *p;
 
-		if (size + growth > limit || mr_now() >= end) {
+		if (size + growth > limit || mr_clock_ns() >= end) {
 			for (i = 0; i < size / pg; i++)
 				if (*(uint64_t *)(heap + i * pg) != mr_word(ctx->case_seed, i) && !h->bad++)
 					mr_diag("page %zu of the heap lost its word", i);
@@ -94,7 +99,7 @@ static int grow_heap(struct mr_ctx *ctx, struct heap_run *h, size_t limit, size_
 			heap = NULL;
 			size = 0;
 			h->restarts++;
-			if (mr_now() >= end)
+			if (mr_clock_ns() >= end)
 				break;
 			continue;
 		}
@@ -114,10 +119,17 @@ static int grow_heap(struct mr_ctx *ctx, struct heap_run *h, size_t limit, size_
 	return 0;
 }
 
+/*
+ * A sample runs for 0.2 s (quick) or 2 s, longer when the clock needs it
+ * to span MR_MIN_TICKS resolutions, up to 1 s or 5 s.
+ */
 enum mr_status case_realloc_rate(struct mr_ctx *ctx)
 {
+	const uint64_t ms = 1000000;
 	size_t limit = ctx->quick ? 8 * MiB : 64 * MiB, growth = 64 * KiB;
-	double seconds = ctx->quick ? 0.2 : 2.0, *samples = NULL;
+	uint64_t span = mr_timed_span_ns(ctx, ctx->quick ? 200 * ms : 2000 * ms,
+					 ctx->quick ? 1000 * ms : 5000 * ms);
+	struct mr_samples samples = { 0 };
 	struct heap_run h;
 	enum mr_status st;
 	unsigned s;
@@ -126,14 +138,13 @@ enum mr_status case_realloc_rate(struct mr_ctx *ctx)
 		return MR_SKIP;
 	if (!mallopt(M_MMAP_THRESHOLD, (int)growth))
 		return mr_fail(ctx, "mallopt(M_MMAP_THRESHOLD) refused");
-	samples = calloc(ctx->repeat, sizeof(*samples));
-	if (!samples)
+	if (mr_samples_init(&samples, ctx->repeat))
 		return mr_fail(ctx, "out of memory");
 	for (s = 0; s < ctx->repeat; s++) {
-		double t = mr_now();
+		uint64_t t = mr_clock_ns();
 
 		memset(&h, 0, sizeof(h));
-		if (grow_heap(ctx, &h, limit, growth, seconds)) {
+		if (grow_heap(ctx, &h, limit, growth, t + span)) {
 			st = mr_fail(ctx, "realloc failed");
 			goto cleanup;
 		}
@@ -141,14 +152,14 @@ enum mr_status case_realloc_rate(struct mr_ctx *ctx)
 			st = mr_fail(ctx, "%zu pages lost their data across realloc()", h.bad);
 			goto cleanup;
 		}
-		t = mr_now() - t;
-		samples[s] = h.calls / t;
+		t = mr_clock_ns() - t;
+		mr_sample_timed(&samples, t ? h.calls / (t / 1e9) : 0, t);
 		mr_diag("sample %u: %lu realloc calls in %.3f s, %lu moved the block, %lu heaps of up to %zu MiB",
-			s + 1, h.calls, t, h.moves, h.restarts, limit / MiB);
+			s + 1, h.calls, t / 1e9, h.moves, h.restarts, limit / MiB);
 	}
-	mr_metric(ctx, "calls_per_sec", samples, ctx->repeat, "calls/s", 1);
+	mr_metric(ctx, "calls_per_sec", &samples, "calls/s", 1);
 	st = MR_PASS;
 cleanup:
-	free(samples);
+	mr_samples_release(&samples);
 	return st;
 }

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mm-regress.h"
@@ -18,14 +17,6 @@
 #ifndef SYS_process_madvise
 #define SYS_process_madvise 440
 #endif
-
-double mr_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* splitmix64's finaliser: every input bit reaches every output bit. */
 uint64_t mr_mix(uint64_t x)

@@ -14,31 +14,31 @@
 
 static const struct mr_case cases[] = {
 	{ "mremap_pte", "move PTE-sized, page-aligned regions and check the pattern",
-	  case_mremap_pte },
+	  case_mremap_pte, 0 },
 	{ "mremap_pmd", "move 2 MiB-aligned, 2 MiB-sized regions (PMD-level move)",
-	  case_mremap_pmd },
+	  case_mremap_pmd, 0 },
 	{ "mremap_pud", "move a 1 GiB-aligned, 1 GiB region (PUD-level move)",
-	  case_mremap_pud },
+	  case_mremap_pud, 0 },
 	{ "mremap_unaligned", "moves whose source or destination is not PMD-aligned",
-	  case_mremap_unaligned },
+	  case_mremap_unaligned, 0 },
 	{ "mremap_pud_time", "time a 1 GiB move, PUD-aligned against only PMD-aligned",
-	  case_mremap_pud_time },
+	  case_mremap_pud_time, MR_MEASURES_ONLY },
 	{ "mremap_pte_loop", "mmap/memset/mremap-fixed/munmap loop of the PTE batching series",
-	  case_mremap_pte_loop },
+	  case_mremap_pte_loop, MR_MEASURES_ONLY },
 	{ "realloc_rate", "realloc() calls per second growing a heap, as stress-ng bigheap",
-	  case_realloc_rate },
+	  case_realloc_rate, MR_MEASURES_ONLY },
 	{ "pte_batch_mprotect", "THP region partly read-only, moved: read-only part still faults",
-	  case_pte_batch_mprotect },
+	  case_pte_batch_mprotect, 0 },
 	{ "pte_batch_cow", "THP region shared with a child by fork(), moved and written: no leak",
-	  case_pte_batch_cow },
+	  case_pte_batch_cow, 0 },
 	{ "pte_batch_wrbit", "one VMA, PTEs of a THP with mixed write bits, moved: no write through",
-	  case_pte_batch_wrbit },
+	  case_pte_batch_wrbit, 0 },
 	{ "madvise_dontneed", "MADV_DONTNEED over a region, 4 KiB per madvise() call",
-	  case_madvise_dontneed },
+	  case_madvise_dontneed, 0 },
 	{ "process_madvise_dontneed", "MADV_DONTNEED with process_madvise() (MADV_COLD where refused), batches of 1 to 1024",
-	  case_process_madvise_dontneed },
+	  case_process_madvise_dontneed, 0 },
 	{ "cache_colour", "move pages between cache colours and look for stale data",
-	  case_cache_colour },
+	  case_cache_colour, 0 },
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -50,11 +50,14 @@ struct options {
 	unsigned repeat;
 	unsigned timeout;
 	int timeout_set;
+	uint64_t clock_floor_ns;	/* --clock-resolution */
 	unsigned char selected[NR_CASES];
 	int any_selected;
 };
 
 static int is_init;
+/* Probed before the first case; each case's child inherits it. */
+static struct mr_clock run_clock;
 
 void mr_diag(const char *fmt, ...)
 {
@@ -98,26 +101,45 @@ enum mr_status mr_fail(struct mr_ctx *ctx, const char *fmt, ...)
 	return MR_FAIL;
 }
 
-void mr_metric(struct mr_ctx *ctx, const char *name, const double *samples,
-	       unsigned n, const char *unit, int higher_is_better)
+/* Withhold a metric the clock cannot resolve, and remember why for the case's verdict. */
+static void metric_skip(struct mr_ctx *ctx, const char *name, const struct mr_samples *s)
+{
+	char why[sizeof(ctx->metric_skip)];
+
+	snprintf(why, sizeof(why),
+		 "shortest timed interval %llu ns is under %d x the clock's resolution (%llu ns, clocksource %s)",
+		 (unsigned long long)s->shortest_ns, MR_MIN_TICKS,
+		 (unsigned long long)ctx->clock->resolution_ns, ctx->clock->source);
+	printf("# metric-skip: %s %s %s\n", ctx->name, name, why);
+	if (!ctx->nr_metric_skips++)
+		snprintf(ctx->metric_skip, sizeof(ctx->metric_skip), "%s", why);
+}
+
+void mr_metric(struct mr_ctx *ctx, const char *name, const struct mr_samples *s,
+	       const char *unit, int higher_is_better)
 {
 	const char *dir = higher_is_better ? "higher_is_better" : "lower_is_better";
 	double mean = 0, var = 0;
-	unsigned i;
+	unsigned i, n = s->n;
 
 	if (!n)
 		return;
+	if (s->shortest_ns != UINT64_MAX && !mr_resolved(ctx, s->shortest_ns)) {
+		metric_skip(ctx, name, s);
+		return;
+	}
+	ctx->nr_metrics++;
 	for (i = 0; i < n; i++)
-		mean += samples[i];
+		mean += s->v[i];
 	mean /= n;
 	if (n == 1) {
 		printf("# metric: %s %s %.3f %s %s\n", ctx->name, name, mean, unit, dir);
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		printf("# sample: %s %s %u/%u %.3f %s\n", ctx->name, name, i + 1, n,
-		       samples[i], unit);
-		var += (samples[i] - mean) * (samples[i] - mean);
+		printf("# sample: %s %s %u/%u %.3f %s\n", ctx->name, name, i + 1, n, s->v[i],
+		       unit);
+		var += (s->v[i] - mean) * (s->v[i] - mean);
 	}
 	var /= n - 1;
 	printf("# metric: %s %s %.3f %s %s n=%u stddev=%.3f\n", ctx->name, name, mean, unit,
@@ -129,7 +151,8 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: mm-regress [--list] [--case NAME[,NAME...]]... [--seed N] [--repeat N]\n"
-		   "                  [--quick] [--timeout SEC] [--args-from FILE]\n\n"
+		   "                  [--quick] [--timeout SEC] [--args-from FILE]\n"
+		   "                  [--clock-resolution NS]\n\n"
 		   "    --list             print the case names and exit\n"
 		   "    --case NAME        run only these cases (repeatable, or comma-separated)\n"
 		   "    --seed N           seed of the data patterns (default: from the clock)\n"
@@ -138,6 +161,10 @@ static void usage(FILE *f)
 		   "    --timeout SEC      kill a case after SEC seconds (0: never)\n"
 		   "    --args-from FILE   take arguments from a kernel command line in FILE\n"
 		   "                       (its mm_regress= parameter), as when running as init\n"
+		   "    --clock-resolution NS\n"
+		   "                       diagnostic aid: pretend the clock is at least NS ns\n"
+		   "                       coarse; a timing under 100 x its resolution is never\n"
+		   "                       reported as a number (a '# metric-skip:' line instead)\n"
 		   "    -h, --help         show this help\n\n"
 		   "Prints KTAP on standard output. Exit status: 0 every case passed or was\n"
 		   "skipped, 1 a case failed, 2 usage error. As PID 1 (an initramfs /init) it\n"
@@ -252,7 +279,8 @@ static int parse_args(struct options *o, int argc, char **argv, int depth)
 			continue;
 		}
 		if (strcmp(name, "--case") && strcmp(name, "--seed") && strcmp(name, "--repeat") &&
-		    strcmp(name, "--timeout") && strcmp(name, "--args-from"))
+		    strcmp(name, "--timeout") && strcmp(name, "--args-from") &&
+		    strcmp(name, "--clock-resolution"))
 			return usage_error("unknown option '%s'", arg);
 		if (!val) {
 			if (i + 1 >= argc)
@@ -278,6 +306,11 @@ static int parse_args(struct options *o, int argc, char **argv, int depth)
 				return -1;
 			o->timeout = n;
 			o->timeout_set = 1;
+		} else if (!strcmp(name, "--clock-resolution")) {
+			/* The KTAP reader takes resolutions under 1e12 ns. */
+			if (parse_number(name, val, 100000000000ULL, &n))
+				return -1;
+			o->clock_floor_ns = n;
 		} else {
 			char **more = NULL;
 			int nr = 0, ret, k;
@@ -313,6 +346,21 @@ static void print_header(const struct options *o, unsigned planned)
 		mr_diag("%s", thp);
 	mr_diag("page size %ld, MemAvailable %ld MiB", sysconf(_SC_PAGESIZE),
 		avail < 0 ? -1 : avail / 1024);
+	mr_clock_init(&run_clock, o->clock_floor_ns);
+}
+
+/*
+ * A case that only measures has nothing to show when the clock resolved
+ * none of its metrics: it is skipped with the first one's reason. A
+ * failure stays a failure.
+ */
+static enum mr_status settle(const struct mr_case *c, struct mr_ctx *ctx, enum mr_status st)
+{
+	if (st != MR_PASS || !(c->flags & MR_MEASURES_ONLY) || ctx->nr_metrics ||
+	    !ctx->nr_metric_skips)
+		return st;
+	snprintf(ctx->reason, sizeof(ctx->reason), "%s", ctx->metric_skip);
+	return MR_SKIP;
 }
 
 static const char *status_word(enum mr_status s)
@@ -342,6 +390,7 @@ static enum mr_status run_case(const struct options *o, size_t idx, char *reason
 	ctx.quick = o->quick;
 	ctx.repeat = o->repeat;
 	ctx.page = sysconf(_SC_PAGESIZE);
+	ctx.clock = &run_clock;
 	ctx.case_seed = o->seed;
 	for (p = ctx.name; *p; p++)
 		ctx.case_seed = mr_mix(ctx.case_seed ^ (unsigned char)*p);
@@ -349,7 +398,7 @@ static enum mr_status run_case(const struct options *o, size_t idx, char *reason
 	fflush(stdout);
 	if (pipe(fds) < 0 || (pid = fork()) < 0) {
 		mr_diag("%s: cannot fork (%s); running it in-process", ctx.name, strerror(errno));
-		st = cases[idx].run(&ctx);
+		st = settle(&cases[idx], &ctx, cases[idx].run(&ctx));
 		snprintf(reason, rlen, "%s", ctx.reason);
 		return st;
 	}
@@ -357,7 +406,7 @@ static enum mr_status run_case(const struct options *o, size_t idx, char *reason
 		close(fds[0]);
 		if (o->timeout)
 			alarm(o->timeout);
-		st = cases[idx].run(&ctx);
+		st = settle(&cases[idx], &ctx, cases[idx].run(&ctx));
 		fflush(stdout);
 		buf[0] = (char)st;
 		n = strlen(ctx.reason);

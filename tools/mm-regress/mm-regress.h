@@ -21,6 +21,20 @@ enum mr_status {
 	MR_SKIP,
 };
 
+/*
+ * The clock every timing reads: CLOCK_MONOTONIC, probed once before the
+ * first case. An interval shorter than MR_MIN_TICKS times its resolution
+ * is mostly quantisation: no metric is ever printed from one.
+ */
+#define MR_MIN_TICKS 100
+
+struct mr_clock {
+	char source[64];	/* the kernel's current clocksource, or "unknown" */
+	uint64_t getres_ns;	/* clock_getres(CLOCK_MONOTONIC); 0 when it failed */
+	uint64_t step_ns;	/* smallest change seen between two reads; 0 none seen */
+	uint64_t resolution_ns;	/* max(getres, step, --clock-resolution); never 0 */
+};
+
 /* Everything a case may read about the run, and where it leaves its verdict. */
 struct mr_ctx {
 	const char *name;	/* the case being run */
@@ -29,13 +43,28 @@ struct mr_ctx {
 	int quick;		/* small sizes, few iterations */
 	unsigned repeat;	/* measurement samples, >= 1 */
 	size_t page;		/* the page size */
+	const struct mr_clock *clock;	/* never NULL while a case runs */
 	char reason[256];	/* SKIP reason, or why it failed */
+	/* Written by mr_metric(): what the case reported, and what it withheld. */
+	unsigned nr_metrics;
+	unsigned nr_metric_skips;
+	char metric_skip[256];	/* the first withheld metric's reason */
+};
+
+enum mr_case_flags {
+	/*
+	 * The case is there for its metrics; what it checks only keeps the
+	 * measurement honest. When the clock resolves none of them, the case
+	 * is skipped with the first one's reason instead of passing.
+	 */
+	MR_MEASURES_ONLY = 1 << 0,
 };
 
 struct mr_case {
 	const char *name;
 	const char *help;
 	enum mr_status (*run)(struct mr_ctx *ctx);
+	unsigned flags;		/* enum mr_case_flags */
 };
 
 /* The cases, in run order (each file exports its own). */
@@ -63,17 +92,74 @@ enum mr_status mr_fail(struct mr_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * A metric's samples, and the shortest timed interval behind any of them,
+ * which decides whether mr_metric() may print them. Invariant: n <= max;
+ * adding beyond max is a bug and aborts the case.
+ */
+struct mr_samples {
+	double *v;
+	unsigned n, max;
+	uint64_t shortest_ns;	/* UINT64_MAX while no value came from a timing */
+};
+
+/* Room for max values, none yet; returns 0, or -1 out of memory (s is then empty). */
+int mr_samples_init(struct mr_samples *s, unsigned max);
+/* Forget the values, keep the room. */
+void mr_samples_reset(struct mr_samples *s);
+/* Free the values; s may be all zeroes (never initialised). */
+void mr_samples_release(struct mr_samples *s);
+/* A value that does not come from a timing (a count, a size). */
+void mr_sample(struct mr_samples *s, double v);
+/* A value computed from one interval of interval_ns, read with mr_clock_ns(). */
+void mr_sample_timed(struct mr_samples *s, double v, uint64_t interval_ns);
+/*
+ * out = num / den, value by value (0 where den is 0), over the values both
+ * have. A ratio stands on its inputs' timings: out takes the shorter of
+ * their shortest intervals, so it is withheld whenever either would be.
+ */
+void mr_samples_ratio(struct mr_samples *out, const struct mr_samples *num,
+		      const struct mr_samples *den);
+
+/*
  * One metric line:
  *   # metric: CASE NAME VALUE UNIT higher_is_better|lower_is_better [n=N stddev=S]
  * With more than one sample, each is printed first as
  *   # sample: CASE NAME I/N VALUE UNIT
  * and the metric carries their mean and sample standard deviation.
+ * When the shortest timed interval behind the samples is under
+ * MR_MIN_TICKS times the clock's resolution, no number is printed, only
+ *   # metric-skip: CASE NAME shortest timed interval X ns is under 100 x
+ *     the clock's resolution (R ns, clocksource S)
+ * (one line). Nothing is printed for no samples.
  */
-void mr_metric(struct mr_ctx *ctx, const char *name, const double *samples,
-	       unsigned n, const char *unit, int higher_is_better);
+void mr_metric(struct mr_ctx *ctx, const char *name, const struct mr_samples *s,
+	       const char *unit, int higher_is_better);
 
 /* Time. */
-double mr_now(void);	/* monotonic seconds */
+double mr_now(void);		/* monotonic seconds, for the run's own bookkeeping */
+uint64_t mr_clock_ns(void);	/* monotonic nanoseconds, for timed intervals */
+/*
+ * Probe the clock into c and print the header diagnostics
+ *   # clocksource: NAME            (NAME "unknown" when sysfs does not say,
+ *                                   and a diagnostic saying why)
+ *   # clock: resolution_ns=R getres_ns=G step_ns=S
+ * The probe reads the clock until it has changed 64 times or 50 ms have
+ * passed (five jiffies at HZ=100), or after 5 million reads. floor_ns
+ * (--clock-resolution; 0 none) makes R at least that.
+ */
+void mr_clock_init(struct mr_clock *c, uint64_t floor_ns);
+/* Whether the clock resolves an interval: it spans MR_MIN_TICKS resolutions or more. */
+int mr_resolved(const struct mr_ctx *ctx, uint64_t interval_ns);
+/*
+ * How many times to repeat an operation that takes at least op_ns so that
+ * the repeats, timed as one interval, span MR_MIN_TICKS resolutions. It
+ * depends on the resolution alone, so every kernel timed with the same
+ * clock does the same work. Clamped to [min, max]: a coarse clock never
+ * stretches a case beyond max, and then its metric is withheld.
+ */
+unsigned mr_iterations(const struct mr_ctx *ctx, double op_ns, unsigned min, unsigned max);
+/* The same for a loop timed by the clock itself: MR_MIN_TICKS resolutions, within [min_ns, max_ns]. */
+uint64_t mr_timed_span_ns(const struct mr_ctx *ctx, uint64_t min_ns, uint64_t max_ns);
 
 /* The pattern: word i of a region filled with `seed` is mr_word(seed, i). */
 uint64_t mr_mix(uint64_t x);
