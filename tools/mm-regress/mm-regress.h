@@ -32,7 +32,7 @@ struct mr_clock {
 	char source[64];	/* the kernel's current clocksource, or "unknown" */
 	uint64_t getres_ns;	/* clock_getres(CLOCK_MONOTONIC); 0 when it failed */
 	uint64_t step_ns;	/* smallest change seen between two reads; 0 none seen */
-	uint64_t resolution_ns;	/* max(getres, step, --clock-resolution); never 0 */
+	uint64_t resolution_ns;	/* max(step, --clock-resolution); never 0 */
 };
 
 /* Everything a case may read about the run, and where it leaves its verdict. */
@@ -145,7 +145,9 @@ uint64_t mr_clock_ns(void);	/* monotonic nanoseconds, for timed intervals */
  *   # clock: resolution_ns=R getres_ns=G step_ns=S
  * The probe reads the clock until it has changed 64 times or 50 ms have
  * passed (five jiffies at HZ=100), or after 5 million reads. floor_ns
- * (--clock-resolution; 0 none) makes R at least that.
+ * (--clock-resolution; 0 none) makes R at least that; R is S otherwise
+ * (getres is the timers' resolution, not the clock's). On "tsc-early" it
+ * first waits, at most 5 s, for the switch to the calibrated clocksource.
  */
 void mr_clock_init(struct mr_clock *c, uint64_t floor_ns);
 /* Whether the clock resolves an interval: it spans MR_MIN_TICKS resolutions or more. */
