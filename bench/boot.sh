@@ -54,8 +54,15 @@ done
 
 t_icount=$(median <"$plain/icount.times")
 t_plain=$(median <"$plain/plain.times")
-spread() { awk '{ v[NR] = $1; s += $1 } END { m = s / NR; for (i = 1; i <= NR; i++) { d = v[i] - m; q += d * d }
-	printf "mean %.6g, stddev %.3f%% over %d boots", m, NR > 1 ? 100 * sqrt(q / (NR - 1)) / m : 0, NR }' "$1"; }
+spread() {
+	awk '{ v[NR] = $1; s += $1 }
+	END {
+		m = s / NR
+		for (i = 1; i <= NR; i++) { d = v[i] - m; q += d * d }
+		sd = (NR > 1) ? 100 * sqrt(q / (NR - 1)) / m : 0
+		printf "mean %.6g, stddev %.3f%% over %d boots", m, sd, NR
+	}' "$1"
+}
 printf '\nbranch %s, %d boots of each, median wall time of one boot + quick mm-regress\n' "$b" "$runs"
 printf 'plain TCG (host clock):          %8.1f s   %s: %s\n' "$t_plain" "$metric" "$(spread "$plain/plain.metric")"
 printf 'instruction-paced TCG (icount):  %8.1f s   %s: %s\n' "$t_icount" "$metric" "$(spread "$plain/icount.metric")"
