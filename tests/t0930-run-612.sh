@@ -75,6 +75,52 @@ test_expect_success REAL_TREES 'no-hotfix: realloc_rate is reported next to the 
 	test $(grep -o "%" realloc.line | wc -l) -ge 4
 '
 
+WORK="$XDG_CACHE_HOME/mkseries/work/6.12"
+
+test_expect_success REAL_TREES 'every cell booted twice on a clock that ticks, instruction-paced under TCG' '
+	for v in base kit no-hotfix no-fixes; do
+		st="$WORK/state/$v.test" &&
+		test_grep "^boots=2$" "$st" &&
+		test_grep "^started=1$" "$st" &&
+		accel=$(sed -n "s/^accel=//p" "$st") &&
+		timing=$(sed -n "s/^timing=//p" "$st") &&
+		case "$accel" in
+		kvm) test "$timing" = hardware ;;
+		tcg) test "$timing" = instructions ;;
+		*) echo "$v: accel $accel"; return 1 ;;
+		esac &&
+		for log in "$WORK/logs/$v-console.log" "$WORK/logs/$v-console.2.log"; do
+			sed -n "s/^# clocksource: //p" "$log" | tr -d "\r" >cs &&
+			sed -n "s/^# clock: resolution_ns=\([0-9]*\).*/\1/p" "$log" >res &&
+			echo "$v: $(cat cs), $(cat res) ns" &&
+			test -s cs && ! grep -q jiffies cs &&
+			test "$(cat res)" -lt 1000 || return 1
+		done
+	done
+'
+
+test_expect_success REAL_TREES 'the tests run again give every metric of every cell within 0.5%' '
+	mkseries --kit "$SRC_DIR" run --branch 6.12 --force=test --format json --output run2.json >out3 2>&1
+	code=$? &&
+	cat out3 &&
+	test $code = 0 &&
+	metrics() {
+		jq -r ".branches[] | select(.name == \"6.12\") | .cells[] | .variant as \$v |
+			.metrics[] | \"\(\$v) \(.case).\(.name) \(.mean)\"" "$1" | sort
+	} &&
+	metrics run.json >m1 &&
+	metrics run2.json >m2 &&
+	test "$(wc -l <m1)" -ge 60 &&
+	awk "{ print \$1 \"/\" \$2, \$3 }" m1 >k1 &&
+	awk "{ print \$1 \"/\" \$2, \$3 }" m2 >k2 &&
+	join -j1 k1 k2 >both &&
+	test "$(wc -l <both)" = "$(wc -l <m1)" &&
+	awk "{ d = (\$3 - \$2) / (\$2 ? \$2 : 1) * 100; if (d < 0) d = -d;
+		printf \"%s %.4f%%\n\", \$1, d; if (d > 0.5) bad++ }
+		END { exit bad > 0 }" both >drift &&
+	sort -k2 -t" " -n drift | tail -n 3
+'
+
 test_expect_success REAL_TREES 'a rerun with nothing changed is up to date at every step' '
 	mkseries --kit "$SRC_DIR" run --branch 6.12 >out2 2>&1 &&
 	cat out2 &&
