@@ -751,8 +751,8 @@ static size_t lkp_row_width(const struct metric_result *m, const struct metric_r
 }
 
 /*
- * "mm-regress quick, 5 samples a metric over 2 boots, tcg: instruction-paced
- * time (TCG icount: ...), clock tsc (resolution 1 ns), threshold 5%"
+ * "mm-regress quick, 5 samples a metric, tcg: instruction-paced time
+ * (TCG icount: ...), clock tsc (resolution 1 ns), threshold 5%"
  */
 static void describe_run(struct strbuf *sb, const struct branch_comparison *bc)
 {
@@ -761,8 +761,6 @@ static void describe_run(struct strbuf *sb, const struct branch_comparison *bc)
 	strbuf_addf(sb, "mm-regress %s", c && c->mode ? c->mode : "?");
 	if (c && c->repeat)
 		strbuf_addf(sb, ", %u sample%s a metric", c->repeat, c->repeat > 1 ? "s" : "");
-	if (c && c->boots > 1)
-		strbuf_addf(sb, " over %u boots", c->boots);
 	if (c && c->accel)
 		strbuf_addf(sb, ", %s", c->accel);
 	strbuf_addf(sb, "%s%s", c && c->accel ? ": " : ", ", timing_words(bc->timing, 0));
