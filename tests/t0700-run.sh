@@ -74,7 +74,7 @@ test_expect_success 'run imports, applies, builds and tests base and kit, then r
 	test_grep "^t kit: test: booted (tcg, instruction-paced, 2 boots) 3 ok" out &&
 	test_grep "^alpha  *applied" out &&
 	test_grep "^t kit   ok     ok     ok tcg  3 ok   none    no change" out &&
-	test_grep "tcg (emulated: timings are not the hardware" out &&
+	test_grep "tcg: emulated time (TCG on host time" out &&
 	test_grep "^2 cells: 2 ok; 0 regressions, 0 improvements" out
 '
 
@@ -139,7 +139,7 @@ test_expect_success 'a regression beyond the noise is called; under TCG it does 
 	test_grep "^t kit .*+29.8% perf_loop.us_per_iteration (worse)" out &&
 	test_grep "+29.8% .*perf_loop.us_per_iteration (us)  (worse)$" out &&
 	test_grep "steady.ns_per_op (ns)$" out &&
-	test_grep "^2 cells: 2 ok; 1 regression, 0 improvements (1 of the regressions emulated, under TCG: not a failure)" out
+	test_grep "^2 cells: 2 ok; 1 regression, 0 improvements (1 of the regressions in emulated time, TCG on host time: not a failure)" out
 '
 
 test_expect_success 'a failing case is recorded with its evidence' '

@@ -141,10 +141,10 @@ static const struct bad_case bad_cases[] = {
 	{ "unknown top-level key",
 	  "series: []\n"
 	  "serie: []\n",
-	  { { NULL, NULL } }, "error: series.yaml:2: unknown key 'serie' in series.yaml (allowed: series)\n", 0 },
+	  { { NULL, NULL } }, "error: series.yaml:2: unknown key 'serie' in series.yaml (allowed: series, verdicts)\n", 0 },
 	{ "no series key",
 	  "patches: []\n",
-	  { { NULL, NULL } }, "error: series.yaml:1: unknown key 'patches' in series.yaml (allowed: series)\n"
+	  { { NULL, NULL } }, "error: series.yaml:1: unknown key 'patches' in series.yaml (allowed: series, verdicts)\n"
 	      "error: series.yaml:1: series.yaml has no 'series'\n", 0 },
 	{ "series is not a sequence",
 	  "series: a\n",
@@ -157,7 +157,7 @@ static const struct bad_case bad_cases[] = {
 	  "    patches:\n"
 	  "      - file: patches/a/0001-one.patch\n",
 	  { { NULL, NULL } }, "error: series.yaml:4: unknown key 'tittle' in a series (allowed: id, title, link, "
-	      "message-id, requires, patches, fixups, branches)\n", 0 },
+	      "message-id, requires, patches, fixups, branches, claims)\n", 0 },
 	{ "unknown key in a fixup",
 	  "series:\n"
 	  "  - id: a\n"
@@ -752,7 +752,7 @@ static const struct bad_case bad_cases[] = {
 	      "source: { tarball: /usr/src/linux.tar.xz }\n"
 	      "archs: [x86_64]\n" } },
 	  "error: kernels/6.12.yaml:3: unknown key 'archs' in a kernel file (allowed: name, default, "
-	  "source, arch, config, boot, variants)\n", 0 },
+	  "source, arch, config, boot, variants, verdicts, claims)\n", 0 },
 	{ "kernel file is not a mapping",
 	  NULL,
 	  { { "kernels/6.12.yaml", "- 6.12\n" } },
@@ -769,7 +769,7 @@ static const struct bad_case bad_cases[] = {
 						  "    without: [9999aaaa]\n"
 						  "    expect_fail: [x]\n") } },
 	  "error: kernels/6.12.yaml:6: unknown key 'expect_fail' in a variant (allowed: without, note, "
-	  "expect-fail)\n", 0 },
+	  "expect-fail, claims)\n", 0 },
 	{ "variant without 'without'",
 	  VARIANT_SERIES,
 	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
@@ -842,6 +842,143 @@ static const struct bad_case bad_cases[] = {
 						  "      - pte_batch_wrbit\n"
 						  "      - pte_batch_wrbit\n") } },
 	  "error: kernels/6.12.yaml:8: variant 'no-fix' expects 'pte_batch_wrbit' to fail twice\n", 0 },
+	{ "claim metric without a case",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: calls_per_sec, better: 20% }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: 'metric' must be CASE.NAME, an mm-regress case and one of its "
+	  "metrics (as in realloc_rate.calls_per_sec), not 'calls_per_sec'\n", 0 },
+	{ "claim metric with a bad name",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: realloc_rate.Calls/s, above: 1 }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: 'metric' must be CASE.NAME, an mm-regress case and one of its "
+	  "metrics (as in realloc_rate.calls_per_sec), not 'realloc_rate.Calls/s'\n", 0 },
+	{ "claim without a metric",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { better: 20% }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: a claim needs a 'metric' (CASE.NAME, as in "
+	  "realloc_rate.calls_per_sec)\n", 0 },
+	{ "claim both better and worse",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - metric: realloc_rate.calls_per_sec\n"
+	  "        better: 20%\n"
+	  "        worse: 5%\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:16: a claim takes one of better, worse, above or below, not both "
+	  "'better' and 'worse'\n", 0 },
+	{ "claim with nothing to check",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: realloc_rate.calls_per_sec, why: \"faster\" }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: a claim needs one of better, worse (N%, against another cell), "
+	  "above or below (a value)\n", 0 },
+	{ "claim percentage without %",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: realloc_rate.calls_per_sec, better: 20 }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: 'better' must be a percentage like 20%, not '20'\n", 0 },
+	{ "claim percentage negative",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: realloc_rate.calls_per_sec, worse: -3% }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: 'worse' must be a percentage like 20%, not '-3%'\n", 0 },
+	{ "claim percentage too large",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: realloc_rate.calls_per_sec, better: 1500% }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: 'better' must be between 0% and 1000%, not '1500%'\n", 0 },
+	{ "claim bound not a number",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: realloc_rate.calls_per_sec, above: lots }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: 'above' must be a number (in the metric's unit), not 'lots'\n", 0 },
+	{ "claim bound with than",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - metric: realloc_rate.calls_per_sec\n"
+	  "        below: 1e6\n"
+	  "        than: base\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:16: 'than' goes with better or worse, not with 'below'\n", 0 },
+	{ "claim with an unknown key",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: realloc_rate.calls_per_sec, better: 2%, becuase: x }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: unknown key 'becuase' in a claim (allowed: metric, better, worse, "
+	  "above, below, than, why)\n", 0 },
+	{ "claims not a sequence",
+	  VARIANT_SERIES
+	  "    claims: { metric: realloc_rate.calls_per_sec, better: 2% }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:13: 'claims' must be a sequence, not a mapping\n", 0 },
+	{ "series claim than an unknown cell",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - { metric: realloc_rate.calls_per_sec, better: 2%, than: no-fix }\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:14: unknown cell 'no-fix' in 'than' (base, or a variant a kernel file "
+	  "declares)\n", 0 },
+	{ "series claim than the kit",
+	  VARIANT_SERIES
+	  "    claims:\n"
+	  "      - metric: realloc_rate.calls_per_sec\n"
+	  "        better: 2%\n"
+	  "        than: kit\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:16: a series' claims are checked on the kit: 'than: kit' compares it "
+	  "with itself (base, or a declared variant)\n", 0 },
+	{ "kernel file claim than an unknown variant",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("claims:\n"
+						  "  - metric: realloc_rate.calls_per_sec\n"
+						  "    worse: 2%\n"
+						  "    than: no-fixes\n"
+						  "variants:\n"
+						  "  no-fix: { without: 9999aaaa }\n"
+						  "  no-batch: { without: 55556666 }\n") } },
+	  "error: kernels/6.12.yaml:6: unknown cell 'no-fixes' in 'than' (base, no-fix, no-batch)\n",
+	  0 },
+	{ "kernel file claim than its kit",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("claims:\n"
+						  "  - { metric: a.b, worse: 2%, than: kit }\n") } },
+	  "error: kernels/6.12.yaml:4: a kernel file's claims are checked on its kit: 'than: kit' "
+	  "compares it with itself (base, or one of its variants)\n", 0 },
+	{ "variant claim than itself",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  no-fix:\n"
+						  "    without: 9999aaaa\n"
+						  "    claims:\n"
+						  "      - { metric: a.b, worse: 2%, than: no-fix }\n"
+						  "      - { metric: a.b, worse: 2%, than: nope }\n") } },
+	  "error: kernels/6.12.yaml:7: variant 'no-fix' cannot be compared with itself\n"
+	  "error: kernels/6.12.yaml:8: unknown cell 'nope' in 'than' (base, kit)\n", 0 },
+	{ "threshold without %",
+	  "verdicts: { threshold: 5 }\n"
+	  "series: []\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:1: 'threshold' must be a percentage like 5%, not '5'\n", 0 },
+	{ "threshold of zero, and an unknown verdicts key",
+	  "series: []\n",
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("verdicts:\n"
+						  "  threshold: 0%\n"
+						  "  alpha: 0.05\n") } },
+	  "error: kernels/6.12.yaml:5: unknown key 'alpha' in 'verdicts' (allowed: threshold)\n"
+	  "error: kernels/6.12.yaml:4: 'threshold' must be more than 0% and at most 100%, not '0%'\n",
+	  0 },
 	{ "branch name unfit for a ref",
 	  NULL,
 	  { { "kernels/6..1.yaml",
@@ -1298,6 +1435,78 @@ cleanup:
 	strbuf_release(&err);
 }
 
+static void test_claims(void)
+{
+	struct kit kit = KIT_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char *dir = new_kit(1), *text;
+	const struct kernel_branch *b, *other;
+	const struct kit_series *s;
+	const struct kit_claim *c;
+	int ret;
+
+	put(dir, "series.yaml",
+	    "verdicts: { threshold: 3% }\n"
+	    VARIANT_SERIES
+	    "    claims:\n"
+	    "      - { metric: realloc_rate.calls_per_sec, better: 20%, why: \"no folio lookup\" }\n"
+	    "      - metric: mremap_pud_time.pud_speedup\n"
+	    "        above: 1e1\n"
+	    "      - { metric: perf_loop.us_per_iteration, worse: 0.5%, than: no-fix }\n");
+	put(dir, "kernels/6.12.yaml",
+	    VARIANT_KERNEL("verdicts: { threshold: 2.5% }\n"
+			   "claims:\n"
+			   "  - { metric: perf_loop.us_per_iteration, better: 10%, than: no-fix }\n"
+			   "variants:\n"
+			   "  no-fix:\n"
+			   "    without: 9999aaaa\n"
+			   "    claims:\n"
+			   "      - { metric: realloc_rate.calls_per_sec, worse: 25%, than: kit }\n"
+			   "      - { metric: realloc_rate.calls_per_sec, below: -2.5 }\n"));
+	ret = load_capture(&kit, dir, ".", &err);
+	is_int(ret, 0, "claims: the kit loads");
+	is_str(err.buf, "", "claims: quietly");
+	s = kit_find_series(&kit, "a");
+	b = kit_find_branch(&kit, "6.12");
+	other = kit_find_branch(&kit, "6.1");
+	if (!s || !b || !other || s->nr_claims != 3 || b->nr_claims != 1 || b->nr_variants != 1 ||
+	    b->variants[0].nr_claims != 2) {
+		ok(0, "claims: three on the series, one on 6.12, two on its variant");
+		goto cleanup;
+	}
+	c = &s->claims[0];
+	ok(c->kind == CLAIM_BETTER && c->value == 20 && !strcmp(c->case_name, "realloc_rate") &&
+	   !strcmp(c->metric, "calls_per_sec"), "claims: better 20%% on realloc_rate.calls_per_sec");
+	is_str(c->than, "base", "claims: than base by default");
+	is_str(c->why, "no folio lookup", "claims: the why");
+	is_int(c->line, 15, "claims: with its line");
+	c = &s->claims[1];
+	ok(c->kind == CLAIM_ABOVE && c->value == 10 && !c->than, "claims: above 1e1, no than");
+	text = kit_claim_text(c);
+	is_str(text, "mremap_pud_time.pud_speedup above 10", "claims: a bound in words");
+	free(text);
+	c = &s->claims[2];
+	ok(c->kind == CLAIM_WORSE && c->value == 0.5, "claims: worse by half a per cent");
+	text = kit_claim_text(c);
+	is_str(text, "perf_loop.us_per_iteration worse by 0.5% than no-fix",
+	       "claims: a change in words");
+	free(text);
+	is_str(b->claims[0].than, "no-fix", "claims: a kernel file's claim names its variant");
+	c = &b->variants[0].claims[0];
+	ok(c->kind == CLAIM_WORSE && c->value == 25 && !strcmp(c->than, "kit"),
+	   "claims: a variant's claim may name the kit");
+	c = &b->variants[0].claims[1];
+	ok(c->kind == CLAIM_BELOW && c->value == -2.5, "claims: below a negative bound");
+	ok(kit.threshold_pct == 3 && b->threshold_pct == 2.5 && !other->threshold_pct,
+	   "verdicts: series.yaml's threshold and a kernel file's");
+	ok(kit_threshold_pct(&kit, b) == 2.5 && kit_threshold_pct(&kit, other) == 3,
+	   "verdicts: a kernel file's threshold wins, series.yaml's is the default");
+cleanup:
+	kit_release(&kit);
+	free(dir);
+	strbuf_release(&err);
+}
+
 static void test_no_kernels(void)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -1336,6 +1545,7 @@ int main(void)
 
 	test_valid_kit();
 	test_variants();
+	test_claims();
 	test_no_kernels();
 	test_kit_dir_names();
 	test_bad_cases();

@@ -471,6 +471,172 @@ static void test_variants(void)
 	results_release(&again);
 }
 
+static void add_claim(struct branch_result *b, enum claim_origin origin, const char *owner,
+		      const char *case_name, const char *metric, enum claim_kind kind, double value,
+		      const char *why)
+{
+	struct kit_claim kc;
+
+	memset(&kc, 0, sizeof(kc));
+	kc.case_name = (char *)case_name;
+	kc.metric = (char *)metric;
+	kc.kind = kind;
+	kc.value = value;
+	kc.than = kind == CLAIM_BETTER || kind == CLAIM_WORSE ? (char *)"base" : NULL;
+	kc.why = (char *)why;
+	branch_add_claim(b, origin, owner, &kc);
+}
+
+/* What kind of time, boots, skipped metrics and claims, in every format, and back from JSON. */
+static void test_timing_claims(void)
+{
+	struct run_results r, again;
+	struct strbuf sb = STRBUF_INIT, two = STRBUF_INIT;
+	struct branch_result *b;
+	struct cell_result *base, *kit;
+	struct series_result *sr;
+	const struct cell_result *back;
+	size_t line, w;
+	int status;
+
+	results_init(&r);
+	results_init(&again);
+	b = results_branch(&r, "6.12");
+	base = variant_cell(b, "base", 1000);
+	kit = variant_cell(b, "kit", 1300);
+	base->timing = kit->timing = TIMING_INSTRUCTIONS;
+	base->boots = 2;
+	strvec_push(&base->console_logs, "/w/6.12/logs/base-console.log");
+	strvec_push(&base->console_logs, "/w/6.12/logs/base-console.2.log");
+	kit->boots = 1;
+	kit->clocksource = xstrdup("tsc");
+	kit->clock_resolution_ns = 1;
+	cell_add_metric_skip(kit, "madvise", "cold_batch_1", "shortest interval under 100 x the clock's resolution");
+	sr = branch_add_series(b, "pte-batch", "mm: PTE batching");
+	sr->state = SERIES_APPLIED;
+	add_claim(b, CLAIM_OF_SERIES, "pte-batch", "realloc_rate", "calls_per_sec", CLAIM_BETTER, 20,
+		  "the cover letter: 30% more calls");
+	add_claim(b, CLAIM_OF_SERIES, "pte-batch", "realloc_rate", "calls_per_sec", CLAIM_BETTER, 50, NULL);
+	add_claim(b, CLAIM_OF_BRANCH, "6.12", "madvise", "cold_batch_1", CLAIM_BELOW, 1e6, NULL);
+	b->threshold_pct = 3;
+
+	render(&sb, &r, REPORT_TEXT, 0);
+	ok(strstr(sb.buf, "\n6.12: kit against base, mm-regress quick, 5 samples a metric, tcg: "
+			  "instruction-paced time (TCG icount: instructions at a 1 GHz virtual clock, "
+			  "not hardware time: no cache or TLB-miss costs), clock tsc (resolution 1 ns), "
+			  "threshold 3%, boots (samples merged): base 2, kit 1\n") != NULL,
+	   "text: the table's header says what kind of time, the clock, the threshold, the boots");
+	ok(strstr(sb.buf, "(better)\n") != NULL, "text: +30%% instruction-paced is called");
+	ok(strstr(sb.buf, "not measured (mm-regress's clock could not resolve them):\n"
+			  "  6.12 kit madvise.cold_batch_1: not measured: shortest interval under 100 x "
+			  "the clock's resolution\n") != NULL, "text: a skipped metric is not a number");
+	ok(strstr(sb.buf, "claims:\n  6.12 kit: series pte-batch: realloc_rate.calls_per_sec better by 20% "
+			  "than base (\"the cover letter: 30% more calls\"): held: +30.0% against base") != NULL,
+	   "text: a claim that held, with its why and its change");
+	ok(strstr(sb.buf, "\n  6.12 kit: series pte-batch: realloc_rate.calls_per_sec better by 50% "
+			  "than base: DID NOT HOLD: +30.0% against base") &&
+	   strstr(sb.buf, "needed +50% or more (better by 50%), beyond 2 x the spread and at p < 0.01: "
+			  "smaller than claimed\n"), "text: a claim that did not hold, and what was needed");
+	ok(strstr(sb.buf, "\n  6.12 kit: branch 6.12: madvise.cold_batch_1 below 1e+06: not checked: "
+			  "madvise.cold_batch_1 not measured on kit: mm-regress skipped it") != NULL,
+	   "text: a claim on a skipped metric is not checked");
+	ok(strstr(sb.buf, "problems:\n  6.12 kit: claim did not hold: series pte-batch: "
+			  "realloc_rate.calls_per_sec better by 50% than base\n") != NULL,
+	   "text: the claim that did not hold is a problem of the cell");
+	ok(strstr(sb.buf, "6.12 kit   ok     ok     ok tcg  0 ok   none    +30.0%") != NULL ||
+	   strstr(sb.buf, "6.12 kit ") != NULL, "text: the kit's row");
+	ok(strstr(sb.buf, "2 cells: 1 ok, 1 failed; 0 regressions, 1 improvement; claims: 1 held, "
+			  "1 did not hold, 1 not checked\n") != NULL, "text: the summary counts the claims");
+
+	render(&sb, &r, REPORT_MARKDOWN, 0);
+	w = widest_line(sb.buf, &line);
+	ok(w <= REPORT_MARKDOWN_WIDTH, "markdown: fits in 72 columns (line %zu has %zu)", line, w);
+	ok(strstr(sb.buf, "mm-regress quick, 5 samples a metric, tcg: instruction-paced time (TCG\n"
+			  "icount: instructions at a 1 GHz virtual clock, not hardware time: no\n"
+			  "cache or TLB-miss costs)") != NULL,
+	   "markdown: the table's header says what kind of time");
+	ok(strstr(sb.buf, "\nClaims:\n\n    6.12 kit: series pte-batch: realloc_rate.calls_per_sec better by 20%\n") != NULL,
+	   "markdown: a claims section");
+	ok(strstr(sb.buf, "DID NOT HOLD") && strstr(sb.buf, "not checked") && strstr(sb.buf, "held"),
+	   "markdown: every outcome");
+	ok(strstr(sb.buf, "Not measured (mm-regress's clock could not resolve them):\n\n"
+			  "    6.12 kit madvise.cold_batch_1: not measured:") != NULL,
+	   "markdown: the skipped metric");
+	ok(strstr(sb.buf, "No branch passed every check: no Tested-by.") != NULL,
+	   "markdown: a claim that did not hold stops the Tested-by");
+
+	render(&sb, &r, REPORT_JSON, 0);
+	status = external_check(sb.buf, "python3", "-m", "json.tool", NULL);
+	ok(status <= 0, "json: valid (python3 %s)", status < 0 ? "not installed" : "says so");
+	ok(strstr(sb.buf, "\"timing\": \"instructions\",\n          \"timing_note\": \"instruction-paced time (TCG icount") &&
+	   strstr(sb.buf, "\"emulated\": false"), "json: the cell's kind of time");
+	ok(strstr(sb.buf, "\"boots\": 2,") && strstr(sb.buf, "\"console_logs\": [\n            \"/w/6.12/logs/base-console.log\",\n            \"/w/6.12/logs/base-console.2.log\"\n          ]"),
+	   "json: the boots and every console");
+	ok(strstr(sb.buf, "\"clock\": {\n            \"source\": \"tsc\",\n            \"resolution_ns\": 1\n          }") != NULL,
+	   "json: the clock");
+	ok(strstr(sb.buf, "\"metric_skips\": [\n            {\n              \"case\": \"madvise\",\n              \"name\": \"cold_batch_1\",\n              \"reason\": \"shortest interval") != NULL,
+	   "json: the skipped metric with its reason");
+	ok(strstr(sb.buf, "\"threshold_pct\": 3,\n      \"claims\": [\n        {\n          \"origin\": \"series\",\n          \"owner\": \"pte-batch\",\n          \"metric\": \"realloc_rate.calls_per_sec\",\n          \"kind\": \"better\",\n          \"value\": 20,\n          \"than\": \"base\",\n          \"why\": \"the cover letter: 30% more calls\"\n        },") != NULL,
+	   "json: the branch's threshold and claims");
+	ok(strstr(sb.buf, "\"claim\": \"realloc_rate.calls_per_sec better by 50% than base\",\n              \"outcome\": \"failed\",") &&
+	   strstr(sb.buf, "\"outcome\": \"held\"") && strstr(sb.buf, "\"outcome\": \"not-checked\""),
+	   "json: each cell's claims with their outcomes");
+	ok(strstr(sb.buf, "\"claims_held\": 1,\n    \"claims_failed\": 1,\n    \"claims_not_checked\": 1") != NULL,
+	   "json: the summary counts them");
+	ok(strstr(sb.buf, "\"status\": \"failed\"") != NULL, "json: the run failed");
+	is_int(results_parse_json(&again, "claims.json", sb.buf, sb.len), 0, "json: reads back");
+	back = branch_find_cell(results_find_branch(&again, "6.12"), "base");
+	ok(back && back->timing == TIMING_INSTRUCTIONS && back->boots == 2 &&
+	   back->console_logs.nr == 2, "json: the kind of time and the boots read back");
+	ok(again.nr_branches == 1 && again.branches[0].nr_claims == 3 &&
+	   again.branches[0].threshold_pct == 3, "json: the claims and threshold read back");
+	render(&two, &again, REPORT_JSON, 0);
+	is_str(two.buf, sb.buf, "json: and render the same again");
+
+	render(&sb, &r, REPORT_JUNIT, 0);
+	status = external_check(sb.buf, "xmllint", "--noout", "-", NULL);
+	ok(status <= 0, "junit: well-formed (xmllint %s)", status < 0 ? "not installed" : "says so");
+	ok(strstr(sb.buf, "<property name=\"timing\" value=\"instructions\"/>\n"
+			  "      <property name=\"timing_note\" value=\"instruction-paced time (TCG icount:") != NULL,
+	   "junit: the kind of time is a property");
+	ok(strstr(sb.buf, "<testcase classname=\"6.12/kit/claims\" name=\"series pte-batch: realloc_rate.calls_per_sec better by 20% than base\" time=\"0.000\"/>") != NULL,
+	   "junit: a claim that held passes");
+	ok(strstr(sb.buf, "<testcase classname=\"6.12/kit/claims\" name=\"series pte-batch: realloc_rate.calls_per_sec better by 50% than base\" time=\"0.000\">\n"
+			  "      <failure message=\"claim did not hold: realloc_rate.calls_per_sec better by 50% than base: +30.0% against base") != NULL,
+	   "junit: one that did not hold fails");
+	ok(strstr(sb.buf, "<testcase classname=\"6.12/kit/claims\" name=\"branch 6.12: madvise.cold_batch_1 below 1e+06\" time=\"0.000\">\n"
+			  "      <skipped message=\"not checked: madvise.cold_batch_1 not measured on kit: mm-regress skipped it") != NULL,
+	   "junit: one not checked is skipped");
+	ok(strstr(sb.buf, "<testcase classname=\"6.12/kit/perf\" name=\"madvise.cold_batch_1\" time=\"0.000\">\n"
+			  "      <skipped message=\"not measured: shortest interval") != NULL,
+	   "junit: the skipped metric is a skipped testcase");
+
+	/* The kit is base's tree: base's results, no change, in every format. */
+	results_release(&r);
+	results_init(&r);
+	b = results_branch(&r, "6.12");
+	base = variant_cell(b, "base", 1000);
+	kit = variant_cell(b, "kit", 1000);
+	base->timing = kit->timing = TIMING_INSTRUCTIONS;
+	kit->reused = xstrdup("base");
+	render(&sb, &r, REPORT_TEXT, 0);
+	ok(strstr(sb.buf, "kit is base's tree (nothing applied): base's build and results reused, no change against base\n") &&
+	   strstr(sb.buf, "same tree as base"), "reused: text says so");
+	render(&sb, &r, REPORT_MARKDOWN, 0);
+	ok(strstr(sb.buf, "kit is base's tree (nothing applied): base's build and results reused,\nno change against base") &&
+	   strstr(sb.buf, "| base's tree"), "reused: markdown says so");
+	render(&sb, &r, REPORT_JSON, 0);
+	ok(strstr(sb.buf, "\"reused\": \"base\"") && strstr(sb.buf, "\"same_tree\": true") &&
+	   strstr(sb.buf, "\"why\": \"same tree as base: no change\""), "reused: json says so");
+	render(&sb, &r, REPORT_JUNIT, 0);
+	ok(strstr(sb.buf, "<property name=\"reused\" value=\"base: the same tree as base, base&apos;s build and results, no change\"/>") != NULL,
+	   "reused: junit says so");
+	strbuf_release(&sb);
+	strbuf_release(&two);
+	results_release(&r);
+	results_release(&again);
+}
+
 static void test_plan_json(void)
 {
 	struct kit kit = KIT_INIT;
@@ -530,6 +696,7 @@ int main(int argc, const char **argv)
 	test_merge();
 	test_bad_json();
 	test_variants();
+	test_timing_claims();
 	test_plan_json();
 	return tap_done();
 }

@@ -23,7 +23,7 @@ static enum perf_call judge(const double *b, size_t nb, const double *k, size_t 
 
 	stats(&sb, b, nb);
 	stats(&sk, k, nk);
-	perf_judge(out ? out : &v, &sb, &sk, dir);
+	perf_judge(out ? out : &v, &sb, &sk, dir, 0);
 	return (out ? out : &v)->call;
 }
 
@@ -162,6 +162,372 @@ static void fill_ok(struct cell_result *c, const char *variant, const char *acce
 	c->mode = xstrdup("quick");
 }
 
+/* A threshold from the kit replaces the 5% floor; identical samples never give NAN or inf. */
+static void test_threshold_zero_variance(void)
+{
+	const double b[] = { 1000, 1000, 1000, 1000, 1000 }, k3[] = { 1030, 1030, 1030, 1030, 1030 };
+	struct sample_stats sb, sk;
+	struct perf_verdict v;
+
+	sample_stats(&sb, b, 5);
+	sample_stats(&sk, k3, 5);
+	perf_judge(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0);
+	is_int(v.call, PERF_SAME, "threshold: +3%% is under the default 5%%");
+	ok(v.p == 0 && v.threshold_pct == 5, "threshold: though p is 0 (identical samples)");
+	perf_judge(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 2);
+	is_int(v.call, PERF_REGRESSION, "threshold: with a kit threshold of 2%%, +3%% is called");
+	ok(v.threshold_pct == 2, "threshold: and the verdict says what it had to reach (%g)",
+	   v.threshold_pct);
+	perf_judge(&v, &sb, &sb, KTAP_LOWER_IS_BETTER, 2);
+	is_int(v.call, PERF_SAME, "zero variance: equal means are the same");
+	ok(v.p == 1 && v.change_pct == 0 && !isnan(v.threshold_pct) && !isinf(v.threshold_pct),
+	   "zero variance: p 1, no change, a finite threshold");
+}
+
+/* The rule of a better/worse claim, and of above/below. */
+static void test_claim_rule(void)
+{
+	const double flat[] = { 100, 100, 100, 100, 100 }, flat80[] = { 80, 80, 80, 80, 80 };
+	const double flat95[] = { 95, 95, 95, 95, 95 };
+	const double noisy[] = { 100, 130, 70, 120, 80 }, noisy85[] = { 85, 115, 55, 105, 65 };
+	const double tight[] = { 100, 101, 99, 100, 100 }, tight70[] = { 70, 71, 69, 70, 70 };
+	const double two[] = { 100, 100 }, two80[] = { 80, 80 };
+	const double zero[] = { 0, 0, 0 };
+	struct sample_stats a, b;
+	struct claim_verdict v;
+
+	/* lower_is_better: 100 -> 80 is 20% better. */
+	sample_stats(&a, flat80, 5);
+	sample_stats(&b, flat, 5);
+	claim_judge_stats(&v, CLAIM_BETTER, 20, KTAP_LOWER_IS_BETTER, &a, &b);
+	is_int(v.outcome, CLAIM_HELD, "claim: -20%% of a lower_is_better metric is better by 20%%");
+	ok(v.change_pct == -20 && v.spread_pct == 0 && v.p == 0,
+	   "claim: zero variance gives a spread of 0 and p 0, no NAN (%g %g %g)", v.change_pct,
+	   v.spread_pct, v.p);
+	claim_judge_stats(&v, CLAIM_BETTER, 25, KTAP_LOWER_IS_BETTER, &a, &b);
+	ok(v.outcome == CLAIM_FAILED && v.shortfall == CLAIM_SHORT_SIZE,
+	   "claim: better by 25%% does not hold at 20%%: too small");
+	claim_judge_stats(&v, CLAIM_WORSE, 10, KTAP_LOWER_IS_BETTER, &a, &b);
+	ok(v.outcome == CLAIM_FAILED && (v.shortfall & CLAIM_SHORT_SIZE),
+	   "claim: worse does not hold when it got better");
+	claim_judge_stats(&v, CLAIM_WORSE, 20, KTAP_HIGHER_IS_BETTER, &a, &b);
+	is_int(v.outcome, CLAIM_HELD, "claim: -20%% of a higher_is_better metric is worse by 20%%");
+	claim_judge_stats(&v, CLAIM_BETTER, 0, KTAP_LOWER_IS_BETTER, &b, &b);
+	ok(v.outcome == CLAIM_FAILED && (v.shortfall & CLAIM_SHORT_SPREAD),
+	   "claim: identical samples, equal means: not better even by 0%%");
+	sample_stats(&a, flat95, 5);
+	claim_judge_stats(&v, CLAIM_BETTER, 5, KTAP_LOWER_IS_BETTER, &a, &b);
+	is_int(v.outcome, CLAIM_HELD, "claim: identical samples, -5%%: better by 5%% holds exactly");
+
+	/* Beyond the spread: 2 x the pooled relative stddev. */
+	sample_stats(&a, noisy85, 5);
+	sample_stats(&b, noisy, 5);
+	claim_judge_stats(&v, CLAIM_BETTER, 10, KTAP_LOWER_IS_BETTER, &a, &b);
+	ok(v.outcome == CLAIM_FAILED && (v.shortfall & CLAIM_SHORT_SPREAD) &&
+	   (v.shortfall & CLAIM_SHORT_P) && !(v.shortfall & CLAIM_SHORT_SIZE),
+	   "claim: -15%% in a 25%% noise is big enough but within the spread and not significant (%g)",
+	   v.spread_pct);
+	sample_stats(&a, tight70, 5);
+	sample_stats(&b, tight, 5);
+	claim_judge_stats(&v, CLAIM_BETTER, 20, KTAP_LOWER_IS_BETTER, &a, &b);
+	ok(v.outcome == CLAIM_HELD && v.p < 0.01 && v.spread_pct > 0 && v.spread_pct < 3,
+	   "claim: -30%% with a tight spread holds (spread %g%%, p %g)", v.spread_pct, v.p);
+
+	/* Fewer than 3 samples: no t-test, the size and the spread decide. */
+	sample_stats(&a, two80, 2);
+	sample_stats(&b, two, 2);
+	claim_judge_stats(&v, CLAIM_BETTER, 10, KTAP_LOWER_IS_BETTER, &a, &b);
+	ok(v.outcome == CLAIM_HELD && isnan(v.p), "claim: 2 samples a side: held without a p-value");
+
+	sample_stats(&b, zero, 3);
+	claim_judge_stats(&v, CLAIM_BETTER, 10, KTAP_LOWER_IS_BETTER, &a, &b);
+	ok(v.outcome == CLAIM_NOT_CHECKED && isnan(v.change_pct),
+	   "claim: against a mean of 0 there is no relative change: not checked");
+
+	sample_stats(&a, flat, 5);
+	claim_judge_stats(&v, CLAIM_ABOVE, 99.5, KTAP_HIGHER_IS_BETTER, &a, NULL);
+	is_int(v.outcome, CLAIM_HELD, "claim: 100 is above 99.5");
+	claim_judge_stats(&v, CLAIM_BELOW, 100, KTAP_LOWER_IS_BETTER, &a, NULL);
+	is_int(v.outcome, CLAIM_FAILED, "claim: 100 is not below 100");
+}
+
+static void add_flat(struct cell_result *c, const char *case_name, const char *name,
+		     enum ktap_direction dir, double v)
+{
+	const double s[] = { v, v, v, v, v };
+
+	cell_add_metric(c, case_name, name, "us", dir, 5, v, 0, s, 5);
+}
+
+static struct claim *claim_on(struct branch_result *b, enum claim_origin origin, const char *owner,
+			      const char *metric, enum claim_kind kind, double value, const char *than)
+{
+	struct kit_claim kc;
+	const char *dot = strchr(metric, '.');
+
+	memset(&kc, 0, sizeof(kc));
+	kc.case_name = xstrndup(metric, dot - metric);
+	kc.metric = xstrdup(dot + 1);
+	kc.kind = kind;
+	kc.value = value;
+	kc.than = than ? xstrdup(than) : NULL;
+	branch_add_claim(b, origin, owner, &kc);
+	free(kc.case_name);
+	free(kc.metric);
+	free(kc.than);
+	return &b->claims[b->nr_claims - 1];
+}
+
+/* Where claims are checked, what stops them, and how a failed one fails its cell and the run. */
+static void test_claims(void)
+{
+	struct run_results r;
+	struct branch_result *br;
+	struct cell_result *base, *kit, *var;
+	struct claim_verdict v;
+	struct run_summary s;
+	struct series_result *sr;
+	struct claim *series_better, *series_bound, *branch_claim, *var_claim;
+
+	results_init(&r);
+	br = results_branch(&r, "6.12");
+	base = branch_cell(br, "base");
+	fill_ok(base, "base", "tcg");
+	base->timing = TIMING_INSTRUCTIONS;
+	add_flat(base, "perf", "us", KTAP_LOWER_IS_BETTER, 100);
+	add_flat(base, "rate", "ops", KTAP_HIGHER_IS_BETTER, 1000);
+	kit = branch_cell(br, "kit");
+	fill_ok(kit, "kit", "tcg");
+	kit->timing = TIMING_INSTRUCTIONS;
+	add_flat(kit, "perf", "us", KTAP_LOWER_IS_BETTER, 80);
+	add_flat(kit, "rate", "ops", KTAP_HIGHER_IS_BETTER, 1000);
+	var = branch_cell(br, "no-fix");
+	fill_ok(var, "no-fix", "tcg");
+	var->timing = TIMING_INSTRUCTIONS;
+	add_flat(var, "perf", "us", KTAP_LOWER_IS_BETTER, 100);
+	cell_add_metric_skip(var, "rate", "ops", "interval under 100 x the resolution");
+	sr = branch_add_series(br, "batch", NULL);
+	sr->state = SERIES_APPLIED;
+	sr = branch_add_series(br, "old", NULL);
+	sr->state = SERIES_PRESENT;
+	sr = branch_add_series(br, "skipped", NULL);
+	sr->state = SERIES_SKIPPED;
+
+	series_better = claim_on(br, CLAIM_OF_SERIES, "batch", "perf.us", CLAIM_BETTER, 15, "base");
+	claim_on(br, CLAIM_OF_SERIES, "old", "perf.us", CLAIM_BETTER, 15, "base");
+	series_bound = claim_on(br, CLAIM_OF_SERIES, "old", "rate.ops", CLAIM_ABOVE, 900, NULL);
+	claim_on(br, CLAIM_OF_SERIES, "skipped", "rate.ops", CLAIM_ABOVE, 900, NULL);
+	branch_claim = claim_on(br, CLAIM_OF_BRANCH, "6.12", "rate.ops", CLAIM_BETTER, 5, "base");
+	var_claim = claim_on(br, CLAIM_OF_VARIANT, "no-fix", "perf.us", CLAIM_WORSE, 20, "kit");
+
+	ok(claim_applies(br, kit, series_better) && !claim_applies(br, base, series_better) &&
+	   !claim_applies(br, var, series_better),
+	   "where: an applied series' claim is checked on the kit only");
+	ok(!claim_applies(br, kit, &br->claims[1]) && !claim_applies(br, base, &br->claims[1]),
+	   "where: a present series' better/worse claim is checked nowhere");
+	ok(claim_applies(br, kit, series_bound) && claim_applies(br, base, series_bound) &&
+	   !claim_applies(br, var, series_bound),
+	   "where: a present series' bound is checked on base and kit");
+	ok(!claim_applies(br, kit, &br->claims[3]) && !claim_applies(br, base, &br->claims[3]),
+	   "where: a skipped series' claims are checked nowhere");
+	ok(claim_applies(br, kit, branch_claim) && !claim_applies(br, var, branch_claim),
+	   "where: a branch's claim is checked on its kit");
+	ok(claim_applies(br, var, var_claim) && !claim_applies(br, kit, var_claim),
+	   "where: a variant's claim on the variant");
+
+	claim_judge(&v, br, kit, series_better);
+	is_int(v.outcome, CLAIM_HELD, "judge: -20%% instruction-paced holds better by 15%%");
+	ok(v.evidence && strstr(v.evidence, "-20.0% against base") && strstr(v.evidence, "needed -15%"),
+	   "judge: the evidence has the change and what was needed (%s)", v.evidence);
+	claim_verdict_release(&v);
+	claim_judge(&v, br, var, var_claim);
+	is_int(v.outcome, CLAIM_HELD, "judge: a variant 25%% worse than the kit holds worse by 20%%");
+	claim_verdict_release(&v);
+	claim_judge(&v, br, kit, branch_claim);
+	is_int(v.outcome, CLAIM_FAILED, "judge: no change does not hold better by 5%%");
+	ok(v.evidence && strstr(v.evidence, "+0.0% against base") &&
+	   strstr(v.evidence, "smaller than claimed"), "judge: and says why (%s)", v.evidence);
+	claim_verdict_release(&v);
+	is_int(cell_status(br, kit), CELL_FAILED, "judge: a claim that did not hold fails its cell");
+	is_int(cell_health(kit), CELL_OK, "judge: though every check of it passed");
+	results_summarise(&s, &r);
+	ok(s.claims_held == 4 && s.claims_failed == 1 && s.failed == 1 && run_summary_failed(&s),
+	   "summary: 4 held, 1 did not, the run fails (%zu %zu %zu)", s.claims_held,
+	   s.claims_failed, s.failed);
+
+	/* A metric mm-regress skipped: not checked, with its reason. */
+	claim_on(br, CLAIM_OF_VARIANT, "no-fix", "rate.ops", CLAIM_ABOVE, 1, NULL);
+	claim_judge(&v, br, var, &br->claims[br->nr_claims - 1]);
+	ok(v.outcome == CLAIM_NOT_CHECKED && v.evidence &&
+	   strstr(v.evidence, "mm-regress skipped it (interval under 100 x the resolution)"),
+	   "judge: a skipped metric is not checked (%s)", v.evidence);
+	claim_verdict_release(&v);
+	claim_judge(&v, br, var, claim_on(br, CLAIM_OF_VARIANT, "no-fix", "nope.x", CLAIM_ABOVE, 1,
+					  NULL));
+	ok(v.outcome == CLAIM_NOT_CHECKED && strstr(v.evidence, "nope.x not measured on no-fix"),
+	   "judge: a missing metric is not checked (%s)", v.evidence);
+	claim_verdict_release(&v);
+
+	/* Emulated time: never checked, never a failure. */
+	kit->timing = TIMING_EMULATED;
+	base->timing = TIMING_EMULATED;
+	claim_judge(&v, br, kit, branch_claim);
+	ok(v.outcome == CLAIM_NOT_CHECKED && strstr(v.evidence, "emulated time"),
+	   "judge: emulated time is not checked (%s)", v.evidence);
+	claim_verdict_release(&v);
+	is_int(cell_status(br, kit), CELL_OK, "judge: so it fails nothing");
+	/* Against a cell in emulated time, or timed differently. */
+	kit->timing = TIMING_INSTRUCTIONS;
+	claim_judge(&v, br, kit, branch_claim);
+	ok(v.outcome == CLAIM_NOT_CHECKED && strstr(v.evidence, "base measured emulated time"),
+	   "judge: base in emulated time: not checked (%s)", v.evidence);
+	claim_verdict_release(&v);
+	base->timing = TIMING_HARDWARE;
+	free(base->accel);
+	base->accel = xstrdup("kvm");
+	claim_judge(&v, br, kit, branch_claim);
+	ok(v.outcome == CLAIM_NOT_CHECKED && strstr(v.evidence, "not comparable"),
+	   "judge: base on hardware, kit instruction-paced: not comparable (%s)", v.evidence);
+	claim_verdict_release(&v);
+	claim_judge(&v, br, kit, claim_on(br, CLAIM_OF_BRANCH, "6.12", "perf.us", CLAIM_BETTER, 5,
+					  "gone"));
+	ok(v.outcome == CLAIM_NOT_CHECKED && strstr(v.evidence, "no gone cell"),
+	   "judge: a than cell not in the results (%s)", v.evidence);
+	claim_verdict_release(&v);
+	results_release(&r);
+}
+
+/* Instruction-paced regressions fail the run; different kinds of time are not compared. */
+static void test_timing(void)
+{
+	struct run_results r;
+	struct branch_result *br;
+	struct branch_comparison bc;
+	struct run_summary s;
+
+	results_init(&r);
+	br = results_branch(&r, "6.12");
+	fill_ok(branch_cell(br, "base"), "base", "tcg");
+	fill_ok(branch_cell(br, "kit"), "kit", "tcg");
+	add_flat(&br->cells[0], "perf", "us", KTAP_LOWER_IS_BETTER, 100);
+	add_flat(&br->cells[1], "perf", "us", KTAP_LOWER_IS_BETTER, 110);
+	is_int(cell_timing(&br->cells[0]), TIMING_EMULATED, "timing: tcg without a kind is emulated");
+	br->cells[0].timing = br->cells[1].timing = TIMING_INSTRUCTIONS;
+	branch_compare(&bc, br);
+	ok(bc.comparable && !bc.emulated && bc.timing == TIMING_INSTRUCTIONS && bc.nr_regressions == 1,
+	   "timing: instruction-paced +10%% is a regression, not emulated");
+	branch_comparison_release(&bc);
+	results_summarise(&s, &r);
+	ok(s.regressions == 1 && !s.emulated_regressions && run_summary_failed(&s),
+	   "timing: and it fails the run");
+	br->cells[0].timing = br->cells[1].timing = TIMING_EMULATED;
+	results_summarise(&s, &r);
+	ok(s.regressions == 1 && s.emulated_regressions == 1 && !run_summary_failed(&s),
+	   "timing: in emulated time the same regression fails nothing");
+	br->cells[0].timing = TIMING_INSTRUCTIONS;
+	branch_compare(&bc, br);
+	ok(!bc.comparable && bc.note && strstr(bc.note, "instruction-paced") &&
+	   strstr(bc.note, "emulated"), "timing: instruction-paced against emulated is not compared (%s)",
+	   bc.note ? bc.note : "");
+	branch_comparison_release(&bc);
+
+	/* A cell that is base's tree, its results base's: no change at all. */
+	br->cells[1].timing = TIMING_INSTRUCTIONS;
+	free(br->cells[0].commit);
+	br->cells[0].commit = xstrdup("1111111111111111111111111111111111111111");
+	br->cells[1].reused = xstrdup("base");
+	branch_compare(&bc, br);
+	ok(bc.comparable && bc.same_tree && !bc.nr_regressions && !bc.nr_improvements &&
+	   bc.rows[0].v.call == PERF_SAME && strstr(bc.note, "base's build and results reused"),
+	   "reused: the same tree as base, no change (%s)", bc.note ? bc.note : "");
+	branch_comparison_release(&bc);
+	results_summarise(&s, &r);
+	ok(!s.regressions && !run_summary_failed(&s), "reused: never a regression");
+	results_release(&r);
+}
+
+/* Several boots of one cell: samples merged, the worst result of each case. */
+static void test_boots(void)
+{
+	const char *one =
+		"KTAP version 1\n"
+		"1..3\n"
+		"# clocksource: tsc\n"
+		"# clock: resolution_ns=1 getres_ns=1 step_ns=1\n"
+		"# sample: perf us 1/2 10.0 us\n"
+		"# sample: perf us 2/2 10.0 us\n"
+		"# metric: perf us 10.000 us lower_is_better n=2 stddev=0.000\n"
+		"# metric: rate ops 7.000 ops higher_is_better\n"
+		"ok 1 perf\n"
+		"ok 2 flaky\n"
+		"ok 3 thp # SKIP no THP\n"
+		"# mm-regress: done\n";
+	const char *two =
+		"KTAP version 1\n"
+		"1..3\n"
+		"# clocksource: hpet\n"
+		"# sample: perf us 1/2 12.0 us\n"
+		"# sample: perf us 2/2 12.0 us\n"
+		"# metric: perf us 12.000 us lower_is_better n=2 stddev=0.000\n"
+		"# metric-skip: rate ops too short for the clock\n"
+		"ok 1 perf\n"
+		"# flaky: lost a race\n"
+		"not ok 2 flaky\n"
+		"ok 3 thp\n"
+		"# mm-regress: done\n";
+	const char *consoles[] = { one, two }, *dead = "[ 0.0] Linux\n[ 1.0] Kernel panic - not syncing: VFS\n";
+	size_t lens[] = { strlen(one), strlen(two) };
+	struct sample_stats st;
+	struct cell_result c;
+
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("base");
+	cell_read_consoles(&c, consoles, lens, 2, NULL);
+	is_int(c.boots, 2, "boots: two");
+	ok(c.nr_metrics == 1 && c.metrics[0].nr_samples == 4 && c.metrics[0].n == 4,
+	   "boots: the samples of both boots, and a metric one boot skipped is not measured");
+	metric_stats(&st, &c.metrics[0]);
+	ok(st.mean == 11 && fabs(st.stddev - sqrt(4.0 / 3)) < 1e-12 && c.metrics[0].mean == 11,
+	   "boots: mean and stddev from every sample (%g, %g)", st.mean, st.stddev);
+	ok(c.nr_metric_skips == 1 && !strcmp(c.metric_skips[0].reason, "too short for the clock"),
+	   "boots: the skip is kept with its reason");
+	is_str(c.clocksource, "tsc", "boots: the first boot's clock");
+	ok(c.clock_resolution_ns == 1, "boots: and its resolution");
+	is_int(c.tests.status, CHECK_FAILED, "boots: a case that failed in one boot fails");
+	is_str(c.tests.evidence, "boot 2 of 2: not ok 2 flaky: flaky: lost a race",
+	       "boots: the evidence names the boot");
+	ok(c.nr_cases == 3 && c.cases[1].status == KTAP_FAIL && c.cases[2].status == KTAP_SKIP,
+	   "boots: each case shows its worst result");
+	cell_result_release(&c);
+
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("kit");
+	consoles[1] = dead;
+	lens[1] = strlen(dead);
+	cell_read_consoles(&c, consoles, lens, 2, NULL);
+	ok(c.boot.status == CHECK_FAILED && c.boot.evidence &&
+	   !strncmp(c.boot.evidence, "boot 2 of 2: ", 13), "boots: a boot that never started fails (%s)",
+	   c.boot.evidence ? c.boot.evidence : "");
+	ok(c.splats.status == CHECK_FAILED && strstr(c.splats.evidence, "boot 2 of 2: console line 2: "),
+	   "boots: the splat of a later boot is found (%s)", c.splats.evidence);
+	cell_result_release(&c);
+
+	/* Metrics printed as summaries only: pooled. */
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("kit");
+	consoles[0] = "KTAP version 1\n1..1\n# metric: p x 10.000 us lower_is_better n=3 stddev=1.000\nok 1 p\n# mm-regress: done\n";
+	consoles[1] = "KTAP version 1\n1..1\n# metric: p x 12.000 us lower_is_better n=3 stddev=1.000\nok 1 p\n# mm-regress: done\n";
+	lens[0] = strlen(consoles[0]);
+	lens[1] = strlen(consoles[1]);
+	cell_read_consoles(&c, consoles, lens, 2, NULL);
+	ok(c.nr_metrics == 1 && c.metrics[0].n == 6 && c.metrics[0].mean == 11 &&
+	   fabs(c.metrics[0].stddev - sqrt((2 + 2 + 3 + 3) / 5.0)) < 1e-12 && !c.metrics[0].nr_samples,
+	   "boots: summaries are pooled (n %u, mean %g, stddev %g)", c.nr_metrics ? c.metrics[0].n : 0,
+	   c.nr_metrics ? c.metrics[0].mean : 0, c.nr_metrics ? c.metrics[0].stddev : 0);
+	is_int(c.tests.status, CHECK_OK, "boots: both complete, the tests pass");
+	cell_result_release(&c);
+}
+
 static void test_health(void)
 {
 	struct cell_result c = { 0 };
@@ -242,9 +608,11 @@ static void test_compare(void)
 	free(br->cells[1].commit);
 	br->cells[1].commit = xstrdup("1111111111111111111111111111111111111111");
 	branch_compare(&bc, br);
-	ok(!bc.comparable && bc.note && strstr(bc.note, "nothing applied"),
-	   "compare: a kit that is the base tree is not compared (%s)", bc.note ? bc.note : "");
+	ok(bc.comparable && bc.same_tree && bc.note && strstr(bc.note, "nothing applied"),
+	   "compare: a kit that is the base tree is the same tree (%s)", bc.note ? bc.note : "");
 	is_int(bc.nr_regressions, 0, "compare: and nothing is called on it");
+	ok(bc.nr && bc.rows[0].v.call == PERF_SAME, "compare: its +30%% is no change (%s)",
+	   bc.nr && bc.rows[0].v.why ? bc.rows[0].v.why : "");
 	branch_comparison_release(&bc);
 	free(br->cells[1].commit);
 	br->cells[1].commit = xstrdup("2222222222222222222222222222222222222222");
@@ -572,6 +940,11 @@ int main(void)
 	test_expectations();
 	test_console_expected();
 	test_compare_variant();
+	test_threshold_zero_variance();
+	test_claim_rule();
+	test_claims();
+	test_timing();
+	test_boots();
 	test_keys();
 	return tap_done();
 }

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,13 @@ struct yfile {
 	int loaded;		/* doc holds a document to delete */
 };
 
-static const char *const top_keys[] = { "series", NULL };
+static const char *const top_keys[] = { "series", "verdicts", NULL };
 
-enum { S_ID, S_TITLE, S_LINK, S_MSGID, S_REQUIRES, S_PATCHES, S_FIXUPS, S_BRANCHES, S_NR };
+enum { S_ID, S_TITLE, S_LINK, S_MSGID, S_REQUIRES, S_PATCHES, S_FIXUPS, S_BRANCHES, S_CLAIMS,
+       S_NR };
 static const char *const series_keys[] = {
-	"id", "title", "link", "message-id", "requires", "patches", "fixups", "branches", NULL
+	"id", "title", "link", "message-id", "requires", "patches", "fixups", "branches", "claims",
+	NULL
 };
 
 enum { P_FILE, P_UPSTREAM, P_SUBJECT, P_LINK, P_BRANCHES, P_FIXES, P_SQUASH, P_NR };
@@ -45,12 +48,13 @@ static const char *const fixup_keys[] = {
 static const char *const series_decision_keys[] = { "apply", "skip", "present", "patches", NULL };
 static const char *const patch_decision_keys[] = { "apply", "skip", "present", "file", NULL };
 
-enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_NR };
+enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_VERDICTS, K_CLAIMS,
+       K_NR };
 static const char *const kernel_keys[] = {
-	"name", "default", "source", "arch", "config", "boot", "variants", NULL
+	"name", "default", "source", "arch", "config", "boot", "variants", "verdicts", "claims", NULL
 };
-enum { V_WITHOUT, V_NOTE, V_EXPECT_FAIL, V_NR };
-static const char *const variant_keys[] = { "without", "note", "expect-fail", NULL };
+enum { V_WITHOUT, V_NOTE, V_EXPECT_FAIL, V_CLAIMS, V_NR };
+static const char *const variant_keys[] = { "without", "note", "expect-fail", "claims", NULL };
 enum { SRC_DEBIAN, SRC_GIT, SRC_TARBALL, SRC_NR };
 static const char *const source_keys[] = { "debian", "git", "tarball", NULL };
 static const char *const debian_keys[] = { "package", "suite", NULL };
@@ -606,6 +610,275 @@ static void yfile_release(struct yfile *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* ------------------------------------------------------------------ */
+/* Performance claims and verdict settings (README, "Verdicts") */
+
+enum { CL_METRIC, CL_BETTER, CL_WORSE, CL_ABOVE, CL_BELOW, CL_THAN, CL_WHY, CL_NR };
+static const char *const claim_keys[] = {
+	"metric", "better", "worse", "above", "below", "than", "why", NULL
+};
+static const char *const verdicts_keys[] = { "threshold", NULL };
+
+/* Whose claims are checked: it decides what `than` may name. */
+enum claim_owner { OWNER_SERIES, OWNER_BRANCH, OWNER_VARIANT };
+
+/* "20%", "12.5%": decimal digits, an optional fraction, then '%'. Returns -1 otherwise. */
+static int parse_percent(const char *v, double *out)
+{
+	size_t n = strspn(v, "0123456789"), frac = 0;
+
+	if (!n || n > 9)
+		return -1;
+	if (v[n] == '.') {
+		frac = strspn(v + n + 1, "0123456789");
+		if (!frac || frac > 6)
+			return -1;
+		frac++;
+	}
+	if (strcmp(v + n + frac, "%"))
+		return -1;
+	*out = strtod(v, NULL);
+	return 0;
+}
+
+/* A decimal number, as strtod() reads it, finite and nothing after it. */
+static int parse_number(const char *v, double *out)
+{
+	char *end;
+	double d;
+
+	if (!*v || isspace((unsigned char)*v))
+		return -1;
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || *end || end == v || !isfinite(d))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+/* "CASE.NAME": an mm-regress case and one of its metrics, both [a-z0-9_]+. */
+static int split_metric(const char *v, char **case_name, char **metric)
+{
+	const char *dot = strchr(v, '.');
+	char *c, *m;
+
+	if (!dot)
+		return -1;
+	c = xstrndup(v, dot - v);
+	m = xstrdup(dot + 1);
+	if (!valid_case_name(c) || !valid_case_name(m)) {
+		free(c);
+		free(m);
+		return -1;
+	}
+	*case_name = c;
+	*metric = m;
+	return 0;
+}
+
+static void parse_claim(struct yfile *f, yaml_node_t *n, struct kit_claim *c)
+{
+	static const enum claim_kind kinds[] = {
+		[CL_BETTER] = CLAIM_BETTER, [CL_WORSE] = CLAIM_WORSE,
+		[CL_ABOVE] = CLAIM_ABOVE, [CL_BELOW] = CLAIM_BELOW,
+	};
+	yaml_node_t *v[CL_NR];
+	const char *text;
+	char *metric = NULL;
+	int k, which = -1;
+
+	c->line = c->than_line = line_of(n);
+	if (map_fields(f, n, "a claim", claim_keys, v))
+		return;
+	if (!v[CL_METRIC])
+		report(f, c->line, "a claim needs a 'metric' (CASE.NAME, as in realloc_rate.calls_per_sec)");
+	else if (!get_str(f, v[CL_METRIC], "metric", &metric) &&
+		 (!metric || split_metric(metric, &c->case_name, &c->metric)))
+		report(f, line_of(v[CL_METRIC]),
+		       "'metric' must be CASE.NAME, an mm-regress case and one of its metrics (as in realloc_rate.calls_per_sec), not '%s'",
+		       metric ? metric : "");
+	free(metric);
+	for (k = CL_BETTER; k <= CL_BELOW; k++) {
+		if (!v[k])
+			continue;
+		if (which >= 0) {
+			report(f, line_of(v[k]),
+			       "a claim takes one of better, worse, above or below, not both '%s' and '%s'",
+			       claim_keys[which], claim_keys[k]);
+			continue;
+		}
+		which = k;
+	}
+	if (which < 0) {
+		report(f, c->line, "a claim needs one of better, worse (N%%, against another cell), above or below (a value)");
+		return;
+	}
+	c->kind = kinds[which];
+	text = scalar(f, v[which], claim_keys[which], which <= CL_WORSE ? "a percentage" : "a number");
+	if (!text) {
+		;
+	} else if (which <= CL_WORSE) {
+		if (parse_percent(text, &c->value))
+			report(f, line_of(v[which]), "'%s' must be a percentage like 20%%, not '%s'",
+			       claim_keys[which], text);
+		else if (c->value > 1000)
+			report(f, line_of(v[which]), "'%s' must be between 0%% and 1000%%, not '%s'",
+			       claim_keys[which], text);
+	} else if (parse_number(text, &c->value)) {
+		report(f, line_of(v[which]), "'%s' must be a number (in the metric's unit), not '%s'",
+		       claim_keys[which], text);
+	}
+	if (v[CL_THAN]) {
+		c->than_line = line_of(v[CL_THAN]);
+		if (which > CL_WORSE)
+			report(f, c->than_line, "'than' goes with better or worse, not with '%s'",
+			       claim_keys[which]);
+		else if (!get_str(f, v[CL_THAN], "than", &c->than) && !c->than)
+			report(f, c->than_line, "'than' must not be empty");
+	}
+	if (which <= CL_WORSE && !c->than)
+		c->than = xstrdup("base");
+	get_str(f, v[CL_WHY], "why", &c->why);
+}
+
+/* `claims:`, a sequence of claims, into a new array. */
+static void parse_claims(struct yfile *f, yaml_node_t *n, struct kit_claim **out, size_t *nr)
+{
+	yaml_node_t **items;
+	size_t count, i;
+
+	items = seq_nodes(f, n, "claims", 0, &count);
+	if (count)
+		*out = xcalloc(count, sizeof(**out));
+	for (i = 0; i < count; i++)
+		parse_claim(f, items[i], &(*out)[(*nr)++]);
+	free(items);
+}
+
+static int any_branch_has_variant(const struct kit *kit, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < kit->nr_branches; i++)
+		if (branch_find_variant(&kit->branches[i], name))
+			return 1;
+	return 0;
+}
+
+static void add_variant_names(struct strbuf *sb, const struct kernel_branch *b, const char *self)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_variants; i++)
+		if (!self || strcmp(b->variants[i].name, self))
+			strbuf_addf(sb, ", %s", b->variants[i].name);
+}
+
+/*
+ * What `than` may name: base, or a declared variant (of any branch for
+ * a series, of its own branch otherwise); a variant's claims may also
+ * name the kit. The cell a claim is checked on is never its own `than`.
+ */
+static void check_claims_than(struct yfile *f, const struct kit_claim *c, size_t nr,
+			      enum claim_owner owner, const struct kernel_branch *b, const char *self)
+{
+	struct strbuf known = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		const char *than = c[i].than;
+
+		if (!than || !strcmp(than, "base"))
+			continue;
+		if (!strcmp(than, "kit")) {
+			if (owner == OWNER_SERIES)
+				report(f, c[i].than_line,
+				       "a series' claims are checked on the kit: 'than: kit' compares it with itself (base, or a declared variant)");
+			else if (owner == OWNER_BRANCH)
+				report(f, c[i].than_line,
+				       "a kernel file's claims are checked on its kit: 'than: kit' compares it with itself (base, or one of its variants)");
+			continue;
+		}
+		if (owner == OWNER_VARIANT && !strcmp(than, self)) {
+			report(f, c[i].than_line, "variant '%s' cannot be compared with itself", self);
+			continue;
+		}
+		if (owner == OWNER_SERIES ? any_branch_has_variant(f->ld->kit, than) :
+		    branch_find_variant(b, than) != NULL)
+			continue;
+		strbuf_reset(&known);
+		if (owner == OWNER_SERIES) {
+			strbuf_addstr(&known, "base, or a variant a kernel file declares");
+		} else {
+			strbuf_addstr(&known, owner == OWNER_VARIANT ? "base, kit" : "base");
+			add_variant_names(&known, b, self);
+		}
+		report(f, c[i].than_line, "unknown cell '%s' in 'than' (%s)", than, known.buf);
+	}
+	strbuf_release(&known);
+}
+
+/* `verdicts: { threshold: N% }`, in series.yaml or a kernel file. */
+static void parse_verdicts(struct yfile *f, yaml_node_t *n, double *threshold)
+{
+	yaml_node_t *v[2];
+	const char *text;
+	double t;
+
+	if (absent(n) || map_fields(f, n, "'verdicts'", verdicts_keys, v) || absent(v[0]))
+		return;
+	text = scalar(f, v[0], "threshold", "a percentage");
+	if (!text)
+		return;
+	if (parse_percent(text, &t))
+		report(f, line_of(v[0]), "'threshold' must be a percentage like 5%%, not '%s'", text);
+	else if (t <= 0 || t > 100)
+		report(f, line_of(v[0]), "'threshold' must be more than 0%% and at most 100%%, not '%s'",
+		       text);
+	else
+		*threshold = t;
+}
+
+static void claims_free(struct kit_claim *c, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(c[i].case_name);
+		free(c[i].metric);
+		free(c[i].than);
+		free(c[i].why);
+	}
+	free(c);
+}
+
+double kit_threshold_pct(const struct kit *kit, const struct kernel_branch *b)
+{
+	if (b && b->threshold_pct > 0)
+		return b->threshold_pct;
+	return kit->threshold_pct;
+}
+
+char *kit_claim_text(const struct kit_claim *c)
+{
+	const char *case_name = c->case_name ? c->case_name : "?";
+	const char *metric = c->metric ? c->metric : "?";
+
+	switch (c->kind) {
+	case CLAIM_BETTER:
+	case CLAIM_WORSE:
+		return xstrfmt("%s.%s %s by %g%% than %s", case_name, metric,
+			       c->kind == CLAIM_BETTER ? "better" : "worse", c->value,
+			       c->than ? c->than : "base");
+	case CLAIM_ABOVE:
+	case CLAIM_BELOW:
+		return xstrfmt("%s.%s %s %g", case_name, metric,
+			       c->kind == CLAIM_ABOVE ? "above" : "below", c->value);
+	}
+	return xstrfmt("%s.%s", case_name, metric);
+}
+
 static void parse_decision(struct yfile *f, yaml_node_t *v, const char *branch,
 			   const char *const *keys, struct decision *d)
 {
@@ -844,13 +1117,15 @@ static void parse_series(struct yfile *f, yaml_node_t *node, struct kit_series *
 		report(f, line_of(v[S_PATCHES]), "%s has no patches", owner);
 	parse_patches(f, v[S_FIXUPS], s, 1, &s->fixups, &s->nr_fixups);
 	parse_decisions(f, v[S_BRANCHES], series_decision_keys, &s->decisions, &s->nr_decisions);
+	parse_claims(f, v[S_CLAIMS], &s->claims, &s->nr_claims);
+	check_claims_than(f, s->claims, s->nr_claims, OWNER_SERIES, NULL, NULL);
 	free(owner);
 }
 
 static void load_series(struct loader *ld, struct yfile *f)
 {
 	struct kit *kit = ld->kit;
-	yaml_node_t *root, *top[2], **items;
+	yaml_node_t *root, *top[3], **items;
 	size_t n, i;
 
 	root = yfile_load(f, ld, "series.yaml");
@@ -858,6 +1133,7 @@ static void load_series(struct loader *ld, struct yfile *f)
 		return;
 	if (map_fields(f, root, "series.yaml", top_keys, top))
 		return;
+	parse_verdicts(f, top[1], &kit->threshold_pct);
 	if (!top[0]) {
 		report(f, line_of(root), "series.yaml has no 'series'");
 		return;
@@ -1091,6 +1367,7 @@ static void parse_variant(struct yfile *f, yaml_node_t *n, struct kernel_variant
 		v->expect_fail[v->nr_expect_fail++] = c;
 	}
 	free(items);
+	parse_claims(f, fields[V_CLAIMS], &v->claims, &v->nr_claims);
 }
 
 /* `variants:` of a kernel file: name -> { without, note, expect-fail }, in file order. */
@@ -1124,6 +1401,17 @@ static void parse_variants(struct yfile *f, yaml_node_t *map, struct kernel_bran
 			       name);
 		parse_variant(f, node_at(f, pair->value), v);
 	}
+}
+
+/* The `than` of the kernel file's claims and of its variants', once every variant is known. */
+static void check_branch_claims(struct yfile *f, const struct kernel_branch *b)
+{
+	size_t i;
+
+	check_claims_than(f, b->claims, b->nr_claims, OWNER_BRANCH, b, NULL);
+	for (i = 0; i < b->nr_variants; i++)
+		check_claims_than(f, b->variants[i].claims, b->variants[i].nr_claims, OWNER_VARIANT,
+				  b, b->variants[i].name);
 }
 
 static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *file)
@@ -1167,6 +1455,9 @@ static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *
 	parse_config(&f, v[K_CONFIG], b);
 	parse_boot(&f, v[K_BOOT], &b->boot);
 	parse_variants(&f, v[K_VARIANTS], b);
+	parse_verdicts(&f, v[K_VERDICTS], &b->threshold_pct);
+	parse_claims(&f, v[K_CLAIMS], &b->claims, &b->nr_claims);
+	check_branch_claims(&f, b);
 cleanup:
 	free(name);
 	yfile_release(&f);
@@ -1679,6 +1970,7 @@ void kit_release(struct kit *kit)
 		patches_free(s->patches, s->nr_patches);
 		patches_free(s->fixups, s->nr_fixups);
 		decisions_free(s->decisions, s->nr_decisions);
+		claims_free(s->claims, s->nr_claims);
 	}
 	free(kit->series);
 	for (i = 0; i < kit->nr_branches; i++) {
@@ -1716,8 +2008,10 @@ void kit_release(struct kit *kit)
 			for (k = 0; k < v->nr_expect_fail; k++)
 				free(v->expect_fail[k]);
 			free(v->expect_fail);
+			claims_free(v->claims, v->nr_claims);
 		}
 		free(b->variants);
+		claims_free(b->claims, b->nr_claims);
 	}
 	free(kit->branches);
 	free(kit->dir);

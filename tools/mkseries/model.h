@@ -26,6 +26,31 @@ struct decision {
 
 struct kit_series;
 
+/*
+ * A performance claim (`claims:` of a series, of a kernel file for its
+ * kit cell, or of a declared variant; README "Verdicts"): metric
+ * CASE.NAME of the cell it is checked on is better or worse than another
+ * cell's by at least `value` per cent and beyond the spread, or its mean
+ * is above or below `value`.
+ */
+enum claim_kind {
+	CLAIM_BETTER = 1,
+	CLAIM_WORSE,
+	CLAIM_ABOVE,
+	CLAIM_BELOW,
+};
+
+struct kit_claim {
+	char *case_name;	/* the mm-regress case: "realloc_rate" */
+	char *metric;		/* one of its metrics: "calls_per_sec" */
+	enum claim_kind kind;
+	double value;		/* BETTER, WORSE: per cent, >= 0; ABOVE, BELOW: the bound, in the metric's unit */
+	char *than;		/* BETTER, WORSE: "base" (the default), "kit" or a declared variant; else NULL */
+	char *why;		/* may be NULL */
+	int line;
+	int than_line;		/* of `than`, or `line` when it is the default */
+};
+
 /* A patch of a series, or one of its fixups (is_fixup). */
 struct kit_patch {
 	struct kit_series *series;	/* owner, never NULL */
@@ -59,6 +84,8 @@ struct kit_series {
 	size_t nr_fixups;
 	struct decision *decisions;
 	size_t nr_decisions;
+	struct kit_claim *claims;	/* checked where the series is applied or present */
+	size_t nr_claims;
 	int line;
 };
 
@@ -109,6 +136,8 @@ struct kernel_variant {
 	char *note;		/* may be NULL */
 	char **expect_fail;	/* mm-regress cases expected to fail in this variant */
 	size_t nr_expect_fail;
+	struct kit_claim *claims;	/* checked on this variant's cell */
+	size_t nr_claims;
 	int line;
 };
 
@@ -125,6 +154,9 @@ struct kernel_branch {
 	int is_default;		/* part of --all and `make run`; default 1 */
 	struct kernel_variant *variants;	/* in file order */
 	size_t nr_variants;
+	struct kit_claim *claims;	/* checked on the kit cell */
+	size_t nr_claims;
+	double threshold_pct;	/* `verdicts: { threshold: N% }`; 0 when the file sets none */
 	int line;
 };
 
@@ -134,6 +166,7 @@ struct kit {
 	size_t nr_series;
 	struct kernel_branch *branches;	/* sorted by version */
 	size_t nr_branches;
+	double threshold_pct;	/* series.yaml `verdicts: { threshold: N% }`; 0 when unset */
 };
 
 #define KIT_INIT { 0 }
@@ -169,6 +202,19 @@ struct kit_patch *kit_find_patch(const struct kit *kit, const char *what, int *a
 /* The decision a series (or patch) names for `branch`, or NULL. */
 const struct decision *series_decision(const struct kit_series *s, const char *branch);
 const struct decision *patch_decision(const struct kit_patch *p, const char *branch);
+
+/*
+ * The threshold a performance change must reach on branch b: its
+ * kernel file's, else series.yaml's; 0 when neither sets one (the
+ * verdicts' default applies).
+ */
+double kit_threshold_pct(const struct kit *kit, const struct kernel_branch *b);
+
+/*
+ * "realloc_rate.calls_per_sec better by 20% than base", "x.y above
+ * 1000": what a claim says, without its `why`. Caller frees.
+ */
+char *kit_claim_text(const struct kit_claim *c);
 
 /*
  * "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1/2", in one of four

@@ -470,6 +470,10 @@ static void notable(struct strbuf *sb, const struct branch_comparison *bc)
 		strbuf_addstr(sb, bc->kit && bc->kit->nr_metrics && bc->nr ? "not compared" : "-");
 		return;
 	}
+	if (bc->same_tree) {
+		strbuf_addstr(sb, "same tree as base");
+		return;
+	}
 	for (i = 0; i < bc->nr; i++) {
 		const struct metric_row *r = &bc->rows[i];
 
@@ -494,24 +498,10 @@ static void notable(struct strbuf *sb, const struct branch_comparison *bc)
 /* ------------------------------------------------------------------ */
 /* The kernel test robot's layout for base against kit */
 
-static void fmt_mean(char *buf, size_t len, double v)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (a >= 1e7)
-		snprintf(buf, len, "%.3e", v);
-	else if (a >= 100)
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 1 || a == 0)
-		snprintf(buf, len, "%.2f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
-}
-
 #define RULE_TEXT "a change is called when Welch's t-test gives p < 0.01 and |%change| " \
-		  "reaches max(5%, 2 x the pooled stddev%); fewer than 3 samples: no call"
+		  "reaches max(the threshold, 2 x the pooled stddev%); fewer than 3 samples: " \
+		  "no call; the kit's regressions fail the run in hardware and " \
+		  "instruction-paced time, never in emulated time"
 
 /*
  * Every cell of a branch compared with its base: the kit and the
@@ -645,7 +635,7 @@ static void add_mean_sd_w(struct strbuf *sb, const struct sample_stats *s, int p
 		strbuf_addf(sb, "%*s      ", w, "-");
 		return;
 	}
-	fmt_mean(num, sizeof(num), s->mean);
+	metric_value_format(num, sizeof(num), s->mean);
 	strbuf_addf(sb, "%*s", w, num);
 	if (s->n > 1 && s->mean != 0)
 		strbuf_addf(sb, " \xc2\xb1%3.0f%%", fmin(999, s->stddev / fabs(s->mean) * 100));
@@ -661,6 +651,16 @@ static char *lkp_name(const struct metric_result *m, const struct metric_row *co
 	struct strbuf marks = STRBUF_INIT;
 	size_t i;
 
+	/* mm-regress would not time it: say so, where a number would be. */
+	if (t->cols[0]->base && cell_find_metric_skip(t->cols[0]->base, m->case_name, m->name))
+		strbuf_addstr(&marks, "base not measured");
+	for (i = 0; i < t->nr; i++) {
+		const struct cell_result *c = t->cols[i]->kit;
+
+		if (c && (!rows[i] || !rows[i]->kit) &&
+		    cell_find_metric_skip(c, m->case_name, m->name))
+			strbuf_addf(&marks, "%s%s not measured", marks.len ? ", " : "", c->variant);
+	}
 	for (i = 0; i < t->nr; i++) {
 		const struct metric_row *r = rows[i];
 		const char *word;
@@ -750,7 +750,10 @@ static size_t lkp_row_width(const struct metric_result *m, const struct metric_r
 	return w;
 }
 
-/* "mm-regress quick, 5 samples, under tcg (emulated)" */
+/*
+ * "mm-regress quick, 5 samples a metric, tcg: instruction-paced time
+ * (TCG icount: ...), clock tsc (resolution 1 ns), threshold 5%"
+ */
 static void describe_run(struct strbuf *sb, const struct branch_comparison *bc)
 {
 	const struct cell_result *c = bc->kit && bc->kit->mode ? bc->kit : bc->base;
@@ -759,8 +762,47 @@ static void describe_run(struct strbuf *sb, const struct branch_comparison *bc)
 	if (c && c->repeat)
 		strbuf_addf(sb, ", %u sample%s a metric", c->repeat, c->repeat > 1 ? "s" : "");
 	if (c && c->accel)
-		strbuf_addf(sb, ", %s%s", c->accel,
-			    bc->emulated ? " (emulated: timings are not the hardware's)" : "");
+		strbuf_addf(sb, ", %s", c->accel);
+	strbuf_addf(sb, "%s%s", c && c->accel ? ": " : ", ", timing_words(bc->timing, 0));
+	if (c && c->clocksource) {
+		char *cs = clean(c->clocksource);
+
+		strbuf_addf(sb, ", clock %s", cs);
+		free(cs);
+	}
+	if (c && c->clock_resolution_ns > 0) {
+		double ns = c->clock_resolution_ns;
+
+		strbuf_addstr(sb, c->clocksource ? " (resolution " : ", clock resolution ");
+		if (ns >= 1e6)
+			strbuf_addf(sb, "%g ms", ns / 1e6);
+		else if (ns >= 1e3)
+			strbuf_addf(sb, "%g us", ns / 1e3);
+		else
+			strbuf_addf(sb, "%g ns", ns);
+		strbuf_addstr(sb, c->clocksource ? ")" : "");
+	}
+	strbuf_addf(sb, ", threshold %g%%", bc->threshold_pct);
+}
+
+/* ", boots: base 2, kit 1, no-fix 1" when a cell of b booted more than once. */
+static void describe_boots(struct strbuf *sb, const struct branch_result *b)
+{
+	size_t i;
+	int several = 0;
+
+	for (i = 0; i < b->nr_cells; i++)
+		several |= b->cells[i].boots > 1;
+	if (!several)
+		return;
+	strbuf_addstr(sb, ", boots (samples merged):");
+	for (i = 0; i < b->nr_cells; i++) {
+		char *v = clean(b->cells[i].variant);
+
+		if (b->cells[i].boots)
+			strbuf_addf(sb, "%s %s %u", i ? "," : "", v, b->cells[i].boots);
+		free(v);
+	}
 }
 
 /* One table: the metrics of `cols`, in the order they first appear, each against base. */
@@ -802,6 +844,36 @@ static void lkp_table(struct strbuf *sb, const struct lkp *t0)
 	free(metrics);
 }
 
+/* The metrics mm-regress would not report as numbers on a branch's cells, with its reasons. */
+static void metric_skips_section(struct strbuf *sb, const struct branch_result *b, int markdown)
+{
+	size_t i, j, nr = 0;
+
+	for (i = 0; i < b->nr_cells; i++) {
+		const struct cell_result *c = &b->cells[i];
+
+		for (j = 0; j < c->nr_metric_skips; j++) {
+			const struct metric_skip *ms = &c->metric_skips[j];
+			char *line = xstrfmt("%s %s %s.%s: not measured: %s", b->name, c->variant,
+					     ms->case_name, ms->name, ms->reason);
+			char *one = clean(line);
+
+			if (!nr++)
+				strbuf_addstr(sb, markdown ?
+					      "Not measured (mm-regress's clock could not resolve them):\n\n" :
+					      "not measured (mm-regress's clock could not resolve them):\n");
+			if (markdown)
+				add_wrapped(sb, one, REPORT_MARKDOWN_WIDTH, "    ", "      ");
+			else
+				strbuf_addf(sb, "  %s\n", one);
+			free(one);
+			free(line);
+		}
+	}
+	if (nr)
+		strbuf_addch(sb, '\n');
+}
+
 static void perf_section(struct strbuf *sb, const struct branch_result *b,
 			 const struct comparisons *cs, int markdown, int color)
 {
@@ -836,7 +908,7 @@ static void perf_section(struct strbuf *sb, const struct branch_result *b,
 		strbuf_release(&line);
 	}
 	if (!nr)
-		goto cleanup;
+		goto skips;
 	for (i = 0; i < nr; i++) {
 		char *v = clean(cols[i]->kit->variant);
 
@@ -852,12 +924,14 @@ static void perf_section(struct strbuf *sb, const struct branch_result *b,
 		struct strbuf what = STRBUF_INIT;
 
 		describe_run(&what, cols[0]);
+		describe_boots(&what, b);
 		strbuf_addstr(sb, head.buf);
 		add_wrapped(sb, what.buf, REPORT_MARKDOWN_WIDTH, "", "");
 		strbuf_addch(sb, '\n');
 		strbuf_release(&what);
 	} else {
 		describe_run(&head, cols[0]);
+		describe_boots(&head, b);
 		strbuf_addf(sb, "%s\n", head.buf);
 	}
 	for (i = 0; i < nr; i++) {
@@ -877,7 +951,8 @@ static void perf_section(struct strbuf *sb, const struct branch_result *b,
 
 		lkp_table(sb, &t);
 	}
-cleanup:
+skips:
+	metric_skips_section(sb, b, markdown);
 	free(cols);
 	free(name);
 	strbuf_release(&head);
@@ -997,6 +1072,8 @@ static void cells_table(struct table *t, const struct run_results *r, int compac
 				notable(&sb, bc);
 			} else if (!bc->comparable) {
 				strbuf_addstr(&sb, c->nr_metrics && bc->nr ? "not compared" : "-");
+			} else if (bc->same_tree) {
+				strbuf_addstr(&sb, "base's tree");
 			} else {
 				if (bc->nr_regressions)
 					strbuf_addf(&sb, "%zu worse", bc->nr_regressions);
@@ -1051,6 +1128,87 @@ static size_t expected_failures(struct strbuf *sb, const struct run_results *r, 
 	return nr;
 }
 
+/* "6.12 kit: claim did not hold: series x: m better by 20% than base", one per such claim. */
+static void claim_problems(struct strvec *lines, const struct branch_result *b,
+			   const struct cell_result *c)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_claims; i++) {
+		const struct claim *cl = &b->claims[i];
+		struct claim_verdict v;
+		char *text;
+
+		if (!claim_applies(b, c, cl))
+			continue;
+		claim_judge(&v, b, c, cl);
+		if (v.outcome == CLAIM_FAILED) {
+			text = kit_claim_text(&cl->c);
+			strvec_pushf(lines, "%s %s: claim did not hold: %s: %s", b->name, c->variant,
+				     claim_owner_label(cl), text);
+			free(text);
+		}
+		claim_verdict_release(&v);
+	}
+}
+
+/*
+ * Every claim checked on a cell, with its outcome and evidence:
+ * "6.12 kit: series x: m better by 20% than base ("why"): held: ...".
+ * Returns how many.
+ */
+static size_t claims_section(struct strbuf *sb, const struct run_results *r, int markdown,
+			     int color)
+{
+	size_t i, j, k, nr = 0;
+
+	for (i = 0; i < r->nr_branches; i++) {
+		const struct branch_result *b = &r->branches[i];
+
+		for (j = 0; j < b->nr_cells; j++) {
+			const struct cell_result *c = &b->cells[j];
+
+			for (k = 0; k < b->nr_claims; k++) {
+				const struct claim *cl = &b->claims[k];
+				struct claim_verdict v;
+				struct strbuf line = STRBUF_INIT;
+				const char *word, *col;
+				char *text, *one;
+
+				if (!claim_applies(b, c, cl))
+					continue;
+				claim_judge(&v, b, c, cl);
+				word = v.outcome == CLAIM_HELD ? "held" :
+				       v.outcome == CLAIM_FAILED ? "DID NOT HOLD" : "not checked";
+				col = v.outcome == CLAIM_HELD ? C_GREEN :
+				      v.outcome == CLAIM_FAILED ? C_RED : C_YELLOW;
+				text = kit_claim_text(&cl->c);
+				strbuf_addf(&line, "%s %s: %s: %s", b->name, c->variant,
+					    claim_owner_label(cl), text);
+				if (cl->c.why)
+					strbuf_addf(&line, " (\"%s\")", cl->c.why);
+				one = clean(line.buf);
+				strbuf_reset(&line);
+				strbuf_addf(&line, "%s: %s%s%s: ", one, color ? col : "", word,
+					    color ? C_RESET : "");
+				free(one);
+				one = clean(v.evidence);
+				strbuf_addstr(&line, one);
+				free(one);
+				if (markdown)
+					add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "    ", "      ");
+				else
+					strbuf_addf(sb, "  %s\n", line.buf);
+				strbuf_release(&line);
+				free(text);
+				claim_verdict_release(&v);
+				nr++;
+			}
+		}
+	}
+	return nr;
+}
+
 /* One line per problem: "6.12 kit: build: mm/mremap.c:12:3: error: ..." */
 static size_t problems(struct strbuf *sb, const struct run_results *r, int markdown)
 {
@@ -1075,8 +1233,9 @@ static size_t problems(struct strbuf *sb, const struct run_results *r, int markd
 			const struct check *p;
 			size_t k, before = lines.nr;
 
-			if (cell_health(c) == CELL_OK)
+			if (cell_status(b, c) == CELL_OK)
 				continue;
+			claim_problems(&lines, b, c);
 			/* Every check that failed has its own evidence. */
 			for (k = 0; k < ARRAY_SIZE(checks); k++)
 				if (checks[k]->status == CHECK_FAILED ||
@@ -1121,13 +1280,16 @@ static void summary_line(struct strbuf *sb, const struct run_results *r)
 	strbuf_addf(sb, "; %zu regression%s, %zu improvement%s", s.regressions,
 		    s.regressions == 1 ? "" : "s", s.improvements, s.improvements == 1 ? "" : "s");
 	if (s.emulated_regressions)
-		strbuf_addf(sb, " (%zu of the regressions emulated, under TCG: not a failure)",
+		strbuf_addf(sb, " (%zu of the regressions in emulated time, TCG on host time: not a failure)",
 			    s.emulated_regressions);
 	if (s.variant_regressions || s.variant_improvements)
 		strbuf_addf(sb, " (variants: %zu worse, %zu better)", s.variant_regressions,
 			    s.variant_improvements);
 	if (s.xfail)
 		strbuf_addf(sb, "; %zu expected failure%s", s.xfail, s.xfail == 1 ? "" : "s");
+	if (s.claims_held || s.claims_failed || s.claims_not_checked)
+		strbuf_addf(sb, "; claims: %zu held, %zu did not hold, %zu not checked",
+			    s.claims_held, s.claims_failed, s.claims_not_checked);
 }
 
 static void render_text(struct strbuf *sb, const struct run_results *r, int color)
@@ -1166,6 +1328,10 @@ static void render_text(struct strbuf *sb, const struct run_results *r, int colo
 		perf_section(sb, &r->branches[i], &cs, 0, color);
 		comparisons_release(&cs);
 	}
+	strbuf_reset(&probs);
+	if (claims_section(&probs, r, 0, color))
+		strbuf_addf(sb, "%sclaims:%s\n%s\n", color ? C_BOLD : "", color ? C_RESET : "",
+			    probs.buf);
 	summary_line(&sum, r);
 	strbuf_addf(sb, "%s\n", sum.buf);
 	strbuf_release(&sum);
@@ -1183,7 +1349,7 @@ static void passed_branches(struct strvec *out, const struct run_results *r)
 		int ok = b->nr_cells > 0 && b->import.status != CHECK_FAILED;
 
 		for (j = 0; ok && j < b->nr_cells; j++)
-			ok = cell_health(&b->cells[j]) == CELL_OK;
+			ok = cell_status(b, &b->cells[j]) == CELL_OK;
 		branch_compare(&bc, b);
 		if (ok && (!bc.nr_regressions || bc.emulated))
 			strvec_push(out, b->name);
@@ -1228,6 +1394,9 @@ static void render_markdown(struct strbuf *sb, const struct run_results *r)
 		perf_section(sb, &r->branches[i], &cs, 1, 0);
 		comparisons_release(&cs);
 	}
+	strbuf_reset(&probs);
+	if (claims_section(&probs, r, 1, 0))
+		strbuf_addf(sb, "Claims:\n\n%s\n", probs.buf);
 	add_wrapped(sb, "Performance: " RULE_TEXT ".", REPORT_MARKDOWN_WIDTH, "", "");
 	strbuf_addch(sb, '\n');
 
@@ -1397,13 +1566,76 @@ static const char *direction_word(enum ktap_direction d)
 	return d == KTAP_HIGHER_IS_BETTER ? "higher_is_better" : "lower_is_better";
 }
 
-static void json_cell(struct jw *w, const struct cell_result *c)
+static const char *claim_kind_word(enum claim_kind k)
+{
+	switch (k) {
+	case CLAIM_BETTER:
+		return "better";
+	case CLAIM_WORSE:
+		return "worse";
+	case CLAIM_ABOVE:
+		return "above";
+	case CLAIM_BELOW:
+		return "below";
+	}
+	return "?";
+}
+
+/* What a claim says and whose it is: the members a report reads back. */
+static void json_claim_members(struct jw *w, const struct claim *cl)
+{
+	char *metric = xstrfmt("%s.%s", cl->c.case_name, cl->c.metric);
+
+	jw_string(w, "origin", claim_origin_name(cl->origin));
+	jw_string(w, "owner", cl->owner);
+	jw_string(w, "metric", metric);
+	jw_string(w, "kind", claim_kind_word(cl->c.kind));
+	jw_number(w, "value", cl->c.value);
+	jw_string(w, "than", cl->c.than);
+	jw_string(w, "why", cl->c.why);
+	free(metric);
+}
+
+/* The claims checked on c, each with its outcome (derived). */
+static void json_cell_claims(struct jw *w, const struct branch_result *b,
+			     const struct cell_result *c)
+{
+	size_t i;
+
+	jw_open(w, "claims", '[');
+	for (i = 0; i < b->nr_claims; i++) {
+		const struct claim *cl = &b->claims[i];
+		struct claim_verdict v;
+		char *text;
+
+		if (!claim_applies(b, c, cl))
+			continue;
+		claim_judge(&v, b, c, cl);
+		text = kit_claim_text(&cl->c);
+		jw_open(w, NULL, '{');
+		json_claim_members(w, cl);
+		jw_string(w, "claim", text);
+		jw_string(w, "outcome", claim_outcome_name(v.outcome));
+		jw_string(w, "evidence", v.evidence);
+		jw_number(w, "mean", v.mean);
+		jw_number(w, "other_mean", v.other_mean);
+		jw_number(w, "change_pct", v.change_pct);
+		jw_number(w, "spread_pct", v.spread_pct);
+		jw_number(w, "p_value", v.p);
+		jw_close(w, '}');
+		free(text);
+		claim_verdict_release(&v);
+	}
+	jw_close(w, ']');
+}
+
+static void json_cell(struct jw *w, const struct branch_result *b, const struct cell_result *c)
 {
 	size_t i, j;
 
 	jw_open(w, NULL, '{');
 	jw_string(w, "variant", c->variant);
-	jw_string(w, "status", cell_health_name(cell_health(c)));
+	jw_string(w, "status", cell_health_name(cell_status(b, c)));
 	jw_string(w, "commit", c->commit);
 	jw_open(w, "checks", '{');
 	json_check(w, "apply", &c->apply);
@@ -1413,14 +1645,26 @@ static void json_cell(struct jw *w, const struct cell_result *c)
 	json_check(w, "splats", &c->splats);
 	jw_close(w, '}');
 	jw_string(w, "accel", c->accel);
-	jw_bool(w, "emulated", c->accel && !strcmp(c->accel, "tcg"));
+	jw_string(w, "timing", cell_timing(c) ? timing_name(cell_timing(c)) : NULL);
+	jw_string(w, "timing_note", cell_timing(c) ? timing_words(cell_timing(c), 0) : NULL);
+	jw_bool(w, "emulated", cell_timing(c) == TIMING_EMULATED);
 	jw_string(w, "accel_note", c->accel_note);
 	jw_string(w, "mode", c->mode);
 	jw_count(w, "repeat", c->repeat);
+	jw_count(w, "boots", c->boots);
+	jw_string(w, "reused", c->reused);
+	jw_open(w, "clock", '{');
+	jw_string(w, "source", c->clocksource);
+	jw_number(w, "resolution_ns", c->clock_resolution_ns > 0 ? c->clock_resolution_ns : NAN);
+	jw_close(w, '}');
 	jw_number(w, "build_seconds", c->build_seconds);
 	jw_number(w, "test_seconds", c->test_seconds);
 	jw_string(w, "build_log", c->build_log);
 	jw_string(w, "console_log", c->console_log);
+	jw_open(w, "console_logs", '[');
+	for (i = 0; i < c->console_logs.nr; i++)
+		jw_string(w, NULL, c->console_logs.v[i]);
+	jw_close(w, ']');
 	jw_count(w, "pass", c->nr_pass);
 	jw_count(w, "fail", c->nr_fail);
 	jw_count(w, "skip", c->nr_skip);
@@ -1460,6 +1704,16 @@ static void json_cell(struct jw *w, const struct cell_result *c)
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
+	jw_open(w, "metric_skips", '[');
+	for (i = 0; i < c->nr_metric_skips; i++) {
+		jw_open(w, NULL, '{');
+		jw_string(w, "case", c->metric_skips[i].case_name);
+		jw_string(w, "name", c->metric_skips[i].name);
+		jw_string(w, "reason", c->metric_skips[i].reason);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	json_cell_claims(w, b, c);
 	jw_close(w, '}');
 }
 
@@ -1473,7 +1727,10 @@ static void json_comparison(struct jw *w, const char *key, const struct branch_c
 		jw_string(w, "variant", bc->kit ? bc->kit->variant : "kit");
 	jw_bool(w, "comparable", bc->comparable);
 	jw_string(w, "note", bc->note);
+	jw_string(w, "timing", bc->timing ? timing_name(bc->timing) : NULL);
 	jw_bool(w, "emulated", bc->emulated);
+	jw_bool(w, "same_tree", bc->same_tree);
+	jw_number(w, "threshold_pct", bc->threshold_pct);
 	jw_count(w, "regressions", bc->nr_regressions);
 	jw_count(w, "improvements", bc->nr_improvements);
 	jw_open(w, "metrics", '[');
@@ -1534,6 +1791,9 @@ static void render_json(struct strbuf *sb, const struct run_results *r)
 	jw_count(&w, "variant_regressions", s.variant_regressions);
 	jw_count(&w, "variant_improvements", s.variant_improvements);
 	jw_count(&w, "xfail", s.xfail);
+	jw_count(&w, "claims_held", s.claims_held);
+	jw_count(&w, "claims_failed", s.claims_failed);
+	jw_count(&w, "claims_not_checked", s.claims_not_checked);
 	jw_close(&w, '}');
 	jw_open(&w, "branches", '[');
 	for (i = 0; i < r->nr_branches; i++) {
@@ -1557,9 +1817,17 @@ static void render_json(struct strbuf *sb, const struct run_results *r)
 			jw_close(&w, '}');
 		}
 		jw_close(&w, ']');
+		jw_number(&w, "threshold_pct", branch_threshold_pct(b));
+		jw_open(&w, "claims", '[');
+		for (j = 0; j < b->nr_claims; j++) {
+			jw_open(&w, NULL, '{');
+			json_claim_members(&w, &b->claims[j]);
+			jw_close(&w, '}');
+		}
+		jw_close(&w, ']');
 		jw_open(&w, "cells", '[');
 		for (j = 0; j < b->nr_cells; j++)
-			json_cell(&w, &b->cells[j]);
+			json_cell(&w, b, &b->cells[j]);
 		jw_close(&w, ']');
 		branch_compare(&bc, b);
 		json_comparison(&w, "comparison", &bc, 0);
@@ -1674,6 +1942,46 @@ static void junit_check(struct junit_suite *js, const char *classname, const cha
 	}
 }
 
+/* One testcase per claim checked on c: a failure when it did not hold, skipped when not checked. */
+static void junit_claims(struct junit_suite *js, const char *suite, const struct branch_result *b,
+			 const struct cell_result *c)
+{
+	char *classname = xstrfmt("%s/claims", suite);
+	size_t i;
+
+	for (i = 0; i < b->nr_claims; i++) {
+		const struct claim *cl = &b->claims[i];
+		struct claim_verdict v;
+		char *text, *name, *msg;
+
+		if (!claim_applies(b, c, cl))
+			continue;
+		claim_judge(&v, b, c, cl);
+		text = kit_claim_text(&cl->c);
+		name = xstrfmt("%s: %s", claim_owner_label(cl), text);
+		if (v.outcome == CLAIM_FAILED) {
+			char *details;
+
+			msg = xstrfmt("claim did not hold: %s: %s", text, v.evidence);
+			details = xstrfmt("%s\n%s%s", msg, cl->c.why ? "why: " : "",
+					  cl->c.why ? cl->c.why : "");
+			junit_case(js, classname, name, 0, msg, "claim", NULL, details);
+			free(details);
+		} else if (v.outcome == CLAIM_NOT_CHECKED) {
+			msg = xstrfmt("not checked: %s", v.evidence);
+			junit_case(js, classname, name, 0, NULL, NULL, msg, NULL);
+		} else {
+			msg = NULL;
+			junit_case(js, classname, name, 0, NULL, NULL, NULL, NULL);
+		}
+		free(msg);
+		free(name);
+		free(text);
+		claim_verdict_release(&v);
+	}
+	free(classname);
+}
+
 static void junit_suite(struct strbuf *sb, struct junit_suite *total, const struct branch_result *b,
 			const struct cell_result *c, const struct branch_comparison *bc)
 {
@@ -1726,10 +2034,15 @@ static void junit_suite(struct strbuf *sb, struct junit_suite *total, const stru
 			continue;
 		lkp_header(&row, "");
 		lkp_row(&row, r, "", 0, 0);
-		if (r->v.call == PERF_REGRESSION) {
-			strbuf_addf(&msg, "regression: %+.1f%% (p=%.2g, threshold %.1f%%)%s",
+		if (r->v.call == PERF_REGRESSION && bc->emulated) {
+			/* The run does not fail for it: neither does CI. */
+			strbuf_addf(&msg, "regression in emulated time (TCG on host time), not a failure: %+.1f%% (p=%.2g, threshold %.1f%%)",
+				    r->v.change_pct, r->v.p, r->v.threshold_pct);
+			junit_case(&js, perf_class, metric_label(m), 0, NULL, NULL, msg.buf, NULL);
+		} else if (r->v.call == PERF_REGRESSION) {
+			strbuf_addf(&msg, "regression: %+.1f%% (p=%.2g, threshold %.1f%%), in %s",
 				    r->v.change_pct, r->v.p, r->v.threshold_pct,
-				    bc->emulated ? ", emulated (tcg)" : "");
+				    timing_words(bc->timing, 1));
 			junit_case(&js, perf_class, metric_label(m), 0, msg.buf, "regression", NULL,
 				   row.buf);
 		} else if (r->v.call == PERF_NO_CALL) {
@@ -1741,6 +2054,16 @@ static void junit_suite(struct strbuf *sb, struct junit_suite *total, const stru
 		strbuf_release(&msg);
 		strbuf_release(&row);
 	}
+	for (i = 0; i < c->nr_metric_skips; i++) {
+		const struct metric_skip *ms = &c->metric_skips[i];
+		char *name = xstrfmt("%s.%s", ms->case_name, ms->name);
+		char *why = xstrfmt("not measured: %s", ms->reason);
+
+		junit_case(&js, perf_class, name, 0, NULL, NULL, why, NULL);
+		free(name);
+		free(why);
+	}
+	junit_claims(&js, suite, b, c);
 	js.time = c->build_seconds + c->test_seconds;
 
 	strbuf_addstr(sb, "  <testsuite name=\"");
@@ -1749,12 +2072,23 @@ static void junit_suite(struct strbuf *sb, struct junit_suite *total, const stru
 		    js.tests, js.failures, js.skipped, js.time);
 	strbuf_addstr(sb, "    <properties>\n");
 	{
+		char boots[16], resolution[32];
 		const char *props[][2] = {
 			{ "branch", b->name }, { "variant", c->variant }, { "commit", c->commit },
-			{ "accel", c->accel }, { "emulated", c->accel && !strcmp(c->accel, "tcg") ?
-						 "true" : "false" },
-			{ "mode", c->mode }, { "status", cell_health_name(cell_health(c)) },
+			{ "accel", c->accel },
+			{ "timing", cell_timing(c) ? timing_name(cell_timing(c)) : NULL },
+			{ "timing_note", cell_timing(c) ? timing_words(cell_timing(c), 0) : NULL },
+			{ "emulated", cell_timing(c) == TIMING_EMULATED ? "true" : "false" },
+			{ "mode", c->mode }, { "boots", c->boots ? boots : NULL },
+			{ "reused", c->reused ? "base: the same tree as base, base's build and results, no change" :
+				    NULL },
+			{ "clocksource", c->clocksource },
+			{ "clock_resolution_ns", c->clock_resolution_ns > 0 ? resolution : NULL },
+			{ "status", cell_health_name(cell_status(b, c)) },
 		};
+
+		snprintf(boots, sizeof(boots), "%u", c->boots);
+		snprintf(resolution, sizeof(resolution), "%g", c->clock_resolution_ns);
 
 		for (i = 0; i < ARRAY_SIZE(props); i++) {
 			if (!props[i][1])

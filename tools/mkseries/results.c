@@ -38,6 +38,19 @@ static const char *const case_names[] = {
 	[KTAP_TODO] = "todo",
 };
 
+static const char *const timing_names[] = {
+	[TIMING_UNKNOWN] = "unknown",
+	[TIMING_HARDWARE] = "hardware",
+	[TIMING_INSTRUCTIONS] = "instructions",
+	[TIMING_EMULATED] = "emulated",
+};
+
+static const char *const origin_names[] = {
+	[CLAIM_OF_SERIES] = "series",
+	[CLAIM_OF_BRANCH] = "branch",
+	[CLAIM_OF_VARIANT] = "variant",
+};
+
 static int name_index(const char *const *names, size_t nr, const char *name)
 {
 	size_t i;
@@ -73,6 +86,76 @@ int series_state_parse(const char *name)
 	return name_index(series_names, ARRAY_SIZE(series_names), name);
 }
 
+const char *timing_name(enum timing_kind t)
+{
+	return (size_t)t < ARRAY_SIZE(timing_names) ? timing_names[t] : "?";
+}
+
+int timing_parse(const char *name)
+{
+	int t = name_index(timing_names, ARRAY_SIZE(timing_names), name);
+
+	return t == TIMING_UNKNOWN ? -1 : t;
+}
+
+enum timing_kind timing_from_accel(const char *accel)
+{
+	if (!accel)
+		return TIMING_UNKNOWN;
+	return !strcmp(accel, "kvm") ? TIMING_HARDWARE : TIMING_EMULATED;
+}
+
+const char *timing_words(enum timing_kind t, int terse)
+{
+	switch (t) {
+	case TIMING_HARDWARE:
+		return terse ? "hardware time" : "hardware time (KVM)";
+	case TIMING_INSTRUCTIONS:
+		return terse ? "instruction-paced time" :
+		       "instruction-paced time (TCG icount: instructions at a 1 GHz virtual clock, "
+		       "not hardware time: no cache or TLB-miss costs)";
+	case TIMING_EMULATED:
+		return terse ? "emulated time" :
+		       "emulated time (TCG on host time: the emulator's speed, noise; never fails a run)";
+	case TIMING_UNKNOWN:
+		break;
+	}
+	return "unknown time";
+}
+
+enum timing_kind cell_timing(const struct cell_result *c)
+{
+	if (!c)
+		return TIMING_UNKNOWN;
+	return c->timing ? c->timing : timing_from_accel(c->accel);
+}
+
+int timing_counts(enum timing_kind t)
+{
+	return t == TIMING_HARDWARE || t == TIMING_INSTRUCTIONS;
+}
+
+const char *claim_origin_name(enum claim_origin o)
+{
+	return (size_t)o < ARRAY_SIZE(origin_names) ? origin_names[o] : "?";
+}
+
+int claim_origin_parse(const char *name)
+{
+	return name_index(origin_names, ARRAY_SIZE(origin_names), name);
+}
+
+const char *claim_owner_label(const struct claim *cl)
+{
+	static struct strbuf bufs[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	static unsigned turn;
+	struct strbuf *sb = &bufs[turn++ % ARRAY_SIZE(bufs)];
+
+	strbuf_reset(sb);
+	strbuf_addf(sb, "%s %s", claim_origin_name(cl->origin), cl->owner ? cl->owner : "?");
+	return sb->buf;
+}
+
 void check_set(struct check *c, enum check_status status, const char *evidence)
 {
 	char *copy = evidence ? xstrdup(evidence) : NULL;
@@ -87,6 +170,22 @@ static void check_release(struct check *c)
 	free(c->evidence);
 	c->evidence = NULL;
 	c->status = CHECK_NOT_RUN;
+}
+
+void metric_value_format(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (a >= 1e7)
+		snprintf(buf, len, "%.3e", v);
+	else if (a >= 100)
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 1 || a == 0)
+		snprintf(buf, len, "%.2f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
 }
 
 const char *metric_label(const struct metric_result *m)
@@ -129,6 +228,15 @@ void cell_result_release(struct cell_result *c)
 	free(c->mode);
 	free(c->build_log);
 	free(c->console_log);
+	strvec_clear(&c->console_logs);
+	free(c->reused);
+	free(c->clocksource);
+	for (i = 0; i < c->nr_metric_skips; i++) {
+		free(c->metric_skips[i].case_name);
+		free(c->metric_skips[i].name);
+		free(c->metric_skips[i].reason);
+	}
+	free(c->metric_skips);
 	for (i = 0; i < c->nr_cases; i++) {
 		free(c->cases[i].name);
 		free(c->cases[i].evidence);
@@ -142,6 +250,20 @@ void cell_result_release(struct cell_result *c)
 	}
 	free(c->metrics);
 	memset(c, 0, sizeof(*c));
+}
+
+static void claims_release(struct claim *cl, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(cl[i].owner);
+		free(cl[i].c.case_name);
+		free(cl[i].c.metric);
+		free(cl[i].c.than);
+		free(cl[i].c.why);
+	}
+	free(cl);
 }
 
 void branch_result_release(struct branch_result *b)
@@ -162,6 +284,7 @@ void branch_result_release(struct branch_result *b)
 	for (i = 0; i < b->nr_cells; i++)
 		cell_result_release(&b->cells[i]);
 	free(b->cells);
+	claims_release(b->claims, b->nr_claims);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -311,6 +434,91 @@ void cell_expect_fail(struct cell_result *c, const char *name)
 			c->cases[i].expected_fail = 1;
 }
 
+void cell_add_metric_skip(struct cell_result *c, const char *case_name, const char *name,
+			  const char *reason)
+{
+	struct metric_skip *ms;
+
+	if (cell_find_metric_skip(c, case_name, name))
+		return;
+	ALLOC_GROW(c->metric_skips, c->nr_metric_skips + 1, c->alloc_metric_skips);
+	ms = &c->metric_skips[c->nr_metric_skips++];
+	ms->case_name = xstrdup(case_name);
+	ms->name = xstrdup(name);
+	ms->reason = xstrdup(reason ? reason : "no reason given");
+}
+
+const struct metric_skip *cell_find_metric_skip(const struct cell_result *c,
+						const char *case_name, const char *name)
+{
+	size_t i;
+
+	for (i = 0; c && i < c->nr_metric_skips; i++)
+		if (!strcmp(c->metric_skips[i].case_name, case_name) &&
+		    !strcmp(c->metric_skips[i].name, name))
+			return &c->metric_skips[i];
+	return NULL;
+}
+
+int cell_is_base_tree(const struct branch_result *b, const struct cell_result *c)
+{
+	const struct cell_result *base = branch_find_cell(b, "base");
+
+	if (!c || !strcmp(c->variant, "base"))
+		return 0;
+	if (c->reused && !strcmp(c->reused, "base"))
+		return 1;
+	return base && base->commit && c->commit && !strcmp(base->commit, c->commit);
+}
+
+struct claim *branch_add_claim(struct branch_result *b, enum claim_origin origin,
+			       const char *owner, const struct kit_claim *c)
+{
+	struct claim *cl;
+
+	ALLOC_GROW(b->claims, b->nr_claims + 1, b->alloc_claims);
+	cl = &b->claims[b->nr_claims++];
+	memset(cl, 0, sizeof(*cl));
+	cl->origin = origin;
+	cl->owner = xstrdup(owner);
+	cl->c.case_name = c->case_name ? xstrdup(c->case_name) : NULL;
+	cl->c.metric = c->metric ? xstrdup(c->metric) : NULL;
+	cl->c.kind = c->kind;
+	cl->c.value = c->value;
+	cl->c.than = c->than ? xstrdup(c->than) : NULL;
+	cl->c.why = c->why ? xstrdup(c->why) : NULL;
+	cl->c.line = c->line;
+	cl->c.than_line = c->than_line;
+	return cl;
+}
+
+void results_use_kit(struct run_results *r, const struct kit *kit)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < r->nr_branches; i++) {
+		struct branch_result *b = &r->branches[i];
+		const struct kernel_branch *kb = kit_find_branch(kit, b->name);
+
+		if (!kb)
+			continue;
+		b->threshold_pct = kit_threshold_pct(kit, kb);
+		claims_release(b->claims, b->nr_claims);
+		b->claims = NULL;
+		b->nr_claims = b->alloc_claims = 0;
+		for (j = 0; j < kit->nr_series; j++)
+			for (k = 0; k < kit->series[j].nr_claims; k++)
+				branch_add_claim(b, CLAIM_OF_SERIES, kit->series[j].id,
+						 &kit->series[j].claims[k]);
+		for (k = 0; k < kb->nr_claims; k++)
+			branch_add_claim(b, CLAIM_OF_BRANCH, kb->name, &kb->claims[k]);
+		for (j = 0; j < kb->nr_variants; j++)
+			for (k = 0; k < kb->variants[j].nr_claims; k++)
+				branch_add_claim(b, CLAIM_OF_VARIANT, kb->variants[j].name,
+						 &kb->variants[j].claims[k]);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* The series of a branch, from its plan and the apply outcome */
 
@@ -422,35 +630,248 @@ void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
 /* ------------------------------------------------------------------ */
 /* Reading a console */
 
+/* How bad a case's result is, for the worst of several boots. */
+static int case_rank(enum ktap_status s)
+{
+	switch (s) {
+	case KTAP_FAIL:
+		return 3;
+	case KTAP_SKIP:
+		return 2;
+	case KTAP_TODO:
+		return 1;
+	case KTAP_PASS:
+		break;
+	}
+	return 0;
+}
+
+/* Whether m's values are all known: its samples, or the one value it printed. */
+static int has_values(const struct ktap_metric *m)
+{
+	return m->nr_samples || m->n <= 1;
+}
+
+static size_t add_values(double *to, const struct ktap_metric *m)
+{
+	if (!m->nr_samples) {
+		to[0] = m->value;
+		return 1;
+	}
+	memcpy(to, m->samples, m->nr_samples * sizeof(*to));
+	return m->nr_samples;
+}
+
+/*
+ * One metric over two boots: the samples of both, with the mean and the
+ * standard deviation computed from all of them; when a side printed only
+ * its summary, the pooled mean and standard deviation of the two groups.
+ */
+static void merge_metric(struct ktap_metric *into, const struct ktap_metric *from)
+{
+	if (has_values(into) && has_values(from)) {
+		size_t n1 = into->nr_samples ? into->nr_samples : 1;
+		size_t n2 = from->nr_samples ? from->nr_samples : 1, n;
+		double *all = xcalloc(n1 + n2, sizeof(*all));
+		struct sample_stats st;
+
+		n = add_values(all, into);
+		n += add_values(all + n, from);
+		sample_stats(&st, all, n);
+		free(into->samples);
+		into->samples = all;
+		into->nr_samples = n;
+		into->n = st.n;
+		into->value = st.mean;
+		into->stddev = st.stddev;
+	} else {
+		double n1 = into->n ? into->n : 1, n2 = from->n ? from->n : 1, n = n1 + n2;
+		double mean = (n1 * into->value + n2 * from->value) / n;
+		double ss = (n1 - 1) * into->stddev * into->stddev +
+			    (n2 - 1) * from->stddev * from->stddev +
+			    n1 * (into->value - mean) * (into->value - mean) +
+			    n2 * (from->value - mean) * (from->value - mean);
+
+		free(into->samples);
+		into->samples = NULL;
+		into->nr_samples = 0;
+		into->n = (unsigned)n;
+		into->value = mean;
+		into->stddev = sqrt(ss / (n - 1));
+	}
+}
+
+/*
+ * Fold boot number `boot` (from) into `into`, what the earlier boots
+ * showed: a case keeps its worst result (boot_of[i] says which boot
+ * case i of into shows), metrics gather their samples, skips add up.
+ * What is kept is taken from `from`; boot_of has room for every case
+ * of both.
+ */
+static void ktap_fold(struct ktap_result *into, struct ktap_result *from, unsigned boot,
+		      unsigned *boot_of)
+{
+	size_t i, j;
+
+	for (i = 0; i < from->nr_cases; i++) {
+		struct ktap_case *fc = &from->cases[i];
+
+		for (j = 0; j < into->nr_cases && strcmp(into->cases[j].name, fc->name); j++)
+			;
+		if (j == into->nr_cases) {
+			ALLOC_GROW(into->cases, into->nr_cases + 1, into->alloc_cases);
+			into->cases[into->nr_cases] = *fc;
+			boot_of[into->nr_cases++] = boot;
+			memset(fc, 0, sizeof(*fc));
+		} else if (case_rank(fc->status) > case_rank(into->cases[j].status)) {
+			struct ktap_case t = into->cases[j];
+
+			into->cases[j] = *fc;
+			*fc = t;
+			boot_of[j] = boot;
+		}
+	}
+	for (i = 0; i < from->nr_metrics; i++) {
+		struct ktap_metric *fm = &from->metrics[i];
+
+		for (j = 0; j < into->nr_metrics; j++)
+			if (!strcmp(into->metrics[j].case_name, fm->case_name) &&
+			    !strcmp(into->metrics[j].name, fm->name))
+				break;
+		if (j < into->nr_metrics) {
+			merge_metric(&into->metrics[j], fm);
+			continue;
+		}
+		ALLOC_GROW(into->metrics, into->nr_metrics + 1, into->alloc_metrics);
+		into->metrics[into->nr_metrics++] = *fm;
+		memset(fm, 0, sizeof(*fm));
+	}
+	for (i = 0; i < from->nr_metric_skips; i++) {
+		struct ktap_metric_skip *fs = &from->metric_skips[i];
+
+		for (j = 0; j < into->nr_metric_skips; j++)
+			if (!strcmp(into->metric_skips[j].case_name, fs->case_name) &&
+			    !strcmp(into->metric_skips[j].name, fs->name))
+				break;
+		if (j < into->nr_metric_skips)
+			continue;
+		ALLOC_GROW(into->metric_skips, into->nr_metric_skips + 1, into->alloc_metric_skips);
+		into->metric_skips[into->nr_metric_skips++] = *fs;
+		memset(fs, 0, sizeof(*fs));
+	}
+	if (!into->clocksource) {
+		into->clocksource = from->clocksource;
+		from->clocksource = NULL;
+	}
+	if (!into->clock_resolution_ns)
+		into->clock_resolution_ns = from->clock_resolution_ns;
+	into->bad_metrics += from->bad_metrics;
+	into->nr_pass = into->nr_fail = into->nr_skip = into->nr_todo = 0;
+	for (i = 0; i < into->nr_cases; i++) {
+		switch (into->cases[i].status) {
+		case KTAP_PASS:
+			into->nr_pass++;
+			break;
+		case KTAP_FAIL:
+			into->nr_fail++;
+			break;
+		case KTAP_SKIP:
+			into->nr_skip++;
+			break;
+		case KTAP_TODO:
+			into->nr_todo++;
+			break;
+		}
+	}
+}
+
+/* "boot 2: " before what a later boot showed, when there were several. */
+static void add_boot(struct strbuf *sb, unsigned boot, size_t nr)
+{
+	if (nr > 1)
+		strbuf_addf(sb, "boot %u of %zu: ", boot, nr);
+}
+
 void cell_read_console(struct cell_result *c, const char *console, size_t len,
 		       const char *failure)
 {
-	struct ktap_result k;
+	cell_read_consoles(c, &console, &len, 1, failure);
+}
+
+void cell_read_consoles(struct cell_result *c, const char *const *consoles, const size_t *lens,
+			size_t nr, const char *failure)
+{
+	struct ktap_result *k = xcalloc(nr ? nr : 1, sizeof(*k));
 	struct console_splat splat = CONSOLE_SPLAT_INIT;
 	struct strvec problems = STRVEC_INIT;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, cut = STRBUF_INIT;
 	struct expectations e;
-	size_t i;
+	unsigned *boot_of = NULL;
+	size_t i, splat_boot = 0, total = 0;
+	int complete = 1;
 
 	memset(&e, 0, sizeof(e));
-	ktap_parse(&k, console, len);
-	if (console_find_splat(&splat, console, len)) {
+	for (i = 0; i < nr; i++)
+		ktap_parse(&k[i], consoles[i], lens[i]);
+	for (i = 0; i < nr && !splat_boot; i++)
+		if (console_find_splat(&splat, consoles[i], lens[i]))
+			splat_boot = i + 1;
+	if (splat_boot) {
+		add_boot(&sb, splat_boot, nr);
 		strbuf_addf(&sb, "console line %zu: %s", splat.line, splat.text ? splat.text : "");
 		check_set(&c->splats, CHECK_FAILED, sb.buf);
 	} else {
 		check_set(&c->splats, CHECK_OK, NULL);
 	}
+	if (!c->boots)
+		c->boots = (unsigned)nr;
 
-	if (!k.version) {
-		check_set(&c->boot, CHECK_FAILED,
-			  failure ? failure : "mm-regress never started: no KTAP on the console");
+	for (i = 0; i < nr; i++) {
+		if (k[i].version)
+			continue;
+		strbuf_reset(&sb);
+		add_boot(&sb, i + 1, nr);
+		strbuf_addstr(&sb, failure ? failure : "mm-regress never started: no KTAP on the console");
+		check_set(&c->boot, CHECK_FAILED, sb.buf);
+		check_set(&c->tests, CHECK_SKIPPED, "did not boot");
+		goto cleanup;
+	}
+	if (!nr) {
+		check_set(&c->boot, CHECK_FAILED, failure ? failure : "no console recorded");
 		check_set(&c->tests, CHECK_SKIPPED, "did not boot");
 		goto cleanup;
 	}
 	check_set(&c->boot, CHECK_OK, NULL);
 
-	for (i = 0; i < k.nr_cases; i++) {
-		const struct ktap_case *kc = &k.cases[i];
+	/* How a run was cut short, from the first boot that was. */
+	for (i = 0; i < nr && complete; i++) {
+		if (ktap_complete(&k[i]))
+			continue;
+		complete = 0;
+		add_boot(&cut, i + 1, nr);
+		if (failure)
+			strbuf_addstr(&cut, failure);
+		else if (ktap_problems(&k[i], &problems))
+			strbuf_addstr(&cut, problems.v[0]);
+		else
+			strbuf_addstr(&cut, "mm-regress did not finish");
+	}
+	for (i = 0; i < nr; i++)
+		total += k[i].nr_cases;
+	boot_of = xcalloc(total + 1, sizeof(*boot_of));
+	for (i = 0; i < k[0].nr_cases; i++)
+		boot_of[i] = 1;
+	for (i = 1; i < nr; i++)
+		ktap_fold(&k[0], &k[i], (unsigned)i + 1, boot_of);
+
+	free(c->clocksource);
+	c->clocksource = k[0].clocksource ? xstrdup(k[0].clocksource) : NULL;
+	c->clock_resolution_ns = k[0].clock_resolution_ns;
+	for (i = 0; i < k[0].nr_metric_skips; i++)
+		cell_add_metric_skip(c, k[0].metric_skips[i].case_name, k[0].metric_skips[i].name,
+				     k[0].metric_skips[i].reason);
+	for (i = 0; i < k[0].nr_cases; i++) {
+		const struct ktap_case *kc = &k[0].cases[i];
 		const char *ev = NULL;
 
 		if (kc->status == KTAP_FAIL && kc->diag.nr)
@@ -459,23 +880,26 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
 			ev = kc->reason;
 		cell_add_case(c, kc->name, kc->status, ev);
 	}
-	for (i = 0; i < k.nr_metrics; i++) {
-		const struct ktap_metric *m = &k.metrics[i];
+	for (i = 0; i < k[0].nr_metrics; i++) {
+		const struct ktap_metric *m = &k[0].metrics[i];
 
+		/* A number its clock could not resolve in one boot is not a number. */
+		if (cell_find_metric_skip(c, m->case_name, m->name))
+			continue;
 		cell_add_metric(c, m->case_name, m->name, m->unit, m->direction, m->n, m->value,
 				m->stddev, m->samples, m->nr_samples);
 	}
-	expectations_judge(&e, &k, c->expect_fail, c->nr_expect_fail);
-	c->nr_pass = k.nr_pass + k.nr_todo;
+	expectations_judge(&e, &k[0], c->expect_fail, c->nr_expect_fail);
+	c->nr_pass = k[0].nr_pass + k[0].nr_todo;
 	c->nr_fail = e.nr_fail;
 	c->nr_xfail = e.xfail.nr;
-	c->nr_skip = k.nr_skip;
+	c->nr_skip = k[0].nr_skip;
 	strbuf_reset(&sb);
 	expectations_describe(&sb, &e, c->without);
 	free(c->expected);
 	c->expected = sb.len ? strbuf_detach(&sb, NULL) : NULL;
 
-	if (ktap_complete(&k) && !e.nr_fail && !expectations_missed(&sb, &e, c->without)) {
+	if (complete && !e.nr_fail && !expectations_missed(&sb, &e, c->without)) {
 		check_set(&c->tests, CHECK_OK, c->expected);
 		goto cleanup;
 	}
@@ -483,27 +907,27 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
 		const struct ktap_case *kc = e.first_fail;
 
 		strbuf_reset(&sb);
+		add_boot(&sb, boot_of[kc - k[0].cases], nr);
 		strbuf_addf(&sb, "not ok %u %s", kc->number, kc->name);
 		if (kc->diag.nr)
 			strbuf_addf(&sb, ": %s", kc->diag.v[kc->diag.nr - 1]);
-	} else if (!ktap_complete(&k)) {
+	} else if (!complete) {
 		/* Nothing failed, so the run was cut short: say how. */
 		strbuf_reset(&sb);
-		if (failure)
-			strbuf_addstr(&sb, failure);
-		else if (ktap_problems(&k, &problems))
-			strbuf_addstr(&sb, problems.v[0]);
-		else
-			strbuf_addstr(&sb, "mm-regress did not finish");
+		strbuf_add(&sb, cut.buf, cut.len);
 	}
 	/* Else sb holds what expectations_missed() said. */
 	check_set(&c->tests, CHECK_FAILED, sb.buf);
 cleanup:
 	strbuf_release(&sb);
+	strbuf_release(&cut);
 	strvec_clear(&problems);
 	expectations_release(&e);
 	console_splat_release(&splat);
-	ktap_release(&k);
+	for (i = 0; i < nr; i++)
+		ktap_release(&k[i]);
+	free(k);
+	free(boot_of);
 }
 
 /* ------------------------------------------------------------------ */
@@ -653,11 +1077,16 @@ static int tested_this_image(const struct state *ts, const struct state *rt,
 	return state_ll(ts, "finished") >= state_ll(bs, "finished");
 }
 
+/* More boots than this in a state file are a corrupt file, not a measurement. */
+#define MAX_BOOTS 1000
+
 static int collect_test(struct cell_result *c, const char *workdir, const struct state *bs)
 {
 	struct state ts = STATE_INIT, rt = STATE_INIT;
-	struct strbuf console = STRBUF_INIT;
+	struct strbuf *consoles = NULL;
 	const char *status, *path, *v;
+	long long boots;
+	size_t i, nr_read = 0;
 	int ret = 0, any = 0;
 
 	if ((ret = read_state(&ts, workdir, "%s.test", c->variant)) ||
@@ -682,18 +1111,39 @@ static int collect_test(struct cell_result *c, const char *workdir, const struct
 	dup_state(&c->accel_note, &ts, "accel_note");
 	dup_state(&c->mode, &ts, "mode");
 	dup_state(&c->console_log, &ts, "console");
+	dup_state(&c->reused, &ts, "reused");
 	c->test_seconds = state_double(&ts, "seconds");
-	path = state_get(&ts, "console");
-	if (!path || strbuf_read_file(&console, path)) {
-		struct strbuf why = STRBUF_INIT;
+	/* State written before `timing` was: TCG was always on host time then. */
+	v = state_get(&ts, "timing");
+	c->timing = v && timing_parse(v) > 0 ? timing_parse(v) : timing_from_accel(c->accel);
+	boots = state_get(&ts, "boots") ? state_ll(&ts, "boots") : 1;
+	if (boots < 1 || boots > MAX_BOOTS)
+		boots = 1;
+	c->boots = (unsigned)boots;
+	consoles = xcalloc(boots, sizeof(*consoles));
+	for (i = 0; i < (size_t)boots; i++) {
+		char *key = i ? xstrfmt("console.%zu", i + 1) : xstrdup("console");
 
-		strbuf_addf(&why, "console log '%s' cannot be read: %s", path ? path : "(none)",
-			    path ? strerror(errno) : "not recorded");
-		check_set(&c->boot, CHECK_FAILED, why.buf);
-		skip_after(c, &c->boot, "no console log");
-		strbuf_release(&why);
-		goto cleanup;
+		path = state_get(&ts, key);
+		free(key);
+		strbuf_init(&consoles[i], 0);
+		if (path)
+			strvec_push(&c->console_logs, path);
+		if (!path || strbuf_read_file(&consoles[i], path)) {
+			struct strbuf why = STRBUF_INIT;
+
+			if (boots > 1)
+				strbuf_addf(&why, "boot %zu of %lld: ", i + 1, boots);
+			strbuf_addf(&why, "console log '%s' cannot be read: %s",
+				    path ? path : "(none)", path ? strerror(errno) : "not recorded");
+			check_set(&c->boot, CHECK_FAILED, why.buf);
+			skip_after(c, &c->boot, "no console log");
+			strbuf_release(&why);
+			nr_read = i + 1;
+			goto cleanup;
+		}
 	}
+	nr_read = (size_t)boots;
 	/* A declared variant's expectations, as they were when it was tested. */
 	dup_state(&c->without, &ts, "without");
 	if ((v = state_get(&ts, "expect_fail"))) {
@@ -711,21 +1161,33 @@ static int collect_test(struct cell_result *c, const char *workdir, const struct
 			p += n + !!p[n];
 		}
 	}
-	cell_read_console(c, console.buf, console.len, state_get(&ts, "failure"));
+	{
+		const char **text = xcalloc(boots, sizeof(*text));
+		size_t *lens = xcalloc(boots, sizeof(*lens));
+
+		for (i = 0; i < (size_t)boots; i++) {
+			text[i] = consoles[i].buf;
+			lens[i] = consoles[i].len;
+		}
+		cell_read_consoles(c, text, lens, boots, state_get(&ts, "failure"));
+		free(text);
+		free(lens);
+	}
 	/* vm.c judged the run: when it says failed and the console did not show why, say it. */
 	if (!strcmp(status, "failed") && c->boot.status == CHECK_OK && c->tests.status == CHECK_OK &&
 	    c->splats.status == CHECK_OK)
 		check_set(&c->tests, CHECK_FAILED,
 			  state_get(&ts, "failure") ? state_get(&ts, "failure") : "failed");
 	if (!c->repeat) {
-		size_t i;
-
+		/* Samples a boot asked for: the metrics hold every boot's. */
 		for (i = 0; i < c->nr_metrics; i++)
-			if (c->metrics[i].n > c->repeat)
-				c->repeat = c->metrics[i].n;
+			if (c->metrics[i].n / (c->boots ? c->boots : 1) > c->repeat)
+				c->repeat = c->metrics[i].n / (c->boots ? c->boots : 1);
 	}
 cleanup:
-	strbuf_release(&console);
+	for (i = 0; i < nr_read; i++)
+		strbuf_release(&consoles[i]);
+	free(consoles);
 	state_release(&ts);
 	state_release(&rt);
 	return ret ? ret : any;
@@ -1431,6 +1893,102 @@ cleanup:
 	free(unit);
 }
 
+/*
+ * What kind of time a cell measured, how often it booted, whether it is
+ * base's tree reused, its clock and the metrics mm-regress skipped. A
+ * report written before these were has none: its TCG cells were timed
+ * on host time.
+ */
+static void load_cell_timing(struct loader *ld, struct cell_result *c, const struct jval *obj)
+{
+	const struct jval *v = jmember(ld, obj, "timing", J_STRING, 0), *list;
+	size_t i;
+
+	c->timing = timing_from_accel(c->accel);
+	if (v && timing_parse(v->str) < 0)
+		lerror(ld, v, "unknown timing '%s' (hardware, instructions or emulated)", v->str);
+	else if (v)
+		c->timing = timing_parse(v->str);
+	c->boots = jcount(ld, obj, "boots");
+	c->reused = jdup(ld, obj, "reused", 0);
+	list = jmember(ld, obj, "console_logs", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		if (list->items[i].type != J_STRING) {
+			lerror(ld, &list->items[i], "'console_logs' must hold strings");
+			continue;
+		}
+		strvec_push(&c->console_logs, list->items[i].str);
+	}
+	v = jmember(ld, obj, "clock", J_OBJECT, 0);
+	if (v) {
+		c->clocksource = jdup(ld, v, "source", 0);
+		c->clock_resolution_ns = jnum(ld, v, "resolution_ns", 0);
+	}
+	list = jmember(ld, obj, "metric_skips", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		const struct jval *m = &list->items[i];
+		char *case_name, *name, *reason;
+
+		if (m->type != J_OBJECT) {
+			lerror(ld, m, "'metric_skips' must hold objects");
+			continue;
+		}
+		case_name = jdup(ld, m, "case", 1);
+		name = jdup(ld, m, "name", 1);
+		reason = jdup(ld, m, "reason", 0);
+		if (case_name && name)
+			cell_add_metric_skip(c, case_name, name, reason);
+		free(case_name);
+		free(name);
+		free(reason);
+	}
+}
+
+/* A claim of a branch: what it says and whose it is (its outcome is derived, not read). */
+static void load_claim(struct loader *ld, struct branch_result *b, const struct jval *obj)
+{
+	static const char *const kinds[] = {
+		[CLAIM_BETTER] = "better", [CLAIM_WORSE] = "worse",
+		[CLAIM_ABOVE] = "above", [CLAIM_BELOW] = "below",
+	};
+	const struct jval *origin = jmember(ld, obj, "origin", J_STRING, 1);
+	const struct jval *kind = jmember(ld, obj, "kind", J_STRING, 1);
+	const struct jval *metric = jmember(ld, obj, "metric", J_STRING, 1);
+	const struct jval *value = jmember(ld, obj, "value", J_NUMBER, 1);
+	char *owner = jdup(ld, obj, "owner", 1);
+	struct kit_claim kc;
+	const char *dot;
+	int o = -1, k = -1;
+
+	memset(&kc, 0, sizeof(kc));
+	if (origin && (o = claim_origin_parse(origin->str)) < 0)
+		lerror(ld, origin, "unknown claim origin '%s' (series, branch or variant)", origin->str);
+	if (kind && (k = name_index(kinds, ARRAY_SIZE(kinds), kind->str)) < 0)
+		lerror(ld, kind, "unknown claim kind '%s' (better, worse, above or below)", kind->str);
+	dot = metric ? strchr(metric->str, '.') : NULL;
+	if (metric && (!dot || dot == metric->str || !dot[1]))
+		lerror(ld, metric, "a claim's 'metric' must be CASE.NAME, not '%s'", metric->str);
+	if (o < 0 || k < 0 || !dot || !dot[1] || dot == metric->str || !value || !owner)
+		goto cleanup;
+	kc.case_name = xstrndup(metric->str, dot - metric->str);
+	kc.metric = xstrdup(dot + 1);
+	kc.kind = k;
+	kc.value = value->number;
+	kc.why = jdup(ld, obj, "why", 0);
+	if (k == CLAIM_BETTER || k == CLAIM_WORSE) {
+		kc.than = jdup(ld, obj, "than", 0);
+		if (!kc.than)
+			kc.than = xstrdup("base");
+	}
+	branch_add_claim(b, o, owner, &kc);
+	free(kc.case_name);
+	free(kc.metric);
+	free(kc.than);
+	free(kc.why);
+cleanup:
+	free(owner);
+}
+
 static void load_cell(struct loader *ld, struct branch_result *b, const struct jval *obj)
 {
 	const struct jval *variant = jmember(ld, obj, "variant", J_STRING, 1);
@@ -1510,6 +2068,7 @@ static void load_cell(struct loader *ld, struct branch_result *b, const struct j
 		}
 		load_metric(ld, &tmp, &list->items[i]);
 	}
+	load_cell_timing(ld, &tmp, obj);
 	c = branch_cell(b, variant->str);
 	cell_result_release(c);
 	*c = tmp;
@@ -1571,6 +2130,21 @@ static void load_branch(struct loader *ld, struct run_results *r, const struct j
 			continue;
 		}
 		load_cell(ld, &tmp, &list->items[i]);
+	}
+	/* A report written before claims and thresholds has neither: the defaults. */
+	tmp.threshold_pct = jnum(ld, obj, "threshold_pct", 0);
+	if (tmp.threshold_pct < 0 || tmp.threshold_pct > 100) {
+		lerror(ld, jget(obj, "threshold_pct"), "'threshold_pct' must be between 0 and 100, not %g",
+		       tmp.threshold_pct);
+		tmp.threshold_pct = 0;
+	}
+	list = jmember(ld, obj, "claims", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		if (list->items[i].type != J_OBJECT) {
+			lerror(ld, &list->items[i], "'claims' must hold objects");
+			continue;
+		}
+		load_claim(ld, &tmp, &list->items[i]);
 	}
 	b = results_branch(r, tmp.name);
 	free(b->name);
@@ -1689,6 +2263,17 @@ static void merge_branch(struct branch_result *into, struct branch_result *from)
 		into->alloc_series = from->alloc_series;
 		from->series = NULL;
 		from->nr_series = from->alloc_series = 0;
+	}
+	/* The kit's claims and threshold are the same in every job: the later report's stand. */
+	if (from->threshold_pct > 0)
+		into->threshold_pct = from->threshold_pct;
+	if (from->nr_claims) {
+		claims_release(into->claims, into->nr_claims);
+		into->claims = from->claims;
+		into->nr_claims = from->nr_claims;
+		into->alloc_claims = from->alloc_claims;
+		from->claims = NULL;
+		from->nr_claims = from->alloc_claims = 0;
 	}
 	for (i = 0; i < from->nr_cells; i++) {
 		struct cell_result *c;

@@ -62,8 +62,69 @@ struct metric_result {
 	size_t nr_samples;
 };
 
+/* A metric's value as reports show it: "1234", "12.50", "0.0123", "1.235e+07", "-" for NAN. */
+void metric_value_format(char *buf, size_t len, double v);
+
 /* The "case.name" label of a metric, in one of four static buffers used in turn. */
 const char *metric_label(const struct metric_result *m);
+
+/* A metric mm-regress would not report as a number (its clock could not resolve it). */
+struct metric_skip {
+	char *case_name;
+	char *name;
+	char *reason;		/* never NULL */
+};
+
+/*
+ * What kind of time a cell's numbers are in. HARDWARE: KVM, the host's
+ * CPU. INSTRUCTIONS: TCG with QEMU's icount, the guest clock following
+ * the instructions it executes (a 1 GHz virtual clock): repeatable, but
+ * blind to cache and TLB misses. EMULATED: TCG on host time, where the
+ * emulator's own speed is the noise. UNKNOWN: nothing booted.
+ */
+enum timing_kind {
+	TIMING_UNKNOWN = 0,
+	TIMING_HARDWARE,
+	TIMING_INSTRUCTIONS,
+	TIMING_EMULATED,
+};
+
+/* "hardware", "instructions", "emulated" (as state files and JSON have them); "unknown". */
+const char *timing_name(enum timing_kind t);
+/* The kind named `name`; -1 when unknown. */
+int timing_parse(const char *name);
+/* What a recorded accelerator meant before `timing` was recorded: kvm hardware, tcg emulated. */
+enum timing_kind timing_from_accel(const char *accel);
+/*
+ * A reader's words for it: "hardware time (KVM)", "instruction-paced
+ * time (TCG icount: instructions at a 1 GHz virtual clock, not
+ * hardware time: no cache or TLB-miss costs)", "emulated time (TCG on
+ * host time: the emulator's speed, noise; never fails a run)". `terse`:
+ * without the parenthesis.
+ */
+const char *timing_words(enum timing_kind t, int terse);
+/* Whether numbers in this kind of time may fail a run (hardware and instruction-paced). */
+int timing_counts(enum timing_kind t);
+
+/* Where a claim comes from: it decides the cells it is checked on (README, "Verdicts"). */
+enum claim_origin {
+	CLAIM_OF_SERIES,	/* series.yaml: the kit where it is applied; above/below also where present */
+	CLAIM_OF_BRANCH,	/* kernels/<branch>.yaml: its kit cell */
+	CLAIM_OF_VARIANT,	/* a declared variant: its cell */
+};
+
+const char *claim_origin_name(enum claim_origin o);	/* "series", "branch", "variant" */
+int claim_origin_parse(const char *name);
+
+/* A claim as a branch carries it: the kit's definition (its `line` unused) and whose it is. */
+struct claim {
+	enum claim_origin origin;
+	char *owner;		/* the series id, the branch name or the variant name */
+	struct kit_claim c;
+};
+
+/* "series alpha", "branch 6.12", "variant no-hotfix", in one of four static buffers used in turn. */
+const char *claim_owner_label(const struct claim *cl);
 
 /* One branch x variant cell. */
 struct cell_result {
@@ -78,6 +139,14 @@ struct cell_result {
 	struct check apply, build, boot, tests, splats;
 	char *accel;		/* "kvm" or "tcg" when it booted, else NULL */
 	char *accel_note;	/* why not KVM, or NULL */
+	enum timing_kind timing;	/* what kind of time its numbers are; UNKNOWN when it did not boot */
+	unsigned boots;		/* times it was booted, its metrics' samples merged over them; 0 unknown */
+	struct strvec console_logs;	/* every boot's console, the first one's first */
+	char *reused;		/* "base" when its tree is base's and base's build and test stand for it */
+	char *clocksource;	/* the guest's, as mm-regress saw it; NULL when it did not say */
+	double clock_resolution_ns;	/* 0 when unknown */
+	struct metric_skip *metric_skips;	/* metrics mm-regress did not report, with why */
+	size_t nr_metric_skips, alloc_metric_skips;
 	char *mode;		/* "quick" or "full", or NULL */
 	unsigned repeat;	/* samples per metric asked of mm-regress; 0 unknown */
 	double build_seconds, test_seconds;
@@ -118,6 +187,9 @@ struct branch_result {
 	size_t nr_series, alloc_series;
 	struct cell_result *cells;
 	size_t nr_cells, alloc_cells;
+	double threshold_pct;	/* what a change must reach (the kit's verdicts.threshold); 0: the default */
+	struct claim *claims;	/* every claim that may be checked on a cell of the branch */
+	size_t nr_claims, alloc_claims;
 };
 
 struct run_results {
@@ -152,6 +224,18 @@ struct metric_result *cell_add_metric(struct cell_result *c, const char *case_na
 				      double stddev, const double *samples, size_t nr_samples);
 struct case_result *cell_add_case(struct cell_result *c, const char *name,
 				  enum ktap_status status, const char *evidence);
+void cell_add_metric_skip(struct cell_result *c, const char *case_name, const char *name,
+			  const char *reason);
+/* The skip of metric case_name.name, or NULL. */
+const struct metric_skip *cell_find_metric_skip(const struct cell_result *c,
+						const char *case_name, const char *name);
+/* Whether c is base's tree standing for itself: `reused` base, or built from base's commit. */
+int cell_is_base_tree(const struct branch_result *b, const struct cell_result *c);
+/* Add a claim (copied) to b. */
+struct claim *branch_add_claim(struct branch_result *b, enum claim_origin origin,
+			       const char *owner, const struct kit_claim *c);
+/* The kind of time c measured: its `timing`, else what its accelerator implies. */
+enum timing_kind cell_timing(const struct cell_result *c);
 /* Add `name` to the cases c's variant expects to fail (once). */
 void cell_expect_fail(struct cell_result *c, const char *name);
 
@@ -177,6 +261,17 @@ void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
  */
 void cell_read_console(struct cell_result *c, const char *console, size_t len,
 		       const char *failure);
+/*
+ * The same for a cell booted several times, consoles[i] (lens[i] bytes)
+ * from boot i + 1: a case's status is its worst over the boots, each
+ * metric's samples are those of every boot (mean and stddev computed
+ * again from them, so the spread covers boot-to-boot variation), a
+ * metric that any boot skipped is not measured; the first splat, or the
+ * first boot that never started mm-regress, is the evidence ("boot 2 of
+ * 3: ..."). The clock is the first boot's.
+ */
+void cell_read_consoles(struct cell_result *c, const char *const *consoles, const size_t *lens,
+			size_t nr, const char *failure);
 
 /*
  * The state files a run leaves in a branch's work directory (see
@@ -191,7 +286,12 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
  *                          at (with key)
  *   state/<v>.build        written by build.c
  *   state/<v>.test         written by vm.c, with the console log it names
- *                          (and expect_fail, without for a declared variant)
+ *                          (and expect_fail, without for a declared variant);
+ *                          timing (hardware, instructions or emulated;
+ *                          absent: derived from accel), boots (N, default
+ *                          1) with console.2 .. console.N for the later
+ *                          boots, reused=base when the cell is base's
+ *                          tree and its build and test are base's
  * Fill b (named already) from them. `variants` limits the cells read;
  * NULL reads every variant with anything recorded: base, kit, those
  * run.apply lists, then any other the state directory has, by name. Returns 1 when
@@ -200,6 +300,13 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
  */
 int results_collect_branch(struct branch_result *b, const char *workdir,
 			   const struct strvec *variants);
+
+/*
+ * Take what the kit says about r's branches: each one's threshold and the
+ * claims of its series, of its kernel file and of its declared variants
+ * (replacing any r had). Branches the kit does not know are left alone.
+ */
+void results_use_kit(struct run_results *r, const struct kit *kit);
 
 /*
  * Parse a JSON report (docs/report-json.md) and add its branches and

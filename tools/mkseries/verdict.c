@@ -1,5 +1,6 @@
 /* verdict.c: cell health and base-against-kit performance calls (Welch's t-test and a noise floor). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "verdict.h"
@@ -109,10 +110,33 @@ const char *perf_call_name(enum perf_call c)
 	return (size_t)c < ARRAY_SIZE(call_names) ? call_names[c] : "?";
 }
 
-void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
-		const struct sample_stats *kit, enum ktap_direction dir)
+/* Welch's two-sided p for a difference of means; with no spread at all, 1 or 0. */
+static double welch_p(const struct sample_stats *a, const struct sample_stats *b)
 {
-	double vb, vk, se2, pooled, diff;
+	double va = a->stddev * a->stddev / a->n, vb = b->stddev * b->stddev / b->n;
+	double se2 = va + vb, diff = b->mean - a->mean, df;
+
+	if (se2 == 0)
+		return diff == 0 ? 1 : 0;
+	df = se2 * se2 / (va * va / (a->n - 1) + vb * vb / (b->n - 1));
+	return t_two_sided_p(diff / sqrt(se2), df);
+}
+
+/* The pooled relative standard deviation of two sides, in per cent of |mean|. */
+static double pooled_pct(const struct sample_stats *a, const struct sample_stats *b, double mean)
+{
+	return sqrt((a->stddev * a->stddev + b->stddev * b->stddev) / 2) / fabs(mean) * 100;
+}
+
+double branch_threshold_pct(const struct branch_result *b)
+{
+	return b && b->threshold_pct > 0 ? b->threshold_pct : VERDICT_MIN_CHANGE_PCT;
+}
+
+void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
+		const struct sample_stats *kit, enum ktap_direction dir, double threshold_pct)
+{
+	double pooled, diff;
 	int worse;
 
 	out->call = PERF_NO_CALL;
@@ -130,21 +154,12 @@ void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
 		out->why = "the base mean is 0: no relative change";
 		return;
 	}
-	vb = base->stddev * base->stddev / base->n;
-	vk = kit->stddev * kit->stddev / kit->n;
-	se2 = vb + vk;
 	diff = kit->mean - base->mean;
-	if (se2 == 0) {
-		/* No noise at all: any difference is real. */
-		out->p = diff == 0 ? 1 : 0;
-	} else {
-		double df = se2 * se2 / (vb * vb / (base->n - 1) + vk * vk / (kit->n - 1));
-
-		out->p = t_two_sided_p(diff / sqrt(se2), df);
-	}
-	pooled = sqrt((base->stddev * base->stddev + kit->stddev * kit->stddev) / 2) /
-		 fabs(base->mean) * 100;
-	out->threshold_pct = fmax(VERDICT_MIN_CHANGE_PCT, VERDICT_NOISE_FACTOR * pooled);
+	/* No noise at all (instruction-paced samples): any difference is real. */
+	out->p = welch_p(base, kit);
+	pooled = pooled_pct(base, kit, base->mean);
+	out->threshold_pct = fmax(threshold_pct > 0 ? threshold_pct : VERDICT_MIN_CHANGE_PCT,
+				  VERDICT_NOISE_FACTOR * pooled);
 	if (!(out->p < VERDICT_ALPHA)) {
 		out->call = PERF_SAME;
 		out->why = "within the noise (Welch p >= 0.01)";
@@ -152,7 +167,7 @@ void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
 	}
 	if (fabs(out->change_pct) < out->threshold_pct) {
 		out->call = PERF_SAME;
-		out->why = "significant but smaller than the noise floor";
+		out->why = "significant but below the threshold or the spread";
 		return;
 	}
 	worse = dir == KTAP_LOWER_IS_BETTER ? diff > 0 : diff < 0;
@@ -354,23 +369,35 @@ void branch_compare_cell(struct branch_comparison *out, const struct branch_resu
 	memset(out, 0, sizeof(*out));
 	out->base = base;
 	out->kit = kit;
-	if (!base || base->boot.status != CHECK_OK)
+	out->threshold_pct = branch_threshold_pct(b);
+	if (!base || base->boot.status != CHECK_OK) {
 		out->note = xstrdup("no base results to compare with");
-	else if (!kit || kit->boot.status != CHECK_OK)
+	} else if (!kit || kit->boot.status != CHECK_OK) {
 		out->note = xstrfmt("no %s results to compare", name);
-	else if (base->commit && kit->commit && !strcmp(base->commit, kit->commit))
-		/* Nothing applied: any difference is the emulator's noise. */
-		out->note = xstrfmt("%s is the base tree (nothing applied): not compared", name);
-	else if (!same_str(base->accel, kit->accel))
+	} else if (cell_is_base_tree(b, kit)) {
+		/* Nothing applied: the tree is base's, so is any number it has. */
+		out->comparable = 1;
+		out->same_tree = 1;
+		out->note = kit->reused ?
+			xstrfmt("%s is base's tree (nothing applied): base's build and results reused, no change against base",
+				name) :
+			xstrfmt("%s is base's tree (nothing applied): no change against base", name);
+	} else if (!same_str(base->accel, kit->accel)) {
 		out->note = xstrfmt("base ran under %s, %s under %s: not compared",
 				    base->accel ? base->accel : "?", name,
 				    kit->accel ? kit->accel : "?");
-	else if (!same_str(base->mode, kit->mode))
+	} else if (cell_timing(base) != cell_timing(kit)) {
+		out->note = xstrfmt("base measured %s, %s %s: not compared",
+				    timing_words(cell_timing(base), 1), name,
+				    timing_words(cell_timing(kit), 1));
+	} else if (!same_str(base->mode, kit->mode)) {
 		out->note = xstrfmt("base ran mm-regress %s, %s %s: not compared",
 				    base->mode ? base->mode : "?", name, kit->mode ? kit->mode : "?");
-	else
+	} else {
 		out->comparable = 1;
-	out->emulated = (kit && same_str(kit->accel, "tcg")) || (base && same_str(base->accel, "tcg"));
+	}
+	out->timing = cell_timing(kit) ? cell_timing(kit) : cell_timing(base);
+	out->emulated = cell_timing(kit) == TIMING_EMULATED || cell_timing(base) == TIMING_EMULATED;
 
 	for (i = 0; kit && i < kit->nr_metrics; i++) {
 		struct metric_row *r = add_row(out);
@@ -385,10 +412,17 @@ void branch_compare_cell(struct branch_comparison *out, const struct branch_resu
 			continue;
 		}
 		if (!r->base) {
-			r->v.why = "not measured on base";
+			r->v.why = cell_find_metric_skip(base, r->kit->case_name, r->kit->name) ?
+				   "skipped by mm-regress on base: its clock could not resolve it" :
+				   "not measured on base";
 			continue;
 		}
-		perf_judge(&r->v, &r->b, &r->k, r->kit->direction);
+		perf_judge(&r->v, &r->b, &r->k, r->kit->direction, out->threshold_pct);
+		if (out->same_tree) {
+			r->v.call = PERF_SAME;
+			r->v.why = "same tree as base: no change";
+			continue;
+		}
 		if (r->v.call == PERF_REGRESSION)
 			out->nr_regressions++;
 		else if (r->v.call == PERF_IMPROVEMENT)
@@ -402,8 +436,15 @@ void branch_compare_cell(struct branch_comparison *out, const struct branch_resu
 		r = add_row(out);
 		r->base = &base->metrics[i];
 		metric_stats(&r->b, r->base);
-		r->v.why = out->comparable ? (strcmp(name, "kit") ? "not measured on the variant" :
-					      "not measured on kit") : "not compared";
+		if (!out->comparable)
+			r->v.why = "not compared";
+		else if (cell_find_metric_skip(kit, r->base->case_name, r->base->name))
+			r->v.why = strcmp(name, "kit") ?
+				   "skipped by mm-regress on the variant: its clock could not resolve it" :
+				   "skipped by mm-regress on kit: its clock could not resolve it";
+		else
+			r->v.why = strcmp(name, "kit") ? "not measured on the variant" :
+				   "not measured on kit";
 	}
 }
 
@@ -412,6 +453,27 @@ void branch_comparison_release(struct branch_comparison *c)
 	free(c->note);
 	free(c->rows);
 	memset(c, 0, sizeof(*c));
+}
+
+static void count_claims(struct run_summary *s, const struct branch_result *b,
+			 const struct cell_result *c)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_claims; i++) {
+		struct claim_verdict v;
+
+		if (!claim_applies(b, c, &b->claims[i]))
+			continue;
+		claim_judge(&v, b, c, &b->claims[i]);
+		if (v.outcome == CLAIM_HELD)
+			s->claims_held++;
+		else if (v.outcome == CLAIM_FAILED)
+			s->claims_failed++;
+		else
+			s->claims_not_checked++;
+		claim_verdict_release(&v);
+	}
 }
 
 void results_summarise(struct run_summary *s, const struct run_results *r)
@@ -437,7 +499,8 @@ void results_summarise(struct run_summary *s, const struct run_results *r)
 				s->variant_improvements += bc.nr_improvements;
 				branch_comparison_release(&bc);
 			}
-			switch (cell_health(c)) {
+			count_claims(s, b, c);
+			switch (cell_status(b, c)) {
 			case CELL_OK:
 				s->ok++;
 				break;
@@ -465,4 +528,261 @@ int run_summary_failed(const struct run_summary *s)
 {
 	return s->failed || s->conflicts || s->incomplete || s->branch_failures ||
 	       s->regressions > s->emulated_regressions;
+}
+
+/* ------------------------------------------------------------------ */
+/* Performance claims */
+
+static const char *const outcome_names[] = {
+	[CLAIM_NOT_CHECKED] = "not-checked",
+	[CLAIM_HELD] = "held",
+	[CLAIM_FAILED] = "failed",
+};
+
+const char *claim_outcome_name(enum claim_outcome o)
+{
+	return (size_t)o < ARRAY_SIZE(outcome_names) ? outcome_names[o] : "?";
+}
+
+static void claim_verdict_init(struct claim_verdict *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->outcome = CLAIM_NOT_CHECKED;
+	out->mean = out->other_mean = out->change_pct = out->spread_pct = out->p = NAN;
+}
+
+void claim_verdict_release(struct claim_verdict *v)
+{
+	free(v->evidence);
+	v->evidence = NULL;
+}
+
+void claim_judge_stats(struct claim_verdict *out, enum claim_kind kind, double value,
+		       enum ktap_direction dir, const struct sample_stats *cell,
+		       const struct sample_stats *other)
+{
+	double gain, wanted;
+
+	claim_verdict_init(out);
+	out->mean = cell->mean;
+	if (kind == CLAIM_ABOVE || kind == CLAIM_BELOW) {
+		int held = kind == CLAIM_ABOVE ? cell->mean > value : cell->mean < value;
+
+		out->outcome = held ? CLAIM_HELD : CLAIM_FAILED;
+		out->shortfall = held ? 0 : CLAIM_SHORT_SIZE;
+		return;
+	}
+	out->other_mean = other->mean;
+	if (other->mean == 0)
+		return;
+	out->change_pct = (cell->mean - other->mean) / fabs(other->mean) * 100;
+	out->spread_pct = VERDICT_NOISE_FACTOR * pooled_pct(cell, other, other->mean);
+	if (cell->n >= VERDICT_MIN_SAMPLES && other->n >= VERDICT_MIN_SAMPLES)
+		out->p = welch_p(other, cell);
+	/* The change in the metric's good direction, then in the claimed one. */
+	gain = dir == KTAP_HIGHER_IS_BETTER ? out->change_pct : -out->change_pct;
+	wanted = kind == CLAIM_BETTER ? gain : -gain;
+	if (wanted < value)
+		out->shortfall |= CLAIM_SHORT_SIZE;
+	if (!(fabs(out->change_pct) > out->spread_pct))
+		out->shortfall |= CLAIM_SHORT_SPREAD;
+	if (!isnan(out->p) && !(out->p < VERDICT_ALPHA))
+		out->shortfall |= CLAIM_SHORT_P;
+	out->outcome = out->shortfall ? CLAIM_FAILED : CLAIM_HELD;
+}
+
+static const struct series_result *find_series(const struct branch_result *b, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && i < b->nr_series; i++)
+		if (!strcmp(b->series[i].id, id))
+			return &b->series[i];
+	return NULL;
+}
+
+static int is_bound(const struct kit_claim *c)
+{
+	return c->kind == CLAIM_ABOVE || c->kind == CLAIM_BELOW;
+}
+
+int claim_applies(const struct branch_result *b, const struct cell_result *c, const struct claim *cl)
+{
+	const struct series_result *s;
+	int kit = !strcmp(c->variant, "kit");
+
+	switch (cl->origin) {
+	case CLAIM_OF_BRANCH:
+		return kit;
+	case CLAIM_OF_VARIANT:
+		return !strcmp(c->variant, cl->owner);
+	case CLAIM_OF_SERIES:
+		/* The code runs on the kit where the series is applied, on both where it is present. */
+		s = find_series(b, cl->owner);
+		if (!s)
+			return 0;
+		if (s->state == SERIES_APPLIED)
+			return kit;
+		if (s->state == SERIES_PRESENT)
+			return is_bound(&cl->c) && (kit || !strcmp(c->variant, "base"));
+		return 0;
+	}
+	return 0;
+}
+
+/* "1250 calls/s": a mean and its unit. */
+static void add_value(struct strbuf *sb, double v, const char *unit)
+{
+	char num[32];
+
+	metric_value_format(num, sizeof(num), v);
+	strbuf_addstr(sb, num);
+	if (unit && *unit)
+		strbuf_addf(sb, " %s", unit);
+}
+
+/*
+ * The metric a claim names on cell c, or NULL with *why saying so
+ * (the cell is named `who`).
+ */
+static const struct metric_result *claim_metric(const struct cell_result *c, const struct claim *cl,
+						struct strbuf *why)
+{
+	const struct metric_skip *skip;
+	size_t i;
+
+	for (i = 0; i < c->nr_metrics; i++)
+		if (!strcmp(c->metrics[i].case_name, cl->c.case_name) &&
+		    !strcmp(c->metrics[i].name, cl->c.metric))
+			return &c->metrics[i];
+	skip = cell_find_metric_skip(c, cl->c.case_name, cl->c.metric);
+	if (skip)
+		strbuf_addf(why, "%s.%s not measured on %s: mm-regress skipped it (%s)",
+			    cl->c.case_name, cl->c.metric, c->variant, skip->reason);
+	else
+		strbuf_addf(why, "%s.%s not measured on %s", cl->c.case_name, cl->c.metric,
+			    c->variant);
+	return NULL;
+}
+
+/* Why cell c has no numbers a claim can use, or NULL (then it has). */
+static const char *no_numbers(const struct cell_result *c)
+{
+	if (c->boot.status != CHECK_OK)
+		return "did not boot: no numbers";
+	if (cell_timing(c) == TIMING_EMULATED)
+		return "measured emulated time (TCG on host time): its numbers say little about the kernel";
+	if (!timing_counts(cell_timing(c)))
+		return "measured an unknown kind of time";
+	return NULL;
+}
+
+void claim_judge(struct claim_verdict *out, const struct branch_result *b,
+		 const struct cell_result *c, const struct claim *cl)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct metric_result *m, *om = NULL;
+	const struct cell_result *other = NULL;
+	struct sample_stats cs, os;
+	const char *why, *unit;
+	double want = 0;
+
+	claim_verdict_init(out);
+	if ((why = no_numbers(c))) {
+		strbuf_addf(&sb, "%s %s", c->variant, why);
+		goto done;
+	}
+	if (!(m = claim_metric(c, cl, &sb)))
+		goto done;
+	unit = m->unit;
+	metric_stats(&cs, m);
+	if (is_bound(&cl->c)) {
+		claim_judge_stats(out, cl->c.kind, cl->c.value, m->direction, &cs, &cs);
+		strbuf_addf(&sb, "%s mean ", c->variant);
+		add_value(&sb, cs.mean, unit);
+		if (cs.n > 1 && cs.mean != 0)
+			strbuf_addf(&sb, " \xc2\xb1 %.1f%%", cs.stddev / fabs(cs.mean) * 100);
+		strbuf_addf(&sb, " (n=%u); needed %s ", cs.n,
+			    cl->c.kind == CLAIM_ABOVE ? "above" : "below");
+		add_value(&sb, cl->c.value, unit);
+		goto done;
+	}
+	other = branch_find_cell(b, cl->c.than);
+	if (!other) {
+		strbuf_addf(&sb, "no %s cell in these results to compare with", cl->c.than);
+		goto done;
+	}
+	if ((why = no_numbers(other))) {
+		strbuf_addf(&sb, "%s %s", other->variant, why);
+		goto done;
+	}
+	if (!same_str(c->accel, other->accel) || cell_timing(c) != cell_timing(other) ||
+	    !same_str(c->mode, other->mode)) {
+		strbuf_addf(&sb, "%s ran %s under %s (%s), %s %s under %s (%s): not comparable",
+			    other->variant, other->mode ? other->mode : "?",
+			    other->accel ? other->accel : "?", timing_words(cell_timing(other), 1),
+			    c->variant, c->mode ? c->mode : "?", c->accel ? c->accel : "?",
+			    timing_words(cell_timing(c), 1));
+		goto done;
+	}
+	if (!(om = claim_metric(other, cl, &sb)))
+		goto done;
+	metric_stats(&os, om);
+	claim_judge_stats(out, cl->c.kind, cl->c.value, m->direction, &cs, &os);
+	if (os.mean == 0) {
+		strbuf_addf(&sb, "the mean of %s is 0: no relative change", other->variant);
+		goto done;
+	}
+	want = (m->direction == KTAP_HIGHER_IS_BETTER) == (cl->c.kind == CLAIM_BETTER) ?
+	       cl->c.value : -cl->c.value;
+	strbuf_addf(&sb, "%+.1f%% against %s (%s ", out->change_pct, other->variant, c->variant);
+	add_value(&sb, cs.mean, NULL);
+	strbuf_addf(&sb, ", %s ", other->variant);
+	add_value(&sb, os.mean, unit);
+	strbuf_addf(&sb, "), spread %.1f%%", out->spread_pct);
+	if (!isnan(out->p))
+		strbuf_addf(&sb, ", p=%.2g", out->p);
+	strbuf_addf(&sb, "; needed %+g%% or %s (%s by %g%%), beyond 2 x the spread",
+		    want, want < 0 ? "less" : "more",
+		    cl->c.kind == CLAIM_BETTER ? "better" : "worse", cl->c.value);
+	if (!isnan(out->p))
+		strbuf_addstr(&sb, " and at p < 0.01");
+	if (cell_is_base_tree(b, c) && !strcmp(other->variant, "base"))
+		strbuf_addf(&sb, " (%s is base's tree: nothing applied)", c->variant);
+done:
+	if (out->outcome == CLAIM_FAILED && out->shortfall) {
+		const char *sep = ": ";
+
+		if (out->shortfall & CLAIM_SHORT_SIZE) {
+			strbuf_addf(&sb, "%s%s", sep, is_bound(&cl->c) ? "it is not" :
+				    out->change_pct * want < 0 ? "it went the other way" :
+				    "smaller than claimed");
+			sep = ", ";
+		}
+		if (out->shortfall & CLAIM_SHORT_SPREAD) {
+			strbuf_addf(&sb, "%swithin the spread", sep);
+			sep = ", ";
+		}
+		if (out->shortfall & CLAIM_SHORT_P)
+			strbuf_addf(&sb, "%snot significant", sep);
+	}
+	out->evidence = strbuf_detach(&sb, NULL);
+}
+
+enum cell_health cell_status(const struct branch_result *b, const struct cell_result *c)
+{
+	enum cell_health h = cell_health(c);
+	size_t i;
+
+	for (i = 0; b && h == CELL_OK && i < b->nr_claims; i++) {
+		struct claim_verdict v;
+
+		if (!claim_applies(b, c, &b->claims[i]))
+			continue;
+		claim_judge(&v, b, c, &b->claims[i]);
+		if (v.outcome == CLAIM_FAILED)
+			h = CELL_FAILED;
+		claim_verdict_release(&v);
+	}
+	return h;
 }

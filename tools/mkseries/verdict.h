@@ -9,10 +9,13 @@
 /*
  * The rule for calling a performance change (README, "Verdicts"):
  * both sides have at least VERDICT_MIN_SAMPLES samples, Welch's t-test
- * gives p < VERDICT_ALPHA, and |%change| reaches the larger of
- * VERDICT_MIN_CHANGE_PCT and VERDICT_NOISE_FACTOR times the pooled
+ * gives p < VERDICT_ALPHA, and |%change| reaches the larger of the
+ * threshold (the kit's `verdicts: { threshold: N% }`, by default
+ * VERDICT_MIN_CHANGE_PCT) and VERDICT_NOISE_FACTOR times the pooled
  * relative standard deviation. The metric's direction says whether the
- * change is a regression or an improvement.
+ * change is a regression or an improvement. With no spread at all on
+ * either side (instruction-paced samples can be identical), equal means
+ * are the same and different means differ: p is 1 or 0.
  */
 #define VERDICT_MIN_SAMPLES 3
 #define VERDICT_ALPHA 0.01
@@ -48,8 +51,11 @@ struct perf_verdict {
 	const char *why;	/* a static sentence saying how the call was made */
 };
 
+/* `threshold_pct` <= 0 means VERDICT_MIN_CHANGE_PCT. */
 void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
-		const struct sample_stats *kit, enum ktap_direction dir);
+		const struct sample_stats *kit, enum ktap_direction dir, double threshold_pct);
+/* What a change must reach on branch b: its threshold, or VERDICT_MIN_CHANGE_PCT. */
+double branch_threshold_pct(const struct branch_result *b);
 
 enum cell_health {
 	CELL_OK,
@@ -59,6 +65,11 @@ enum cell_health {
 };
 const char *cell_health_name(enum cell_health h);
 enum cell_health cell_health(const struct cell_result *c);
+/*
+ * cell_health(), and a cell that is ok but has a claim of b that did
+ * not hold is FAILED.
+ */
+enum cell_health cell_status(const struct branch_result *b, const struct cell_result *c);
 
 /*
  * The check of c that explains best why it is not ok: the first that
@@ -116,9 +127,16 @@ struct metric_row {
 
 struct branch_comparison {
 	const struct cell_result *base, *kit;	/* kit: the cell compared with base */
-	int comparable;		/* both booted, same accelerator and mode */
-	char *note;		/* why they cannot be compared, or NULL; owned */
-	int emulated;		/* the numbers come from TCG */
+	int comparable;		/* both booted, same accelerator, kind of time and mode */
+	char *note;		/* why they cannot be compared, or what to know; NULL; owned */
+	enum timing_kind timing;	/* what kind of time both sides measured (the kit's when they differ) */
+	int emulated;		/* either side's numbers are emulated time: they never fail a run */
+	/*
+	 * The cell is base's tree (reused, or built from base's commit): no
+	 * change at all, whatever the samples say; every row is "same".
+	 */
+	int same_tree;
+	double threshold_pct;	/* what a change had to reach */
 	struct metric_row *rows;	/* kit's metric order, then base-only ones */
 	size_t nr, alloc;
 	size_t nr_regressions, nr_improvements;
@@ -137,11 +155,12 @@ struct run_summary {
 	size_t branch_failures;		/* imports or applies that failed outright */
 	size_t regressions, improvements;	/* the kit's, against base */
 	/*
-	 * Of those regressions, the ones measured under TCG: emulated
-	 * timings say little about the hardware, so they are reported but
-	 * do not fail the run.
+	 * Of those regressions, the ones measured in emulated time (TCG on
+	 * host time): they say little about the kernel, so they are
+	 * reported but do not fail the run. Instruction-paced ones do.
 	 */
 	size_t emulated_regressions;
+	size_t claims_held, claims_failed, claims_not_checked;	/* over every cell */
 	/*
 	 * The declared variants', against base: what leaving something out
 	 * costs is what a variant is there to show, so they fail nothing.
@@ -152,9 +171,64 @@ struct run_summary {
 
 void results_summarise(struct run_summary *s, const struct run_results *r);
 /*
- * Whether the run must exit 1: a failure, a conflict, a cell left
- * incomplete, a regression of the kit measured on real hardware (KVM).
+ * Whether the run must exit 1: a failure (a claim that did not hold
+ * included), a conflict, a cell left incomplete, a regression of the
+ * kit measured in hardware or instruction-paced time.
  */
 int run_summary_failed(const struct run_summary *s);
+
+/* ------------------------------------------------------------------ */
+/* Performance claims (README, "Verdicts") */
+
+enum claim_outcome {
+	CLAIM_NOT_CHECKED = 0,	/* emulated time, a metric missing or skipped, nothing to compare with */
+	CLAIM_HELD,
+	CLAIM_FAILED,		/* fails its cell */
+};
+const char *claim_outcome_name(enum claim_outcome o);	/* "not-checked", "held", "failed" */
+
+/* Why a better/worse claim fell short: a mask of these. */
+enum claim_shortfall {
+	CLAIM_SHORT_SIZE = 1 << 0,	/* the change is smaller than claimed (or the other way) */
+	CLAIM_SHORT_SPREAD = 1 << 1,	/* not beyond VERDICT_NOISE_FACTOR x the pooled relative stddev */
+	CLAIM_SHORT_P = 1 << 2,		/* Welch's p not below VERDICT_ALPHA */
+};
+
+struct claim_verdict {
+	enum claim_outcome outcome;
+	double mean, other_mean;	/* the cell's and (better, worse) the other cell's; NAN when unknown */
+	double change_pct;		/* better, worse: (mean - other) / |other| x 100; else NAN */
+	double spread_pct;		/* better, worse: VERDICT_NOISE_FACTOR x pooled relative stddev; else NAN */
+	double p;			/* Welch's p when both sides have 3 samples or more; else NAN */
+	unsigned shortfall;		/* enum claim_shortfall, when FAILED */
+	char *evidence;			/* what was measured and what was needed, or why not checked; owned */
+};
+
+/*
+ * The rule for a better/worse claim of `pct` per cent on a metric in
+ * direction `dir`: the cell's change against the other cell's mean, in
+ * the claimed direction, is at least pct; it is beyond the spread (more
+ * than VERDICT_NOISE_FACTOR x the pooled relative stddev); and when both
+ * have VERDICT_MIN_SAMPLES samples, Welch's p < VERDICT_ALPHA. For
+ * above/below, the cell's mean against the bound (`other` unused). No
+ * evidence is written here. An other mean of 0 leaves it NOT_CHECKED.
+ */
+void claim_judge_stats(struct claim_verdict *out, enum claim_kind kind, double value,
+		       enum ktap_direction dir, const struct sample_stats *cell,
+		       const struct sample_stats *other);
+
+/* Whether claim cl of b is checked on cell c (README, "Verdicts": where claims are checked). */
+int claim_applies(const struct branch_result *b, const struct cell_result *c, const struct claim *cl);
+
+/*
+ * Judge claim cl on cell c of b, with evidence. Only hardware and
+ * instruction-paced numbers are judged; emulated time, a metric that is
+ * missing or that mm-regress skipped, and a `than` cell that is missing
+ * or not comparable leave the claim NOT_CHECKED, with the reason.
+ * Release the verdict.
+ */
+void claim_judge(struct claim_verdict *out, const struct branch_result *b,
+		 const struct cell_result *c, const struct claim *cl);
+void claim_verdict_release(struct claim_verdict *v);
 
 #endif

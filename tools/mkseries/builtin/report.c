@@ -53,6 +53,8 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 		      branch ? "'" : "");
 		ret = 1;
 	}
+	/* The claims and thresholds are the kit's as it is now, like the verdicts. */
+	results_use_kit(res, &kit);
 cleanup:
 	free(sel);
 	kit_release(&kit);

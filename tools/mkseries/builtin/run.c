@@ -1031,6 +1031,7 @@ int cmd_run(int argc, const char **argv)
 		if (r > ret)
 			ret = r;
 	}
+	results_use_kit(&res, &kit);
 
 	{
 		struct report_opts ro = { 0 };
