@@ -162,7 +162,7 @@ test_expect_success 'process_madvise_dontneed says which advice it used, and why
 	fi
 '
 
-test_expect_success 'MM_REGRESS_FORCE_COLD=1: process_madvise_dontneed measures MADV_COLD, quickly, data intact' '
+test_expect_success 'MM_REGRESS_FORCE_COLD=1: process_madvise_dontneed measures MADV_COLD, data intact' '
 	MM_REGRESS_FORCE_COLD=1 mkseries regress -- --case process_madvise_dontneed --quick --seed 9 >cold &&
 	cat cold &&
 	test_grep "^1\.\.1$" cold &&
@@ -177,8 +177,8 @@ test_expect_success 'MM_REGRESS_FORCE_COLD=1: process_madvise_dontneed measures 
 	test_grep ! "dontneed_batch_" cold &&
 	test_grep "^# MADV_COLD over 8 MiB in [0-9]* KiB ranges, one per madvise() call and batches of 1 to 1024 per process_madvise() call; the data reads back unchanged after each$" cold &&
 	secs=$(sed -n "s/^# process_madvise_dontneed: \([0-9.]*\) s$/\1/p" cold) &&
-	echo "process_madvise_dontneed (MADV_COLD, quick) took $secs s" &&
-	awk -v s="$secs" "BEGIN { exit !(s != \"\" && s < 0.5) }"
+	echo "process_madvise_dontneed (MADV_COLD, quick) took $secs s (not asserted: timings belong in bench/)" &&
+	test -n "$secs"
 '
 
 test_expect_success 'MM_REGRESS_FORCE_COLD=0 leaves the choice to the kernel' '

@@ -74,7 +74,7 @@ test_expect_success 'run imports, applies, builds and tests base and kit, then r
 	test_grep "^t kit: test: booted (tcg, instruction-paced, 2 boots) 3 ok" out &&
 	test_grep "^alpha  *applied" out &&
 	test_grep "^t kit   ok     ok     ok tcg  3 ok   none    no change" out &&
-	test_grep "tcg: emulated time (TCG on host time" out &&
+	test_grep "tcg: instruction-paced time (TCG icount: instructions at a 1 GHz virtual clock" out &&
 	test_grep "^2 cells: 2 ok; 0 regressions, 0 improvements" out
 '
 
@@ -133,13 +133,24 @@ test_expect_success 'a rebuild that makes the same image keeps its test' '
 	test_grep "^t base  -      ok     ok tcg  3 ok" out
 '
 
-test_expect_success 'a regression beyond the noise is called; under TCG it does not fail the run' '
-	(cd kit && FAKE_QEMU_SLOWER=1 mkseries run --branch t --workdir ../work \
+test_expect_success 'a regression beyond the noise in instruction-paced time fails the run' '
+	(cd kit && FAKE_QEMU_SLOWER=1 test_expect_code 1 mkseries run --branch t --workdir ../work \
 		--force=test >../out) &&
 	test_grep "^t kit .*+29.8% perf_loop.us_per_iteration (worse)" out &&
 	test_grep "+29.8% .*perf_loop.us_per_iteration (us)  (worse)$" out &&
 	test_grep "steady.ns_per_op (ns)$" out &&
-	test_grep "^2 cells: 2 ok; 1 regression, 0 improvements (1 of the regressions in emulated time, TCG on host time: not a failure)" out
+	test_grep "^2 cells: 2 ok; 1 regression, 0 improvements" out
+'
+
+test_expect_success 'the same regression on the host clock (tcg-clock: host) is emulated and fails nothing' '
+	sed -i "s/^  accel: tcg$/  accel: tcg\n  tcg-clock: host/" kit/kernels/t.yaml &&
+	(cd kit && FAKE_QEMU_SLOWER=1 mkseries run --branch t --workdir ../work >../out) &&
+	test_grep "^t kit: test: booted (tcg, host clock, 2 boots)" out &&
+	test_grep "^t kit .*+29.8% perf_loop.us_per_iteration (worse)" out &&
+	test_grep "^2 cells: 2 ok; 1 regression, 0 improvements (1 of the regressions in emulated time, TCG on host time: not a failure)" out &&
+	sed -i "/^  tcg-clock: host$/d" kit/kernels/t.yaml &&
+	(cd kit && mkseries run --branch t --workdir ../work >../out) &&
+	test_grep "^t kit: test: booted (tcg, instruction-paced, 2 boots)" out
 '
 
 test_expect_success 'a failing case is recorded with its evidence' '

@@ -73,7 +73,8 @@ test_expect_success 'report --format json: the documented schema, valid JSON' '
 	json_ok r.json &&
 	test_grep "^  \"schema\": 1,$" r.json &&
 	test_grep "\"status\": \"ok\"" r.json &&
-	test_grep "\"emulated\": true" r.json &&
+	test_grep "\"emulated\": false" r.json &&
+	test_grep "\"timing\": \"instructions\"" r.json &&
 	test_grep "\"samples\": \[" r.json &&
 	test_grep "\"tester\": \"Back Porter <backporter@example.com>\"" r.json
 '
