@@ -1,12 +1,39 @@
 # Makefile for mkseries: `make` builds build/mkseries; `make run`, `make test`, `make install`.
+#
+# As in git's Makefile, the flags the code needs (ALL_CFLAGS) are kept apart
+# from the user's CFLAGS, so `make CFLAGS=-O0` changes the optimisation and
+# nothing else. `make DEVELOPER=1` adds -Werror and extra warnings (CI builds
+# that way); `make SANITIZE=address,undefined` builds with those sanitizers
+# (CI runs the unit and synthetic tests so, in build-sanitize/).
 PREFIX ?= /usr/local
 CC ?= cc
 PKGS = libgit2 yaml-0.1 libpcre2-8 gmime-3.0 libarchive
 CFLAGS ?= -O2 -g
-CFLAGS += -DMKSERIES_VERSION=\"0.1\" -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-	-Werror=implicit-function-declaration -Werror=format-security
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDFLAGS ?=
+
+BASIC_CFLAGS = -DMKSERIES_VERSION=\"0.1\" -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+	-Wno-sign-compare -Werror=implicit-function-declaration -Werror=format-security
+DEVELOPER_CFLAGS = -Werror -Wvla -Wshadow=local -Wmissing-prototypes -Wstrict-prototypes \
+	-Wold-style-definition -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
+ifdef DEVELOPER
+BASIC_CFLAGS += $(DEVELOPER_CFLAGS)
+endif
+ifdef SANITIZE
+BASIC_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+BASIC_LDFLAGS += -fsanitize=$(SANITIZE)
+B ?= build-sanitize
+endif
+
+# pkg-config's failures are errors, not silently empty flags.
+ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo PKG_CONFIG_FAILED)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo PKG_CONFIG_FAILED)
+ifneq ($(findstring PKG_CONFIG_FAILED,$(PKG_CFLAGS) $(PKG_LIBS)),)
+$(error pkg-config cannot find all of: $(PKGS) ($(shell pkg-config --cflags $(PKGS) 2>&1 | head -n 1)); run `make deps` first)
+endif
+endif
+ALL_CFLAGS = $(BASIC_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(BASIC_LDFLAGS) $(LDFLAGS)
 
 # Debian packages the build, the tests, kernel builds and QEMU boots need.
 DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
@@ -14,36 +41,40 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
 	qemu-system-x86 apt-utils python3 libxml2-utils jq
 
-B = build
+B ?= build
 MKS_SRC = $(wildcard tools/mkseries/*.c tools/mkseries/builtin/*.c)
 MKS_OBJ = $(patsubst tools/%.c,$(B)/obj/%.o,$(MKS_SRC))
 LIB_OBJ = $(filter-out $(B)/obj/mkseries/main.o,$(MKS_OBJ))
 REGRESS_SRC = $(wildcard tools/mm-regress/*.c)
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
-HDRS = $(wildcard tools/mkseries/*.h tools/mm-regress/*.h tests/unit/*.h)
+DEPS = $(MKS_OBJ:.o=.d) $(patsubst tests/unit/%.c,$(B)/obj/tests/%.d,$(UNIT_SRC))
 
 all: $(B)/mkseries
 
-$(B)/obj/%.o: tools/%.c $(HDRS)
+$(B)/obj/%.o: tools/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itools/mkseries -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP -Itools/mkseries -c -o $@ $<
 
 # mm-regress is a static program carried inside mkseries (see embed.S).
 $(B)/mm-regress: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h)
 	@mkdir -p $(B)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -static -o $@ $(REGRESS_SRC) -lm
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(if $(DEVELOPER),-Werror) \
+		-static -o $@ $(REGRESS_SRC) -lm
 
 $(B)/obj/embed.o: tools/mkseries/embed.S $(B)/mm-regress
 	@mkdir -p $(dir $@)
 	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' -o $@ $<
 
 $(B)/mkseries: $(MKS_OBJ) $(B)/obj/embed.o
-	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $^ $(PKG_LIBS) -lm
 
-$(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(B)/obj/embed.o $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itools/mkseries -Itests/unit -o $@ $< $(LIB_OBJ) $(B)/obj/embed.o $(PKG_LIBS) -lm
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(B)/obj/embed.o
+	@mkdir -p $(dir $@) $(B)/obj/tests
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(PKG_CFLAGS) -MMD -MP -MF $(B)/obj/tests/$*.d -Itools/mkseries -Itests/unit -o $@ $< \
+		$(LIB_OBJ) $(B)/obj/embed.o $(PKG_LIBS) -lm
+
+-include $(DEPS)
 
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -63,19 +94,31 @@ test: deps
 	prove -j1 --exec '' $(UNIT_BIN)
 	prove -j1 tests/t[0-9]*.sh
 
+# What CI runs before the whole suite: a -Werror build, then the unit and
+# synthetic tests (not the real kernel trees) under ASan and UBSan.
+ci-checks: deps
+	$(MAKE) DEVELOPER=1 all units
+	$(MAKE) SANITIZE=address,undefined all units
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		prove -j1 --exec '' $(patsubst $(B)/%,build-sanitize/%,$(UNIT_BIN))
+	MKSERIES_BIN=$(CURDIR)/build-sanitize/mkseries MKSERIES_SKIP_REAL=1 \
+		ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		prove -j1 tests/t0[0-8]*.sh
+
 # The main job on the kit's default branches.
 run: deps
 	$(MAKE) all
 	./$(B)/mkseries run --all
 
+# The benchmarks that need no real tree; bench/README.md has the others.
 bench: all
-	bench/run
+	bench/fixups.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(B)/mkseries $(DESTDIR)$(PREFIX)/bin/mkseries
 
 clean:
-	rm -rf $(B)
+	rm -rf build/obj build/tests build/mkseries build/mm-regress build-sanitize
 
-.PHONY: all deps units test run bench install clean
+.PHONY: all deps units test ci-checks run bench install clean

@@ -357,7 +357,6 @@ static void test_refused(void)
 	{
 		struct strbuf deep = STRBUF_INIT;
 		struct ent e[2] = { { "top/ok", 'f', 0644, "ok\n" }, { NULL, 'f', 0644, "x\n" } };
-		int i;
 
 		for (i = 0; i < 1001; i++)
 			strbuf_addstr(&deep, "d/");
