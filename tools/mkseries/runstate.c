@@ -110,24 +110,7 @@ char *mm_regress_hash(void)
 
 char *compiler_version(void)
 {
-	struct child cc = CHILD_INIT;
-	struct strbuf out = STRBUF_INIT;
-	char *ret;
-	int status;
-
-	strvec_pushl(&cc.argv, "gcc", "--version", NULL);
-	strvec_push(&cc.env, "LC_ALL=C");
-	cc.out = &out;
-	cc.err = &out;
-	status = child_run(&cc);
-	child_release(&cc);
-	if (status || !out.len) {
-		strbuf_release(&out);
-		return xstrdup("none");
-	}
-	ret = xstrndup(out.buf, strcspn(out.buf, "\n"));
-	strbuf_release(&out);
-	return ret;
+	return program_version("gcc", "none");
 }
 
 static char *kit_file(const struct kit *kit, const char *rel)

@@ -357,6 +357,29 @@ void child_release(struct child *cmd)
 	strvec_clear(&cmd->env);
 }
 
+char *program_version(const char *program, const char *fallback)
+{
+	struct child c = CHILD_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *ret;
+	int status;
+
+	strvec_pushl(&c.argv, program, "--version", NULL);
+	strvec_push(&c.env, "LC_ALL=C");
+	c.out = &out;
+	c.err = &out;
+	c.timeout_sec = 30;
+	status = child_run(&c);
+	child_release(&c);
+	if (status || !out.len) {
+		strbuf_release(&out);
+		return xstrdup(fallback);
+	}
+	ret = xstrndup(out.buf, strcspn(out.buf, "\n"));
+	strbuf_release(&out);
+	return ret;
+}
+
 static void drain(int fd, struct strbuf *sb, int log_fd, int *open_fd)
 {
 	char buf[65536];

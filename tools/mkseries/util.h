@@ -122,6 +122,13 @@ struct child {
 int child_run(struct child *cmd);
 void child_release(struct child *cmd);
 
+/*
+ * The first line `program --version` prints (stdout or stderr, LC_ALL=C,
+ * at most 30 s), or a copy of `fallback` when it cannot be run or says
+ * nothing. Caller frees.
+ */
+char *program_version(const char *program, const char *fallback);
+
 /* Filesystem helpers. */
 int mkdir_p(const char *path, mode_t mode);
 int remove_tree(const char *path);

@@ -42,25 +42,7 @@ static char *host_release(void)
 
 char *vm_qemu_version(const char *qemu)
 {
-	struct child c = CHILD_INIT;
-	struct strbuf out = STRBUF_INIT;
-	char *ret;
-	int status;
-
-	strvec_pushl(&c.argv, qemu && *qemu ? qemu : "qemu-system-x86_64", "--version", NULL);
-	strvec_push(&c.env, "LC_ALL=C");
-	c.out = &out;
-	c.err = &out;
-	c.timeout_sec = 30;
-	status = child_run(&c);
-	child_release(&c);
-	if (status || !out.len) {
-		strbuf_release(&out);
-		return xstrdup("unknown");
-	}
-	ret = xstrndup(out.buf, strcspn(out.buf, "\n"));
-	strbuf_release(&out);
-	return ret;
+	return program_version(qemu && *qemu ? qemu : "qemu-system-x86_64", "unknown");
 }
 
 /* The KVM device; tests point MKSERIES_KVM_DEVICE at a file of their own. */
