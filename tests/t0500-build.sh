@@ -375,30 +375,28 @@ test_expect_success 'test refuses a build older than the variant' '
 	test_grep "^t base: the build is out of date (refs/tags/mkseries/base/t moved since): run mkseries build --branch t" out
 '
 
-if test -w /dev/kvm; then
-	test_expect_success 'auto: a KVM guest that prints nothing falls back to TCG, once' '
-		sed -i "s|accel: tcg|accel: auto|" kit/kernels/t.yaml &&
-		(cd kit && mkseries build --branch t --variant base >/dev/null) &&
-		: >qemu.log &&
-		(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" MKSERIES_KVM_PROBE_TIMEOUT=2 \
-			mkseries test --branch t --variant base >../out 2>../err) &&
-		cat out err &&
-		test_grep "^note: using tcg: a KVM guest printed nothing in 2s" err &&
-		test_grep "^t base: booted (tcg)" out &&
-		test_grep "^accel=tcg" .cache/mkseries/kvm-probe &&
-		test $(grep -c "accel kvm" qemu.log) = 1 &&
-		: >qemu.log &&
-		(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" \
-			mkseries test --branch t --variant base >../out 2>../err) &&
-		test_grep "^note: using tcg: a KVM guest printed nothing in 2s" err &&
-		test_grep ! "accel kvm" qemu.log &&
-		(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
-			mkseries test --branch t --variant base --accel kvm >../out 2>../err) &&
-		test_grep "^t base: booted (kvm)" out
-	'
-else
-	test_skip 'auto: a KVM guest that prints nothing falls back to TCG, once' 'no writable /dev/kvm'
-fi
+test_lazy_prereq KVM 'test -w /dev/kvm || { echo "no writable /dev/kvm"; false; }'
+
+test_expect_success KVM 'auto: a KVM guest that prints nothing falls back to TCG, once' '
+	sed -i "s|accel: tcg|accel: auto|" kit/kernels/t.yaml &&
+	(cd kit && mkseries build --branch t --variant base >/dev/null) &&
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" MKSERIES_KVM_PROBE_TIMEOUT=2 \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^note: using tcg: a KVM guest printed nothing in 2s" err &&
+	test_grep "^t base: booted (tcg)" out &&
+	test_grep "^accel=tcg" .cache/mkseries/kvm-probe &&
+	test $(grep -c "accel kvm" qemu.log) = 1 &&
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="silent-kvm $CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	test_grep "^note: using tcg: a KVM guest printed nothing in 2s" err &&
+	test_grep ! "accel kvm" qemu.log &&
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base --accel kvm >../out 2>../err) &&
+	test_grep "^t base: booted (kvm)" out
+'
 
 # The real thing (6.12 from Debian, base, kit and variants built and booted)
 # is tests/t0930-run-612.sh.
