@@ -90,7 +90,9 @@ test_expect_success 'MM_REGRESS_FORCE_COLD=1: process_madvise_dontneed measures 
 	test_grep "^# MADV_COLD over 8 MiB in [0-9]* KiB ranges, one per madvise() call and batches of 1 to 1024 per process_madvise() call; the data reads back unchanged after each$" cold &&
 	secs=$(sed -n "s/^# process_madvise_dontneed: \([0-9.]*\) s$/\1/p" cold) &&
 	echo "process_madvise_dontneed (MADV_COLD, quick) took $secs s" &&
-	awk -v s="$secs" "BEGIN { exit !(s != \"\" && s < 0.5) }"
+	# The full 256 MiB sweep takes about 20 s on 2 cores, the quick one
+	# well under 1 s idle; 3 s leaves room for a loaded machine.
+	awk -v s="$secs" "BEGIN { exit !(s != \"\" && s < 3) }"
 '
 
 test_expect_success 'MM_REGRESS_FORCE_COLD=0 leaves the choice to the kernel' '
