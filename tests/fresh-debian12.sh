@@ -232,11 +232,13 @@ mount --bind /dev/pts "$DIR/dev/pts" &&
 mount -t tmpfs -o mode=1777,nosuid,nodev shm "$DIR/dev/shm" ||
 	die "cannot mount $DIR, /proc, /sys and /dev in it"
 
+# prove keeps each script's TAP in /root/tap, so the summary can say what
+# was skipped and why: a skip is where a missing tool would hide.
 ENVIRONMENT=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-	LANG=C.UTF-8 TERM=dumb)
+	LANG=C.UTF-8 TERM=dumb PERL_TEST_HARNESS_DUMP_TAP=/root/tap)
 [ -z "${MKSERIES_SKIP_REAL+set}" ] || ENVIRONMENT+=("MKSERIES_SKIP_REAL=$MKSERIES_SKIP_REAL")
 ENVIRONMENT+=("${EXTRA_ENV[@]}")
-GIVEN="${ENVIRONMENT[*]:4}"
+GIVEN="${ENVIRONMENT[*]:5}"
 GIVEN=${GIVEN:-nothing but HOME, PATH, LANG and TERM}
 
 echo "fresh-debian12: make test on $(git -C "$SRC" rev-parse --short HEAD) ($BRANCH) in $DIR, environment: $GIVEN"
@@ -247,6 +249,13 @@ STATUS=${PIPESTATUS[0]}
 MAKE_TIME=$(elapsed "$MAKE_START")
 
 INSTALLED=$(sed -n 's/^installing: //p' "$LOG")
+# "PASS (1499 tests), PASS (233 tests)": the unit tests', then the shell tests' result.
+PROVE=$(awk '/^Files=[0-9]+, Tests=/ { split($2, t, "="); n = t[2]; sub(/,$/, "", n) }
+	/^Result: / { printf "%s%s (%s tests)", sep, $2, n; sep = ", " }' "$LOG")
+# "9 missing REAL_TREES, 1 missing KVM": skipped tests by their reason.
+SKIPPED=$(find "$DIR/root/tap" -type f -exec grep -h '^ok [0-9]* # skip ' {} + 2>/dev/null |
+	sed -n 's/.*(\([^()]*\))$/\1/p' | sort | uniq -c | sort -rn |
+	awk '{ n = $1; $1 = ""; printf "%s%d%s", sep, n, $0; sep = ", " }')
 if [ "$STATUS" -eq 0 ]; then RESULT=passed; else RESULT=FAILED; fi
 cat <<EOF
 
@@ -256,7 +265,8 @@ chroot:       $DIR, Debian 12 '$VARIANT' + make, from $MIRROR
 base:         $BASE
 environment:  $GIVEN
 make deps:    ${INSTALLED:-installed nothing}
-prove:        $(grep -E '^(Files=|Result:)' "$LOG" | paste -sd' ' | sed 's/  */ /g')
+skipped:      ${SKIPPED:-nothing}
+prove:        ${PROVE:-did not run}
 make test:    $RESULT (status $STATUS) in $MAKE_TIME; $(elapsed "$START") in all; log: $LOG
 EOF
 exit "$STATUS"
