@@ -133,6 +133,7 @@ test_at_exit_() {
 	fi
 }
 
+# test_skip DESCRIPTION REASON: a test counted and reported as skipped, saying why.
 test_skip() {
 	test_count=$((test_count + 1))
 	test_skipped=$((test_skipped + 1))
