@@ -1,19 +1,36 @@
 # tests/lib.sh: a small test harness in the style of git's t/test-lib.sh, printing TAP for prove.
 #
 # Each test script sources this file, then calls
-#   test_expect_success 'what it checks' '<commands joined with &&>'
+#   test_expect_success [PREREQ] 'what it checks' '<commands joined with &&>'
 # and ends with test_done. Tests run in a fresh trash directory with a
 # private HOME and git identity, so nothing outside is read or written.
+#
+# Contract (tests/t0000-lib.sh checks it):
+# - A body runs in this shell, inside a function: what it defines (variables,
+#   functions) stays defined for later tests, `return N` ends the body only
+#   (0 is ok, anything else not ok), and each test prints exactly one TAP
+#   line. After a body the working directory is the trash directory again.
+# - A body that calls `exit` ends the script: its test is reported not ok,
+#   the plan follows and the script exits 1.
+# - PREREQ is a comma-separated list of names, each maybe negated with `!`.
+#   A test whose prerequisites do not hold is reported
+#   `ok N # skip DESCRIPTION (missing NAME)`, never left out.
+#   test_lazy_prereq NAME 'script' declares one, evaluated the first time a
+#   test asks for it (so it may look at what earlier tests made) and cached.
+#
+# TEST_DIRECTORY and TEST_OUTPUT_DIRECTORY may be set by the caller (t0000
+# runs scripts of its own that are not in tests/).
 
 set -u
-TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+TEST_DIRECTORY=${TEST_DIRECTORY:-$(cd "$(dirname "$0")" && pwd)}
 SRC_DIR=$(cd "$TEST_DIRECTORY/.." && pwd)
+TEST_OUTPUT_DIRECTORY=${TEST_OUTPUT_DIRECTORY:-$SRC_DIR/build/trash}
 MKSERIES_BIN=${MKSERIES_BIN:-$SRC_DIR/build/mkseries}
 export PATH="$(dirname "$MKSERIES_BIN"):$PATH"
 [ -x "$MKSERIES_BIN" ] || { echo "Bail out! $MKSERIES_BIN is not built (run make)"; exit 1; }
 
 name=$(basename "$0" .sh)
-TRASH_DIRECTORY="$SRC_DIR/build/trash/$name"
+TRASH_DIRECTORY="$TEST_OUTPUT_DIRECTORY/$name"
 rm -rf "$TRASH_DIRECTORY"
 mkdir -p "$TRASH_DIRECTORY"
 cd "$TRASH_DIRECTORY" || exit 1
@@ -33,48 +50,152 @@ git config --global advice.detachedHead false
 test_count=0
 test_failed=0
 test_skipped=0
+test_in_body_=
+test_desc_=
+test_body_=
+test_log_="$TRASH_DIRECTORY/.test-output"
+test_done_=
+test_bailed_=
+
+# TAP goes to fd 7, a copy of the script's stdout: a body writes to its log,
+# and when a body exits, bash runs the EXIT trap with the body's redirections.
+exec 7>&1
+trap 'test_at_exit_' EXIT
 
 say() { echo "# $*"; }
 
+test_bail_() {
+	test_bailed_=1
+	echo "Bail out! $*" >&7
+	exit 1
+}
+
+# The body is evaluated inside this function, so `return` ends the body only.
+# (Its $1 is the body itself, as in git's test_eval_inner_.)
+test_eval_() {
+	eval "$1"
+}
+
+# test_expect_success [PREREQ] DESCRIPTION BODY
 test_expect_success() {
-	if [ $# -eq 3 ]; then
-		test_prereq_ok "$1" || { test_skip "$2" "missing $1"; return 0; }
-		shift
+	case $# in
+	2) test_prereq_= ;;
+	3) test_prereq_=$1; shift ;;
+	*) test_bail_ "test_expect_success takes [PREREQ] DESCRIPTION BODY, not $# argument(s)" ;;
+	esac
+	if [ -n "$test_prereq_" ] && ! test_have_prereq "$test_prereq_"; then
+		test_skip "$1" "missing $test_missing_prereq_"
+		return 0
 	fi
 	test_count=$((test_count + 1))
-	out="$TRASH_DIRECTORY/.test-output"
-	# Like git's test-lib: the body runs in this shell, so what a setup
-	# test defines stays defined; the && chain decides the result.
-	if eval "$2" >"$out" 2>&1 </dev/null; then
-		cd "$TRASH_DIRECTORY" || exit 1
-		echo "ok $test_count - $1"
+	test_desc_=$1
+	test_body_=$2
+	test_in_body_=1
+	test_eval_ "$2" >"$test_log_" 2>&1 </dev/null
+	test_ret_=$?
+	test_in_body_=
+	cd "$TRASH_DIRECTORY" || test_bail_ "cannot return to $TRASH_DIRECTORY"
+	if [ "$test_ret_" -eq 0 ]; then
+		echo "ok $test_count - $1" >&7
 	else
-		cd "$TRASH_DIRECTORY" || exit 1
 		test_failed=$((test_failed + 1))
-		echo "not ok $test_count - $1"
-		sed -e 's/^/#  /' <<-EOF_BODY
-		$2
-		EOF_BODY
-		sed -e 's/^/# > /' "$out"
+		test_report_failure_ >&7
+	fi
+	return 0
+}
+
+# test_report_failure_ [NOTE]: the not ok line, NOTE, the body and what it printed.
+test_report_failure_() {
+	echo "not ok $test_count - $test_desc_"
+	[ $# -eq 0 ] || echo "# $1"
+	printf '%s\n' "$test_body_" | sed -e 's/^/#  /'
+	sed -e 's/^/# > /' "$test_log_"
+}
+
+# A body that exits ends the script here: one not ok line for its test, the
+# plan of what ran, status 1. An exit outside a body before test_done (a
+# script error) is reported too and is never a success.
+test_at_exit_() {
+	test_exit_code_=$?
+	if [ -n "$test_in_body_" ]; then
+		test_in_body_=
+		test_failed=$((test_failed + 1))
+		{
+			test_report_failure_ "the body exited with status $test_exit_code_; no test runs after it"
+			echo "1..$test_count"
+			echo "# failed $test_failed among $test_count test(s)"
+		} >&7
+		exit 1
+	fi
+	if [ -z "$test_done_" ] && [ -z "$test_bailed_" ]; then
+		echo "# $name exited with status $test_exit_code_ outside a test, before test_done" >&7
+		[ "$test_exit_code_" -ne 0 ] || exit 1
 	fi
 }
 
+# test_skip DESCRIPTION REASON: a test counted and reported as skipped, saying why.
 test_skip() {
 	test_count=$((test_count + 1))
 	test_skipped=$((test_skipped + 1))
-	echo "ok $test_count # skip $1 ($2)"
+	echo "ok $test_count # skip $1 ($2)" >&7
 }
 
-test_prereq_ok() {
-	case "$1" in
-	B4) command -v b4 >/dev/null ;;
-	QEMU) command -v qemu-system-x86_64 >/dev/null ;;
-	REAL_TREES) [ "${MKSERIES_SKIP_REAL:-}" != 1 ] ;;
-	*) echo "Bail out! unknown prerequisite $1"; exit 1 ;;
+# test_lazy_prereq NAME SCRIPT: NAME holds if SCRIPT succeeds. SCRIPT runs once,
+# the first time a test needs NAME, in a subshell in a scratch directory; the
+# answer is kept for the rest of the script.
+test_lazy_prereq() {
+	case $1 in
+	'' | *[!A-Za-z0-9_]*) test_bail_ "bad prerequisite name '$1'" ;;
 	esac
+	eval "test_prereq_script_$1=\$2"
+	eval "test_prereq_state_$1="
 }
+
+# test_have_prereq LIST: every name of the comma-separated LIST holds (a name
+# after ! must not), checked in order. The first that does not is left in
+# $test_missing_prereq_, and those after it are not evaluated.
+test_have_prereq() {
+	test_missing_prereq_=
+	for test_p_ in $(echo "$1" | tr , ' '); do
+		case $test_p_ in
+		!*) ! test_prereq_holds_ "${test_p_#!}" ;;
+		*) test_prereq_holds_ "$test_p_" ;;
+		esac || {
+			test_missing_prereq_=$test_p_
+			return 1
+		}
+	done
+}
+
+test_prereq_holds_() {
+	case $1 in
+	'' | *[!A-Za-z0-9_]*) test_bail_ "bad prerequisite name '$1'" ;;
+	esac
+	eval "test_state_=\${test_prereq_state_$1-unknown}"
+	[ "$test_state_" != unknown ] || test_bail_ "unknown prerequisite $1"
+	if [ -z "$test_state_" ]; then
+		test_dir_="$TRASH_DIRECTORY/.prereq-$1"
+		mkdir -p "$test_dir_" || test_bail_ "cannot create $test_dir_"
+		eval "test_script_=\$test_prereq_script_$1"
+		if (cd "$test_dir_" && test_eval_ "$test_script_") >"$test_dir_.out" 2>&1 </dev/null; then
+			test_state_=yes
+		else
+			test_state_=no
+			# Why it is missing, if the script says so.
+			sed -e "s/^/# $1: /" "$test_dir_.out"
+		fi
+		rm -rf "$test_dir_" "$test_dir_.out"
+		eval "test_prereq_state_$1=\$test_state_"
+	fi
+	[ "$test_state_" = yes ]
+}
+
+test_lazy_prereq B4 'command -v b4'
+test_lazy_prereq QEMU 'command -v qemu-system-x86_64'
+test_lazy_prereq REAL_TREES 'test "${MKSERIES_SKIP_REAL:-}" != 1'
 
 test_done() {
+	test_done_=1
 	echo "1..$test_count"
 	if [ "$test_failed" -ne 0 ]; then
 		echo "# failed $test_failed among $test_count test(s)"
@@ -82,16 +203,15 @@ test_done() {
 	fi
 	exit 0
 }
-
 # test_must_fail CMD...: CMD must exit 1..125 (a failure, not a crash or a missing command).
 test_must_fail() {
 	"$@"
-	code=$?
-	if [ $code -eq 0 ]; then
+	test_code_=$?
+	if [ $test_code_ -eq 0 ]; then
 		echo "test_must_fail: command succeeded: $*"
 		return 1
-	elif [ $code -gt 125 ]; then
-		echo "test_must_fail: command died with $code: $*"
+	elif [ $test_code_ -gt 125 ]; then
+		echo "test_must_fail: command died with $test_code_: $*"
 		return 1
 	fi
 	return 0
@@ -99,12 +219,12 @@ test_must_fail() {
 
 # test_expect_code N CMD...: CMD must exit with N.
 test_expect_code() {
-	want=$1
+	test_want_=$1
 	shift
 	"$@"
-	code=$?
-	if [ $code -ne "$want" ]; then
-		echo "test_expect_code: expected $want, got $code: $*"
+	test_code_=$?
+	if [ $test_code_ -ne "$test_want_" ]; then
+		echo "test_expect_code: expected $test_want_, got $test_code_: $*"
 		return 1
 	fi
 	return 0
@@ -113,6 +233,18 @@ test_expect_code() {
 # test_cmp EXPECTED ACTUAL: the two files must be identical.
 test_cmp() {
 	diff -u "$1" "$2"
+}
+
+# test_must_be_empty FILE: FILE exists and is empty; shows it otherwise.
+test_must_be_empty() {
+	if ! test -f "$1"; then
+		echo "test_must_be_empty: no file $1"
+		return 1
+	elif test -s "$1"; then
+		echo "test_must_be_empty: $1 is not empty:"
+		cat "$1"
+		return 1
+	fi
 }
 
 # test_grep [-v] [grep options] PATTERN FILE: like grep, but shows the file on failure.
@@ -126,9 +258,9 @@ test_grep() {
 		return 0
 	fi
 	if ! grep "$@"; then
-		eval "last=\${$#}"
+		eval "test_last_=\${$#}"
 		echo "test_grep: no match for $* in:"
-		cat "$last"
+		cat "$test_last_"
 		return 1
 	fi
 }

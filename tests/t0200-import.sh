@@ -222,8 +222,9 @@ test_expect_success '--help describes the options' '
 	test_grep -- "--force" out && test_grep -- "--repo DIR" out
 '
 
-test_expect_success 'the repository is locked during an import' '
-	command -v flock >/dev/null || { echo "no flock(1): skipped"; return 0; }
+test_lazy_prereq FLOCK 'command -v flock'
+
+test_expect_success FLOCK 'the repository is locked during an import' '
 	flock "$REPO/mkseries.lock" sleep 3 &
 	sleep 1 &&
 	test_expect_code 1 mkseries --kit kit import --branch t --force 2>err &&

@@ -229,37 +229,41 @@ test_expect_success 'pte_batch_wrbit runs ok on this host, quickly, or skips wit
 	fi
 '
 
-if grep -q "^ok 1 pte_batch_wrbit$" wrbit 2>/dev/null && [ "$(getconf PAGESIZE)" = 4096 ]; then
-	test_expect_success 'a write that reaches the child fails pte_batch_wrbit with offsets and bytes' '
-		test_expect_code 1 env MM_REGRESS_WRBIT_INJECT=1 \
-			mkseries regress -- --case pte_batch_wrbit --seed 11 >leak &&
-		cat leak &&
-		test_grep "^not ok 1 pte_batch_wrbit$" leak &&
-		test_grep "^# child: move 1 (pages 0\.\.1): 1 page(s) changed, offsets 0x1000\.\.0x1fff$" leak &&
-		test_grep -E "^# child:   at 0x1000 it read 0x[0-9a-f]{16}, expected 0x[0-9a-f]{16}; 512 of 512 wrong words hold the parent.s new data$" leak &&
-		test_grep -E "^# pte_batch_wrbit: the parent.s writes through moved write-protected PTEs reached the child: 1 page\(s\) changed; at 0x1000 it read 0x[0-9a-f]{16}, expected 0x[0-9a-f]{16} \(the parent.s new data\)$" leak &&
-		test_grep ! "the child kept its copy" leak &&
-		test_grep "^# Totals: pass:0 fail:1 " leak
-	'
-else
-	test_skip 'a write that reaches the child fails pte_batch_wrbit with offsets and bytes' \
-		'needs THP and 4 KiB pages'
-fi
+# The injected leak needs the case to run here (not skip) on 4 KiB pages.
+test_lazy_prereq WRBIT_RUNS '
+	if ! grep -q "^ok 1 pte_batch_wrbit$" "$TRASH_DIRECTORY/wrbit"; then
+		echo "pte_batch_wrbit did not run on this host (see its test)"
+		false
+	elif test "$(getconf PAGESIZE)" != 4096; then
+		echo "pages are $(getconf PAGESIZE) bytes, not 4 KiB"
+		false
+	fi
+'
+
+test_expect_success WRBIT_RUNS 'a write that reaches the child fails pte_batch_wrbit with offsets and bytes' '
+	test_expect_code 1 env MM_REGRESS_WRBIT_INJECT=1 \
+		mkseries regress -- --case pte_batch_wrbit --seed 11 >leak &&
+	cat leak &&
+	test_grep "^not ok 1 pte_batch_wrbit$" leak &&
+	test_grep "^# child: move 1 (pages 0\.\.1): 1 page(s) changed, offsets 0x1000\.\.0x1fff$" leak &&
+	test_grep -E "^# child:   at 0x1000 it read 0x[0-9a-f]{16}, expected 0x[0-9a-f]{16}; 512 of 512 wrong words hold the parent.s new data$" leak &&
+	test_grep -E "^# pte_batch_wrbit: the parent.s writes through moved write-protected PTEs reached the child: 1 page\(s\) changed; at 0x1000 it read 0x[0-9a-f]{16}, expected 0x[0-9a-f]{16} \(the parent.s new data\)$" leak &&
+	test_grep ! "the child kept its copy" leak &&
+	test_grep "^# Totals: pass:0 fail:1 " leak
+'
 
 # PR_SET_THP_DISABLE (41) is inherited across exec: the case must skip, never pass.
-if command -v python3 >/dev/null; then
-	test_expect_success 'without THP pte_batch_wrbit skips and says why' '
-		python3 -c "import ctypes, os, sys
+test_lazy_prereq PYTHON3 'command -v python3'
+
+test_expect_success PYTHON3 'without THP pte_batch_wrbit skips and says why' '
+	python3 -c "import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.prctl(41, 1, 0, 0, 0):
     sys.exit(\"prctl: errno %d\" % ctypes.get_errno())
 os.execv(sys.argv[1], sys.argv[1:])" "$MKSERIES_BIN" regress -- --case pte_batch_wrbit >nothp &&
-		cat nothp &&
-		test_grep -E "^ok 1 pte_batch_wrbit # SKIP (no THP backs the region \(AnonHugePages: 0 kB\)|THP is disabled .*)$" nothp
-	'
-else
-	test_skip 'without THP pte_batch_wrbit skips and says why' 'needs python3'
-fi
+	cat nothp &&
+	test_grep -E "^ok 1 pte_batch_wrbit # SKIP (no THP backs the region \(AnonHugePages: 0 kB\)|THP is disabled .*)$" nothp
+'
 
 test_expect_success '--case picks one case, --seed sets the seed' '
 	mkseries regress -- --case cache_colour --seed 3 --quick >one &&
@@ -354,38 +358,43 @@ test_expect_success 'without a memfd it runs from a temporary file and removes i
 # PID 1 of a new PID namespace is the closest the host gets to an initramfs's /init:
 # reboot() there ends the namespace (SIGHUP), as -no-reboot ends QEMU.
 MM_REGRESS="$(dirname "$MKSERIES_BIN")/mm-regress"
-if [ "$(id -u)" = 0 ] && [ -x "$MM_REGRESS" ] && command -v unshare >/dev/null &&
-   unshare --pid --fork --mount --mount-proc true 2>/dev/null; then
-	test_expect_success 'as PID 1 it takes mm_regress= arguments, prints the done marker last, and reboots' '
-		{ mm_regress=--case=mremap_pte,--seed=5 timeout 60 \
-			unshare --pid --fork --mount --mount-proc "$MM_REGRESS" not-an-option >init.out 2>init.err;
-		  echo $? >code; } &&
-		cat init.out code &&
-		test "$(cat code)" = 129 &&
-		test_grep "^# init: ignoring argument .not-an-option.$" init.out &&
-		test_grep "as init" init.out &&
-		test_grep "^# seed: 5$" init.out &&
-		test_grep "^ok 1 mremap_pte$" init.out &&
-		test_grep "^# init: exit status 0, rebooting$" init.out &&
-		test "$(tail -n 1 init.out)" = "# mm-regress: done"
-	'
-	test_expect_success 'as PID 1 bad arguments still end in a reboot, with Bail out!' '
-		{ mm_regress=--bogus timeout 60 \
-			unshare --pid --fork --mount --mount-proc "$MM_REGRESS" >init2.out 2>init2.err;
-		  echo $? >code; } &&
-		cat init2.out &&
-		test "$(cat code)" = 129 &&
-		test "$(sed -n 1p init2.out)" = "KTAP version 1" &&
-		test "$(sed -n 2p init2.out)" = "1..0" &&
-		test_grep "^Bail out! unknown option .--bogus.$" init2.out &&
-		test_grep "^# init: exit status 2, rebooting$" init2.out &&
-		test "$(tail -n 1 init2.out)" = "# mm-regress: done"
-	'
-else
-	test_skip 'as PID 1 it takes mm_regress= arguments, prints the done marker last, and reboots' \
-		'needs root, unshare and build/mm-regress'
-	test_skip 'as PID 1 bad arguments still end in a reboot, with Bail out!' \
-		'needs root, unshare and build/mm-regress'
-fi
+test_lazy_prereq PID1 '
+	if test "$(id -u)" != 0; then
+		echo "needs root"
+		false
+	elif ! test -x "$MM_REGRESS"; then
+		echo "no $MM_REGRESS"
+		false
+	else
+		unshare --pid --fork --mount --mount-proc true
+	fi
+'
+
+test_expect_success PID1 'as PID 1 it takes mm_regress= arguments, prints the done marker last, and reboots' '
+	{ mm_regress=--case=mremap_pte,--seed=5 timeout 60 \
+		unshare --pid --fork --mount --mount-proc "$MM_REGRESS" not-an-option >init.out 2>init.err;
+	  echo $? >code; } &&
+	cat init.out code &&
+	test "$(cat code)" = 129 &&
+	test_grep "^# init: ignoring argument .not-an-option.$" init.out &&
+	test_grep "as init" init.out &&
+	test_grep "^# seed: 5$" init.out &&
+	test_grep "^ok 1 mremap_pte$" init.out &&
+	test_grep "^# init: exit status 0, rebooting$" init.out &&
+	test "$(tail -n 1 init.out)" = "# mm-regress: done"
+'
+
+test_expect_success PID1 'as PID 1 bad arguments still end in a reboot, with Bail out!' '
+	{ mm_regress=--bogus timeout 60 \
+		unshare --pid --fork --mount --mount-proc "$MM_REGRESS" >init2.out 2>init2.err;
+	  echo $? >code; } &&
+	cat init2.out &&
+	test "$(cat code)" = 129 &&
+	test "$(sed -n 1p init2.out)" = "KTAP version 1" &&
+	test "$(sed -n 2p init2.out)" = "1..0" &&
+	test_grep "^Bail out! unknown option .--bogus.$" init2.out &&
+	test_grep "^# init: exit status 2, rebooting$" init2.out &&
+	test "$(tail -n 1 init2.out)" = "# mm-regress: done"
+'
 
 test_done
