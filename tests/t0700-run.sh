@@ -299,6 +299,41 @@ test_expect_success 'a kit that applies nothing reuses the build and test of bas
 	test_grep "^done kit: test: same tree as base" out
 '
 
+test_expect_success 'a series with some patches present and the rest skipped is partial, with counts' '
+	mkdir -p kitp/kernels kitp/patches &&
+	cp kit/patches/alpha/0001-mm-rename-ptes.patch kit/patches/alpha/0002-mm-batch-ptes.patch kitp/patches/ &&
+	sed "s|^name: t|name: done|" kit/kernels/t.yaml >kitp/kernels/done.yaml &&
+	cat >kitp/series.yaml <<-EOF &&
+	series:
+	  - id: part
+	    title: "half of it"
+	    claims:
+	      - { metric: perf_loop.us_per_iteration, below: 1 }
+	    patches:
+	      - file: patches/0001-mm-rename-ptes.patch
+	        branches:
+	          done: { present: "the rename is in the tree already" }
+	      - file: patches/0002-mm-batch-ptes.patch
+	    branches:
+	      done: { skip: "no batching in this tree" }
+	EOF
+	(cd kitp && mkseries run --branch done --workdir ../workp --format json --output ../p.json >../out 2>../err)
+	code=$? &&
+	cat out err &&
+	test $code = 0 &&
+	(cd kitp && mkseries report --branch done --workdir ../workp >../report.txt) &&
+	cat report.txt &&
+	test_grep "^part  *partial" report.txt &&
+	test_grep ! "did not hold" report.txt &&
+	python3 -c "
+import json, sys
+r = json.load(open(\"p.json\"))
+s = [s for s in r[\"branches\"][0][\"series\"] if s[\"id\"] == \"part\"][0]
+print(s)
+sys.exit(not (s[\"state\"] == \"partial\" and s[\"detail\"].startswith(\"1 present, 1 skipped\")))
+"
+'
+
 test_expect_success 'one cell of a fanned-out run: --variant, a JSON report to a file' '
 	(cd kit && mkseries run --branch t --variant kit --workdir ../work --format json \
 		--output ../kit.json >../out) &&

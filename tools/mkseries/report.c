@@ -230,6 +230,7 @@ static const char *series_color(enum series_state s)
 	case SERIES_PRESENT:
 		return C_CYAN;
 	case SERIES_SKIPPED:
+	case SERIES_PARTIAL:
 	case SERIES_PLANNED:
 		return C_YELLOW;
 	case SERIES_CONFLICT:

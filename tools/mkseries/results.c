@@ -29,6 +29,7 @@ static const char *const series_names[] = {
 	[SERIES_SKIPPED] = "skipped",
 	[SERIES_CONFLICT] = "conflict",
 	[SERIES_BLOCKED] = "blocked",
+	[SERIES_PARTIAL] = "partial",
 };
 
 static const char *const case_names[] = {
@@ -603,6 +604,11 @@ void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
 		if (conflict) {
 			s->state = SERIES_CONFLICT;
 			strbuf_addf(&sb, "%s does not apply", kit_patch_label(plan->items[failed].patch));
+		} else if (!n.apply && !n.squash && n.present && n.skip) {
+			s->state = SERIES_PARTIAL;
+			strbuf_addf(&sb, "%zu present, %zu skipped", n.present, n.skip);
+			if (d && d->reason && (d->kind == DECISION_SKIP || d->kind == DECISION_PRESENT))
+				strbuf_addf(&sb, ": %s", d->reason);
 		} else if (!n.apply && !n.squash) {
 			s->state = n.present ? SERIES_PRESENT : SERIES_SKIPPED;
 			if (d && d->reason && (d->kind == DECISION_SKIP || d->kind == DECISION_PRESENT))

@@ -166,6 +166,11 @@ enum series_state {
 	SERIES_SKIPPED,		/* declared skipped */
 	SERIES_CONFLICT,	/* one of its patches did not apply */
 	SERIES_BLOCKED,		/* not applied because an earlier series conflicted */
+	/*
+	 * Nothing to apply, some patches present and the rest skipped: the
+	 * branch has part of the series, not the series.
+	 */
+	SERIES_PARTIAL,
 };
 
 const char *series_state_name(enum series_state s);
