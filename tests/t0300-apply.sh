@@ -250,4 +250,45 @@ test_expect_success 'a variant that does not apply fails alone, exit 1' '
 	test_cmp subject.expect subject
 '
 
+# one_patch_kit DIR PATCH: a kit of branch t whose one series applies PATCH.
+one_patch_kit() {
+	mkdir -p "$1/kernels" "$1/patches" &&
+	cp kit/kernels/t.yaml "$1/kernels/" &&
+	cp "$2" "$1/patches/0001.patch" &&
+	cat >"$1/series.yaml" <<-\EOF
+	series:
+	  - id: one
+	    title: one
+	    patches:
+	      - file: patches/0001.patch
+	EOF
+}
+
+test_expect_success 'setup: binary patches made by git format-patch --binary' '
+	git clone -q linux bin &&
+	git -C bin checkout -q -b blob v1.0 &&
+	mkdir bin/firmware &&
+	perl -e "srand(7); print map { chr(int(rand(256))) } 1..3001" >bin/firmware/blob.bin &&
+	echo "line 8" >>bin/mm/madvise.c &&
+	git -C bin add firmware/blob.bin mm/madvise.c &&
+	git -C bin commit -q -m "firmware: add the blob" &&
+	git -C bin format-patch -q --binary -1 --stdout >blob.patch &&
+	git -C bin checkout -q -b lastbin v1.0 &&
+	echo "line 8" >>bin/mm/madvise.c &&
+	perl -e "srand(8); print map { chr(int(rand(256))) } 1..700" >bin/mm/zz-table.bin &&
+	git -C bin add mm/zz-table.bin mm/madvise.c &&
+	git -C bin commit -q -m "mm: add a table" &&
+	git -C bin format-patch -q --binary -1 --stdout >lastbin.patch &&
+	tail -n 6 lastbin.patch >tail &&
+	test_grep "^literal 0$" tail &&
+	test_grep "literal 3001" blob.patch
+'
+
+test_expect_success 'a format-patch whose last file is binary applies as git am applies it' '
+	one_patch_kit kitlb lastbin.patch &&
+	(cd kitlb && mkseries apply --branch t >../out 2>../err) &&
+	cat out err &&
+	test "$(git -C linux rev-parse mkseries/t^{tree})" = "$(git -C bin rev-parse lastbin^{tree})"
+'
+
 test_done

@@ -673,6 +673,7 @@ static size_t diff_span(const char *d, size_t len)
 	size_t pos = 0, end = 0, llen;
 	long old_left = 0, new_left = 0;
 	const char *line;
+	int binary = 0, prev_data = 0;	/* in a "GIT binary patch"; the line before was data */
 
 	while (next_line(d, len, &pos, &line, &llen)) {
 		if (old_left > 0 || new_left > 0) {
@@ -696,9 +697,15 @@ static size_t diff_span(const char *d, size_t len)
 outside:
 		if (llen == 3 && !memcmp(line, "-- ", 3))
 			break;
+		if (llen >= 11 && !memcmp(line, "diff --git ", 11))
+			binary = 0;
+		else if (llen == 16 && !memcmp(line, "GIT binary patch", 16))
+			binary = 1;
 		hunk_counts(line, llen, &old_left, &new_left);
-		if (!is_blank(line, llen))
+		/* the empty line that ends a binary hunk belongs to it, even the last one */
+		if (!is_blank(line, llen) || (binary && prev_data && !llen))
 			end = pos;
+		prev_data = binary && llen;
 	}
 	return end;
 }
