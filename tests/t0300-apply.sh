@@ -291,4 +291,20 @@ test_expect_success 'a format-patch whose last file is binary applies as git am 
 	test "$(git -C linux rev-parse mkseries/t^{tree})" = "$(git -C bin rev-parse lastbin^{tree})"
 '
 
+test_expect_success 'a corrupt binary patch is refused at once, naming the file, line and path' '
+	awk "/^literal 3001/ { lit = NR } lit && NR == lit + 3 { next } { print }" blob.patch >bad.patch &&
+	! cmp -s blob.patch bad.patch &&
+	git -C linux rev-parse mkseries/t >tip.before &&
+	one_patch_kit kitbad bad.patch &&
+	(cd kitbad && test_expect_code 1 timeout 60 mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "from patches/0001.patch" err &&
+	test_grep "line [0-9]*: corrupt binary patch for .firmware/blob.bin." err &&
+	git -C linux rev-parse mkseries/t >tip.after &&
+	test_cmp tip.before tip.after &&
+	one_patch_kit kitgood blob.patch &&
+	(cd kitgood && mkseries apply --branch t >../out) &&
+	test "$(git -C linux rev-parse mkseries/t^{tree})" = "$(git -C bin rev-parse blob^{tree})"
+'
+
 test_done

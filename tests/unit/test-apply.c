@@ -697,6 +697,123 @@ static void test_reverse(void)
 	strbuf_release(&back);
 }
 
+/* Replace the first occurrence of `from` in sb by `to`; dies when it is not there. */
+static void sb_replace(struct strbuf *sb, const char *from, const char *to)
+{
+	char *at = strstr(sb->buf, from);
+	struct strbuf out = STRBUF_INIT;
+
+	if (!at)
+		die("'%s' is not in the diff", from);
+	strbuf_add(&out, sb->buf, at - sb->buf);
+	strbuf_addstr(&out, to);
+	strbuf_addstr(&out, at + strlen(from));
+	strbuf_reset(sb);
+	strbuf_add(sb, out.buf, out.len);
+	strbuf_release(&out);
+}
+
+/* The start of the first data line after the "literal"/"delta" line of the diff. */
+static char *first_data_line(struct strbuf *sb)
+{
+	char *m = strstr(sb->buf, "\nliteral ");
+
+	if (!m)
+		m = strstr(sb->buf, "\ndelta ");
+	if (!m || !(m = strchr(m + 1, '\n')))
+		die("no binary hunk in the diff");
+	return m + 1;
+}
+
+static int check_binary_str(const char *diff, struct strbuf *why)
+{
+	return diff_check_binary(diff, strlen(diff), why);
+}
+
+/* Corrupt binary patches are refused with the line and file before libgit2 inflates them. */
+static void test_binary(void)
+{
+	struct strbuf diff = STRBUF_INIT, bad = STRBUF_INIT, why = STRBUF_INIT;
+	git_oid target, ours;
+	char method[64], *l, *nl;
+	unsigned long size;
+
+	target_of(&target, &diff, e_binary);
+	is_int(diff_check_binary(diff.buf, diff.len, &why), 0, "binary: git's own binary diff passes");
+	l = first_data_line(&diff);
+	if (sscanf(strstr(diff.buf, "literal ") ? strstr(diff.buf, "literal ") :
+		   strstr(diff.buf, "delta "), "%63s %lu", method, &size) != 2)
+		die("cannot read the binary hunk's size");
+
+	/* the declared size is one more than the data holds */
+	strbuf_reset(&bad);
+	strbuf_add(&bad, diff.buf, diff.len);
+	{
+		char from[96], to[96];
+
+		snprintf(from, sizeof(from), "\n%s %lu\n", method, size);
+		snprintf(to, sizeof(to), "\n%s %lu\n", method, size + 1);
+		sb_replace(&bad, from, to);
+	}
+	strbuf_reset(&why);
+	is_int(diff_check_binary(bad.buf, bad.len, &why), MKS_EAPPLYFAIL, "binary: wrong size refused");
+	ok(strstr(why.buf, "corrupt binary patch for 'firmware/blob.bin': its data inflates to") &&
+	   starts_with(why.buf, "line "), "binary: wrong size: says line, file and why");
+	diag_lines("wrong size", why.buf);
+	strbuf_reset(&why);
+	is_int(apply_diff(&ours, repo, &base_tree, bad.buf, bad.len, &why), MKS_EAPPLYFAIL,
+	       "binary: apply_diff refuses the wrong size");
+
+	/* a character outside the base85 alphabet */
+	strbuf_reset(&bad);
+	strbuf_add(&bad, diff.buf, diff.len);
+	bad.buf[first_data_line(&bad) - bad.buf + 2] = '"';
+	strbuf_reset(&why);
+	is_int(diff_check_binary(bad.buf, bad.len, &why), MKS_EAPPLYFAIL, "binary: base85 checked");
+	ok(strstr(why.buf, "'\"' is not a base85 character"), "binary: names the bad character");
+
+	/* a length letter that does not match the characters */
+	strbuf_reset(&bad);
+	strbuf_add(&bad, diff.buf, diff.len);
+	l = first_data_line(&bad);
+	l[0] = l[0] == 'A' ? 'B' : 'A';
+	strbuf_reset(&why);
+	is_int(diff_check_binary(bad.buf, bad.len, &why), MKS_EAPPLYFAIL,
+	       "binary: line length checked");
+	ok(strstr(why.buf, "characters of data, not what"), "binary: says the length is wrong");
+
+	/* one data line gone (when there are two) or the data cut short */
+	strbuf_reset(&bad);
+	strbuf_add(&bad, diff.buf, diff.len);
+	l = first_data_line(&bad);
+	nl = strchr(l, '\n');
+	memmove(l, nl + 1, bad.buf + bad.len - nl);
+	bad.len -= nl + 1 - l;
+	strbuf_reset(&why);
+	is_int(diff_check_binary(bad.buf, bad.len, &why), MKS_EAPPLYFAIL,
+	       "binary: a missing data line refused");
+	diag_lines("missing line", why.buf);
+
+	/* an absurd size, and a hunk without its closing blank line */
+	strbuf_reset(&why);
+	is_int(check_binary_str("diff --git a/x b/x\nGIT binary patch\nliteral 99999999999\n"
+				"HcmV?d00001\n\n", &why), MKS_EAPPLYFAIL,
+	       "binary: a huge declared size refused");
+	is_str(why.buf, "line 3: corrupt binary patch for 'x': it declares more than the 256 MiB "
+	       "mkseries accepts", "binary: says the bound");
+	strbuf_reset(&why);
+	is_int(check_binary_str("diff --git a/x b/x\nGIT binary patch\nliteral 0\nHcmV?d00001\n",
+				&why), MKS_EAPPLYFAIL, "binary: the blank line is required");
+	is_str(why.buf, "line 4: corrupt binary patch for 'x': its hunk does not end with a blank "
+	       "line", "binary: says the blank line is missing");
+	strbuf_reset(&why);
+	is_int(check_binary_str("diff --git a/x b/x\nGIT binary patch\nliteral 0\nHcmV?d00001\n\n",
+				&why), 0, "binary: an empty literal passes");
+	strbuf_release(&diff);
+	strbuf_release(&bad);
+	strbuf_release(&why);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-apply.XXXXXX";
@@ -721,6 +838,7 @@ int main(void)
 	test_half_applied();
 	test_unsafe();
 	test_reverse();
+	test_binary();
 
 	git_repository_free(repo);
 	remove_tree(tmp);

@@ -13,6 +13,16 @@
 int diff_check_paths(const char *diff, size_t len, struct strbuf *why);
 
 /*
+ * Check every "GIT binary patch" hunk of a diff as `git apply` does,
+ * before libgit2 inflates it: data lines whose length letter matches
+ * their characters, base85 only, a blank line ending each hunk, and
+ * data that inflates to exactly the size "literal N" or "delta N"
+ * declares, N at most 256 MiB. Returns 0, or MKS_EAPPLYFAIL with
+ * "line L: corrupt binary patch for 'FILE': why" appended to `why`.
+ */
+int diff_check_binary(const char *diff, size_t len, struct strbuf *why);
+
+/*
  * Append to `out` the reverse of `diff`: old and new sides swapped
  * (names, modes, renames, index ids, hunk ranges, '-' and '+' lines),
  * so that applying it undoes the change. Text outside the file
