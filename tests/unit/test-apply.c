@@ -814,6 +814,35 @@ static void test_binary(void)
 	strbuf_release(&why);
 }
 
+/* A patch may not create a symlink and a file through it, in either order. */
+static void test_beyond_symlink(void)
+{
+	static const char link_sect[] =
+		"diff --git a/mm/out b/mm/out\nnew file mode 120000\nindex 0000000..cad2309\n"
+		"--- /dev/null\n+++ b/mm/out\n@@ -0,0 +1 @@\n+/tmp\n\\ No newline at end of file\n";
+	static const char file_sect[] =
+		"diff --git a/mm/out/f b/mm/out/f\nnew file mode 100644\nindex 0000000..e7a7c8b\n"
+		"--- /dev/null\n+++ b/mm/out/f\n@@ -0,0 +1 @@\n+pwned\n";
+	struct strbuf diff = STRBUF_INIT, report = STRBUF_INIT;
+	git_oid ours, ignored;
+
+	strbuf_addstr(&diff, link_sect);
+	strbuf_addstr(&diff, file_sect);
+	is_int(apply_diff(&ours, repo, &base_tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "beyond a symlink: refused");
+	is_str(report.buf, "mm/out/f: the patch creates it beyond a symbolic link ('mm/out', "
+	       "which it creates too)", "beyond a symlink: says why");
+	ok(git_apply_cached(&ignored, &base_tree, diff.buf) != 0, "beyond a symlink: git refuses it too");
+	strbuf_reset(&diff);
+	strbuf_addstr(&diff, file_sect);
+	strbuf_addstr(&diff, link_sect);
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &base_tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "beyond a symlink, file first: refused");
+	strbuf_release(&diff);
+	strbuf_release(&report);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-apply.XXXXXX";
@@ -839,6 +868,7 @@ int main(void)
 	test_unsafe();
 	test_reverse();
 	test_binary();
+	test_beyond_symlink();
 
 	git_repository_free(repo);
 	remove_tree(tmp);

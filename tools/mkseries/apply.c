@@ -1197,6 +1197,7 @@ struct touched {
 	git_oid id;
 	git_filemode_t mode;	/* normalised, for the small tree */
 	git_filemode_t raw_mode;
+	unsigned made_mode;	/* the mode a delta created it with */
 	unsigned gone : 1;	/* deleted or renamed away by some delta */
 	unsigned made : 1;	/* created by a delta seen so far */
 	unsigned has_sim : 1;	/* sim holds its content after the deltas simulated so far */
@@ -1328,6 +1329,66 @@ static int exists_now(const struct touched *t)
 	return t->made || (t->kind == BASE_FILE && !t->gone);
 }
 
+static const char *mode_kind(unsigned mode)
+{
+	switch (mode & 0170000) {
+	case 0120000:
+		return "symlink";
+	case 0160000:
+		return "submodule";
+	case 0040000:
+		return "directory";
+	default:
+		return "regular file";
+	}
+}
+
+/* Whether `path` is a symlink in `tree`. */
+static int kind_is_link(git_tree *tree, const char *path)
+{
+	git_filemode_t raw = 0;
+
+	return tree_lookup(tree, path, NULL, NULL, &raw) == BASE_FILE && raw == GIT_FILEMODE_LINK;
+}
+
+/*
+ * Nothing the patch creates may sit under something else it creates:
+ * a symlink "d" then "d/f" would write through the link where the tree
+ * is checked out (git: "beyond a symbolic link"). Checked once every
+ * delta is seen, so that the order of the sections does not matter.
+ */
+static int check_beyond(struct apply_ctx *ctx)
+{
+	struct strbuf prefix = STRBUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < ctx->nr && !ret; i++) {
+		const char *path = ctx->t[i].path, *slash;
+
+		if (!ctx->t[i].made)
+			continue;
+		for (slash = strchr(path, '/'); slash && !ret; slash = strchr(slash + 1, '/')) {
+			struct touched *p;
+
+			strbuf_reset(&prefix);
+			strbuf_add(&prefix, path, slash - path);
+			p = touched_find(ctx, prefix.buf);
+			if (!p || !p->made)
+				continue;
+			if ((p->made_mode & 0170000) == GIT_FILEMODE_LINK)
+				strbuf_addf(ctx->report, "%s: the patch creates it beyond a symbolic link "
+					    "('%s', which it creates too)", path, p->path);
+			else
+				strbuf_addf(ctx->report, "%s: the patch creates it under '%s', which it "
+					    "creates as a %s", path, p->path, mode_kind(p->made_mode));
+			ret = MKS_EAPPLYFAIL;
+		}
+	}
+	strbuf_release(&prefix);
+	return ret;
+}
+
 /* A new file needs every directory above it to be a directory, or to be removed by the diff. */
 static int check_parents(struct apply_ctx *ctx, const char *path)
 {
@@ -1351,27 +1412,17 @@ static int check_parents(struct apply_ctx *ctx, const char *path)
 		t = touched_find(ctx, prefix.buf);
 		if (t && t->gone)
 			continue;
-		strbuf_addf(ctx->report, "%s: the patch creates it but '%s' is a file in the tree",
-			    path, prefix.buf);
+		if (kind_is_link(ctx->base, prefix.buf))
+			strbuf_addf(ctx->report, "%s: the patch creates it beyond a symbolic link "
+				    "('%s' in the tree)", path, prefix.buf);
+		else
+			strbuf_addf(ctx->report, "%s: the patch creates it but '%s' is a file in the tree",
+				    path, prefix.buf);
 		ret = MKS_EAPPLYFAIL;
 		break;
 	}
 	strbuf_release(&prefix);
 	return ret;
-}
-
-static const char *mode_kind(unsigned mode)
-{
-	switch (mode & 0170000) {
-	case 0120000:
-		return "symlink";
-	case 0160000:
-		return "submodule";
-	case 0040000:
-		return "directory";
-	default:
-		return "regular file";
-	}
 }
 
 /* As in `git apply`, a file of another type is refused; other mode bits are not. */
@@ -1469,6 +1520,7 @@ static int check_structure(struct apply_ctx *ctx)
 			if ((ret = check_parents(ctx, nw->path)))
 				return ret;
 			nw->made = 1;
+			nw->made_mode = d->new_file.mode;
 			break;
 		case GIT_DELTA_RENAMED:
 		case GIT_DELTA_COPIED:
@@ -1492,6 +1544,7 @@ static int check_structure(struct apply_ctx *ctx)
 			if ((ret = check_parents(ctx, nw->path)))
 				return ret;
 			nw->made = 1;
+			nw->made_mode = d->new_file.mode ? d->new_file.mode : d->old_file.mode;
 			break;
 		default:
 			verb = d->status == GIT_DELTA_DELETED ? "deletes" : "modifies";
@@ -1505,7 +1558,7 @@ static int check_structure(struct apply_ctx *ctx)
 			break;
 		}
 	}
-	return 0;
+	return check_beyond(ctx);
 }
 
 /* Lines as (pointer, length) pairs into a file's content or the patch. */
