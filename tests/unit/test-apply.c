@@ -843,6 +843,43 @@ static void test_beyond_symlink(void)
 	strbuf_release(&report);
 }
 
+/* A new submodule links to the commit its patch names, as git apply --cached records it. */
+static void test_submodule(void)
+{
+	struct strbuf diff = STRBUF_INIT, report = STRBUF_INIT;
+	git_oid ours, theirs;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	char hex[GIT_OID_HEXSZ + 1];
+	int ret;
+
+	git_oid_tostr(hex, sizeof(hex), &base_commit);
+	strbuf_addf(&diff, "diff --git a/sub/mod b/sub/mod\nnew file mode 160000\n"
+		    "index 0000000..%.7s\n--- /dev/null\n+++ b/sub/mod\n@@ -0,0 +1 @@\n"
+		    "+Subproject commit %s\n", hex, hex);
+	ret = apply_diff(&ours, repo, &base_tree, diff.buf, diff.len, &report);
+	is_int(ret, 0, "submodule: applies");
+	if (ret)
+		diag_lines("the report", report.buf);
+	ok(!ret && !git_tree_lookup(&tree, repo, &ours) &&
+	   !git_tree_entry_bypath(&e, tree, "sub/mod") &&
+	   git_tree_entry_filemode(e) == GIT_FILEMODE_COMMIT &&
+	   git_oid_equal(git_tree_entry_id(e), &base_commit),
+	   "submodule: a gitlink to the named commit");
+	ok(!ret && !git_apply_cached(&theirs, &base_tree, diff.buf) && git_oid_equal(&ours, &theirs),
+	   "submodule: same tree as git apply --cached");
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	strbuf_reset(&diff);
+	strbuf_addstr(&diff, "diff --git a/sub/mod b/sub/mod\nnew file mode 160000\n"
+		      "--- /dev/null\n+++ b/sub/mod\n@@ -0,0 +1 @@\n+Subproject commit nothex\n");
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &base_tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "submodule without a commit id: refused");
+	strbuf_release(&diff);
+	strbuf_release(&report);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-apply.XXXXXX";
@@ -869,6 +906,7 @@ int main(void)
 	test_reverse();
 	test_binary();
 	test_beyond_symlink();
+	test_submodule();
 
 	git_repository_free(repo);
 	remove_tree(tmp);

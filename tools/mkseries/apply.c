@@ -1983,6 +1983,28 @@ static int build_small_tree(git_tree **out, struct apply_ctx *ctx)
 }
 
 /*
+ * A gitlink's "content" in a patch is the line "Subproject commit <id>";
+ * libgit2 stores that text as a blob and links to the blob, where git
+ * apply links to <id>. Read <id> from the simulated content, as git's
+ * add_index_file() does.
+ */
+static int gitlink_target(git_oid *out, struct apply_ctx *ctx, const char *path)
+{
+	static const char prefix[] = "Subproject commit ";
+	const struct touched *t = touched_find(ctx, path);
+	const size_t plen = sizeof(prefix) - 1;
+
+	if (!t || !t->has_sim || t->sim.len < plen + GIT_OID_HEXSZ ||
+	    memcmp(t->sim.buf, prefix, plen) ||
+	    git_oid_fromstrn(out, t->sim.buf + plen, GIT_OID_HEXSZ) < 0) {
+		git_error_clear();
+		return fail(ctx, path, "corrupt patch for a submodule: its content is not "
+			    "'Subproject commit <40-hex id>'");
+	}
+	return 0;
+}
+
+/*
  * Fold libgit2's result back into the full tree: the paths it has are
  * upserted (with their modes: exec bits, symlinks), the touched paths
  * it no longer has are removed. Emptied directories disappear.
@@ -2002,6 +2024,9 @@ static int fold_back(git_oid *out, struct apply_ctx *ctx, git_index *idx)
 			continue;
 		up[nup].action = GIT_TREE_UPDATE_UPSERT;
 		git_oid_cpy(&up[nup].id, &e->id);
+		if (e->mode == GIT_FILEMODE_COMMIT &&
+		    (ret = gitlink_target(&up[nup].id, ctx, e->path)))
+			goto cleanup;
 		up[nup].filemode = (git_filemode_t)e->mode;
 		up[nup].path = e->path;
 		nup++;
@@ -2017,6 +2042,7 @@ static int fold_back(git_oid *out, struct apply_ctx *ctx, git_index *idx)
 		git_oid_cpy(out, git_tree_id(ctx->base));
 	else if ((err = git_tree_create_updated(out, ctx->repo, ctx->base, nup, up)) < 0)
 		ret = git_error_report(err, "cannot write the patched tree");
+cleanup:
 	free(up);
 	return ret;
 }
