@@ -178,6 +178,22 @@ test_expect_success '--kit finds the kit from elsewhere' '
 	test_grep "alpha 1/2" out
 '
 
+test_expect_success 'option values may be attached, as git takes them: -bt, --branch=t, -j2' '
+	(cd kit && mkseries plan --branch t >../out.sep) &&
+	(cd kit && mkseries plan -bt >../out.short) &&
+	(cd kit && mkseries plan --branch=t >../out.long) &&
+	test_cmp out.sep out.short &&
+	test_cmp out.sep out.long &&
+	(cd kit && test_expect_code 2 mkseries plan -b9.9 2>../err) &&
+	test_grep "unknown branch .9.9." err &&
+	mkseries build -j2 --help >out &&
+	test_grep "jobs" out &&
+	test_expect_code 2 mkseries build -jx 2>err &&
+	test_grep "option .--jobs. expects a number, not .x." err &&
+	test_expect_code 2 mkseries apply -qx 2>err &&
+	test_grep "unknown option .-qx." err
+'
+
 test_expect_success 'a broken series.yaml stops plan with FILE:LINE' '
 	mkdir -p bad/kernels && cp kit/kernels/t.yaml bad/kernels/ &&
 	printf "series:\n  - id: x\n    title: x\n    colour: red\n    patches: []\n" >bad/series.yaml &&

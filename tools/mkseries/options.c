@@ -99,10 +99,12 @@ int parse_options(int argc, const char **argv, const struct option *opts, const 
 				val = eq + 1;
 		} else {
 			o = find_short(opts, arg[1]);
-			if (!o || arg[2]) {
+			if (!o || (arg[2] && o->type == OPT_BOOL)) {
 				error("unknown option '%s'", arg);
 				usage_with_options(usage, opts, 2);
 			}
+			if (arg[2])
+				val = arg + 2;	/* "-j2", as git takes it */
 		}
 		if (o->type == OPT_BOOL) {
 			if (val) {

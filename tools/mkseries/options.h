@@ -1,4 +1,4 @@
-/* options.h: command-line options for subcommands, git style (--name VALUE, --name=VALUE, -h). */
+/* options.h: command-line options for subcommands, git style (--name=VALUE, -nVALUE, -h). */
 #ifndef MKSERIES_OPTIONS_H
 #define MKSERIES_OPTIONS_H
 
@@ -22,7 +22,9 @@ struct option {
 };
 
 /*
- * Parse argv[1..] (argv[0] is the subcommand). Non-options are left in
+ * Parse argv[1..] (argv[0] is the subcommand). An option that takes a
+ * value takes it as "--name VALUE", "--name=VALUE", "-n VALUE" or
+ * "-nVALUE". Non-options are left in
  * argv, which is compacted, and their count returned. `--help`/`-h`
  * print the usage and exit 0; an unknown option or a missing value
  * prints the usage and exits 2.
