@@ -103,6 +103,9 @@ test_expect_success 'a patch that does not apply: exit 1, a report, the ref not 
 	test_grep "hunk 1" err4 &&
 	test_grep "line 4" err4 &&
 	test_grep "nothing applied" err4 &&
+	test_grep "the 4 entries before it apply, but a branch is applied whole or not at all: nothing was committed" err4 &&
+	test_grep ! "^  applied" out4 &&
+	test_grep ! "000000000000" out4 &&
 	git -C linux rev-parse mkseries/t >tip.after &&
 	test_cmp tip.before tip.after
 '

@@ -236,6 +236,29 @@ static void describe_item(struct strbuf *sb, const struct plan *plan, size_t i)
 			    p->upstream && p->subject ? " " : "", p->subject ? p->subject : "");
 }
 
+/*
+ * Item `failed` does not apply, so the branch gets none of the commits
+ * written for the items before it: they must not be shown as applied
+ * (with an id no ref holds, or none yet). Items found in the tree stay.
+ */
+static void forget_applied(struct apply_outcome *o, size_t failed)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < failed; i++) {
+		if (o->state[i] != APPLIED_COMMIT && o->state[i] != APPLIED_SQUASHED)
+			continue;
+		o->state[i] = APPLIED_NONE;
+		memset(&o->commit[i], 0, sizeof(o->commit[i]));
+		n++;
+	}
+	o->nr_commits = o->nr_squashed = o->nr_reused = o->nr_shared = 0;
+	if (n)
+		strbuf_addf(&o->report, "  the %zu %s before it %s, but a branch is applied whole "
+			    "or not at all: nothing was committed\n", n, n == 1 ? "entry" : "entries",
+			    n == 1 ? "applies" : "apply");
+}
+
 int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
 	       const git_oid *base, const git_oid *old_tip, const git_oid *reuse,
 	       const git_signature *backporter)
@@ -307,6 +330,7 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 				strbuf_addf(&o->report, " (variant '%s')", plan->variant->name);
 			strbuf_addf(&o->report, "\n  from %s\n", it->source);
 			strbuf_add_indented(&o->report, why.buf, "  ");
+			forget_applied(o, i);
 			o->failed = i;
 			strbuf_release(&why);
 			ret = err;
