@@ -880,6 +880,57 @@ static void test_submodule(void)
 	strbuf_release(&report);
 }
 
+/* A submodule the tree has already: its commit changes, or it goes, as with git apply --cached. */
+static void test_submodule_change(void)
+{
+	struct strbuf diff = STRBUF_INIT, report = STRBUF_INIT;
+	git_tree_update up = { GIT_TREE_UPDATE_UPSERT, { { 0 } }, GIT_FILEMODE_COMMIT, "sub/mod" };
+	git_tree *base = NULL, *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_oid with_mod, ours, theirs;
+	char old_hex[GIT_OID_HEXSZ + 1], new_hex[GIT_OID_HEXSZ + 1];
+	int ret;
+
+	git_oid_cpy(&up.id, &base_commit);
+	if (git_tree_lookup(&base, repo, &base_tree) < 0 ||
+	    git_tree_create_updated(&with_mod, repo, base, 1, &up) < 0)
+		die("cannot make a tree with a submodule");
+	git_oid_tostr(old_hex, sizeof(old_hex), &base_commit);
+	git_oid_tostr(new_hex, sizeof(new_hex), &base_tree);
+
+	strbuf_addf(&diff, "diff --git a/sub/mod b/sub/mod\nindex %.7s..%.7s 160000\n"
+		    "--- a/sub/mod\n+++ b/sub/mod\n@@ -1 +1 @@\n-Subproject commit %s\n"
+		    "+Subproject commit %s\n", old_hex, new_hex, old_hex, new_hex);
+	ret = apply_diff(&ours, repo, &with_mod, diff.buf, diff.len, &report);
+	is_int(ret, 0, "submodule update: applies");
+	if (ret)
+		diag_lines("the report", report.buf);
+	ok(!ret && !git_tree_lookup(&tree, repo, &ours) &&
+	   !git_tree_entry_bypath(&e, tree, "sub/mod") &&
+	   git_tree_entry_filemode(e) == GIT_FILEMODE_COMMIT &&
+	   git_oid_equal(git_tree_entry_id(e), &base_tree),
+	   "submodule update: the gitlink moves to the new commit");
+	ok(!ret && !git_apply_cached(&theirs, &with_mod, diff.buf) && git_oid_equal(&ours, &theirs),
+	   "submodule update: same tree as git apply --cached");
+	is_int(apply_is_present(repo, &ours, diff.buf, diff.len), 1, "submodule update: present after");
+
+	strbuf_reset(&diff);
+	strbuf_addf(&diff, "diff --git a/sub/mod b/sub/mod\ndeleted file mode 160000\n"
+		    "index %.7s..0000000\n--- a/sub/mod\n+++ /dev/null\n@@ -1 +0,0 @@\n"
+		    "-Subproject commit %s\n", old_hex, old_hex);
+	strbuf_reset(&report);
+	ret = apply_diff(&ours, repo, &with_mod, diff.buf, diff.len, &report);
+	is_int(ret, 0, "submodule removal: applies");
+	if (ret)
+		diag_lines("the report", report.buf);
+	ok(!ret && git_oid_equal(&ours, &base_tree), "submodule removal: the tree without it");
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_tree_free(base);
+	strbuf_release(&diff);
+	strbuf_release(&report);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-apply.XXXXXX";
@@ -907,6 +958,7 @@ int main(void)
 	test_binary();
 	test_beyond_symlink();
 	test_submodule();
+	test_submodule_change();
 
 	git_repository_free(repo);
 	remove_tree(tmp);

@@ -1818,6 +1818,13 @@ cleanup:
 	return ret;
 }
 
+/* What a patch shows as a gitlink's content, as git apply makes it from the index. */
+static void gitlink_text(struct strbuf *sb, const git_oid *id)
+{
+	strbuf_reset(sb);
+	strbuf_addf(sb, "Subproject commit %s\n", git_oid_tostr_s(id));
+}
+
 /* A hunk whose header must name another start line for libgit2 to apply it where git would. */
 struct hunk_move {
 	size_t delta, hunk;
@@ -1836,7 +1843,7 @@ static int simulate_delta(struct apply_ctx *ctx, size_t i, struct hunk_move **mo
 	git_blob *blob = NULL;
 	const git_diff_delta *d;
 	struct touched *o, *nw;
-	struct strbuf result = STRBUF_INIT;
+	struct strbuf result = STRBUF_INIT, link = STRBUF_INIT;
 	const char *src = "";
 	size_t srclen = 0, h, nh;
 	long *moved = NULL;
@@ -1855,6 +1862,10 @@ static int simulate_delta(struct apply_ctx *ctx, size_t i, struct hunk_move **mo
 		if (o->has_sim && d->status != GIT_DELTA_RENAMED) {
 			src = o->sim.buf;
 			srclen = o->sim.len;
+		} else if (o->kind == BASE_FILE && o->raw_mode == GIT_FILEMODE_COMMIT) {
+			gitlink_text(&link, &o->id);
+			src = link.buf;
+			srclen = link.len;
 		} else if (o->kind == BASE_FILE) {
 			if ((err = git_blob_lookup(&blob, ctx->repo, &o->id)) < 0) {
 				ret = git_error_report(err, "cannot read '%s' from the tree", o->path);
@@ -1906,6 +1917,7 @@ static int simulate_delta(struct apply_ctx *ctx, size_t i, struct hunk_move **mo
 	}
 cleanup:
 	free(moved);
+	strbuf_release(&link);
 	strbuf_release(&result);
 	git_blob_free(blob);
 	git_patch_free(patch);
@@ -1958,13 +1970,19 @@ cleanup:
 	return ret;
 }
 
-/* The tree of only the touched paths that exist in the base, for libgit2 to apply onto. */
+/*
+ * The tree of only the touched paths that exist in the base, for libgit2
+ * to apply onto. libgit2 reads a gitlink as a blob, so a gitlink's entry
+ * points at a blob of its "Subproject commit <id>" text; fold_back()
+ * turns the result into a gitlink again.
+ */
 static int build_small_tree(git_tree **out, struct apply_ctx *ctx)
 {
 	git_tree_update *up = xcalloc(ctx->nr ? ctx->nr : 1, sizeof(*up));
+	struct strbuf link = STRBUF_INIT;
 	size_t i, n = 0;
 	git_oid id;
-	int err, ret = 0;
+	int err = 0, ret = 0;
 
 	for (i = 0; i < ctx->nr; i++) {
 		if (ctx->t[i].kind != BASE_FILE)
@@ -1973,11 +1991,18 @@ static int build_small_tree(git_tree **out, struct apply_ctx *ctx)
 		git_oid_cpy(&up[n].id, &ctx->t[i].id);
 		up[n].filemode = ctx->t[i].mode;
 		up[n].path = ctx->t[i].path;
+		if (ctx->t[i].raw_mode == GIT_FILEMODE_COMMIT) {
+			gitlink_text(&link, &ctx->t[i].id);
+			if ((err = git_blob_create_from_buffer(&up[n].id, ctx->repo, link.buf,
+							       link.len)) < 0)
+				break;
+		}
 		n++;
 	}
-	if ((err = git_tree_create_updated(&id, ctx->repo, NULL, n, up)) < 0 ||
+	if (err < 0 || (err = git_tree_create_updated(&id, ctx->repo, NULL, n, up)) < 0 ||
 	    (err = git_tree_lookup(out, ctx->repo, &id)) < 0)
 		ret = git_error_report(err, "cannot build the tree of the patch's files");
+	strbuf_release(&link);
 	free(up);
 	return ret;
 }
