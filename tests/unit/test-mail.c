@@ -663,6 +663,19 @@ static void test_hostile(void)
 	mail_patches_free(p, nr);
 	free(buf);
 
+	/* A binary file last: the blank line closing its hunks stays, the signature goes. */
+	buf = xstrfmt(GIT_FROM "\nFrom: A <a@x>\nSubject: [PATCH] blob\n\nBody\n---\n"
+		      "diff --git a/f.bin b/f.bin\nnew file mode 100644\n"
+		      "index 0000000..e69de29\nGIT binary patch\nliteral 0\nHcmV?d00001\n\n"
+		      "literal 0\nHcmV?d00001\n\n-- \n2.39.5\n\n");
+	ret = mail_parse_buffer(&p, &nr, buf, strlen(buf), "lastbin.patch");
+	is_int(ret, 0, "binary last: parses");
+	if (nr == 1)
+		ok(ends(p->diff, "HcmV?d00001\n\nliteral 0\nHcmV?d00001\n\n"),
+		   "binary last: the blank line after each binary hunk is kept");
+	mail_patches_free(p, nr);
+	free(buf);
+
 	/* Headers only, the diff line without a newline, nesting, junk before the first mail. */
 	{
 		static const char *const junk[] = {
