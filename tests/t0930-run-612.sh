@@ -76,6 +76,21 @@ test_expect_success REAL_TREES 'no-hotfix: realloc_rate is reported next to the 
 '
 
 WORK="$XDG_CACHE_HOME/mkseries/work/6.12"
+test_expect_success REAL_TREES 'the kit claims hold, each on the cells where its code runs' '
+	jq -r ".branches[] | select(.name == \"6.12\") | .cells[] | .variant as \$v |
+		.claims[]? | \"\(\$v) \(.metric) \(.outcome)\"" run.json | sort >claims &&
+	cat claims &&
+	cat >claims.expect <<-\EOF &&
+	base mremap_pud_time.pud_speedup held
+	kit mremap_pud_time.pud_speedup held
+	kit process_madvise_dontneed.cold_batch_1024 held
+	kit process_madvise_dontneed.cold_batch_256 held
+	no-hotfix mremap_pte_loop.us_per_iteration held
+	no-hotfix realloc_rate.calls_per_sec held
+	EOF
+	test_cmp claims.expect claims
+'
+
 
 test_expect_success REAL_TREES 'every cell booted twice on a clock that ticks, instruction-paced under TCG' '
 	for v in base kit no-hotfix no-fixes; do
