@@ -32,6 +32,24 @@ test_expect_success 'plan on a branch with no decisions: everything applies in o
 	test_grep "t: 5 to apply, 0 squashed, 0 present, 0 skipped" out
 '
 
+test_expect_success 'an entry without a subject shows its patch file subject, in text and JSON' '
+	cp -r kit kit-nosubj &&
+	sed -i "/^        subject: \"mm: rename ptes\"$/d" kit-nosubj/series.yaml &&
+	! grep -q "subject: \"mm: rename ptes\"" kit-nosubj/series.yaml &&
+	(cd kit-nosubj && mkseries plan --branch t >../out 2>../err) &&
+	cat out err &&
+	test_grep -E "^    apply +alpha 1/2 +$(short $A1) mm: rename ptes$" out &&
+	test_must_be_empty err &&
+	(cd kit-nosubj && mkseries plan --branch t --format json >../plan.json) &&
+	python3 -c "
+import json, sys
+p = json.load(open(\"plan.json\"))
+subjects = [it[\"subject\"] for b in p[\"branches\"] for it in b[\"items\"]]
+print(subjects)
+sys.exit(\"mm: rename ptes\" not in subjects)
+"
+'
+
 test_expect_success 'skipped and present series carry their reasons; their fixups follow' '
 	(cd kit && mkseries plan --branch u >../out) &&
 	cat out &&

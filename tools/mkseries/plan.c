@@ -1,5 +1,6 @@
 /* plan.c: turn the kit's decisions into the ordered list of what apply does on one branch. */
 #include <dirent.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ void plan_release(struct plan *plan)
 	for (i = 0; i < plan->nr; i++) {
 		free(plan->items[i].reason);
 		free(plan->items[i].source);
+		free(plan->items[i].subject);
 	}
 	free(plan->items);
 	memset(plan, 0, sizeof(*plan));
@@ -468,6 +470,29 @@ const struct plan_item *plan_find(const struct plan *plan, const struct kit_patc
 	return i < 0 ? NULL : &plan->items[i];
 }
 
+/*
+ * What to call an item: the kit's subject, else its patch file's (a file
+ * that does not parse says so now, and has no subject).
+ */
+static char *item_subject(const struct kit *kit, const struct plan_item *it)
+{
+	const char *rel = it->source ? it->source : it->patch->file;
+	struct mail_patch *mails = NULL;
+	size_t nr = 0;
+	char *path, *ret = NULL;
+
+	if (it->patch->subject)
+		return xstrdup(it->patch->subject);
+	if (!rel)
+		return NULL;
+	path = path_join(kit->dir, rel);
+	if (!access(path, R_OK) && !mail_parse_file(&mails, &nr, path) && nr && mails[0].subject)
+		ret = xstrdup(mails[0].subject);
+	mail_patches_free(mails, nr);
+	free(path);
+	return ret;
+}
+
 static int build_plan(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
 		      const struct kernel_variant *v)
 {
@@ -496,6 +521,8 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 		backports_release(&bp);
 	}
 	free(order);
+	for (i = 0; i < plan->nr; i++)
+		plan->items[i].subject = item_subject(kit, &plan->items[i]);
 	for (i = 0; i < plan->nr; i++) {
 		if (plan->items[i].action != PLAN_SQUASH)
 			continue;

@@ -19,6 +19,12 @@ struct plan_item {
 	int branch_backport;	/* the source is a branch-specific backport */
 	size_t squash_into;	/* SQUASH: index of the item whose commit takes it */
 	int left_out;		/* SKIP: named by the variant's `without` */
+	/*
+	 * The kit's `subject`, else the subject of the first mail in the file
+	 * the item applies (or the entry's own file); NULL when neither says.
+	 * Owned.
+	 */
+	char *subject;
 };
 
 /*

@@ -2264,7 +2264,7 @@ static void json_plan_items(struct jw *w, const struct plan *p)
 		jw_string(w, "patch", kit_patch_label(it->patch));
 		jw_bool(w, "fixup", it->patch->is_fixup);
 		jw_string(w, "upstream", it->patch->upstream);
-		jw_string(w, "subject", it->patch->subject);
+		jw_string(w, "subject", it->subject);
 		jw_string(w, "action", plan_action_name(it->action));
 		jw_string(w, "reason", it->reason);
 		jw_string(w, "source", it->action == PLAN_APPLY || it->action == PLAN_SQUASH ?

@@ -66,7 +66,7 @@ static void print_plan(const struct plan *plan)
 		}
 		printf("    %s%-8s%s %-28s %-12s %s\n", color(it->action),
 		       plan_action_name(it->action), reset(), kit_patch_label(p),
-		       p->upstream ? p->upstream : "-", p->subject ? p->subject : "");
+		       p->upstream ? p->upstream : "-", it->subject ? it->subject : "");
 		/* A series-wide reason is said once, under the first of its patches. */
 		if (last_reason && !strcmp(last_reason, it->reason) && !it->source)
 			continue;
