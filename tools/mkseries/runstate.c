@@ -148,6 +148,11 @@ char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
 
 	step_key_add(&k, "step", "apply");
 	step_key_add(&k, "mkseries", "%s", MKSERIES_VERSION);
+	/*
+	 * How the recorded series states are worked out: a change to it
+	 * (2: "partial") must redo the step, or old states would stay.
+	 */
+	step_key_add(&k, "series-states", "2");
 	step_key_add(&k, "base", "%s", git_oid_tostr_s(base));
 	step_key_add(&k, "backporter", "%s", backporter ? backporter : "");
 	for (j = 0; j < nr; j++) {
