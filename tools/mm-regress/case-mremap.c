@@ -155,18 +155,22 @@ enum mr_status case_mremap_unaligned(struct mr_ctx *ctx)
 }
 
 /*
- * Move a 1 GiB region back and forth between two slots, `iters` moves to
- * a timed interval, one interval per sample (in us per move). With one
- * page in every 2 MiB, a PUD-level move carries one entry where a
- * PMD-level one carries 512: the series' claimed speed-up.
+ * Move a 1 GiB region back and forth between two slots, in blocks of
+ * `iters` moves, until the interval spans `span_ns`; one interval per
+ * sample (in us per move). With one page in every 2 MiB, a PUD-level
+ * move carries one entry where a PMD-level one carries 512: the series'
+ * claimed speed-up. The span keeps a timer tick (4 ms at HZ=250) from
+ * weighing on a sample: a few dozen microseconds of moves would take
+ * the tick's whole cost or none of it, and move by percents from run to
+ * run even under instruction-paced time.
  */
 static int time_moves(struct mr_ctx *ctx, const char *what, size_t offset,
-		      struct mr_samples *out, unsigned iters)
+		      struct mr_samples *out, unsigned iters, uint64_t span_ns)
 {
 	struct mr_resv r = { 0 };
 	unsigned char *a, *b, *cur;
 	uint64_t seed = mr_mix(ctx->case_seed + offset);
-	unsigned s, i;
+	unsigned s, i, moves;
 	int ret = -1;
 
 	a = mr_reserve(&r, 2 * PUD_SZ, PUD_SZ, offset);
@@ -183,20 +187,22 @@ static int time_moves(struct mr_ctx *ctx, const char *what, size_t offset,
 	mr_fill(a, PUD_SZ, PMD_SZ, ctx->page, seed);
 	cur = a;
 	for (s = 0; s < ctx->repeat; s++) {
-		uint64_t t = mr_clock_ns();
+		uint64_t start = mr_clock_ns(), t = 0;
 
-		for (i = 0; i < iters; i++) {
-			unsigned char *to = cur == a ? b : a;
+		for (moves = 0; !moves || t < span_ns; moves += iters) {
+			for (i = 0; i < iters; i++) {
+				unsigned char *to = cur == a ? b : a;
 
-			if (mr_move(cur, PUD_SZ, to)) {
-				mr_diag("%s: mremap %p -> %p: %s", what, (void *)cur, (void *)to,
-					strerror(errno));
-				goto cleanup;
+				if (mr_move(cur, PUD_SZ, to)) {
+					mr_diag("%s: mremap %p -> %p: %s", what, (void *)cur,
+						(void *)to, strerror(errno));
+					goto cleanup;
+				}
+				cur = to;
 			}
-			cur = to;
+			t = mr_clock_ns() - start;
 		}
-		t = mr_clock_ns() - t;
-		mr_sample_timed(out, t / 1e3 / iters, t);
+		mr_sample_timed(out, t / 1e3 / moves, t);
 	}
 	if (mr_check(cur, PUD_SZ, PMD_SZ, ctx->page, seed, what))
 		goto cleanup;
@@ -220,6 +226,9 @@ enum mr_status case_mremap_pud_time(struct mr_ctx *ctx)
 	unsigned min = ctx->quick ? 4 : 32, max = ctx->quick ? 256 : 2048;
 	unsigned pud_iters = mr_iterations(ctx, PUD_MOVE_NS, min, max);
 	unsigned pmd_iters = mr_iterations(ctx, PMD_MOVE_NS, min, max);
+	/* At least five ticks at HZ=250 a sample; a coarse clock asks for more. */
+	uint64_t span = mr_timed_span_ns(ctx, (ctx->quick ? 20 : 100) * 1000000ULL,
+					 (ctx->quick ? 1000 : 5000) * 1000000ULL);
 	struct mr_samples pud = { 0 }, pmd = { 0 }, ratio = { 0 };
 	enum mr_status st;
 
@@ -233,14 +242,14 @@ enum mr_status case_mremap_pud_time(struct mr_ctx *ctx)
 		st = mr_fail(ctx, "out of memory");
 		goto cleanup;
 	}
-	if (time_moves(ctx, "1 GiB, PUD-aligned", 0, &pud, pud_iters) ||
-	    time_moves(ctx, "1 GiB, PMD-aligned only", PMD_SZ, &pmd, pmd_iters)) {
+	if (time_moves(ctx, "1 GiB, PUD-aligned", 0, &pud, pud_iters, span) ||
+	    time_moves(ctx, "1 GiB, PMD-aligned only", PMD_SZ, &pmd, pmd_iters, span)) {
 		st = mr_fail(ctx, "a timed move failed");
 		goto cleanup;
 	}
 	mr_samples_ratio(&ratio, &pmd, &pud);
-	mr_diag("each sample is the mean of %u PUD-aligned or %u PMD-aligned moves of 1 GiB with one page per 2 MiB, timed together",
-		pud_iters, pmd_iters);
+	mr_diag("each sample is the mean of as many 1 GiB moves (one page per 2 MiB), in blocks of %u PUD-aligned or %u PMD-aligned, as fill %.0f ms",
+		pud_iters, pmd_iters, span / 1e6);
 	mr_metric(ctx, "move_1g_pud_aligned", &pud, "us", 0);
 	mr_metric(ctx, "move_1g_pmd_aligned", &pmd, "us", 0);
 	mr_metric(ctx, "pud_speedup", &ratio, "x", 1);
