@@ -158,6 +158,7 @@ test_expect_success 'a checked-out mkseries branch is not moved' '
 '
 
 short() { echo "$1" | cut -c1-12; }
+SQ="'"
 
 test_expect_success 'setup: variants of t, each leaving something out' '
 	cp -r kit kitv &&
@@ -308,6 +309,42 @@ test_expect_success 'a corrupt binary patch is refused at once, naming the file,
 	one_patch_kit kitgood blob.patch &&
 	(cd kitgood && mkseries apply --branch t >../out) &&
 	test "$(git -C linux rev-parse mkseries/t^{tree})" = "$(git -C bin rev-parse blob^{tree})"
+'
+
+test_expect_success 'a variant can add a patch the kit skips on its branch (with:)' '
+	cp -r kit kitw &&
+	sed -i "/^  - id: beta/,\$ s|^      - file: patches/beta/0001-madvise-split-locking.patch|&\n        branches:\n          t: { skip: \"the review chose another way\" }|" kitw/series.yaml &&
+	cat >>kitw/kernels/t.yaml <<-EOF &&
+	variants:
+	  other-way:
+	    with: [patches/beta/0001-madvise-split-locking.patch]
+	    note: "the way review turned down"
+	EOF
+	cat kitw/series.yaml &&
+	(cd kitw && mkseries plan --branch t >../out) &&
+	cat out &&
+	test_grep "^    skip     beta 1/1 " out &&
+	test_grep "^             skipped: the review chose another way$" out &&
+	test_grep "^variant other-way: apply beta 1/1 ($(short $B1)): added by variant ${SQ}other-way${SQ} (the kit skips it: the review chose another way)$" out &&
+	(cd kitw && mkseries apply -q --branch t >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t other-way: refs/heads/mkseries-variants/t/other-way -> [0-9a-f]* (5 commits, 4 shared with the kit, 0 squashed; with beta 1/1)$" out &&
+	git -C linux log --format=%s -1 mkseries-variants/t/other-way >tip &&
+	echo "madvise: split locking" >tip.expect &&
+	test_cmp tip.expect tip &&
+	test "$(git -C linux rev-parse mkseries-variants/t/other-way~1)" = "$(git -C linux rev-parse mkseries/t)" &&
+	(cd kitw && mkseries plan --format json >../plan.json) &&
+	jq -r ".branches[] | select(.name == \"t\") | .variants[0].with[0].patch" plan.json >with &&
+	echo "beta 1/1" >with.expect &&
+	test_cmp with.expect with
+'
+
+test_expect_success 'with: names only patches the kit skips there by their own decision' '
+	cp -r kitw kitw2 &&
+	sed -i "s|with: \[patches/beta/0001-madvise-split-locking.patch\]|with: [$(short $A1)]|" kitw2/kernels/t.yaml &&
+	(cd kitw2 && test_expect_code 2 mkseries plan --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "kernels/t.yaml:[0-9]*: variant ${SQ}other-way${SQ} adds ${SQ}alpha 1/2${SQ}, which is not a patch the kit skips on t by its own decision" err
 '
 
 test_done

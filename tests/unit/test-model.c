@@ -769,14 +769,36 @@ static const struct bad_case bad_cases[] = {
 						  "    without: [9999aaaa]\n"
 						  "    expect_fail: [x]\n") } },
 	  "error: kernels/6.12.yaml:6: unknown key 'expect_fail' in a variant (allowed: without, note, "
-	  "expect-fail, claims)\n", 0 },
+	  "expect-fail, claims, with)\n", 0 },
 	{ "variant without 'without'",
 	  VARIANT_SERIES,
 	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
 						  "  no-fix:\n"
 						  "    note: nothing left out\n") } },
 	  "error: kernels/6.12.yaml:4: variant 'no-fix' has no 'without' (the kit entries it leaves "
-	  "out)\n", 0 },
+	  "out) nor 'with' (patches the kit skips that it applies)\n", 0 },
+	{ "variant adds what the kit does not have",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  other:\n"
+						  "    with: [deadbeef]\n") } },
+	  "error: kernels/6.12.yaml:5: variant 'other': with 'deadbeef' matches no patch or fixup "
+	  "of the kit\n", 0 },
+	{ "variant both leaves out and adds one entry",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  other:\n"
+						  "    without: [11112222]\n"
+						  "    with: [patches/a/0001-one.patch]\n") } },
+	  "error: kernels/6.12.yaml:6: variant 'other' both leaves out and adds 'a 1/2' (line 5)\n",
+	  0 },
+	{ "variant adds a fixup",
+	  VARIANT_SERIES,
+	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
+						  "  other:\n"
+						  "    with: [9999aaaa]\n") } },
+	  "error: kernels/6.12.yaml:5: variant 'other': 'with' names fixup 'a fixup 1/1'; only patches "
+	  "can be added (a fixup travels with the patch it fixes)\n", 0 },
 	{ "variant with an empty 'without'",
 	  VARIANT_SERIES,
 	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
@@ -823,8 +845,8 @@ static const struct bad_case bad_cases[] = {
 						  "    without:\n"
 						  "      - 9999aaaa\n"
 						  "      - patches/a/6.12/0001-one.patch\n") } },
-	  "error: kernels/6.12.yaml:7: variant 'no-fix' leaves out 'a fixup 1/1' twice (lines 6 and "
-	  "7)\n", 0 },
+	  "error: kernels/6.12.yaml:7: variant 'no-fix' names 'a fixup 1/1' twice in 'without' (lines 6 "
+	  "and 7)\n", 0 },
 	{ "variant expects a badly named case to fail",
 	  VARIANT_SERIES,
 	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"

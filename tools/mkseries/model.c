@@ -53,8 +53,8 @@ enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_VERD
 static const char *const kernel_keys[] = {
 	"name", "default", "source", "arch", "config", "boot", "variants", "verdicts", "claims", NULL
 };
-enum { V_WITHOUT, V_NOTE, V_EXPECT_FAIL, V_CLAIMS, V_NR };
-static const char *const variant_keys[] = { "without", "note", "expect-fail", "claims", NULL };
+enum { V_WITHOUT, V_NOTE, V_EXPECT_FAIL, V_CLAIMS, V_WITH, V_NR };
+static const char *const variant_keys[] = { "without", "note", "expect-fail", "claims", "with", NULL };
 enum { SRC_DEBIAN, SRC_GIT, SRC_TARBALL, SRC_NR };
 static const char *const source_keys[] = { "debian", "git", "tarball", NULL };
 static const char *const debian_keys[] = { "package", "suite", NULL };
@@ -1304,7 +1304,41 @@ static void parse_boot(struct yfile *f, yaml_node_t *n, struct kernel_boot *boot
 	get_uint(f, v[B_BOOTS], "boots", 1, 100, &boot->boots);
 }
 
-/* One variant: `without` (required), `note`, `expect-fail`. */
+/* The kit entries a variant's `without` or `with` (`key`) names, as written. */
+static void parse_variant_entries(struct yfile *f, yaml_node_t *n, const char *key,
+				  const struct kernel_variant *v, char ***names, int **lines,
+				  struct kit_patch ***patches, size_t *count)
+{
+	yaml_node_t **items;
+	size_t nr, i;
+
+	if (!n)
+		return;
+	items = seq_nodes(f, n, key, 1, &nr);
+	if (!nr && (absent(n) || n->type == YAML_SEQUENCE_NODE))
+		report(f, line_of(n), "'%s' of variant '%s' names no kit entry", key, v->name);
+	if (nr) {
+		*names = xcalloc(nr, sizeof(**names));
+		*lines = xcalloc(nr, sizeof(**lines));
+		*patches = xcalloc(nr, sizeof(**patches));
+	}
+	for (i = 0; i < nr; i++) {
+		char *w = NULL;
+
+		if (get_str(f, items[i], key, &w))
+			continue;
+		if (!w) {
+			report(f, line_of(items[i]), "'%s' of variant '%s' has an empty entry", key,
+			       v->name);
+			continue;
+		}
+		(*lines)[*count] = line_of(items[i]);
+		(*names)[(*count)++] = w;
+	}
+	free(items);
+}
+
+/* One variant: `without` or `with` (one at least), `note`, `expect-fail`, `claims`. */
 static void parse_variant(struct yfile *f, yaml_node_t *n, struct kernel_variant *v)
 {
 	yaml_node_t *fields[V_NR], **items;
@@ -1312,35 +1346,13 @@ static void parse_variant(struct yfile *f, yaml_node_t *n, struct kernel_variant
 
 	if (map_fields(f, n, "a variant", variant_keys, fields))
 		return;
-	if (!fields[V_WITHOUT]) {
-		report(f, v->line, "variant '%s' has no 'without' (the kit entries it leaves out)",
-		       v->name);
-	} else {
-		items = seq_nodes(f, fields[V_WITHOUT], "without", 1, &nr);
-		if (!nr && (absent(fields[V_WITHOUT]) ||
-			    fields[V_WITHOUT]->type == YAML_SEQUENCE_NODE))
-			report(f, line_of(fields[V_WITHOUT]),
-			       "'without' of variant '%s' names no kit entry", v->name);
-		if (nr) {
-			v->without = xcalloc(nr, sizeof(*v->without));
-			v->without_line = xcalloc(nr, sizeof(*v->without_line));
-			v->without_patch = xcalloc(nr, sizeof(*v->without_patch));
-		}
-		for (i = 0; i < nr; i++) {
-			char *w = NULL;
-
-			if (get_str(f, items[i], "without", &w))
-				continue;
-			if (!w) {
-				report(f, line_of(items[i]), "'without' of variant '%s' has an empty entry",
-				       v->name);
-				continue;
-			}
-			v->without_line[v->nr_without] = line_of(items[i]);
-			v->without[v->nr_without++] = w;
-		}
-		free(items);
-	}
+	if (!fields[V_WITHOUT] && !fields[V_WITH])
+		report(f, v->line, "variant '%s' has no 'without' (the kit entries it leaves out) "
+		       "nor 'with' (patches the kit skips that it applies)", v->name);
+	parse_variant_entries(f, fields[V_WITHOUT], "without", v, &v->without, &v->without_line,
+			      &v->without_patch, &v->nr_without);
+	parse_variant_entries(f, fields[V_WITH], "with", v, &v->with, &v->with_line,
+			      &v->with_patch, &v->nr_with);
 	get_str(f, fields[V_NOTE], "note", &v->note);
 	items = seq_nodes(f, fields[V_EXPECT_FAIL], "expect-fail", 1, &nr);
 	if (nr)
@@ -1814,12 +1826,50 @@ static void check_fixup_requires(struct yfile *f, const struct entries *e)
 		       kit_patch_label(p), sid(s), sid(t), sid(t), sid(s));
 	}
 }
+/*
+ * Resolve the entries of a variant's `without` or `with` (`key`) to kit
+ * patches: each must match exactly one, once.
+ */
+static void resolve_variant_entries(struct yfile *kf, const struct kit *kit,
+				    const struct kernel_variant *v, const char *key,
+				    char **names, const int *lines, struct kit_patch **patches,
+				    size_t count)
+{
+	size_t k, q, nr;
 
-/* What each variant leaves out must be one entry of the kit, named once. */
+	for (k = 0; k < count; k++) {
+		struct kit_patch **m = NULL;
+		struct strbuf sb = STRBUF_INIT;
+
+		nr = match_entries(kit, names[k], &m);
+		if (!nr) {
+			report(kf, lines[k], "variant '%s': %s '%s' matches no patch or fixup of the kit",
+			       v->name, key, names[k]);
+		} else if (nr > 1) {
+			for (q = 0; q < nr; q++)
+				strbuf_addf(&sb, "%s'%s' (series.yaml:%d)", q ? ", " : "",
+					    kit_patch_label(m[q]), m[q]->line);
+			report(kf, lines[k], "variant '%s': %s '%s' is ambiguous: it matches %s",
+			       v->name, key, names[k], sb.buf);
+		} else {
+			for (q = 0; q < k && patches[q] != m[0]; q++)
+				;
+			if (q < k)
+				report(kf, lines[k], "variant '%s' names '%s' twice in '%s' (lines %d and %d)",
+				       v->name, kit_patch_label(m[0]), key, lines[q], lines[k]);
+			else
+				patches[k] = m[0];
+		}
+		strbuf_release(&sb);
+		free(m);
+	}
+}
+
+/* What each variant names in `without` and `with` must be one entry of the kit, named once. */
 static void resolve_variants(struct loader *ld)
 {
 	struct kit *kit = ld->kit;
-	size_t i, j, k, q, nr;
+	size_t i, j, k, q;
 
 	for (i = 0; i < kit->nr_branches; i++) {
 		struct kernel_branch *b = &kit->branches[i];
@@ -1832,35 +1882,22 @@ static void resolve_variants(struct loader *ld)
 		for (j = 0; j < b->nr_variants; j++) {
 			struct kernel_variant *v = &b->variants[j];
 
-			for (k = 0; k < v->nr_without; k++) {
-				struct kit_patch **m = NULL;
-				struct strbuf sb = STRBUF_INIT;
-
-				nr = match_entries(kit, v->without[k], &m);
-				if (!nr) {
-					report(&kf, v->without_line[k],
-					       "variant '%s': without '%s' matches no patch or fixup of the kit",
-					       v->name, v->without[k]);
-				} else if (nr > 1) {
-					for (q = 0; q < nr; q++)
-						strbuf_addf(&sb, "%s'%s' (series.yaml:%d)", q ? ", " : "",
-							    kit_patch_label(m[q]), m[q]->line);
-					report(&kf, v->without_line[k],
-					       "variant '%s': without '%s' is ambiguous: it matches %s",
-					       v->name, v->without[k], sb.buf);
-				} else {
-					for (q = 0; q < k && v->without_patch[q] != m[0]; q++)
-						;
-					if (q < k)
-						report(&kf, v->without_line[k],
-						       "variant '%s' leaves out '%s' twice (lines %d and %d)",
-						       v->name, kit_patch_label(m[0]), v->without_line[q],
-						       v->without_line[k]);
-					else
-						v->without_patch[k] = m[0];
-				}
-				strbuf_release(&sb);
-				free(m);
+			resolve_variant_entries(&kf, kit, v, "without", v->without, v->without_line,
+						v->without_patch, v->nr_without);
+			resolve_variant_entries(&kf, kit, v, "with", v->with, v->with_line,
+						v->with_patch, v->nr_with);
+			for (k = 0; k < v->nr_with; k++) {
+				for (q = 0; q < v->nr_without; q++)
+					if (v->with_patch[k] && v->with_patch[k] == v->without_patch[q])
+						report(&kf, v->with_line[k],
+						       "variant '%s' both leaves out and adds '%s' (line %d)",
+						       v->name, kit_patch_label(v->with_patch[k]),
+						       v->without_line[q]);
+				if (v->with_patch[k] && v->with_patch[k]->is_fixup)
+					report(&kf, v->with_line[k],
+					       "variant '%s': 'with' names fixup '%s'; only patches can be "
+					       "added (a fixup travels with the patch it fixes)",
+					       v->name, kit_patch_label(v->with_patch[k]));
 			}
 		}
 		free(kf.name);
@@ -2004,6 +2041,11 @@ void kit_release(struct kit *kit)
 			free(v->without);
 			free(v->without_line);
 			free(v->without_patch);
+			for (k = 0; k < v->nr_with; k++)
+				free(v->with[k]);
+			free(v->with);
+			free(v->with_line);
+			free(v->with_patch);
 			free(v->note);
 			for (k = 0; k < v->nr_expect_fail; k++)
 				free(v->expect_fail[k]);
@@ -2073,6 +2115,26 @@ char *variant_without_text(const struct kernel_variant *v)
 			strbuf_addstr(&sb, p->upstream);
 		else
 			strbuf_addstr(&sb, kit_patch_label(p));
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+char *variant_change_text(const struct kernel_variant *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (v->nr_without) {
+		char *without = variant_without_text(v);
+
+		strbuf_addf(&sb, "without %s", without);
+		free(without);
+	}
+	for (i = 0; i < v->nr_with; i++) {
+		const struct kit_patch *p = v->with_patch[i];
+
+		strbuf_addstr(&sb, i ? ", " : sb.len ? "; with " : "with ");
+		strbuf_addstr(&sb, p ? kit_patch_label(p) : v->with[i]);
 	}
 	return strbuf_detach(&sb, NULL);
 }

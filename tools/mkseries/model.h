@@ -133,6 +133,15 @@ struct kernel_variant {
 	int *without_line;
 	size_t nr_without;	/* at least one */
 	struct kit_patch **without_patch;	/* resolved by kit_load(): never NULL */
+	/*
+	 * `with`: patches the kit skips on this branch (a patch-level skip
+	 * decision) that this variant applies, so that an alternative the
+	 * kit turned down can be built and compared with it.
+	 */
+	char **with;
+	int *with_line;
+	size_t nr_with;
+	struct kit_patch **with_patch;		/* resolved by kit_load(): never NULL */
 	char *note;		/* may be NULL */
 	char **expect_fail;	/* mm-regress cases expected to fail in this variant */
 	size_t nr_expect_fail;
@@ -192,6 +201,11 @@ int variant_expects_fail(const struct kernel_variant *v, const char *name);
  * label, joined with ", " ("0b5be138ce00, 04d1c9d60c6e"). Caller frees.
  */
 char *variant_without_text(const struct kernel_variant *v);
+/*
+ * What v changes against the kit, for messages: "without 0b5be138ce00",
+ * "with move-pte-nr 3/3", or both joined with "; ". Caller frees.
+ */
+char *variant_change_text(const struct kernel_variant *v);
 /*
  * Find a patch or fixup by upstream id (an abbreviation of 8 or more hex
  * digits, either way round) or by file name. Returns NULL when none, and

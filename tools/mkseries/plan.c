@@ -324,6 +324,16 @@ static void leave_out(struct plan *plan, struct plan_item *it)
 	it->reason = xstrfmt("left out of variant '%s'", plan->variant->name);
 }
 
+static int in_variant_with(const struct plan *plan, const struct kit_patch *p)
+{
+	size_t i;
+
+	for (i = 0; plan->variant && i < plan->variant->nr_with; i++)
+		if (plan->variant->with_patch[i] == p)
+			return 1;
+	return 0;
+}
+
 static int plan_patch_kit(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
 			  const struct backports *bp)
 {
@@ -333,6 +343,13 @@ static int plan_patch_kit(struct plan *plan, const struct kit_patch *p, const st
 	struct plan_item *it = insert_item(plan, plan->nr);
 
 	it->patch = p;
+	if (own && own->kind == DECISION_SKIP && in_variant_with(plan, p)) {
+		/* plan_build_variant() checked that the kit skips it by this decision */
+		it->action = PLAN_APPLY;
+		return set_apply(it, p, NULL, bp, bname,
+				 xstrfmt("added by variant '%s' (the kit skips it: %s)",
+					 plan->variant->name, own->reason ? own->reason : "no reason"));
+	}
 	if (d && d->kind == DECISION_SKIP) {
 		it->action = PLAN_SKIP;
 		it->reason = decision_reason(own ? "skipped" : "series skipped", d);
@@ -563,6 +580,19 @@ int plan_build_variant(struct plan *plan, const struct kit *kit, const struct ke
 		ret = error("%s:%d: variant '%s' leaves out '%s', which the kit does not apply on %s (%s: %s)",
 			    b->path, v->without_line[i], v->name, kit_patch_label(v->without_patch[i]),
 			    b->name, it ? plan_action_name(it->action) : "?", it ? it->reason : "");
+	}
+	for (i = 0; i < v->nr_with; i++) {
+		const struct kit_patch *p = v->with_patch[i];
+		const struct decision *own = patch_decision(p, b->name);
+		const struct decision *sd = series_decision(p->series, b->name);
+
+		if (own && own->kind == DECISION_SKIP && (!sd || sd->kind == DECISION_APPLY ||
+							  sd->kind == DECISION_PATCHES))
+			continue;
+		ret = error("%s:%d: variant '%s' adds '%s', which is not a patch the kit skips on %s by "
+			    "its own decision (give it `branches: { \"%s\": { skip: ... } }` in "
+			    "series.yaml, in a series applied there)",
+			    b->path, v->with_line[i], v->name, kit_patch_label(p), b->name, b->name);
 	}
 	plan_release(&kit_plan);
 	if (ret)

@@ -2298,6 +2298,16 @@ static void json_plan_variant(struct jw *w, const struct plan *vp)
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
+	jw_open(w, "with", '[');
+	for (j = 0; j < v->nr_with; j++) {
+		const struct kit_patch *p = v->with_patch[j];
+
+		jw_open(w, NULL, '{');
+		jw_string(w, "patch", kit_patch_label(p));
+		jw_string(w, "upstream", p->upstream);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
 	jw_open(w, "expect_fail", '[');
 	for (j = 0; j < v->nr_expect_fail; j++)
 		jw_string(w, NULL, v->expect_fail[j]);

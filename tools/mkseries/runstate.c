@@ -228,6 +228,9 @@ char *test_key(const char *bzimage_hash, const char *regress_hash, const char *a
 		char *without = variant_without_text(variant);
 
 		step_key_add(&k, "without", "%s", without);
+		/* only when set, so keys recorded before `with` existed stay valid */
+		for (i = 0; i < variant->nr_with; i++)
+			step_key_add(&k, "with", "%s", kit_patch_label(variant->with_patch[i]));
 		for (i = 0; i < variant->nr_expect_fail; i++)
 			step_key_add(&k, "expect-fail", "%s", variant->expect_fail[i]);
 		free(without);

@@ -49,7 +49,7 @@ static int apply_variant(const struct kit *kit, const struct kernel_branch *b,
 {
 	struct plan plan = PLAN_INIT;
 	struct apply_outcome o;
-	char *refname = NULL, *without = variant_without_text(v);
+	char *refname = NULL, *without = variant_change_text(v);
 	int err, ret = 1;
 
 	apply_outcome_init(&o);
@@ -61,13 +61,13 @@ static int apply_variant(const struct kit *kit, const struct kernel_branch *b,
 	err = branch_apply(&o, repo, &plan, base, kit_tip, me, "mkseries apply");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
 		fprintf(stderr, "error: %s", o.report.buf);
-		printf("%s %s: FAILED without %s: nothing applied; '%s' %s\n", b->name, v->name,
+		printf("%s %s: FAILED %s: nothing applied; '%s' %s\n", b->name, v->name,
 		       without, refname, o.have_old ? "left where it was" : "not created");
 		goto cleanup;
 	}
 	if (err)
 		goto cleanup;
-	printf("%s %s: %s %s %s (%zu commits, %zu shared with the kit, %zu squashed; without %s)\n",
+	printf("%s %s: %s %s %s (%zu commits, %zu shared with the kit, %zu squashed; %s)\n",
 	       b->name, v->name, refname, o.moved ? "->" : "up to date at", oid_short(&o.tip),
 	       o.nr_commits, o.nr_shared, o.nr_squashed, without);
 	ret = 0;

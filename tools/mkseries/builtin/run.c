@@ -285,7 +285,7 @@ static int apply_variant(struct branch_run *br, size_t i, const git_oid *kit_tip
 	const char *name = plan->variant->name;
 	struct apply_outcome o;
 	char *refname = branch_refname(plan), *evidence = NULL;
-	char *without = variant_without_text(plan->variant);
+	char *without = variant_change_text(plan->variant);
 	int err, ret = 0;
 
 	apply_outcome_init(&o);
@@ -295,7 +295,7 @@ static int apply_variant(struct branch_run *br, size_t i, const git_oid *kit_tip
 		state_setf_key(now, "variant.%s.status", name,
 			       err == MKS_EAPPLYFAIL ? "conflict" : "failed");
 		state_setf_key(now, "variant.%s.evidence", name, evidence);
-		say(br, name, "apply: %s without %s; '%s' %s", err == MKS_EAPPLYFAIL ? "CONFLICT" :
+		say(br, name, "apply: %s %s; '%s' %s", err == MKS_EAPPLYFAIL ? "CONFLICT" :
 		    "REFUSED", without, refname, o.have_old ? "left where it was" : "not created");
 		fprintf(br->args->log, "%s", o.report.buf);
 		if (o.report.len && o.report.buf[o.report.len - 1] != '\n')
@@ -305,7 +305,7 @@ static int apply_variant(struct branch_run *br, size_t i, const git_oid *kit_tip
 	} else {
 		state_setf_key(now, "variant.%s.status", name, "ok");
 		state_setf_key(now, "variant.%s.tip", name, git_oid_tostr_s(&o.tip));
-		say(br, name, "apply: %s -> %s (%zu commits, %zu shared with the kit; without %s)",
+		say(br, name, "apply: %s -> %s (%zu commits, %zu shared with the kit; %s)",
 		    refname, oid_short(&o.tip), o.nr_commits, o.nr_shared, without);
 		br->vapplied[i] = 1;
 	}
