@@ -37,7 +37,7 @@ static const char stable_pattern[] =
  */
 static const char upstream_pattern[] =
 	"^[ \\t]*(?:\\[[ \\t]*)?(?:upstream[ \\t]+commit[ \\t]+([0-9a-f]{8,40})(?![0-9a-z_])[ \\t]*\\]?"
-	"|commit[ \\t]+([0-9a-f]{8,40})[ \\t]+upstream\\b[ \\t.]*\\]?)[ \\t]*$";
+	"|commit[ \\t]+([0-9a-f]{8,40})[ \\t]+upstream\\b[ \\t.]*\\]?)[ \\t\\r]*$";
 
 struct fixref_scanner {
 	pcre2_code *refs;
