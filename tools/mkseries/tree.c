@@ -55,7 +55,8 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
 		return 0;
 	}
 	if (b && b->source.kind == SOURCE_GIT) {
-		if (kernel_source_check(b))
+		/* A repository the user's environment names: say which file and variable. */
+		if ((!b->source.repo || b->source.repo_var) && kernel_source_check(b))
 			return MKS_ECONFIG;
 		*out = kit_path(kit, b->source.repo);
 		return 0;
