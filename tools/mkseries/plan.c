@@ -460,6 +460,15 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 		ret = set_apply(it, f, own, bp, bname,
 				own->reason ? xstrdup(own->reason)
 					    : xstrfmt("fixes %s, present on %s", target, bname));
+	} else if (ta == PLAN_PRESENT && plan->items[ti].stable_commit) {
+		/*
+		 * The kit would apply the fixed patch here and stable has
+		 * backported it already: its fix still travels with it.
+		 */
+		it->action = PLAN_APPLY;
+		ret = set_apply(it, f, own, bp, bname,
+				xstrfmt("fixes %s, whose stable backport %.12s is on %s", target,
+					plan->items[ti].stable_commit, bname));
 	} else {
 		it->action = PLAN_SKIP;
 		if (plan->items[ti].left_out)

@@ -61,8 +61,10 @@ struct plan {
  * there names as its upstream ("commit <id> upstream." or "[ Upstream
  * commit <id> ]", not reverted later) is present instead, with that
  * commit as the evidence; every other entry it applies says that none
- * was found. Returns 0, or MKS_ECONFIG after printing every problem
- * found (FILE:LINE: or FILE: first).
+ * was found. A fixup of an entry found that way is applied (unless it
+ * is found too): the kit meant it to travel with what it fixes.
+ * Returns 0, or MKS_ECONFIG after printing every problem found
+ * (FILE:LINE: or FILE: first).
  */
 int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b);
 
