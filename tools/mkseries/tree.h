@@ -10,7 +10,9 @@
  * The kernel repository for branch `b`: `repo_opt` when given, else the
  * branch's own git repository for git sources, else
  * $XDG_CACHE_HOME/mkseries/linux.git (~/.cache when unset), created bare
- * on first use. *out is owned by the caller.
+ * on first use. *out is owned by the caller. A git source whose repo
+ * comes from an environment variable that is unset, or names no
+ * directory, is MKS_ECONFIG (printed by kernel_source_check()).
  */
 int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt);

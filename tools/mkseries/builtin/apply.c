@@ -97,8 +97,11 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 		ret = 2;
 		goto cleanup;
 	}
-	if (kernel_repo_path(&repo_path, kit, b, repo_opt) ||
-	    repo_open(&repo, repo_path, 1) || repo_lock(&lock, repo) ||
+	if (kernel_repo_path(&repo_path, kit, b, repo_opt) == MKS_ECONFIG) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (!repo_path || repo_open(&repo, repo_path, 1) || repo_lock(&lock, repo) ||
 	    backporter_signature(&me, repo))
 		goto cleanup;
 	/* Immediate when the tree was imported from the same source before. */

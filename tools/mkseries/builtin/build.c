@@ -89,7 +89,11 @@ static int build_branch(const struct kit *kit, const struct kernel_branch *b,
 	int ret = 0;
 
 	variants_of_branch(&list, b, given);
-	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&repo, repo_path, 1)) {
+	if (kernel_repo_path(&repo_path, kit, b, args->repo) == MKS_ECONFIG) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (!repo_path || repo_open(&repo, repo_path, 1)) {
 		ret = 1;
 		goto cleanup;
 	}

@@ -20,8 +20,11 @@ static int import_branch(const struct kit *kit, const struct kernel_branch *b,
 	int create = repo_opt || b->source.kind != SOURCE_GIT, ret = 1;
 
 	/* A git source's own repository must exist; the others are made on first use. */
-	if (kernel_repo_path(&path, kit, b, repo_opt) || repo_open(&repo, path, create) ||
-	    repo_lock(&lock, repo))
+	if (kernel_repo_path(&path, kit, b, repo_opt) == MKS_ECONFIG) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (!path || repo_open(&repo, path, create) || repo_lock(&lock, repo))
 		goto cleanup;
 	if (tree_import_ex(&commit, &info, repo, kit, b, flags)) {
 		error("%s: nothing imported, '%s' left as it was", b->name, tree_base_refname(b));
@@ -66,9 +69,12 @@ int cmd_import(int argc, const char **argv)
 		kit_release(&kit);
 		return 2;
 	}
-	for (i = 0; i < nr; i++)
-		if (import_branch(&kit, sel[i], repo, force))
-			ret = 1;
+	for (i = 0; i < nr; i++) {
+		int r = import_branch(&kit, sel[i], repo, force);
+
+		if (r > ret)
+			ret = r;
+	}
 	free(sel);
 	kit_release(&kit);
 	return ret;
