@@ -14,28 +14,6 @@
 /* Lines of context shown around a hunk that does not apply. */
 #define REPORT_CONTEXT 3
 
-/*
- * Append s[0..n) with control characters escaped: paths and lines come
- * from mailing lists and must not drive the reader's terminal.
- */
-static void add_shown(struct strbuf *sb, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (c == '\t' || (c >= 0x20 && c != 0x7f))
-			strbuf_addch(sb, c);
-		else if (c == '\r')
-			strbuf_addstr(sb, "\\r");
-		else if (c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else
-			strbuf_addf(sb, "\\x%02x", c);
-	}
-}
-
 /* One line of a buffer at a time; `len` includes the newline when there is one. */
 struct line_iter {
 	const char *pos, *end;
@@ -219,7 +197,7 @@ static int check_one_path(const char *p, size_t n, const char *shown, size_t sho
 	if (lineno)
 		strbuf_addf(why, "line %u: ", lineno);
 	strbuf_addstr(why, "patch touches '");
-	add_shown(why, shown, shown_len);
+	strbuf_add_shown(why, shown, shown_len, 0);
 	strbuf_addf(why, "': %s", reason);
 	return MKS_EUNSAFE;
 }
@@ -244,7 +222,7 @@ static int check_path_field(const char *s, size_t n, int allow_devnull, unsigned
 			if (lineno)
 				strbuf_addf(why, "line %u: ", lineno);
 			strbuf_addstr(why, "patch touches '");
-			add_shown(why, s, n);
+			strbuf_add_shown(why, s, n, 0);
 			strbuf_addstr(why, "': malformed quoted path");
 			strbuf_release(&path);
 			return MKS_EUNSAFE;
@@ -852,9 +830,9 @@ static int names_section_done(struct names_state *ns)
 			continue;
 		strbuf_addf(ns->report, "line %u: the patch renames %s '", ns->line[i],
 			    i ? "to" : "from");
-		add_shown(ns->report, ns->side[i].buf, ns->side[i].len);
+		strbuf_add_shown(ns->report, ns->side[i].buf, ns->side[i].len, 0);
 		strbuf_addf(ns->report, "' but line %u names '", ns->line[i + 2]);
-		add_shown(ns->report, ns->side[i + 2].buf, ns->side[i + 2].len);
+		strbuf_add_shown(ns->report, ns->side[i + 2].buf, ns->side[i + 2].len, 0);
 		strbuf_addch(ns->report, '\'');
 		ret = MKS_EAPPLYFAIL;
 	}
@@ -980,7 +958,7 @@ static int binary_fail(struct binary_state *bs, unsigned lineno, const char *fmt
 	va_list ap;
 
 	strbuf_addf(bs->why, "line %u: corrupt binary patch for '", lineno);
-	add_shown(bs->why, bs->path.buf, bs->path.len);
+	strbuf_add_shown(bs->why, bs->path.buf, bs->path.len, 0);
 	strbuf_addstr(bs->why, "': ");
 	va_start(ap, fmt);
 	strbuf_vaddf(bs->why, fmt, ap);
@@ -1667,7 +1645,7 @@ static void add_numbered(struct strbuf *sb, size_t lineno, char mark, const stru
 	if (n && l->p[n - 1] == '\n')
 		n--;
 	strbuf_addf(sb, "  %6zu %c", lineno, mark);
-	add_shown(sb, l->p, n);
+	strbuf_add_shown(sb, l->p, n, 0);
 	strbuf_addch(sb, '\n');
 }
 
@@ -1686,7 +1664,7 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 	while (hlen && (hunk->header[hlen - 1] == '\n' || hunk->header[hlen - 1] == '\r'))
 		hlen--;
 	strbuf_addf(sb, "%s: hunk %zu of %zu (", path, h + 1, nh);
-	add_shown(sb, hunk->header, hlen);
+	strbuf_add_shown(sb, hunk->header, hlen, 0);
 	strbuf_addstr(sb, ") does not apply\n");
 	if (pre->nr) {
 		strbuf_addf(sb, "the patch expects at lines %zu-%zu:\n", first, first + pre->nr - 1);

@@ -78,16 +78,12 @@ static void report(struct yfile *f, int line, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
-	size_t i;
 
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	/* The text comes from the kit: keep its control characters off the terminal. */
-	for (i = 0; i < sb.len; i++)
-		if ((unsigned char)sb.buf[i] < 0x20 || sb.buf[i] == 0x7f)
-			sb.buf[i] = '?';
-	error("%s:%d: %s", f->name, line, sb.buf);
+	/* error() escapes what the kit's text holds; a newline must not start a line of its own. */
+	error("%s:%d: %s", f->name, line, shown(sb.buf));
 	strbuf_release(&sb);
 	f->ld->errors++;
 }

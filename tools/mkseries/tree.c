@@ -2017,7 +2017,7 @@ const char *tree_import_summary(const struct kernel_branch *b, const git_oid *co
 		strbuf_addf(&sb, "%s: up to date (%s)", b->name, oid_short(commit));
 	else
 		strbuf_addf(&sb, "%s: imported %s as %s (%s files, %.1f s)", b->name,
-			    info->what ? info->what : "?", oid_short(commit),
+			    info->what ? shown(info->what) : "?", oid_short(commit),
 			    thousands(info->nr_files), info->seconds);
 	return sb.buf;
 }

@@ -72,10 +72,10 @@ static int list_declared(const struct kit *kit, int json)
 				json_string(f->fixes);
 				printf("}, \"squash\": %s}", f->squash ? "true" : "false");
 			} else {
-				printf("%s  %s  %s\n", kit_patch_label(f), patch_id(f),
-				       f->subject ? f->subject : "");
+				printf("%s  %s  %s\n", kit_patch_label(f), shown(patch_id(f)),
+				       f->subject ? shown(f->subject) : "");
 				if (t)
-					printf("    fixes %s %s; %s\n", kit_patch_label(t), patch_id(t),
+					printf("    fixes %s %s; %s\n", kit_patch_label(t), shown(patch_id(t)),
 					       f->squash ? "squashed into it" : "goes right after it");
 			}
 			n++;
@@ -102,17 +102,17 @@ static void print_text(const struct fixups_report *rep)
 		char id[13];
 
 		git_oid_tostr(id, sizeof(id), &m->oid);
-		printf("%s: missing %s %s (%s ", missing_series(m), id, m->subject,
+		printf("%s: missing %s %s (%s ", missing_series(m), id, shown(m->subject),
 		       fixref_kind_name(m->kind));
 		if (m->target)
-			printf("%.12s %s", patch_id(m->target), kit_patch_label(m->target));
+			printf("%.12s %s", shown(patch_id(m->target)), kit_patch_label(m->target));
 		else
 			printf("%s, itself missing", oid_short(&rep->missing[m->target_missing].oid));
-		printf(", %s", m->tag ? m->tag : "in no tag");
+		printf(", %s", m->tag ? shown(m->tag) : "in no tag");
 		if (m->stable) {
 			printf(", Cc: stable");
 			if (m->stable_comment)
-				printf(" # %s", m->stable_comment);
+				printf(" # %s", shown(m->stable_comment));
 		}
 		printf(")\n");
 	}
@@ -227,7 +227,7 @@ static int write_fixups(struct kit *kit, git_repository *repo, const struct fixu
 		goto cleanup;
 	}
 	for (i = 0; verbose && i < rep->nr; i++)
-		printf("added %s as a fixup of %s, from %s\n", ids[i], fixes[i], files[i]);
+		printf("added %s as a fixup of %s, from %s\n", ids[i], fixes[i], shown(files[i]));
 cleanup:
 	for (i = 0; i < rep->nr; i++) {
 		if (ret && files[i]) {

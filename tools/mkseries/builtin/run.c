@@ -55,18 +55,21 @@ struct branch_run {
 __attribute__((format(printf, 3, 4)))
 static void say(struct branch_run *br, const char *variant, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf msg = STRBUF_INIT, sb = STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
+	/* A step's line quotes subjects, compilers and consoles. */
+	strbuf_add_shown(&sb, msg.buf, msg.len, SHOWN_LINES);
 	if (variant)
 		fprintf(br->args->log, "%s %s: %s\n", br->b->name, variant, sb.buf);
 	else
 		fprintf(br->args->log, "%s: %s\n", br->b->name, sb.buf);
 	fflush(br->args->log);
 	strbuf_release(&sb);
+	strbuf_release(&msg);
 }
 
 /* Whether any cell but base is wanted: then the kit and its variants are applied. */
@@ -630,7 +633,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		goto cleanup;
 	}
 	if (res.accel_note)
-		fprintf(br->args->log, "note: using %s: %s\n", res.accel, res.accel_note);
+		fprintf(br->args->log, "note: using %s: %s\n", res.accel, shown(res.accel_note));
 	how = vm_result_how(&res);
 	if (res.status == VM_OK && declared && declared->nr_expect_fail) {
 		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail, %zu xfail in %s",
@@ -644,7 +647,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		fprintf(br->args->log, "    console: %s\n", res.console_log);
 	}
 	if (res.expected)
-		fprintf(br->args->log, "    XFAIL %s\n", res.expected);
+		fprintf(br->args->log, "    XFAIL %s\n", shown(res.expected));
 	goto cleanup;
 error:
 	state_release(&now);

@@ -99,7 +99,7 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 	}
 	/* Once per reason: every cell after a failed probe would say the same. */
 	if (res.accel_note && (!args->noted || strcmp(args->noted, res.accel_note))) {
-		fprintf(stderr, "note: using %s: %s\n", res.accel, res.accel_note);
+		fprintf(stderr, "note: using %s: %s\n", res.accel, shown(res.accel_note));
 		free(args->noted);
 		args->noted = xstrdup(res.accel_note);
 	}
@@ -112,11 +112,11 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 		printf(" in %s\n", format_duration(res.seconds));
 		ret = 0;
 	} else {
-		printf("%s: FAILED (%s) %s\n", label, how, res.failure ? res.failure : "");
+		printf("%s: FAILED (%s) %s\n", label, how, res.failure ? shown(res.failure) : "");
 		printf("    console: %s\n", res.console_log);
 	}
 	if (res.expected)
-		printf("    XFAIL %s\n", res.expected);
+		printf("    XFAIL %s\n", shown(res.expected));
 cleanup:
 	vm_result_release(&res);
 	strbuf_release(&why);
