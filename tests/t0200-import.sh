@@ -320,4 +320,30 @@ test_expect_success '--all imports every default branch' '
 	test_grep "^t: up to date " out
 '
 
+test_expect_success 'the default repository logs mkseries ref updates in the reflog' '
+	mkseries --kit kit apply --branch t >out &&
+	cat out &&
+	test "$(git --git-dir="$REPO" config core.logAllRefUpdates)" = always &&
+	git --git-dir="$REPO" reflog show mkseries/t >log &&
+	cat log &&
+	test_grep "mkseries apply: 0 commits onto" log
+'
+
+test_expect_success 'a default repository made before the reflog setting gets it' '
+	git --git-dir="$REPO" config --unset core.logAllRefUpdates &&
+	git --git-dir="$REPO" update-ref -d refs/heads/mkseries/t &&
+	rm -rf "$REPO/logs" &&
+	mkseries --kit kit apply --branch t >out &&
+	test "$(git --git-dir="$REPO" config core.logAllRefUpdates)" = always &&
+	git --git-dir="$REPO" reflog show mkseries/t >log &&
+	cat log &&
+	test_grep "mkseries apply: 0 commits onto" log
+'
+
+test_expect_success 'a repository given with --repo keeps its own configuration' '
+	mkseries --kit kit apply --branch t --repo other.git >out &&
+	cat out &&
+	test_must_fail git --git-dir=other.git config core.logAllRefUpdates
+'
+
 test_done

@@ -19,21 +19,41 @@ void gitutil_init(void)
 	}
 }
 
-int git_error_report(int gerr, const char *fmt, ...)
+/* "<what>: <libgit2's message>", as an error or a warning. */
+static void git_vreport(int as_error, int gerr, const char *fmt, va_list ap)
 {
 	const git_error *e = git_error_last();
 	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	if (e && e->message)
+		strbuf_addf(&sb, ": %s", e->message);
+	else
+		strbuf_addf(&sb, " (libgit2 error %d)", gerr);
+	if (as_error)
+		error("%s", sb.buf);
+	else
+		warning("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+int git_error_report(int gerr, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	git_vreport(1, gerr, fmt, ap);
 	va_end(ap);
-	if (e && e->message)
-		error("%s: %s", sb.buf, e->message);
-	else
-		error("%s (libgit2 error %d)", sb.buf, gerr);
-	strbuf_release(&sb);
 	return -1;
+}
+
+void git_warning_report(int gerr, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	git_vreport(0, gerr, fmt, ap);
+	va_end(ap);
 }
 
 int repo_open(git_repository **out, const char *path, int create)

@@ -44,12 +44,14 @@ static char *kit_path(const struct kit *kit, const char *p)
 	return path_join(kit->dir, p);
 }
 
-int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_branch *b,
-		     const char *repo_opt)
+/* kernel_repo_path(), and whether it is mkseries' own repository under the cache. */
+static int repo_path_of(char **out, int *own, const struct kit *kit,
+			const struct kernel_branch *b, const char *repo_opt)
 {
 	char *cache = NULL;
 
 	*out = NULL;
+	*own = 0;
 	if (repo_opt && *repo_opt) {
 		*out = xstrdup(repo_opt);
 		return 0;
@@ -58,6 +60,7 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
 		*out = kit_path(kit, b->source.repo);
 		return 0;
 	}
+	*own = 1;
 	cache = cache_dir();
 	if (!cache)
 		return error("cannot tell where the kernel repository goes: "
@@ -65,6 +68,55 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
 	*out = path_join(cache, "linux.git");
 	free(cache);
 	return 0;
+}
+
+int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_branch *b,
+		     const char *repo_opt)
+{
+	int own;
+
+	return repo_path_of(out, &own, kit, b, repo_opt);
+}
+
+/*
+ * Make git log every ref update in `repo` (core.logAllRefUpdates=always
+ * in its own config). The refs are right without a log: a failure (two
+ * mkseries writing the config at once) is a warning.
+ */
+static void log_all_ref_updates(git_repository *repo, const char *path)
+{
+	git_config *cfg = NULL, *local = NULL;
+	git_buf value = { 0 };
+	int err;
+
+	err = git_repository_config(&cfg, repo);
+	if (!err)
+		err = git_config_open_level(&local, cfg, GIT_CONFIG_LEVEL_LOCAL);
+	if (!err && (git_config_get_string_buf(&value, local, "core.logAllRefUpdates") < 0 ||
+		     strcasecmp(value.ptr, "always")))
+		err = git_config_set_string(local, "core.logAllRefUpdates", "always");
+	if (err < 0)
+		git_warning_report(err, "cannot turn on the reflog of '%s'; ref updates go unlogged",
+				   path);
+	git_buf_dispose(&value);
+	git_config_free(local);
+	git_config_free(cfg);
+}
+
+int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
+		     const char *repo_opt, int create)
+{
+	char *path = NULL;
+	int own, ret;
+
+	*out = NULL;
+	ret = repo_path_of(&path, &own, kit, b, repo_opt);
+	if (!ret)
+		ret = repo_open(out, path, create);
+	if (!ret && own)
+		log_all_ref_updates(*out, path);
+	free(path);
+	return ret;
 }
 
 const char *tree_base_refname(const struct kernel_branch *b)

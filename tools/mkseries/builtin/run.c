@@ -807,7 +807,6 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 	struct branch_run br;
 	struct workdir_lock wl = WORKDIR_LOCK_INIT;
 	struct repo_lock rl = REPO_LOCK_INIT;
-	char *repo_path = NULL;
 	size_t i, nr_vplans = 0;
 	int ret = 0, err;
 
@@ -838,7 +837,7 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 		ret = 1;
 		goto cleanup;
 	}
-	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&br.repo, repo_path, 1) ||
+	if (kernel_repo_open(&br.repo, kit, b, args->repo, 1) ||
 	    repo_lock(&rl, br.repo)) {
 		branch_not_started(res, b, &br.variants, "cannot open or lock the kernel repository");
 		ret = 1;
@@ -890,7 +889,6 @@ cleanup:
 	free(br.vapplied);
 	strvec_clear(&br.variants);
 	free(br.workdir);
-	free(repo_path);
 	return ret;
 }
 

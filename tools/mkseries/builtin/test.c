@@ -132,12 +132,12 @@ static int test_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec list = STRVEC_INIT, *variants = &list;
 	git_repository *repo = NULL;
-	char *repo_path = NULL, *workdir = branch_workdir(args->workdir, b);
+	char *workdir = branch_workdir(args->workdir, b);
 	size_t i;
 	int ret = 0;
 
 	variants_of_branch(&list, b, given);
-	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&repo, repo_path, 0) ||
+	if (kernel_repo_open(&repo, kit, b, args->repo, 0) ||
 	    workdir_lock(&lock, workdir)) {
 		ret = 1;
 		goto cleanup;
@@ -152,7 +152,6 @@ cleanup:
 	workdir_unlock(&lock);
 	git_repository_free(repo);
 	strvec_clear(&list);
-	free(repo_path);
 	free(workdir);
 	return ret;
 }
