@@ -4,6 +4,7 @@
 
 REPO="$XDG_CACHE_HOME/mkseries/linux.git"
 TAG=refs/tags/mkseries/base/t
+SQ="'"
 
 # now_ms: milliseconds since the epoch.
 now_ms() { date +%s%3N; }
@@ -188,6 +189,60 @@ with tarfile.open(\"hostile.tar\", \"w\") as t:
 	cat err &&
 	test_grep "refusing entry .h/\.\./\.\./x.: .\.\.. leads outside the tree" err &&
 	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+'
+
+# hostile_tar FILE NAME [CONTENT [symlink]]: a tarball of h/ok and h/NAME (UTF-8) holding CONTENT.
+hostile_tar() {
+	python3 - "$@" <<-\EOF_PY
+	import io, sys, tarfile
+	out, name = sys.argv[1], sys.argv[2]
+	content = sys.argv[3].encode() if len(sys.argv) > 3 else b"x\n"
+	with tarfile.open(out, "w", format=tarfile.PAX_FORMAT, encoding="utf-8") as t:
+	    for n, data in (("h/ok", b"ok\n"), ("h/" + name, content)):
+	        info = tarfile.TarInfo(n)
+	        if len(sys.argv) > 4 and n != "h/ok":
+	            info.type = tarfile.SYMTYPE
+	            info.linkname = sys.argv[3]
+	            data = b""
+	        info.size = len(data)
+	        t.addfile(info, io.BytesIO(data))
+	EOF_PY
+}
+
+test_expect_success 'a .gitmodules that git fsck rejects is refused, naming archive and entry' '
+	hostile_tar gitmodules.tar .gitmodules "$(printf "[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch /tmp/pwned\n")" &&
+	printf "name: m\nsource:\n  tarball: $PWD/gitmodules.tar\n" >kit2/kernels/m.yaml &&
+	test_expect_code 1 mkseries --kit kit2 import --branch m 2>err &&
+	cat err &&
+	test_grep -F "error: ${SQ}$PWD/gitmodules.tar${SQ}: refusing entry ${SQ}h/.gitmodules${SQ}: .gitmodules line 3: disallowed submodule url ${SQ}--upload-pack=touch /tmp/pwned${SQ}: it could be taken for an option" err &&
+	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+'
+
+test_expect_success 'a .gitmodules that is a symbolic link is refused' '
+	hostile_tar gitmodules-link.tar .gitmodules ok symlink &&
+	printf "name: m\nsource:\n  tarball: $PWD/gitmodules-link.tar\n" >kit2/kernels/m.yaml &&
+	test_expect_code 1 mkseries --kit kit2 import --branch m 2>err &&
+	cat err &&
+	test_grep "refusing entry .h/.gitmodules.: a .gitmodules that is a symbolic link" err &&
+	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+'
+
+test_expect_success 'a .git spelled with an HFS+ ignorable code point is refused' '
+	hostile_tar dotgit.tar "$(printf ".g\342\200\214it/config")" &&
+	printf "name: m\nsource:\n  tarball: $PWD/dotgit.tar\n" >kit2/kernels/m.yaml &&
+	test_expect_code 1 mkseries --kit kit2 import --branch m 2>err &&
+	cat err &&
+	test_grep "refusing entry .h/.g.*it/config.: path reaches into .git" err &&
+	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+'
+
+test_expect_success 'a .gitmodules git fsck accepts is imported' '
+	hostile_tar fine.tar .gitmodules "$(printf "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.org/lib.git\n")" &&
+	printf "name: m\nsource:\n  tarball: $PWD/fine.tar\n" >kit2/kernels/m.yaml &&
+	mkseries --kit kit2 import --branch m >out &&
+	cat out &&
+	git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m &&
+	git -C "$REPO" fsck --strict
 '
 
 test_expect_success 'a Debian package or suite name that could be an option is refused' '

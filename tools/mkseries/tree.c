@@ -17,6 +17,7 @@
 
 #include "gitutil.h"
 #include "tree.h"
+#include "treecheck.h"
 #include "util.h"
 
 #define SIG_NAME "mkseries"
@@ -144,17 +145,6 @@ static const char *thousands(size_t n)
 	}
 	buf[o] = '\0';
 	return buf;
-}
-
-/* An archive's name for a message: control characters would reach the terminal. */
-static const char *printable(const char *s)
-{
-	static struct strbuf sb = STRBUF_INIT;
-
-	strbuf_reset(&sb);
-	for (; *s && sb.len < 1024; s++)
-		strbuf_addch(&sb, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
-	return sb.buf;
 }
 
 /* ------------------------------------------------------------------ */
@@ -291,7 +281,7 @@ static int ftree_dir(struct tnode **out, struct ftree *ft, const char *path, siz
 	if (n) {
 		if (n->mode != MODE_DIR)
 			return error("'%s': '%s' is both a file and a directory", label,
-				     printable(n->path));
+				     shown(n->path));
 		*out = n;
 		return 0;
 	}
@@ -322,7 +312,7 @@ static int ftree_file(struct tnode **out, struct ftree *ft, const char *path, un
 		return 0;
 	}
 	if (old->mode == MODE_DIR)
-		return error("'%s': '%s' is both a directory and a file", label, printable(path));
+		return error("'%s': '%s' is both a directory and a file", label, shown(path));
 	/* Extraction would overwrite: keep the last one. */
 	n = xcalloc(1, sizeof(*n));
 	n->path = xstrdup(path);
@@ -351,20 +341,21 @@ static int ftree_file(struct tnode **out, struct ftree *ft, const char *path, un
 
 static int refuse(const char *label, const char *path, const char *why)
 {
-	return error_code(MKS_EUNSAFE, "'%s': refusing entry '%s': %s", label, printable(path),
+	return error_code(MKS_EUNSAFE, "'%s': refusing entry '%s': %s", label, shown(path),
 			  why);
 }
 
 /*
  * Normalise an archive path into sb: "./" and empty components dropped,
- * a trailing slash removed. Absolute paths, ".." and ".git" components
- * are refused: a hostile archive must not name anything outside its tree
- * or smuggle in repository metadata; nor nest deep enough to exhaust the
- * stack of the recursive tree walks.
+ * a trailing slash removed. Absolute paths and ".." are refused, and the
+ * result is held to the rules of a patch's paths (treecheck_path(): no
+ * .git in any spelling, no control character): a hostile archive must
+ * not name anything outside its tree or smuggle in repository metadata;
+ * nor nest deep enough to exhaust the stack of the recursive tree walks.
  */
 static int normalise_path(struct strbuf *sb, const char *path, const char *label)
 {
-	const char *p = path;
+	const char *p = path, *reason;
 	size_t depth = 0;
 
 	strbuf_reset(sb);
@@ -376,8 +367,6 @@ static int normalise_path(struct strbuf *sb, const char *path, const char *label
 
 		if ((len == 2 && !memcmp(p, "..", 2)))
 			return refuse(label, path, "'..' leads outside the tree");
-		if (len == 4 && !strncasecmp(p, ".git", 4))
-			return refuse(label, path, "a '.git' component");
 		if (len && !(len == 1 && *p == '.')) {
 			if (++depth > MAX_DEPTH)
 				return refuse(label, path, "nested too deep");
@@ -387,7 +376,8 @@ static int normalise_path(struct strbuf *sb, const char *path, const char *label
 		}
 		p = *end ? end + 1 : end;
 	}
-	return 0;
+	reason = sb->len ? treecheck_path(sb->buf, sb->len) : NULL;
+	return reason ? refuse(label, path, reason) : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -662,7 +652,7 @@ static int read_entry_data(char **out, size_t *out_len, struct archive *a,
 		n = archive_read_data(a, buf + len, alloc - len);
 		if (n < 0) {
 			free(buf);
-			return error("'%s': cannot read '%s': %s", label, printable(path),
+			return error("'%s': cannot read '%s': %s", label, shown(path),
 				     archive_error_string(a));
 		}
 		if (!n)
@@ -748,7 +738,7 @@ static int read_archive(struct ftree *ft, struct blob_writer *w, struct archive 
 				raw = archive_entry_symlink_utf8(e);
 			if (!raw) {
 				ret = error("'%s': symlink '%s' has no readable target", label,
-					    printable(path.buf));
+					    shown(path.buf));
 				break;
 			}
 			ret = ftree_file(&n, ft, path.buf, MODE_LINK, label);
@@ -783,14 +773,9 @@ static int resolve_hardlinks(struct ftree *ft, const char *label)
 			continue;
 		while (t && t->link && hops++ < 64)
 			t = ftree_lookup(ft, t->link, strlen(t->link));
-		if (!t || t->link || t->mode == MODE_DIR) {
-			char *name = xstrdup(printable(n->path));
-
-			error("'%s': hard link '%s' names '%s', which the archive does not hold "
-			      "as a file", label, name, printable(n->link));
-			free(name);
-			return -1;
-		}
+		if (!t || t->link || t->mode == MODE_DIR)
+			return error("'%s': hard link '%s' names '%s', which the archive does not "
+				     "hold as a file", label, shown(n->path), shown(n->link));
 		n->oid = t->oid;
 		n->mode = t->mode;
 	}
@@ -828,7 +813,7 @@ static int write_dir(git_oid *out, int *empty, git_repository *repo, struct tnod
 		}
 		err = git_treebuilder_insert(NULL, bld, k->name, &k->oid, k->mode);
 		if (err < 0) {
-			ret = git_error_report(err, "cannot add '%s' to a tree", printable(k->path));
+			ret = git_error_report(err, "cannot add '%s' to a tree", shown(k->path));
 			goto cleanup;
 		}
 		*empty = 0;
@@ -836,9 +821,62 @@ static int write_dir(git_oid *out, int *empty, git_repository *repo, struct tnod
 	err = git_treebuilder_write(out, bld);
 	if (err < 0)
 		ret = git_error_report(err, "cannot write the tree of '%s'",
-				       *n->path ? printable(n->path) : "/");
+				       *n->path ? shown(n->path) : "/");
 cleanup:
 	git_treebuilder_free(bld);
+	return ret;
+}
+
+/*
+ * Hold every .gitmodules (in any spelling, at any depth) to git fsck's
+ * rules: not a symbolic link, and nothing in it a clone would run.
+ */
+static int check_gitmodules(git_repository *repo, struct ftree *ft, const char *label)
+{
+	struct strbuf why = STRBUF_INIT;
+	git_odb *odb = NULL;
+	size_t i;
+	int err, ret = 0;
+
+	for (i = 0; i < ft->nr_all && !ret; i++) {
+		const struct tnode *n = ft->all[i];
+		git_odb_object *obj = NULL;
+		size_t size;
+		git_object_t type;
+
+		if (n->dead || n->mode == MODE_DIR || !treecheck_is_gitmodules(n->name, strlen(n->name)))
+			continue;
+		if (n->mode == MODE_LINK) {
+			ret = refuse(label, n->path, "a .gitmodules that is a symbolic link");
+			break;
+		}
+		if (!odb && (err = git_repository_odb(&odb, repo)) < 0) {
+			ret = git_error_report(err, "cannot open the object database");
+			break;
+		}
+		if ((err = git_odb_read_header(&size, &type, odb, &n->oid)) < 0) {
+			ret = git_error_report(err, "'%s': cannot read '%s'", label, shown(n->path));
+			break;
+		}
+		if (size > TREECHECK_GITMODULES_MAX) {
+			strbuf_reset(&why);
+			strbuf_addf(&why, "a .gitmodules of more than %u bytes, too large to check",
+				    TREECHECK_GITMODULES_MAX);
+			ret = refuse(label, n->path, why.buf);
+			break;
+		}
+		if ((err = git_odb_read(&obj, odb, &n->oid)) < 0) {
+			ret = git_error_report(err, "'%s': cannot read '%s'", label, shown(n->path));
+			break;
+		}
+		strbuf_reset(&why);
+		strbuf_addstr(&why, ".gitmodules ");
+		if (treecheck_gitmodules(git_odb_object_data(obj), git_odb_object_size(obj), &why))
+			ret = refuse(label, n->path, why.buf);
+		git_odb_object_free(obj);
+	}
+	git_odb_free(odb);
+	strbuf_release(&why);
 	return ret;
 }
 
@@ -851,6 +889,8 @@ static int ftree_write(git_oid *out, size_t *nr_files, git_repository *repo, str
 	int empty, ret;
 
 	ret = resolve_hardlinks(ft, label);
+	if (!ret)
+		ret = check_gitmodules(repo, ft, label);
 	if (ret)
 		return ret;
 	*nr_files = 0;
