@@ -245,6 +245,38 @@ test_expect_success 'a .gitmodules git fsck accepts is imported' '
 	git -C "$REPO" fsck --strict
 '
 
+test_expect_success 'a large entry is streamed: 128 MiB of zeros under a 150 MB address-space limit' '
+	mkdir -p large/linux-5.0 &&
+	echo hi >large/linux-5.0/README &&
+	head -c 134217728 /dev/zero >large/linux-5.0/zero.bin &&
+	tar -C large -czf large.tar.gz linux-5.0 &&
+	want=$(git hash-object large/linux-5.0/zero.bin) &&
+	rm -r large &&
+	printf "name: m\nsource:\n  tarball: $PWD/large.tar.gz\n" >kit2/kernels/m.yaml &&
+	(ulimit -v 150000 && mkseries --kit kit2 import --branch m >out 2>err) &&
+	cat out err &&
+	test_grep "^m: imported large.tar.gz as .* (2 files" out &&
+	test "$(git -C "$REPO" rev-parse refs/tags/mkseries/base/m:zero.bin)" = "$want"
+'
+
+test_expect_success 'sparse entries keep their holes, trailing ones too, streamed or not' '
+	mkdir -p sparse/linux-6.0 &&
+	echo head >sparse/linux-6.0/small.img &&
+	truncate -s 1M sparse/linux-6.0/small.img &&
+	echo head >sparse/linux-6.0/large.img &&
+	truncate -s 20M sparse/linux-6.0/large.img &&
+	truncate -s 1M sparse/linux-6.0/hole.img &&
+	truncate -s 20M sparse/linux-6.0/large-hole.img &&
+	tar --sparse -C sparse -czf sparse.tar.gz linux-6.0 &&
+	printf "name: m\nsource:\n  tarball: $PWD/sparse.tar.gz\n" >kit2/kernels/m.yaml &&
+	mkseries --kit kit2 import --branch m >out &&
+	cat out &&
+	for f in small.img large.img hole.img large-hole.img; do
+		test "$(git -C "$REPO" rev-parse refs/tags/mkseries/base/m:$f)" = \
+			"$(git hash-object sparse/linux-6.0/$f)" || return 1
+	done
+'
+
 test_expect_success 'a Debian package or suite name that could be an option is refused' '
 	printf "name: d\nsource:\n  debian: { package: -oAPT::Evil=1, suite: bookworm }\n" >kit2/kernels/d.yaml &&
 	test_must_fail mkseries --kit kit2 import --branch d 2>err &&

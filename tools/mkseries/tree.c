@@ -394,6 +394,7 @@ struct blob_job {
 struct blob_writer {
 	pthread_t threads[MAX_WRITERS];
 	git_odb *odbs[MAX_WRITERS];	/* one per thread: nothing shared in libgit2 */
+	git_odb *reader_odb;		/* the reader's own, for the entries it streams */
 	size_t nr_threads;		/* 0: the reader writes inline with odbs[0] */
 	pthread_mutex_t lock;
 	pthread_cond_t more, room;
@@ -530,6 +531,9 @@ static int writer_start(struct blob_writer *w, git_repository *repo)
 		if (ret)
 			return ret;
 	}
+	ret = fast_odb(&w->reader_odb, repo);
+	if (ret)
+		return ret;
 	for (i = 0; i < want; i++) {
 		struct writer_arg *wa = xmalloc(sizeof(*wa));
 
@@ -592,6 +596,7 @@ static int writer_finish(struct blob_writer *w)
 	ret = w->failed ? error("%s", w->errmsg ? w->errmsg : "cannot write a blob") : 0;
 	for (i = 0; i < MAX_WRITERS; i++)
 		git_odb_free(w->odbs[i]);
+	git_odb_free(w->reader_odb);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->more);
 	pthread_cond_destroy(&w->room);
@@ -627,7 +632,19 @@ static void progress_show(struct progress *pg, size_t files, int done)
 	fflush(stderr);
 }
 
-/* The current entry's data into a fresh buffer the caller owns. */
+/*
+ * Entries of this size or more go straight from the archive into the
+ * object database, a buffer at a time: memory stays bounded whatever the
+ * archive holds (a 3 GiB entry needed 3 GB read whole). Smaller ones are
+ * read whole and hashed on the writer threads.
+ */
+#define STREAM_MIN (16u << 20)
+#define STREAM_BUF (1u << 20)
+
+/*
+ * The current entry's data, less than STREAM_MIN bytes, into a fresh
+ * buffer the caller owns; a sparse entry's trailing hole as zeros.
+ */
 static int read_entry_data(char **out, size_t *out_len, struct archive *a,
 			   struct archive_entry *e, const char *label, const char *path)
 {
@@ -658,10 +675,92 @@ static int read_entry_data(char **out, size_t *out_len, struct archive *a,
 		if (!n)
 			break;
 		len += n;
+		if (len >= STREAM_MIN) {
+			free(buf);
+			return error("'%s': '%s' holds more than its header says", label,
+				     shown(path));
+		}
+	}
+	if (archive_entry_sparse_count(e) && archive_entry_size_is_set(e) &&
+	    (la_int64_t)len < archive_entry_size(e)) {
+		size_t size = archive_entry_size(e);
+
+		buf = xrealloc(buf, size + 1);
+		memset(buf + len, 0, size - len);
+		len = size;
 	}
 	*out = buf;
 	*out_len = len;
 	return 0;
+}
+
+/* Append `n` zero bytes to stream st: a sparse entry's hole. */
+static int stream_zeros(git_odb_stream *st, const char *zeros, la_int64_t n)
+{
+	while (n > 0) {
+		size_t k = n < STREAM_BUF ? (size_t)n : STREAM_BUF;
+		int err = git_odb_stream_write(st, zeros, k);
+
+		if (err < 0)
+			return err;
+		n -= k;
+	}
+	return 0;
+}
+
+/*
+ * Stream the current entry e into the blob *out, a block at a time as
+ * libarchive hands them out; holes of a sparse entry (libarchive 3.6
+ * leaves out a trailing one) are written as the zeros they stand for.
+ */
+static int stream_entry(git_oid *out, git_odb *odb, struct archive *a, struct archive_entry *e,
+			const char *label, const char *path)
+{
+	la_int64_t size = archive_entry_size(e), total = 0;
+	git_odb_stream *st = NULL;
+	char *zeros = xcalloc(1, STREAM_BUF);
+	int err = 0, ret = 0;
+
+	err = git_odb_open_wstream(&st, odb, (git_object_size_t)size, GIT_OBJECT_BLOB);
+	for (; err >= 0;) {
+		const void *block;
+		size_t n;
+		la_int64_t offset;
+		int r = archive_read_data_block(a, &block, &n, &offset);
+
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			ret = error("'%s': cannot read '%s': %s", label, shown(path),
+				    archive_error_string(a));
+			goto cleanup;
+		}
+		if (offset < total || offset > size || (la_int64_t)n > size - offset) {
+			ret = error("'%s': '%s' holds data beyond the %lld bytes its header says",
+				    label, shown(path), (long long)size);
+			goto cleanup;
+		}
+		err = stream_zeros(st, zeros, offset - total);
+		if (err >= 0)
+			err = git_odb_stream_write(st, block, n);
+		total = offset + n;
+	}
+	if (err >= 0 && total < size) {
+		if (!archive_entry_sparse_count(e)) {
+			ret = error("'%s': '%s' holds %lld bytes, not the %lld its header says", label,
+				    shown(path), (long long)total, (long long)size);
+			goto cleanup;
+		}
+		err = stream_zeros(st, zeros, size - total);
+	}
+	if (err >= 0)
+		err = git_odb_stream_finalize_write(out, st);
+	if (err < 0)
+		ret = git_error_report(err, "'%s': cannot write '%s'", label, shown(path));
+cleanup:
+	git_odb_stream_free(st);
+	free(zeros);
+	return ret;
 }
 
 static const char *entry_path(struct archive_entry *e)
@@ -726,6 +825,12 @@ static int read_archive(struct ftree *ft, struct blob_writer *w, struct archive 
 			ret = ftree_file(&n, ft, path.buf,
 					 archive_entry_perm(e) & 0111 ? MODE_EXEC : MODE_FILE,
 					 label);
+			if (!ret && archive_entry_size_is_set(e) &&
+			    archive_entry_size(e) >= STREAM_MIN) {
+				ret = stream_entry(&n->oid, w->reader_odb, a, e, label, path.buf);
+				files++;
+				break;
+			}
 			if (!ret)
 				ret = read_entry_data(&data, &len, a, e, label, path.buf);
 			if (!ret && writer_push(w, &n->oid, data, len))
