@@ -320,6 +320,26 @@ test_expect_success FLOCK 'the repository is locked during an import' '
 	wait
 '
 
+test_expect_success FLOCK 'the lock message names the holder that writes its pid just after locking' '
+	: >"$REPO/mkseries.lock" &&
+	flock "$REPO/mkseries.lock" sh -c "sleep 0.5; echo 4242 >\"$REPO/mkseries.lock\"; sleep 1" &
+	sleep 0.2 &&
+	test_expect_code 1 mkseries --kit kit import --branch t --force 2>err &&
+	cat err &&
+	test_grep "is locked by another mkseries (pid 4242)" err &&
+	wait
+'
+
+test_expect_success 'temporary objects an interrupted write left are removed under the lock' '
+	: >"$REPO/objects/tmp_object_git2_stale" &&
+	touch -d "1 hour ago" "$REPO/objects/tmp_object_git2_stale" &&
+	: >"$REPO/objects/tmp_object_git2_fresh" &&
+	mkseries --kit kit import --branch t >out &&
+	! test -e "$REPO/objects/tmp_object_git2_stale" &&
+	test -e "$REPO/objects/tmp_object_git2_fresh" &&
+	rm "$REPO/objects/tmp_object_git2_fresh"
+'
+
 test_expect_success 'setup: a git kernel repository with an annotated tag' '
 	git init -q linux &&
 	(
