@@ -123,3 +123,60 @@ add_variants() {
 	    without: [${B1%${B1#????????????}}]
 	EOF_VARIANTS
 }
+
+# make_stable DIR: a repository shaped like linux-stable's 6.17.y, for
+# kernels/6.17.yaml. Its mm/mremap.c has 6.17's mremap_folio_pte_batch()
+# (with 0b5be138ce00's pte_batch_hint() check). Tags:
+#   v6.17    "Linux 6.17"
+#   v6.17.8  two stable backports of other commits on top ("commit <id>
+#            upstream." and "[ Upstream commit <id> ]")
+#   v6.17.9  the stable backport of 04d1c9d60c6e: the batch respects the
+#            writable bit (folio_pte_batch_flags(..., FPB_RESPECT_WRITE))
+# $STABLE_FIX is the id of that backport after the call.
+make_stable() {
+	mkdir -p "$1" &&
+	(
+		cd "$1" &&
+		git init -q &&
+		mkdir -p mm &&
+		{
+			printf '// SPDX-License-Identifier: GPL-2.0\n/*\n *\tmm/mremap.c\n */\n\n' &&
+			printf '#include <linux/mm.h>\n#include "internal.h"\n\n' &&
+			printf 'static int mremap_folio_pte_batch(struct vm_area_struct *vma, unsigned long addr,\n' &&
+			printf '\t\tpte_t *ptep, pte_t pte, int max_nr)\n{\n\tstruct folio *folio;\n\n' &&
+			printf '\tif (max_nr == 1)\n\t\treturn 1;\n\n' &&
+			printf '\t/* Avoid expensive folio lookup if we stand no chance of benefit. */\n' &&
+			printf '\tif (pte_batch_hint(ptep, pte) == 1)\n\t\treturn 1;\n\n' &&
+			printf '\tfolio = vm_normal_folio(vma, addr, pte);\n' &&
+			printf '\tif (!folio || !folio_test_large(folio))\n\t\treturn 1;\n\n' &&
+			printf '\treturn folio_pte_batch(folio, ptep, pte, max_nr);\n}\n\n' &&
+			printf 'static int move_ptes(struct pagetable_move_control *pmc,\n' &&
+			printf '\t\tunsigned long extent, pmd_t *old_pmd, pmd_t *new_pmd)\n{\n\treturn 0;\n}\n'
+		} >mm/mremap.c &&
+		printf 'int madvise(void)\n{\n\treturn 0;\n}\n' >mm/madvise.c &&
+		printf 'VERSION = 6\nPATCHLEVEL = 17\nSUBLEVEL = 0\n' >Makefile &&
+		git add -A && git commit -q -m "Linux 6.17" && git tag v6.17 &&
+		printf '/* a fix */\n' >>mm/madvise.c &&
+		git commit -q -a -m "mm/madvise: an unrelated fix" \
+			-m "commit 1111111111111111111111111111111111111111 upstream." \
+			-m "Signed-off-by: Greg Kroah-Hartman <gregkh@linuxfoundation.org>" &&
+		printf '/* another fix */\n' >>mm/madvise.c &&
+		git commit -q -a -m "mm/madvise: another unrelated fix" \
+			-m "[ Upstream commit 2222222222222222222222222222222222222222 ]" \
+			-m "Signed-off-by: Sasha Levin <sashal@kernel.org>" &&
+		sed -i 's/^SUBLEVEL = 0/SUBLEVEL = 8/' Makefile &&
+		git commit -q -a -m "Linux 6.17.8" && git tag v6.17.8 &&
+		sed -i 's/return folio_pte_batch(folio, ptep, pte, max_nr);/return folio_pte_batch_flags(folio, NULL, ptep, \&pte, max_nr, FPB_RESPECT_WRITE);/' mm/mremap.c &&
+		grep -q FPB_RESPECT_WRITE mm/mremap.c &&
+		GIT_AUTHOR_NAME="Dev Jain" GIT_AUTHOR_EMAIL=dev.jain@arm.com \
+		git commit -q -a -m "mm/mremap: honour writable bit in mremap pte batching" \
+			-m "commit 04d1c9d60c6ec4c0003d433572eaa45f8b217788 upstream." \
+			-m "Make the batch respect the writable bit." \
+			-m "Fixes: f822a9a81a31 (\"mm: optimize mremap() by PTE batching\")
+Signed-off-by: Dev Jain <dev.jain@arm.com>
+Signed-off-by: Greg Kroah-Hartman <gregkh@linuxfoundation.org>" &&
+		sed -i 's/^SUBLEVEL = 8/SUBLEVEL = 9/' Makefile &&
+		git commit -q -a -m "Linux 6.17.9" && git tag v6.17.9
+	) &&
+	STABLE_FIX=$(git -C "$1" rev-parse v6.17.9~1)
+}

@@ -274,11 +274,57 @@ static void test_yamledit(void)
 	strbuf_release(&t);
 }
 
+static void check_upstream(const char *msg, const char *want, const char *what)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	int got = fixref_upstream(sc, msg, strlen(msg), hex);
+
+	if (!want) {
+		is_int(got, 0, "%s: no upstream id", what);
+		return;
+	}
+	is_int(got, 1, "%s: an upstream id", what);
+	is_str(hex, want, "%s: the id", what);
+}
+
+static void test_upstream(void)
+{
+	const char *full = "04d1c9d60c6ec4c0003d433572eaa45f8b217788";
+
+	check_upstream("mm/mremap: honour writable bit\n\ncommit 04d1c9d60c6ec4c0003d433572eaa45f8b217788 upstream.\n\nText.\n",
+		       full, "Greg's style");
+	check_upstream("x\n\n[ Upstream commit 04d1c9d60c6ec4c0003d433572eaa45f8b217788 ]\n\nText.\n",
+		       full, "Sasha's style");
+	check_upstream("x\n\n[Upstream commit 04D1C9D60C6EC4C0003D433572EAA45F8B217788]\n", full,
+		       "no spaces inside the brackets, upper case");
+	check_upstream("x\n\ncommit 04d1c9d60c6e upstream\n", "04d1c9d60c6e",
+		       "abbreviated, without the full stop");
+	check_upstream("x\n\n  commit 04d1c9d60c6ec4c0003d433572eaa45f8b217788 upstream.\r\n", full,
+		       "indented, CRLF");
+	check_upstream("x\n\n[ commit 04d1c9d60c6ec4c0003d433572eaa45f8b217788 upstream ]\n", full,
+		       "bracketed Greg's style");
+	check_upstream("x\n\nFixes: 04d1c9d60c6e (\"mm/mremap: honour writable bit\")\n", NULL,
+		       "a Fixes: trailer is not the upstream id");
+	check_upstream("x\n\n(cherry picked from commit 04d1c9d60c6ec4c0003d433572eaa45f8b217788)\n",
+		       NULL, "a cherry-pick line is not the stable style");
+	check_upstream("x\n\nThis is like commit 04d1c9d60c6e upstream, but different.\n", NULL,
+		       "an id in prose");
+	check_upstream("x\n\ncommit 04d1c9d upstream.\n", NULL, "seven digits are too few");
+	check_upstream("x\n\ncommit 04d1c9d60c6ezz upstream.\n", NULL, "not hex to the end");
+	check_upstream("x\n\ncommit 04d1c9d60c6e upstream. And more text\n", NULL,
+		       "more text on the line");
+	check_upstream("x\n\nUpstream commit 1111111111111111111111111111111111111111\n"
+		       "commit 2222222222222222222222222222222222222222 upstream.\n",
+		       "1111111111111111111111111111111111111111", "the first of two");
+	check_upstream("", NULL, "an empty message");
+}
+
 int main(void)
 {
 	fixref_scanner_new(&sc);
 	test_scan();
 	test_stable();
+	test_upstream();
 	test_hexid();
 	test_tags();
 	test_quote();

@@ -1001,6 +1001,38 @@ static const struct bad_case bad_cases[] = {
 	  "error: kernels/6.12.yaml:5: unknown key 'alpha' in 'verdicts' (allowed: threshold)\n"
 	  "error: kernels/6.12.yaml:4: 'threshold' must be more than 0% and at most 100%, not '0%'\n",
 	  0 },
+	{ "git repo from a variable with a bad name",
+	  NULL,
+	  { { "kernels/6.17.yaml",
+	      "name: \"6.17\"\n"
+	      "source:\n"
+	      "  git: { repo: $1STABLE, ref: v6.17.8 }\n" } },
+	  "error: kernels/6.17.yaml:3: 'repo' '$1STABLE' must be a path, or $VAR or ${VAR} (an "
+	  "environment variable naming a directory) with an optional /path after it\n", 0 },
+	{ "git repo from an unclosed ${",
+	  NULL,
+	  { { "kernels/6.17.yaml",
+	      "name: \"6.17\"\n"
+	      "source:\n"
+	      "  git:\n"
+	      "    repo: ${STABLE/linux\n"
+	      "    ref: v6.17.8\n" } },
+	  "error: kernels/6.17.yaml:4: 'repo' '${STABLE/linux' must be a path, or $VAR or ${VAR} (an "
+	  "environment variable naming a directory) with an optional /path after it\n", 0 },
+	{ "empty release",
+	  NULL,
+	  { { "kernels/6.17.yaml",
+	      "name: \"6.17\"\n"
+	      "source:\n"
+	      "  git: { repo: /src/linux, ref: v6.17.8, release: \"\" }\n" } },
+	  "error: kernels/6.17.yaml:3: 'release' must not be empty\n", 0 },
+	{ "release that looks like an option",
+	  NULL,
+	  { { "kernels/6.17.yaml",
+	      "name: \"6.17\"\n"
+	      "source:\n"
+	      "  git: { repo: /src/linux, ref: v6.17.8, release: --all }\n" } },
+	  "error: kernels/6.17.yaml:3: invalid release '--all'\n", 0 },
 	{ "branch name unfit for a ref",
 	  NULL,
 	  { { "kernels/6..1.yaml",
@@ -1564,6 +1596,102 @@ cleanup:
 	strbuf_release(&err);
 }
 
+/* Capture what kernel_source_check() prints. */
+static int check_capture(const struct kernel_branch *b, struct strbuf *err)
+{
+	char *errfile = path_join(tmproot, "stderr");
+	int saved, fd, ret;
+
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(errfile, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0)
+		BUG("cannot redirect stderr");
+	dup2(fd, 2);
+	ret = kernel_source_check(b);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	lseek(fd, 0, SEEK_SET);
+	strbuf_reset(err);
+	strbuf_read_fd(err, fd);
+	close(fd);
+	unlink(errfile);
+	free(errfile);
+	return ret;
+}
+
+/* A git repo named by an environment variable, and the branch's release. */
+static void test_repo_var(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct kit kit = KIT_INIT;
+	char *dir = new_kit(0), *want;
+	const struct kernel_branch *b;
+	int ret;
+
+	put(dir, "series.yaml", "series: []\n");
+	put(dir, "kernels/6.17.yaml",
+	    "name: \"6.17\"\n"
+	    "default: false\n"
+	    "source:\n"
+	    "  git: { repo: \"${MKS_TEST_STABLE}/linux\", ref: v6.17.8, release: v6.17 }\n");
+	put(dir, "kernels/6.18.yaml",
+	    "name: \"6.18\"\n"
+	    "source:\n"
+	    "  git:\n"
+	    "    repo: $MKS_TEST_STABLE\n"
+	    "    ref: v6.18.1\n");
+	unsetenv("MKS_TEST_STABLE");
+	ret = load_capture(&kit, dir, ".", &err);
+	is_int(ret, 0, "repo var unset: the kit loads");
+	is_str(err.buf, "", "repo var unset: nothing said at load time");
+	b = kit_find_branch(&kit, "6.17");
+	if (!ok(b, "repo var unset: 6.17 is there")) {
+		kit_release(&kit);
+		free(dir);
+		strbuf_release(&err);
+		return;
+	}
+	ok(!b->source.repo, "repo var unset: no repo");
+	is_str(b->source.repo_var, "MKS_TEST_STABLE", "the variable is ${...}'s");
+	is_str(b->source.release, "v6.17", "release");
+	is_int(b->source.repo_line, 4, "repo line of a flow mapping");
+	is_int(b->source.release_line, 4, "release line");
+	is_int(check_capture(b, &err), MKS_ECONFIG, "repo var unset: the source check fails");
+	is_str(err.buf,
+	       "error: kernels/6.17.yaml:4: branch '6.17' takes its tree from the git repository "
+	       "$MKS_TEST_STABLE names, and $MKS_TEST_STABLE is not set (point it at a linux-stable "
+	       "clone: export MKS_TEST_STABLE=~/src/linux-stable)\n",
+	       "repo var unset: the message names the file, line and variable");
+	b = kit_find_branch(&kit, "6.18");
+	is_int(b->source.repo_line, 4, "repo line of a block mapping");
+	ok(!b->source.release, "no release unless named");
+	kit_release(&kit);
+
+	setenv("MKS_TEST_STABLE", tmproot, 1);
+	ret = load_capture(&kit, dir, ".", &err);
+	is_int(ret, 0, "repo var set: the kit loads");
+	b = kit_find_branch(&kit, "6.17");
+	want = path_join(tmproot, "linux");
+	is_str(b->source.repo, want, "repo var set: ${VAR}/linux");
+	free(want);
+	is_int(check_capture(b, &err), MKS_ECONFIG, "repo var set to a missing directory: fails");
+	want = xstrfmt("error: kernels/6.17.yaml:4: branch '6.17': no git repository at '%s/linux' "
+		       "(from $MKS_TEST_STABLE)\n", tmproot);
+	is_str(err.buf, want, "repo var set to a missing directory: the message says so");
+	free(want);
+	b = kit_find_branch(&kit, "6.18");
+	is_str(b->source.repo, tmproot, "repo var set: $VAR alone");
+	is_int(check_capture(b, &err), 0, "repo var set to a directory: the check passes");
+	is_str(err.buf, "", "repo var set to a directory: quiet");
+	kit_release(&kit);
+	unsetenv("MKS_TEST_STABLE");
+
+	free(dir);
+	strbuf_release(&err);
+}
+
 static void test_no_kernels(void)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -1604,6 +1732,7 @@ int main(void)
 	test_variants();
 	test_claims();
 	test_no_kernels();
+	test_repo_var();
 	test_kit_dir_names();
 	test_bad_cases();
 	test_deep_nesting();

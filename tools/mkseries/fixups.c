@@ -29,9 +29,20 @@ static const char refs_pattern[] =
 static const char stable_pattern[] =
 	"^cc[ \\t]*:[ \\t]*(?:[^\\n<]*<)?stable@(?:vger\\.)?kernel\\.org>?([^\\n]*)$";
 
+/*
+ * How a stable tree names the upstream commit a backport stands for, on
+ * a line of its own: Greg's "commit <id> upstream." and Sasha's
+ * "[ Upstream commit <id> ]" (the brackets and the spaces inside them
+ * are optional in what people actually wrote).
+ */
+static const char upstream_pattern[] =
+	"^[ \\t]*(?:\\[[ \\t]*)?(?:upstream[ \\t]+commit[ \\t]+([0-9a-f]{8,40})(?![0-9a-z_])[ \\t]*\\]?"
+	"|commit[ \\t]+([0-9a-f]{8,40})[ \\t]+upstream\\b[ \\t.]*\\]?)[ \\t\\r]*$";
+
 struct fixref_scanner {
 	pcre2_code *refs;
 	pcre2_code *stable;
+	pcre2_code *upstream;
 	pcre2_match_data *md;
 	int jit;			/* both patterns are JIT-compiled */
 };
@@ -75,6 +86,7 @@ int fixref_scanner_new(struct fixref_scanner **out)
 	sc->jit = 1;
 	sc->refs = compile(refs_pattern, &sc->jit);
 	sc->stable = compile(stable_pattern, &sc->jit);
+	sc->upstream = compile(upstream_pattern, &sc->jit);
 	sc->md = pcre2_match_data_create(8, NULL);
 	if (!sc->md)
 		die("out of memory");
@@ -89,6 +101,7 @@ void fixref_scanner_free(struct fixref_scanner *sc)
 	pcre2_match_data_free(sc->md);
 	pcre2_code_free(sc->refs);
 	pcre2_code_free(sc->stable);
+	pcre2_code_free(sc->upstream);
 	free(sc);
 }
 
@@ -200,6 +213,31 @@ int fixref_stable(struct fixref_scanner *sc, const char *msg, size_t len, char *
 		n--;
 	if (n)
 		*comment = xstrndup(c, n);
+	return 1;
+}
+
+int fixref_upstream(struct fixref_scanner *sc, const char *msg, size_t len,
+		    char hex[GIT_OID_HEXSZ + 1])
+{
+	PCRE2_SIZE *ov;
+	size_t i, n;
+	int rc, g;
+
+	hex[0] = '\0';
+	if (!has_folded(msg, len, "upstream", 0))
+		return 0;
+	rc = match(sc, sc->upstream, msg, len, 0);
+	if (rc < 0)
+		return 0;
+	ov = pcre2_get_ovector_pointer(sc->md);
+	for (g = 1; g < rc && ov[2 * g] == PCRE2_UNSET; g++)
+		;
+	if (g >= rc)
+		return 0;
+	n = ov[2 * g + 1] - ov[2 * g];
+	for (i = 0; i < n; i++)
+		hex[i] = tolower((unsigned char)msg[ov[2 * g] + i]);
+	hex[n] = '\0';
 	return 1;
 }
 

@@ -46,6 +46,16 @@ size_t fixref_scan(struct fixref_scanner *sc, const char *msg, size_t len,
 int fixref_stable(struct fixref_scanner *sc, const char *msg, size_t len, char **comment);
 
 /*
+ * The upstream commit a stable backport says it is: the first line of
+ * `msg` reading "commit <id> upstream." (Greg's style) or
+ * "[ Upstream commit <id> ]" (Sasha's), any case, 8 to 40 hex digits.
+ * Ids in prose, in Fixes: trailers or in "(cherry picked from ...)" do
+ * not count. Returns 1 with the id in hex (lowercase), else 0.
+ */
+int fixref_upstream(struct fixref_scanner *sc, const char *msg, size_t len,
+		    char hex[GIT_OID_HEXSZ + 1]);
+
+/*
  * 1 when two commit ids (abbreviated or not) can name the same commit:
  * both are 8 or more hex digits and one is a prefix of the other
  * (case does not matter).

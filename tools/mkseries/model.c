@@ -58,7 +58,7 @@ static const char *const variant_keys[] = { "without", "note", "expect-fail", "c
 enum { SRC_DEBIAN, SRC_GIT, SRC_TARBALL, SRC_NR };
 static const char *const source_keys[] = { "debian", "git", "tarball", NULL };
 static const char *const debian_keys[] = { "package", "suite", NULL };
-static const char *const git_keys[] = { "repo", "ref", NULL };
+static const char *const git_keys[] = { "repo", "ref", "release", NULL };
 enum { C_BASE, C_FRAGMENTS, C_NR };
 static const char *const config_keys[] = { "base", "fragments", NULL };
 enum { B_QEMU, B_MACHINE, B_CPU, B_MEMORY, B_CPUS, B_CMDLINE, B_ACCEL, B_BOOT_TIMEOUT,
@@ -1195,6 +1195,43 @@ static void load_series(struct loader *ld, struct yfile *f)
 	free(items);
 }
 
+/*
+ * A git repo written "$VAR", "${VAR}" or either followed by "/sub":
+ * a linux-stable clone each user keeps somewhere else. An unset VAR is
+ * no error here; kernel_source_check() says so when the branch is used.
+ */
+static void parse_repo_var(struct yfile *f, int line, const char *repo, struct kernel_source *src)
+{
+	const char *p = repo + 1, *rest;
+	char *name, *path;
+	const char *val;
+	size_t n;
+
+	if (*p == '{') {
+		p++;
+		n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		rest = p[n] == '}' ? p + n + 1 : NULL;
+	} else {
+		n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		rest = p + n;
+	}
+	if (!n || isdigit((unsigned char)*p) || !rest || (*rest && *rest != '/')) {
+		report(f, line, "'repo' '%s' must be a path, or $VAR or ${VAR} (an environment variable naming a directory) with an optional /path after it",
+		       repo);
+		return;
+	}
+	name = xstrndup(p, n);
+	src->repo_var = name;
+	val = getenv(name);
+	if (!val || !*val)
+		return;
+	while (*rest == '/')
+		rest++;
+	path = *rest ? path_join(val, rest) : xstrdup(val);
+	src->repo = kit_abspath(f, line, path);
+	free(path);
+}
+
 static void parse_source(struct yfile *f, yaml_node_t *root, yaml_node_t *n,
 			 struct kernel_source *src)
 {
@@ -1234,18 +1271,33 @@ static void parse_source(struct yfile *f, yaml_node_t *root, yaml_node_t *n,
 			report(f, line_of(sub[1]), "invalid suite name '%s'", src->suite);
 		break;
 	case SRC_GIT: {
+		yaml_node_t *gv[3];
 		char *repo = NULL;
 
 		src->kind = SOURCE_GIT;
-		if (map_fields(f, v[which], "'git'", git_keys, sub))
+		if (map_fields(f, v[which], "'git'", git_keys, gv))
 			return;
-		need_str(f, sub[0], "repo", line_of(v[which]), "'git'", &repo);
-		need_str(f, sub[1], "ref", line_of(v[which]), "'git'", &src->ref);
-		if (repo)
-			src->repo = kit_abspath(f, line_of(sub[0]), repo);
+		src->repo_line = src->ref_line = src->release_line = line_of(v[which]);
+		need_str(f, gv[0], "repo", line_of(v[which]), "'git'", &repo);
+		need_str(f, gv[1], "ref", line_of(v[which]), "'git'", &src->ref);
+		if (gv[0])
+			src->repo_line = line_of(gv[0]);
+		if (gv[1])
+			src->ref_line = line_of(gv[1]);
+		if (repo && repo[0] == '$')
+			parse_repo_var(f, src->repo_line, repo, src);
+		else if (repo)
+			src->repo = kit_abspath(f, src->repo_line, repo);
 		free(repo);
 		if (src->ref && src->ref[0] == '-')
-			report(f, line_of(sub[1]), "invalid ref '%s'", src->ref);
+			report(f, src->ref_line, "invalid ref '%s'", src->ref);
+		if (gv[2]) {
+			src->release_line = line_of(gv[2]);
+			if (!get_str(f, gv[2], "release", &src->release) && !src->release)
+				report(f, src->release_line, "'release' must not be empty");
+			else if (src->release && src->release[0] == '-')
+				report(f, src->release_line, "invalid release '%s'", src->release);
+		}
 		break;
 	}
 	case SRC_TARBALL: {
@@ -2066,6 +2118,8 @@ void kit_release(struct kit *kit)
 		free(b->path);
 		free(b->source.repo);
 		free(b->source.ref);
+		free(b->source.repo_var);
+		free(b->source.release);
 		free(b->source.package);
 		free(b->source.suite);
 		free(b->source.tarball);
@@ -2127,6 +2181,31 @@ struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name)
 		if (kit->branches[i].name && !strcmp(kit->branches[i].name, name))
 			return &kit->branches[i];
 	return NULL;
+}
+
+int kernel_source_check(const struct kernel_branch *b)
+{
+	const struct kernel_source *s = &b->source;
+	struct stat st;
+
+	if (s->kind != SOURCE_GIT)
+		return 0;
+	if (!s->repo && s->repo_var)
+		return error_code(MKS_ECONFIG,
+				  "%s:%d: branch '%s' takes its tree from the git repository $%s names, and $%s is not set (point it at a linux-stable clone: export %s=~/src/linux-stable)",
+				  b->path, s->repo_line, b->name, s->repo_var, s->repo_var, s->repo_var);
+	if (!s->repo)
+		return error_code(MKS_ECONFIG, "%s:%d: branch '%s' names no git repository",
+				  b->path, s->repo_line, b->name);
+	if (stat(s->repo, &st) || !S_ISDIR(st.st_mode)) {
+		if (s->repo_var)
+			return error_code(MKS_ECONFIG,
+					  "%s:%d: branch '%s': no git repository at '%s' (from $%s)",
+					  b->path, s->repo_line, b->name, s->repo, s->repo_var);
+		return error_code(MKS_ECONFIG, "%s:%d: branch '%s': no git repository at '%s'",
+				  b->path, s->repo_line, b->name, s->repo);
+	}
+	return 0;
 }
 
 const struct kernel_variant *branch_find_variant(const struct kernel_branch *b, const char *name)

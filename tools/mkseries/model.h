@@ -97,7 +97,17 @@ enum source_kind {
 
 struct kernel_source {
 	enum source_kind kind;
-	char *repo, *ref;	/* git: repo is absolute */
+	/*
+	 * git: repo is absolute. A repo written "$VAR" or "$VAR/sub" is
+	 * taken from the environment when the kit is loaded: repo_var names
+	 * the variable, and repo stays NULL while it is unset (an error only
+	 * for a command that uses the branch: kernel_source_check()).
+	 */
+	char *repo, *ref;
+	char *repo_var;		/* git: "MKSERIES_LINUX_STABLE", or NULL */
+	/* git: the mainline release the branch grows from; its backports are in release..ref */
+	char *release;
+	int repo_line, ref_line, release_line;
 	char *package, *suite;	/* debian */
 	char *tarball;		/* tarball: absolute (kit-relative paths are made absolute) */
 };
@@ -192,6 +202,14 @@ void kit_release(struct kit *kit);
 
 struct kit_series *kit_find_series(const struct kit *kit, const char *id);
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name);
+/*
+ * Whether b's source can be used: for a git source, that its repository
+ * is named (its variable set) and exists. Returns 0, or MKS_ECONFIG
+ * after printing "kernels/B.yaml:LINE: ..." saying what is missing and
+ * how to name it.
+ */
+int kernel_source_check(const struct kernel_branch *b);
+
 /* The declared variant `name` of b, or NULL ("base" and "kit" are never declared). */
 const struct kernel_variant *branch_find_variant(const struct kernel_branch *b, const char *name);
 /* Whether v expects mm-regress case `name` to fail. */

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gitutil.h"
 #include "mail.h"
 #include "plan.h"
+#include "stable.h"
 #include "util.h"
 
 const char *plan_action_name(enum plan_action a)
@@ -41,6 +43,7 @@ void plan_release(struct plan *plan)
 		free(plan->items[i].reason);
 		free(plan->items[i].source);
 		free(plan->items[i].subject);
+		free(plan->items[i].stable_commit);
 	}
 	free(plan->items);
 	memset(plan, 0, sizeof(*plan));
@@ -370,11 +373,51 @@ static int plan_patch_kit(struct plan *plan, const struct kit_patch *p, const st
 	return set_apply(it, p, own, bp, bname, xstrdup("the series' patch"));
 }
 
+/*
+ * An item about to be applied whose upstream commit the branch's stable
+ * history already carries is present, and the plan names the commit
+ * that carries it; one that is not there says where it was looked for.
+ */
+static void check_stable(struct plan *plan, struct plan_item *it)
+{
+	const struct stable_log *log = plan->stable;
+	const char *up = it->patch->upstream;
+	const struct stable_backport *bp;
+	char hex[GIT_OID_HEXSZ + 1];
+	char *reason;
+
+	if (!log || !up || (it->action != PLAN_APPLY && it->action != PLAN_SQUASH))
+		return;
+	bp = stable_log_find(log, up);
+	if (!bp) {
+		reason = xstrfmt("%s; no stable backport of %s in %s..%s (%zu commits)", it->reason,
+				 up, log->since, log->ref, log->walked);
+	} else if (bp->reverted) {
+		git_oid_tostr(hex, sizeof(hex), &bp->reverted_by);
+		reason = xstrfmt("%s; its stable backport %s (\"%s\") is reverted by %.12s in %s..%s",
+				 it->reason, oid_short(&bp->oid), bp->subject, hex, log->since,
+				 log->ref);
+	} else {
+		git_oid_tostr(hex, sizeof(hex), &bp->oid);
+		reason = xstrfmt("backported to stable%s%s: %.12s (\"%s\") says it is upstream commit %s (%s..%s)",
+				 bp->tag ? " in " : "", bp->tag ? bp->tag : "", hex, bp->subject,
+				 bp->upstream, log->since, log->ref);
+		it->action = PLAN_PRESENT;
+		free(it->source);
+		it->source = NULL;
+		it->branch_backport = 0;
+		it->stable_commit = xstrdup(hex);
+	}
+	free(it->reason);
+	it->reason = reason;
+}
+
 static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
 		      const struct backports *bp)
 {
 	int ret = plan_patch_kit(plan, p, sd, bp);
 
+	check_stable(plan, &plan->items[plan->nr - 1]);
 	leave_out(plan, &plan->items[plan->nr - 1]);
 	return ret;
 }
@@ -434,6 +477,15 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 		ret = set_apply(it, f, own, bp, bname,
 				own->reason ? xstrdup(own->reason)
 					    : xstrfmt("fixes %s, present on %s", target, bname));
+	} else if (ta == PLAN_PRESENT && plan->items[ti].stable_commit) {
+		/*
+		 * The kit would apply the fixed patch here and stable has
+		 * backported it already: its fix still travels with it.
+		 */
+		it->action = PLAN_APPLY;
+		ret = set_apply(it, f, own, bp, bname,
+				xstrfmt("fixes %s, whose stable backport %.12s is on %s", target,
+					plan->items[ti].stable_commit, bname));
 	} else {
 		it->action = PLAN_SKIP;
 		if (plan->items[ti].left_out)
@@ -443,6 +495,7 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 			it->reason = xstrfmt("fixes %s, which is %s on %s", target,
 					     ta == PLAN_PRESENT ? "present" : "not applied", bname);
 	}
+	check_stable(plan, it);
 	leave_out(plan, it);
 	free(target);
 	return ret;
@@ -514,6 +567,7 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 		      const struct kernel_variant *v)
 {
 	const struct kit_series **order = NULL;
+	struct stable_log log = STABLE_LOG_INIT;
 	size_t i, j;
 	int ret = 0;
 
@@ -523,6 +577,14 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	plan->variant = v;
 	if (order_series(&order, kit))
 		return MKS_ECONFIG;
+	if (b->source.kind == SOURCE_GIT && b->source.release) {
+		ret = stable_log_read(&log, b);
+		if (ret) {
+			free(order);
+			return MKS_ECONFIG;
+		}
+		plan->stable = &log;
+	}
 	for (i = 0; i < kit->nr_series; i++) {
 		const struct kit_series *s = order[i];
 		const struct decision *sd = series_decision(s, b->name);
@@ -538,6 +600,8 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 		backports_release(&bp);
 	}
 	free(order);
+	plan->stable = NULL;
+	stable_log_release(&log);
 	for (i = 0; i < plan->nr; i++)
 		plan->items[i].subject = item_subject(kit, &plan->items[i]);
 	for (i = 0; i < plan->nr; i++) {

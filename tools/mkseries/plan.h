@@ -4,6 +4,8 @@
 
 #include "model.h"
 
+struct stable_log;
+
 enum plan_action {
 	PLAN_APPLY = 1,	/* apply `source` as a commit of its own */
 	PLAN_SQUASH,	/* apply `source` and fold it into the commit of item `squash_into` */
@@ -25,6 +27,12 @@ struct plan_item {
 	 * Owned.
 	 */
 	char *subject;
+	/*
+	 * PRESENT because the branch's history carries its stable backport
+	 * (kernels/<branch>.yaml names a `release`): that commit, in full
+	 * hex; else NULL. Owned.
+	 */
+	char *stable_commit;
 };
 
 /*
@@ -39,14 +47,24 @@ struct plan {
 	const struct kernel_variant *variant;	/* NULL: the kit itself */
 	struct plan_item *items;
 	size_t nr, alloc;
+	/* While plan_build() works: the branch's stable backports, or NULL. */
+	const struct stable_log *stable;
 };
 
-#define PLAN_INIT { NULL, NULL, NULL, NULL, 0, 0 }
+#define PLAN_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL }
 
 /*
  * Work out the plan of `b`. Reads branch backport directories to match
- * their files to the kit's patches. Returns 0, or MKS_ECONFIG after
- * printing every problem found (FILE:LINE: or FILE: first).
+ * their files to the kit's patches. When b's kernel file names a
+ * `release` (a git source), it also reads release..ref of b's
+ * repository: an entry the plan would apply whose upstream id a commit
+ * there names as its upstream ("commit <id> upstream." or "[ Upstream
+ * commit <id> ]", not reverted later) is present instead, with that
+ * commit as the evidence; every other entry it applies says that none
+ * was found. A fixup of an entry found that way is applied (unless it
+ * is found too): the kit meant it to travel with what it fixes.
+ * Returns 0, or MKS_ECONFIG after printing every problem found
+ * (FILE:LINE: or FILE: first).
  */
 int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b);
 

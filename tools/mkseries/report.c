@@ -2226,6 +2226,8 @@ static void json_plan_items(struct jw *w, const struct plan *p)
 			  it->source : NULL);
 		if (it->action == PLAN_SQUASH)
 			jw_string(w, "squash_into", kit_patch_label(p->items[it->squash_into].patch));
+		if (it->stable_commit)
+			jw_string(w, "stable_commit", it->stable_commit);
 		if (p->variant)
 			jw_bool(w, "left_out", it->left_out);
 		jw_close(w, '}');

@@ -57,7 +57,10 @@ static int repo_path_of(char **out, int *own, const struct kit *kit,
 		*out = xstrdup(repo_opt);
 		return 0;
 	}
-	if (b && b->source.kind == SOURCE_GIT && b->source.repo) {
+	if (b && b->source.kind == SOURCE_GIT) {
+		/* A repository the user's environment names: say which file and variable. */
+		if ((!b->source.repo || b->source.repo_var) && kernel_source_check(b))
+			return MKS_ECONFIG;
 		*out = kit_path(kit, b->source.repo);
 		return 0;
 	}
@@ -112,6 +115,8 @@ int kernel_repo_open(git_repository **out, const struct kit *kit, const struct k
 
 	*out = NULL;
 	ret = repo_path_of(&path, &own, kit, b, repo_opt);
+	if (!ret && !path)
+		ret = -1;
 	if (!ret)
 		ret = repo_open(out, path, create);
 	if (!ret && own)
@@ -1963,11 +1968,13 @@ static int import_git(git_oid *out, struct tree_import_info *info, git_repositor
 	git_object *obj = NULL, *peeled = NULL;
 	git_oid commit, old;
 	const git_signature *committer;
-	char *path = kit_path(kit, b->source.repo), *abs = NULL, *key = NULL;
+	char *path = b->source.repo ? kit_path(kit, b->source.repo) : NULL, *abs = NULL, *key = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
 	const char *ref = b->source.ref ? b->source.ref : "HEAD";
 	int exists, err, ret = 0;
 
+	if (!path)
+		return kernel_source_check(b) ? MKS_ECONFIG : error("branch '%s' names no git repository", b->name);
 	abs = realpath(path, NULL);
 	if (!abs) {
 		ret = error("branch '%s': git repository '%s' does not exist", b->name, path);

@@ -10,7 +10,9 @@
  * The kernel repository for branch `b`: `repo_opt` when given, else the
  * branch's own git repository for git sources, else
  * $XDG_CACHE_HOME/mkseries/linux.git (~/.cache when unset), created bare
- * on first use. *out is owned by the caller.
+ * on first use. *out is owned by the caller. A git source whose repo
+ * comes from an environment variable that is unset, or names no
+ * directory, is MKS_ECONFIG (printed by kernel_source_check()).
  */
 int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt);
@@ -22,6 +24,7 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
  * told to: there core.logAllRefUpdates is set to always, on creation
  * and on every open of one made before, so each ref update is logged.
  * A repository named by --repo or a git source keeps its configuration.
+ * Returns 0, MKS_ECONFIG as kernel_repo_path() does, or -1 (printed).
  */
 int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt, int create);

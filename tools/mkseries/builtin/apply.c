@@ -97,7 +97,12 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 		ret = 2;
 		goto cleanup;
 	}
-	if (kernel_repo_open(&repo, kit, b, repo_opt, 1) || repo_lock(&lock, repo) ||
+	err = kernel_repo_open(&repo, kit, b, repo_opt, 1);
+	if (err == MKS_ECONFIG) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (err || repo_lock(&lock, repo) ||
 	    backporter_signature(&me, repo))
 		goto cleanup;
 	/* Immediate when the tree was imported from the same source before. */

@@ -89,11 +89,12 @@ static int build_branch(const struct kit *kit, const struct kernel_branch *b,
 	char *workdir = branch_workdir(args->workdir, b);
 	git_oid base;
 	size_t i;
-	int ret = 0;
+	int err, ret = 0;
 
 	variants_of_branch(&list, b, given);
-	if (kernel_repo_open(&repo, kit, b, args->repo, 1)) {
-		ret = 1;
+	err = kernel_repo_open(&repo, kit, b, args->repo, 1);
+	if (err) {
+		ret = err == MKS_ECONFIG ? 2 : 1;
 		goto cleanup;
 	}
 	if (workdir_lock(&lock, workdir)) {

@@ -16,11 +16,15 @@ static int import_branch(const struct kit *kit, const struct kernel_branch *b,
 	git_repository *repo = NULL;
 	git_oid commit;
 	unsigned flags = TREE_IMPORT_REFRESH | (force ? TREE_IMPORT_FORCE : 0);
-	int create = repo_opt || b->source.kind != SOURCE_GIT, ret = 1;
+	int create = repo_opt || b->source.kind != SOURCE_GIT, err, ret = 1;
 
 	/* A git source's own repository must exist; the others are made on first use. */
-	if (kernel_repo_open(&repo, kit, b, repo_opt, create) ||
-	    repo_lock(&lock, repo))
+	err = kernel_repo_open(&repo, kit, b, repo_opt, create);
+	if (err == MKS_ECONFIG) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (err || repo_lock(&lock, repo))
 		goto cleanup;
 	if (tree_import_ex(&commit, &info, repo, kit, b, flags)) {
 		error("%s: nothing imported, '%s' left as it was", b->name, tree_base_refname(b));
@@ -64,9 +68,12 @@ int cmd_import(int argc, const char **argv)
 		kit_release(&kit);
 		return 2;
 	}
-	for (i = 0; i < nr; i++)
-		if (import_branch(&kit, sel[i], repo, force))
-			ret = 1;
+	for (i = 0; i < nr; i++) {
+		int r = import_branch(&kit, sel[i], repo, force);
+
+		if (r > ret)
+			ret = r;
+	}
 	free(sel);
 	kit_release(&kit);
 	return ret;

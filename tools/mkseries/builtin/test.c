@@ -134,11 +134,15 @@ static int test_branch(const struct kit *kit, const struct kernel_branch *b,
 	git_repository *repo = NULL;
 	char *workdir = branch_workdir(args->workdir, b);
 	size_t i;
-	int ret = 0;
+	int err, ret = 0;
 
 	variants_of_branch(&list, b, given);
-	if (kernel_repo_open(&repo, kit, b, args->repo, 0) ||
-	    workdir_lock(&lock, workdir)) {
+	err = kernel_repo_open(&repo, kit, b, args->repo, 0);
+	if (err == MKS_ECONFIG) {
+		ret = 2;
+		goto cleanup;
+	}
+	if (err || workdir_lock(&lock, workdir)) {
 		ret = 1;
 		goto cleanup;
 	}
