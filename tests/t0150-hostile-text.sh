@@ -69,4 +69,15 @@ test_expect_success 'fixups --mainline prints the missing commit escaped' '
 	test_grep -F "# 1.0+\\x1b]0;owned\\x07)" out
 '
 
+test_expect_success 'fixups --write records the subject escaped; the kit loads and lists it so' '
+	(cd kit && mkseries fixups --mainline ../linux --write >../out 2>../err) &&
+	cat out err &&
+	no_raw out err kit/series.yaml &&
+	test_grep -F "subject: \"mm: evil\\\\x1b[2K\\\\rmm: innocent\"" kit/series.yaml &&
+	(cd kit && mkseries fixups >../out 2>../err) &&
+	cat out err &&
+	no_raw out err &&
+	test_grep -F "mm: evil\\x1b[2K\\rmm: innocent" out
+'
+
 test_done

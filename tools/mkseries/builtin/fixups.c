@@ -179,6 +179,8 @@ static int write_fixups(struct kit *kit, git_repository *repo, const struct fixu
 	char (*ids)[13] = xcalloc(n, sizeof(*ids));
 	char (*fixes)[13] = xcalloc(n, sizeof(*fixes));
 	char **files = xcalloc(n, sizeof(*files));
+	/* The kit takes no control characters: a hostile subject goes in escaped. */
+	char **subjects = xcalloc(n, sizeof(*subjects));
 	int ret = 0;
 
 	if (strbuf_read_file(&text, path)) {
@@ -209,7 +211,8 @@ static int write_fixups(struct kit *kit, git_repository *repo, const struct fixu
 					      &rep->missing[m->target_missing].oid);
 			e[k].file = files[j];
 			e[k].upstream = ids[j];
-			e[k].subject = m->subject;
+			subjects[j] = m->subject ? xstrdup(shown(m->subject)) : NULL;
+			e[k].subject = subjects[j];
 			e[k].fixes = fixes[j];
 			k++;
 		}
@@ -237,8 +240,10 @@ cleanup:
 			free(abs);
 		}
 		free(files[i]);
+		free(subjects[i]);
 	}
 	free(files);
+	free(subjects);
 	free(fixes);
 	free(ids);
 	free(e);
