@@ -4,6 +4,7 @@
 
 REPO="$XDG_CACHE_HOME/mkseries/linux.git"
 TAG=refs/tags/mkseries/base/t
+SQ="'"
 
 # now_ms: milliseconds since the epoch.
 now_ms() { date +%s%3N; }
@@ -158,36 +159,104 @@ test_expect_success 'a missing tarball is an error; nothing is tagged' '
 	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
 '
 
-test_expect_success 'a broken archive is an error; nothing is tagged' '
-	head -c 300 linux-1.0.tar.gz >broken.tar.gz &&
-	printf "name: m\nsource:\n  tarball: $PWD/broken.tar.gz\n" >kit2/kernels/m.yaml &&
+# import_refused TARBALL GREP-ARGS...: importing branch m of kit2 from
+# TARBALL fails (exit 1), stderr matches GREP-ARGS, and nothing is tagged.
+import_refused() {
+	printf "name: m\nsource:\n  tarball: $PWD/$1\n" >kit2/kernels/m.yaml &&
+	shift &&
 	test_expect_code 1 mkseries --kit kit2 import --branch m >out 2>err &&
 	cat err &&
-	test_grep "broken.tar.gz" err &&
-	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m &&
-	echo "not an archive at all" >junk.tar &&
-	printf "name: m\nsource:\n  tarball: $PWD/junk.tar\n" >kit2/kernels/m.yaml &&
-	test_expect_code 1 mkseries --kit kit2 import --branch m 2>err &&
-	cat err &&
-	test_grep "junk.tar" err &&
+	test_grep "$@" err &&
 	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+}
+
+test_expect_success 'a broken archive is an error; nothing is tagged' '
+	head -c 300 linux-1.0.tar.gz >broken.tar.gz &&
+	import_refused broken.tar.gz "broken.tar.gz" &&
+	echo "not an archive at all" >junk.tar &&
+	import_refused junk.tar "junk.tar"
 '
 
+# hostile_tar FILE NAME [CONTENT [symlink]]: a tarball of h/ok and h/NAME (UTF-8) holding CONTENT.
+hostile_tar() {
+	python3 - "$@" <<-\EOF_PY
+	import io, sys, tarfile
+	out, name = sys.argv[1], sys.argv[2]
+	content = sys.argv[3].encode() if len(sys.argv) > 3 else b"x\n"
+	with tarfile.open(out, "w", format=tarfile.PAX_FORMAT, encoding="utf-8") as t:
+	    for n, data in (("h/ok", b"ok\n"), ("h/" + name, content)):
+	        info = tarfile.TarInfo(n)
+	        if len(sys.argv) > 4 and n != "h/ok":
+	            info.type = tarfile.SYMTYPE
+	            info.linkname = sys.argv[3]
+	            data = b""
+	        info.size = len(data)
+	        t.addfile(info, io.BytesIO(data))
+	EOF_PY
+}
+
 test_expect_success 'a hostile tarball reaching outside its tree is refused' '
-	python3 -c "
-import io, tarfile
-with tarfile.open(\"hostile.tar\", \"w\") as t:
-    for name in (\"h/ok\", \"h/../../x\"):
-        data = b\"pwned\\n\"
-        info = tarfile.TarInfo(name)
-        info.size = len(data)
-        t.addfile(info, io.BytesIO(data))
-" &&
-	printf "name: m\nsource:\n  tarball: $PWD/hostile.tar\n" >kit2/kernels/m.yaml &&
-	test_expect_code 1 mkseries --kit kit2 import --branch m 2>err &&
-	cat err &&
-	test_grep "refusing entry .h/\.\./\.\./x.: .\.\.. leads outside the tree" err &&
-	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+	hostile_tar hostile.tar ../../x pwned &&
+	import_refused hostile.tar "refusing entry .h/\.\./\.\./x.: .\.\.. leads outside the tree"
+'
+
+test_expect_success 'a .gitmodules that git fsck rejects is refused, naming archive and entry' '
+	hostile_tar gitmodules.tar .gitmodules "$(printf "[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch /tmp/pwned\n")" &&
+	import_refused gitmodules.tar -F "error: ${SQ}$PWD/gitmodules.tar${SQ}: refusing entry ${SQ}h/.gitmodules${SQ}: .gitmodules line 3: disallowed submodule url ${SQ}--upload-pack=touch /tmp/pwned${SQ}: it could be taken for an option"
+'
+
+test_expect_success 'a .gitmodules that is a symbolic link is refused' '
+	hostile_tar gitmodules-link.tar .gitmodules ok symlink &&
+	import_refused gitmodules-link.tar "refusing entry .h/.gitmodules.: a .gitmodules that is a symbolic link"
+'
+
+test_expect_success 'a .git spelled with an HFS+ ignorable code point is refused' '
+	hostile_tar dotgit.tar "$(printf ".g\342\200\214it/config")" &&
+	import_refused dotgit.tar "refusing entry .h/.g.*it/config.: path reaches into .git"
+'
+
+test_expect_success 'a .gitmodules git fsck accepts is imported' '
+	hostile_tar fine.tar .gitmodules "$(printf "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.org/lib.git\n")" &&
+	printf "name: m\nsource:\n  tarball: $PWD/fine.tar\n" >kit2/kernels/m.yaml &&
+	mkseries --kit kit2 import --branch m >out &&
+	cat out &&
+	git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m &&
+	git -C "$REPO" fsck --strict
+'
+
+# A sanitizer build reserves terabytes of address space: it cannot run under ulimit -v.
+test_lazy_prereq ULIMIT_V '(ulimit -v 150000 && mkseries --version)'
+
+test_expect_success ULIMIT_V 'a large entry is streamed: 128 MiB of zeros under a 150 MB address-space limit' '
+	mkdir -p large/linux-5.0 &&
+	echo hi >large/linux-5.0/README &&
+	head -c 134217728 /dev/zero >large/linux-5.0/zero.bin &&
+	tar -C large -czf large.tar.gz linux-5.0 &&
+	want=$(git hash-object large/linux-5.0/zero.bin) &&
+	rm -r large &&
+	printf "name: m\nsource:\n  tarball: $PWD/large.tar.gz\n" >kit2/kernels/m.yaml &&
+	(ulimit -v 150000 && mkseries --kit kit2 import --branch m >out 2>err) &&
+	cat out err &&
+	test_grep "^m: imported large.tar.gz as .* (2 files" out &&
+	test "$(git -C "$REPO" rev-parse refs/tags/mkseries/base/m:zero.bin)" = "$want"
+'
+
+test_expect_success 'sparse entries keep their holes, trailing ones too, streamed or not' '
+	mkdir -p sparse/linux-6.0 &&
+	echo head >sparse/linux-6.0/small.img &&
+	truncate -s 1M sparse/linux-6.0/small.img &&
+	echo head >sparse/linux-6.0/large.img &&
+	truncate -s 20M sparse/linux-6.0/large.img &&
+	truncate -s 1M sparse/linux-6.0/hole.img &&
+	truncate -s 20M sparse/linux-6.0/large-hole.img &&
+	tar --sparse -C sparse -czf sparse.tar.gz linux-6.0 &&
+	printf "name: m\nsource:\n  tarball: $PWD/sparse.tar.gz\n" >kit2/kernels/m.yaml &&
+	mkseries --kit kit2 import --branch m >out &&
+	cat out &&
+	for f in small.img large.img hole.img large-hole.img; do
+		test "$(git -C "$REPO" rev-parse refs/tags/mkseries/base/m:$f)" = \
+			"$(git hash-object sparse/linux-6.0/$f)" || return 1
+	done
 '
 
 test_expect_success 'a Debian package or suite name that could be an option is refused' '
@@ -231,6 +300,26 @@ test_expect_success FLOCK 'the repository is locked during an import' '
 	cat err &&
 	test_grep "is locked by another mkseries" err &&
 	wait
+'
+
+test_expect_success FLOCK 'the lock message names the holder that writes its pid just after locking' '
+	: >"$REPO/mkseries.lock" &&
+	flock "$REPO/mkseries.lock" sh -c "sleep 0.5; echo 4242 >\"$REPO/mkseries.lock\"; sleep 1" &
+	sleep 0.2 &&
+	test_expect_code 1 mkseries --kit kit import --branch t --force 2>err &&
+	cat err &&
+	test_grep "is locked by another mkseries (pid 4242)" err &&
+	wait
+'
+
+test_expect_success 'temporary objects an interrupted write left are removed under the lock' '
+	: >"$REPO/objects/tmp_object_git2_stale" &&
+	touch -d "1 hour ago" "$REPO/objects/tmp_object_git2_stale" &&
+	: >"$REPO/objects/tmp_object_git2_fresh" &&
+	mkseries --kit kit import --branch t >out &&
+	! test -e "$REPO/objects/tmp_object_git2_stale" &&
+	test -e "$REPO/objects/tmp_object_git2_fresh" &&
+	rm "$REPO/objects/tmp_object_git2_fresh"
 '
 
 test_expect_success 'setup: a git kernel repository with an annotated tag' '
@@ -318,6 +407,32 @@ test_expect_success '--all imports every default branch' '
 	mkseries --kit kit import --all >out &&
 	test_grep "^g: up to date " out &&
 	test_grep "^t: up to date " out
+'
+
+test_expect_success 'the default repository logs mkseries ref updates in the reflog' '
+	mkseries --kit kit apply --branch t >out &&
+	cat out &&
+	test "$(git --git-dir="$REPO" config core.logAllRefUpdates)" = always &&
+	git --git-dir="$REPO" reflog show mkseries/t >log &&
+	cat log &&
+	test_grep "mkseries apply: 0 commits onto" log
+'
+
+test_expect_success 'a default repository made before the reflog setting gets it' '
+	git --git-dir="$REPO" config --unset core.logAllRefUpdates &&
+	git --git-dir="$REPO" update-ref -d refs/heads/mkseries/t &&
+	rm -rf "$REPO/logs" &&
+	mkseries --kit kit apply --branch t >out &&
+	test "$(git --git-dir="$REPO" config core.logAllRefUpdates)" = always &&
+	git --git-dir="$REPO" reflog show mkseries/t >log &&
+	cat log &&
+	test_grep "mkseries apply: 0 commits onto" log
+'
+
+test_expect_success 'a repository given with --repo keeps its own configuration' '
+	mkseries --kit kit apply --branch t --repo other.git >out &&
+	cat out &&
+	test_must_fail git --git-dir=other.git config core.logAllRefUpdates
 '
 
 test_done

@@ -245,7 +245,7 @@ test_expect_success 'a variant that does not apply fails alone, exit 1' '
 	test_grep "^t: refs/heads/mkseries/t -> " out &&
 	test_grep "^t no-fix: refs/heads/mkseries-variants/t/no-fix -> .* (4 commits, 2 shared" out &&
 	test_grep "^t no-rename: FAILED without $(short $A1): nothing applied; .refs/heads/mkseries-variants/t/no-rename. not created$" out &&
-	test_grep "^error: cannot apply .gamma 1/1. onto .t. (variant .no-rename.)$" err &&
+	test_grep "^error: cannot apply .gamma 1/1. (mm: count pteps) onto .t. (variant .no-rename.)$" err &&
 	test_grep "mm/mremap.c" err &&
 	test_must_fail mkseries --kit kitr build --branch t --variant no-rename --workdir wd >out 2>err &&
 	test_grep "^t no-rename: no applied branch refs/heads/mkseries-variants/t/no-rename: run mkseries apply --branch t$" out &&

@@ -210,6 +210,19 @@ test_expect_success 'a conflict makes the kit cells conflict; base still runs' '
 	test_grep "^c: apply: up to date (conflict: cannot apply .alpha 1/2." out
 '
 
+test_expect_success 'a hostile subject in the conflict reaches the step lines escaped' '
+	cp -r kit kit-evil &&
+	sed -i "/^        subject: \"mm: rename ptes\"$/d" kit-evil/series.yaml &&
+	sed -i "s/^Subject: .*/Subject: [PATCH] =?UTF-8?q?mm:=20evil=1B[2K=0Dmm:=20innocent?=/" \
+		kit-evil/patches/alpha/0001-mm-rename-ptes.patch &&
+	(cd kit-evil && test_must_fail mkseries run --branch c --workdir ../work-evil >../out 2>../err) &&
+	cat out err &&
+	test_grep "^c: apply: CONFLICT" out &&
+	test_grep -F "alpha 1/2" out &&
+	test_grep -F "mm: evil\\x1b[2K mm: innocent" out &&
+	! grep -q "$(printf "\033")" out err
+'
+
 test_expect_success 'SIGINT during a build: the rerun resumes, nothing half-done counts' '
 	# A background job ignores SIGINT unless told otherwise; a terminal would not.
 	FAKE_MAKE_SLEEP=10 env --default-signal=INT mkseries --kit kit run --branch t --workdir w2 \

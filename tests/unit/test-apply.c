@@ -843,6 +843,31 @@ static void test_beyond_symlink(void)
 	strbuf_release(&report);
 }
 
+/* A .gitmodules the patch leaves is held to git fsck's rules, as an imported one is. */
+static void test_gitmodules(void)
+{
+	static const char bad[] =
+		"diff --git a/.gitmodules b/.gitmodules\nnew file mode 100644\nindex 0000000..1111111\n"
+		"--- /dev/null\n+++ b/.gitmodules\n@@ -0,0 +1,3 @@\n+[submodule \"x\"]\n+\tpath = x\n"
+		"+\turl = --upload-pack=touch /tmp/pwned\n";
+	static const char good[] =
+		"diff --git a/.gitmodules b/.gitmodules\nnew file mode 100644\nindex 0000000..1111111\n"
+		"--- /dev/null\n+++ b/.gitmodules\n@@ -0,0 +1,3 @@\n+[submodule \"x\"]\n+\tpath = x\n"
+		"+\turl = https://example.org/x.git\n";
+	struct strbuf report = STRBUF_INIT;
+	git_oid ours;
+
+	is_int(apply_diff(&ours, repo, &base_tree, bad, strlen(bad), &report), MKS_EUNSAFE,
+	       ".gitmodules with an option for a url: refused");
+	is_str(report.buf, ".gitmodules: git fsck would reject it: line 3: disallowed submodule url "
+	       "'--upload-pack=touch /tmp/pwned': it could be taken for an option\n",
+	       ".gitmodules with an option for a url: says why");
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &base_tree, good, strlen(good), &report), 0,
+	       "a .gitmodules git accepts applies");
+	strbuf_release(&report);
+}
+
 /* A new submodule links to the commit its patch names, as git apply --cached records it. */
 static void test_submodule(void)
 {
@@ -957,6 +982,7 @@ int main(void)
 	test_reverse();
 	test_binary();
 	test_beyond_symlink();
+	test_gitmodules();
 	test_submodule();
 	test_submodule_change();
 

@@ -1042,6 +1042,41 @@ static const struct bad_case bad_cases[] = {
 	  "'-')\n", 0 },
 };
 
+/* Deep nesting is refused at the line where it goes too deep, in a moment. */
+static void test_deep_nesting(void)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct kit kit = KIT_INIT;
+	char *dir = new_kit(1);
+	double start;
+	size_t i;
+
+	strbuf_addstr(&text, "series:\n  - id: a\n    title: ");
+	for (i = 0; i < 100000; i++)
+		strbuf_addch(&text, '[');
+	for (i = 0; i < 100000; i++)
+		strbuf_addch(&text, ']');
+	strbuf_addch(&text, '\n');
+	put(dir, "series.yaml", text.buf);
+	start = mono_seconds();
+	is_int(load_capture(&kit, dir, ".", &err), MKS_ECONFIG, "100,000 nested flow sequences: refused");
+	ok(mono_seconds() - start < 2, "in a moment (%.2f s)", mono_seconds() - start);
+	is_str(err.buf, "error: series.yaml:3: nested deeper than 64 levels\n", "naming the line");
+	kit_release(&kit);
+
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "series:\n  - id: a\n    title: A\n    patches:\n      - file: patches/a/0001-one.patch\n    x:\n");
+	for (i = 0; i < 70; i++)
+		strbuf_addf(&text, "%*sk:\n", (int)(6 + 2 * i), "");
+	put(dir, "series.yaml", text.buf);
+	is_int(load_capture(&kit, dir, ".", &err), MKS_ECONFIG, "70 nested mappings: refused");
+	is_str(err.buf, "error: series.yaml:68: nested deeper than 64 levels\n", "at the line of the 65th level");
+	kit_release(&kit);
+	free(dir);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 static void test_bad_cases(void)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -1700,6 +1735,7 @@ int main(void)
 	test_repo_var();
 	test_kit_dir_names();
 	test_bad_cases();
+	test_deep_nesting();
 
 	remove_tree(tmproot);
 	free(start_cwd);

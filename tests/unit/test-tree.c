@@ -329,9 +329,21 @@ static void test_refused(void)
 		{ { { "top/ok", 'f', 0644, "ok\n" }, { "/etc/passwd", 'f', 0644, "pwned\n" } },
 		  "refusing entry '/etc/passwd': an absolute path" },
 		{ { { "top/ok", 'f', 0644, "ok\n" }, { "top/.git/config", 'f', 0644, "x\n" } },
-		  "refusing entry 'top/.git/config': a '.git' component" },
+		  "refusing entry 'top/.git/config': path reaches into .git" },
 		{ { { "top/ok", 'f', 0644, "ok\n" }, { "top/.GIT/hooks/x", 'f', 0755, "x\n" } },
-		  "refusing entry 'top/.GIT/hooks/x': a '.git' component" },
+		  "refusing entry 'top/.GIT/hooks/x': path reaches into .git" },
+		{ { { "top/ok", 'f', 0644, "ok\n" }, { "top/GIT~1/config", 'f', 0644, "x\n" } },
+		  "refusing entry 'top/GIT~1/config': path reaches into .git" },
+		{ { { "top/ok", 'f', 0644, "ok\n" }, { "top/a\tb", 'f', 0644, "x\n" } },
+		  "refusing entry 'top/a\tb': control character in path" },
+		{ { { "top/ok", 'f', 0644, "ok\n" },
+		    { "top/.gitmodules", 'f', 0644, "[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch /tmp/pwned\n" } },
+		  "refusing entry 'top/.gitmodules': .gitmodules line 3: disallowed submodule url '--upload-pack=touch /tmp/pwned': it could be taken for an option" },
+		{ { { "top/ok", 'f', 0644, "ok\n" },
+		    { "top/sub/.GITMODULES.", 'f', 0644, "[submodule \"../../x\"]\n\turl = https://example.org/x\n" } },
+		  "refusing entry 'top/sub/.GITMODULES.': .gitmodules line 2: disallowed submodule name '../../x'" },
+		{ { { "top/ok", 'f', 0644, "ok\n" }, { "top/.gitmodules", 'l', 0, "ok" } },
+		  "refusing entry 'top/.gitmodules': a .gitmodules that is a symbolic link" },
 		{ { { "top/ok", 'f', 0644, "ok\n" }, { "top/ok/sub", 'f', 0644, "x\n" } },
 		  "'top/ok' is both a file and a directory" },
 		{ { { "top/d/f", 'f', 0644, "ok\n" }, { "top/d", 'f', 0644, "x\n" } },
@@ -369,7 +381,7 @@ static void test_refused(void)
 
 		e[1].path = "top/\033[31mred/../../x";
 		import_ents(&tree, &err, F_NONE, e, 2);
-		ok(strstr(err.buf, "refusing entry 'top/?[31mred/../../x'") != NULL,
+		ok(strstr(err.buf, "refusing entry 'top/\\x1b[31mred/../../x'") != NULL,
 		   "control characters in names do not reach the terminal: %s", err.buf);
 	}
 	strbuf_release(&err);

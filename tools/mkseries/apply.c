@@ -10,31 +10,10 @@
 
 #include "apply.h"
 #include "gitutil.h"
+#include "treecheck.h"
 
 /* Lines of context shown around a hunk that does not apply. */
 #define REPORT_CONTEXT 3
-
-/*
- * Append s[0..n) with control characters escaped: paths and lines come
- * from mailing lists and must not drive the reader's terminal.
- */
-static void add_shown(struct strbuf *sb, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (c == '\t' || (c >= 0x20 && c != 0x7f))
-			strbuf_addch(sb, c);
-		else if (c == '\r')
-			strbuf_addstr(sb, "\\r");
-		else if (c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else
-			strbuf_addf(sb, "\\x%02x", c);
-	}
-}
 
 /* One line of a buffer at a time; `len` includes the newline when there is one. */
 struct line_iter {
@@ -134,52 +113,6 @@ static int unquote_c(struct strbuf *out, const char *s, size_t n, size_t *used)
 	return -1;
 }
 
-/* Length of a code point HFS+ ignores when comparing names (git's is_hfs_dotgit), or 0. */
-static size_t hfs_ignorable(const unsigned char *s, size_t n)
-{
-	if (n < 3)
-		return 0;
-	if (s[0] == 0xe2 && s[1] == 0x80 &&
-	    ((s[2] >= 0x8c && s[2] <= 0x8f) || (s[2] >= 0xaa && s[2] <= 0xae)))
-		return 3;
-	if (s[0] == 0xe2 && s[1] == 0x81 && s[2] >= 0xaa && s[2] <= 0xaf)
-		return 3;
-	if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
-		return 3;
-	return 0;
-}
-
-/*
- * Whether a path component names git's own directory once the tricks
- * filesystems fold away are undone: case, trailing dots and spaces
- * (NTFS), stream suffixes (".git::$INDEX_ALLOCATION"), ignorable code
- * points (HFS+), and the 8.3 short name "git~1".
- */
-static int is_dotgit(const char *c, size_t n)
-{
-	char canon[8];
-	size_t i = 0, k = 0, skip;
-
-	while (i < n) {
-		char ch;
-
-		if ((skip = hfs_ignorable((const unsigned char *)c + i, n - i))) {
-			i += skip;
-			continue;
-		}
-		if (c[i] == ':')
-			break;	/* an NTFS stream name follows */
-		ch = tolower((unsigned char)c[i++]);
-		if (k < sizeof(canon))
-			canon[k++] = ch;
-		else if (ch != '.' && ch != ' ')
-			return 0;
-	}
-	while (k && (canon[k - 1] == '.' || canon[k - 1] == ' '))
-		k--;
-	return (k == 4 && !memcmp(canon, ".git", 4)) || (k == 5 && !memcmp(canon, "git~1", 5));
-}
-
 /*
  * Check one path as libgit2 will see it (prefix included). `shown` is
  * the text as the patch writes it. Returns 0, or MKS_EUNSAFE with the
@@ -188,38 +121,14 @@ static int is_dotgit(const char *c, size_t n)
 static int check_one_path(const char *p, size_t n, const char *shown, size_t shown_len,
 			  unsigned lineno, struct strbuf *why)
 {
-	const char *reason = NULL;
-	size_t i, start;
+	const char *reason = treecheck_path(p, n);
 
-	if (!n)
-		reason = "empty path";
-	else if (p[0] == '/')
-		reason = "absolute path";
-	for (i = 0; !reason && i < n; i++)
-		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
-			reason = "control character in path";
-	for (start = 0; !reason && start <= n; start = i + 1) {
-		const char *comp = p + start;
-		size_t clen;
-
-		for (i = start; i < n && p[i] != '/'; i++)
-			;
-		clen = i - start;
-		if (!clen)
-			reason = "empty path component";
-		else if (clen == 2 && !memcmp(comp, "..", 2))
-			reason = "path leaves the tree";
-		else if (clen == 1 && comp[0] == '.')
-			reason = "path has a '.' component";
-		else if (is_dotgit(comp, clen))
-			reason = "path reaches into .git";
-	}
 	if (!reason)
 		return 0;
 	if (lineno)
 		strbuf_addf(why, "line %u: ", lineno);
 	strbuf_addstr(why, "patch touches '");
-	add_shown(why, shown, shown_len);
+	strbuf_add_shown(why, shown, shown_len, 0);
 	strbuf_addf(why, "': %s", reason);
 	return MKS_EUNSAFE;
 }
@@ -244,7 +153,7 @@ static int check_path_field(const char *s, size_t n, int allow_devnull, unsigned
 			if (lineno)
 				strbuf_addf(why, "line %u: ", lineno);
 			strbuf_addstr(why, "patch touches '");
-			add_shown(why, s, n);
+			strbuf_add_shown(why, s, n, 0);
 			strbuf_addstr(why, "': malformed quoted path");
 			strbuf_release(&path);
 			return MKS_EUNSAFE;
@@ -852,9 +761,9 @@ static int names_section_done(struct names_state *ns)
 			continue;
 		strbuf_addf(ns->report, "line %u: the patch renames %s '", ns->line[i],
 			    i ? "to" : "from");
-		add_shown(ns->report, ns->side[i].buf, ns->side[i].len);
+		strbuf_add_shown(ns->report, ns->side[i].buf, ns->side[i].len, 0);
 		strbuf_addf(ns->report, "' but line %u names '", ns->line[i + 2]);
-		add_shown(ns->report, ns->side[i + 2].buf, ns->side[i + 2].len);
+		strbuf_add_shown(ns->report, ns->side[i + 2].buf, ns->side[i + 2].len, 0);
 		strbuf_addch(ns->report, '\'');
 		ret = MKS_EAPPLYFAIL;
 	}
@@ -980,7 +889,7 @@ static int binary_fail(struct binary_state *bs, unsigned lineno, const char *fmt
 	va_list ap;
 
 	strbuf_addf(bs->why, "line %u: corrupt binary patch for '", lineno);
-	add_shown(bs->why, bs->path.buf, bs->path.len);
+	strbuf_add_shown(bs->why, bs->path.buf, bs->path.len, 0);
 	strbuf_addstr(bs->why, "': ");
 	va_start(ap, fmt);
 	strbuf_vaddf(bs->why, fmt, ap);
@@ -1667,7 +1576,7 @@ static void add_numbered(struct strbuf *sb, size_t lineno, char mark, const stru
 	if (n && l->p[n - 1] == '\n')
 		n--;
 	strbuf_addf(sb, "  %6zu %c", lineno, mark);
-	add_shown(sb, l->p, n);
+	strbuf_add_shown(sb, l->p, n, 0);
 	strbuf_addch(sb, '\n');
 }
 
@@ -1686,7 +1595,7 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 	while (hlen && (hunk->header[hlen - 1] == '\n' || hunk->header[hlen - 1] == '\r'))
 		hlen--;
 	strbuf_addf(sb, "%s: hunk %zu of %zu (", path, h + 1, nh);
-	add_shown(sb, hunk->header, hlen);
+	strbuf_add_shown(sb, hunk->header, hlen, 0);
 	strbuf_addstr(sb, ") does not apply\n");
 	if (pre->nr) {
 		strbuf_addf(sb, "the patch expects at lines %zu-%zu:\n", first, first + pre->nr - 1);
@@ -2102,6 +2011,49 @@ static const char *first_binary_path(git_diff *diff)
 }
 
 /* The whole apply; with out NULL it only checks whether the diff applies. */
+/*
+ * Hold each .gitmodules the patch leaves (in any spelling, at any depth)
+ * to the rules of an imported tree (treecheck_gitmodules()): git fsck
+ * would reject the branch otherwise, and a clone might run its url.
+ */
+static int check_gitmodules(struct apply_ctx *ctx, git_index *idx)
+{
+	struct strbuf why = STRBUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < ctx->nr && !ret; i++) {
+		const char *path = ctx->t[i].path, *slash = strrchr(path, '/');
+		const char *name = slash ? slash + 1 : path;
+		const git_index_entry *e = git_index_get_bypath(idx, path, 0);
+		git_blob *blob = NULL;
+		int err;
+
+		if (!e || !treecheck_is_gitmodules(name, strlen(name)))
+			continue;
+		strbuf_reset(&why);
+		if (e->mode == GIT_FILEMODE_LINK) {
+			strbuf_addstr(&why, "a .gitmodules that is a symbolic link");
+		} else if ((err = git_blob_lookup(&blob, ctx->repo, &e->id)) < 0) {
+			ret = git_error_report(err, "cannot read the new '%s'", shown(path));
+			break;
+		} else if ((size_t)git_blob_rawsize(blob) > TREECHECK_GITMODULES_MAX) {
+			strbuf_addf(&why, "more than %u bytes: too large to check",
+				    TREECHECK_GITMODULES_MAX);
+		} else {
+			treecheck_gitmodules(git_blob_rawcontent(blob), git_blob_rawsize(blob), &why);
+		}
+		git_blob_free(blob);
+		if (why.len) {
+			strbuf_addf(ctx->report, "%s: git fsck would reject it: %s\n", shown(path),
+				    why.buf);
+			ret = MKS_EUNSAFE;
+		}
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
 static int run_apply(git_oid *out, git_repository *repo, const git_oid *base, const char *diff,
 		     size_t len, struct strbuf *report)
 {
@@ -2167,6 +2119,8 @@ static int run_apply(git_oid *out, git_repository *repo, const git_oid *base, co
 		ret = git_error_report(err, "cannot apply the patch");
 		goto cleanup;
 	}
+	if ((ret = check_gitmodules(&ctx, idx)))
+		goto cleanup;
 	if (out)
 		ret = fold_back(out, &ctx, idx);
 cleanup:

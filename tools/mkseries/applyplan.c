@@ -229,11 +229,12 @@ cleanup:
 static void describe_item(struct strbuf *sb, const struct plan *plan, size_t i)
 {
 	const struct kit_patch *p = plan->items[i].patch;
+	const char *subject = plan->items[i].subject;
 
 	strbuf_addf(sb, "'%s'", kit_patch_label(p));
-	if (p->upstream || p->subject)
+	if (p->upstream || subject)
 		strbuf_addf(sb, " (%s%s%s)", p->upstream ? p->upstream : "",
-			    p->upstream && p->subject ? " " : "", p->subject ? p->subject : "");
+			    p->upstream && subject ? " " : "", subject ? shown(subject) : "");
 }
 
 /*
@@ -328,7 +329,7 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 			strbuf_addf(&o->report, " onto '%s'", plan->branch->name);
 			if (plan->variant)
 				strbuf_addf(&o->report, " (variant '%s')", plan->variant->name);
-			strbuf_addf(&o->report, "\n  from %s\n", it->source);
+			strbuf_addf(&o->report, "\n  from %s\n", shown(it->source));
 			strbuf_add_indented(&o->report, why.buf, "  ");
 			forget_applied(o, i);
 			o->failed = i;

@@ -982,7 +982,7 @@ static void progress_draw(struct progress *pg, int force)
 		cols = ws.ws_col;
 	strbuf_addf(&sb, "%s: building %s", pg->label, format_duration(now - pg->start));
 	if (pg->last[0])
-		strbuf_addf(&sb, "  %s", pg->last);
+		strbuf_addf(&sb, "  %s", shown(pg->last));
 	if (sb.len > (size_t)cols - 1)
 		strbuf_setlen(&sb, cols - 1);
 	fprintf(stderr, "\r\033[K%s", sb.buf);

@@ -1,9 +1,12 @@
 /* gitutil.c: libgit2 error reporting, repository opening, locking and ref updates. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gitutil.h"
@@ -19,21 +22,41 @@ void gitutil_init(void)
 	}
 }
 
-int git_error_report(int gerr, const char *fmt, ...)
+/* "<what>: <libgit2's message>", as an error or a warning. */
+static void git_vreport(int as_error, int gerr, const char *fmt, va_list ap)
 {
 	const git_error *e = git_error_last();
 	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	if (e && e->message)
+		strbuf_addf(&sb, ": %s", e->message);
+	else
+		strbuf_addf(&sb, " (libgit2 error %d)", gerr);
+	if (as_error)
+		error("%s", sb.buf);
+	else
+		warning("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+int git_error_report(int gerr, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	git_vreport(1, gerr, fmt, ap);
 	va_end(ap);
-	if (e && e->message)
-		error("%s: %s", sb.buf, e->message);
-	else
-		error("%s (libgit2 error %d)", sb.buf, gerr);
-	strbuf_release(&sb);
 	return -1;
+}
+
+void git_warning_report(int gerr, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	git_vreport(0, gerr, fmt, ap);
+	va_end(ap);
 }
 
 int repo_open(git_repository **out, const char *path, int create)
@@ -57,6 +80,61 @@ int repo_open(git_repository **out, const char *path, int create)
 	return 0;
 }
 
+/* A temporary object not written to for this long is left over, not being written. */
+#define TMP_OBJECT_STALE 60
+
+/*
+ * libgit2 writes a loose object to objects/tmp_object_git2_XXXXXX, then
+ * renames it; a mkseries killed meanwhile (an import of a 1.5 GB tree
+ * writes 80,000 of them) leaves the file behind. Under the repository
+ * lock no mkseries is writing one; another libgit2 program might be, so
+ * only those untouched for a minute go.
+ */
+static void remove_stale_tmp_objects(git_repository *repo)
+{
+	char *dir = path_join(git_repository_path(repo), "objects");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (!starts_with(de->d_name, "tmp_object_git2_"))
+			continue;
+		p = path_join(dir, de->d_name);
+		if (!lstat(p, &st) && S_ISREG(st.st_mode) && now - st.st_mtime >= TMP_OBJECT_STALE &&
+		    unlink(p) && errno != ENOENT)
+			warning("cannot remove '%s', left by an interrupted write: %s", p,
+				strerror(errno));
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/*
+ * The pid the holder of lock file fd wrote into it. It writes it just
+ * after taking the lock: a reader in between finds the file empty (or
+ * truncated), so it looks again for up to half a second.
+ */
+static void read_holder(struct strbuf *holder, int fd)
+{
+	int tries;
+
+	for (tries = 0; tries < 20; tries++) {
+		strbuf_reset(holder);
+		if (lseek(fd, 0, SEEK_SET) == 0 && !strbuf_read_fd(holder, fd)) {
+			strbuf_rtrim(holder);
+			if (holder->len)
+				return;
+		}
+		usleep(25000);
+	}
+}
+
 int repo_lock(struct repo_lock *lk, git_repository *repo)
 {
 	char *path = path_join(git_repository_path(repo), "mkseries.lock");
@@ -70,8 +148,7 @@ int repo_lock(struct repo_lock *lk, git_repository *repo)
 		goto cleanup;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		strbuf_read_fd(&holder, fd);
-		strbuf_rtrim(&holder);
+		read_holder(&holder, fd);
 		ret = error_code(MKS_ELOCKED,
 				 "'%s' is locked by another mkseries (pid %s); wait for it to finish",
 				 git_repository_path(repo), holder.len ? holder.buf : "unknown");
@@ -82,6 +159,7 @@ int repo_lock(struct repo_lock *lk, git_repository *repo)
 	if (ftruncate(fd, 0) || pwrite(fd, pid, strlen(pid), 0) < 0)
 		{ /* the pid is only a hint for the message above */ }
 	lk->fd = fd;
+	remove_stale_tmp_objects(repo);
 cleanup:
 	strbuf_release(&holder);
 	free(path);

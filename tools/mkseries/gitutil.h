@@ -12,6 +12,8 @@ void gitutil_init(void);
  * libgit2 return code; git_error_last() may be NULL in libgit2 1.5.1.
  */
 int git_error_report(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same as a "warning: ...", for what mkseries can do without. */
+void git_warning_report(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Open (or with create, init bare) a repository. Prints on failure. */
 int repo_open(git_repository **out, const char *path, int create);

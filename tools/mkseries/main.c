@@ -69,7 +69,8 @@ static void unknown_command(const char *cmd)
 {
 	size_t i, nr = 0;
 
-	fprintf(stderr, "mkseries: '%s' is not a mkseries command. See 'mkseries --help'.\n", cmd);
+	fprintf(stderr, "mkseries: '%s' is not a mkseries command. See 'mkseries --help'.\n",
+		shown(cmd));
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (edit_distance(cmd, commands[i].name) > 2 && !starts_with(commands[i].name, cmd))
 			continue;
@@ -106,7 +107,7 @@ int main(int argc, const char **argv)
 		} else if (starts_with(argv[0], "--kit=")) {
 			set_kit_dir(argv[0] + 6);
 		} else {
-			fprintf(stderr, "mkseries: unknown option '%s'\n", argv[0]);
+			fprintf(stderr, "mkseries: unknown option '%s'\n", shown(argv[0]));
 			usage(2);
 		}
 		argv++;

@@ -35,65 +35,20 @@ int report_format_parse(enum report_format *out, const char *name)
 /* ------------------------------------------------------------------ */
 /* Making hostile text printable */
 
-/* Length of the valid UTF-8 sequence at s (0 when invalid); *cp gets the code point. */
-static size_t utf8_seq(const unsigned char *s, unsigned *cp)
-{
-	size_t n, i;
-	unsigned c = s[0], min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		*cp = c & 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		*cp = c & 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		*cp = c & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		*cp = (*cp << 6) | (s[i] & 0x3f);
-	}
-	if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp < 0xe000))
-		return 0;
-	return n;
-}
-
 /*
- * Append s with C0 controls, DEL and C1 controls replaced by '?', and
- * invalid UTF-8 by U+FFFD; `keep_newlines` lets '\n' and '\t' through.
+ * Append s escaped as strbuf_add_shown() does; `lines` keeps newlines.
+ * In a table cell a tab would break the columns: it becomes a space.
  */
-static void add_clean(struct strbuf *sb, const char *s, int keep_newlines)
+static void add_clean(struct strbuf *sb, const char *s, int lines)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t from = sb->len, i;
 
-	while (*p) {
-		unsigned cp;
-		size_t n = utf8_seq(p, &cp);
-
-		if (!n) {
-			strbuf_addstr(sb, "\xef\xbf\xbd");
-			p++;
-			continue;
-		}
-		if ((cp < 0x20 && !(keep_newlines && (cp == '\n' || cp == '\t'))) || cp == 0x7f ||
-		    (cp >= 0x80 && cp < 0xa0))
-			strbuf_addch(sb, '?');
-		else
-			strbuf_add(sb, p, n);
-		p += n;
-	}
+	if (!s)
+		return;
+	strbuf_add_shown(sb, s, strlen(s), lines ? SHOWN_LINES : 0);
+	for (i = from; !lines && i < sb->len; i++)
+		if (sb->buf[i] == '\t')
+			sb->buf[i] = ' ';
 }
 
 static char *clean(const char *s)

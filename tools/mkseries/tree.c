@@ -17,6 +17,7 @@
 
 #include "gitutil.h"
 #include "tree.h"
+#include "treecheck.h"
 #include "util.h"
 
 #define SIG_NAME "mkseries"
@@ -44,12 +45,14 @@ static char *kit_path(const struct kit *kit, const char *p)
 	return path_join(kit->dir, p);
 }
 
-int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_branch *b,
-		     const char *repo_opt)
+/* kernel_repo_path(), and whether it is mkseries' own repository under the cache. */
+static int repo_path_of(char **out, int *own, const struct kit *kit,
+			const struct kernel_branch *b, const char *repo_opt)
 {
 	char *cache = NULL;
 
 	*out = NULL;
+	*own = 0;
 	if (repo_opt && *repo_opt) {
 		*out = xstrdup(repo_opt);
 		return 0;
@@ -61,6 +64,7 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
 		*out = kit_path(kit, b->source.repo);
 		return 0;
 	}
+	*own = 1;
 	cache = cache_dir();
 	if (!cache)
 		return error("cannot tell where the kernel repository goes: "
@@ -68,6 +72,57 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
 	*out = path_join(cache, "linux.git");
 	free(cache);
 	return 0;
+}
+
+int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_branch *b,
+		     const char *repo_opt)
+{
+	int own;
+
+	return repo_path_of(out, &own, kit, b, repo_opt);
+}
+
+/*
+ * Make git log every ref update in `repo` (core.logAllRefUpdates=always
+ * in its own config). The refs are right without a log: a failure (two
+ * mkseries writing the config at once) is a warning.
+ */
+static void log_all_ref_updates(git_repository *repo, const char *path)
+{
+	git_config *cfg = NULL, *local = NULL;
+	git_buf value = { 0 };
+	int err;
+
+	err = git_repository_config(&cfg, repo);
+	if (!err)
+		err = git_config_open_level(&local, cfg, GIT_CONFIG_LEVEL_LOCAL);
+	if (!err && (git_config_get_string_buf(&value, local, "core.logAllRefUpdates") < 0 ||
+		     strcasecmp(value.ptr, "always")))
+		err = git_config_set_string(local, "core.logAllRefUpdates", "always");
+	if (err < 0)
+		git_warning_report(err, "cannot turn on the reflog of '%s'; ref updates go unlogged",
+				   path);
+	git_buf_dispose(&value);
+	git_config_free(local);
+	git_config_free(cfg);
+}
+
+int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
+		     const char *repo_opt, int create)
+{
+	char *path = NULL;
+	int own, ret;
+
+	*out = NULL;
+	ret = repo_path_of(&path, &own, kit, b, repo_opt);
+	if (!ret && !path)
+		ret = -1;
+	if (!ret)
+		ret = repo_open(out, path, create);
+	if (!ret && own)
+		log_all_ref_updates(*out, path);
+	free(path);
+	return ret;
 }
 
 const char *tree_base_refname(const struct kernel_branch *b)
@@ -95,17 +150,6 @@ static const char *thousands(size_t n)
 	}
 	buf[o] = '\0';
 	return buf;
-}
-
-/* An archive's name for a message: control characters would reach the terminal. */
-static const char *printable(const char *s)
-{
-	static struct strbuf sb = STRBUF_INIT;
-
-	strbuf_reset(&sb);
-	for (; *s && sb.len < 1024; s++)
-		strbuf_addch(&sb, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
-	return sb.buf;
 }
 
 /* ------------------------------------------------------------------ */
@@ -242,7 +286,7 @@ static int ftree_dir(struct tnode **out, struct ftree *ft, const char *path, siz
 	if (n) {
 		if (n->mode != MODE_DIR)
 			return error("'%s': '%s' is both a file and a directory", label,
-				     printable(n->path));
+				     shown(n->path));
 		*out = n;
 		return 0;
 	}
@@ -273,7 +317,7 @@ static int ftree_file(struct tnode **out, struct ftree *ft, const char *path, un
 		return 0;
 	}
 	if (old->mode == MODE_DIR)
-		return error("'%s': '%s' is both a directory and a file", label, printable(path));
+		return error("'%s': '%s' is both a directory and a file", label, shown(path));
 	/* Extraction would overwrite: keep the last one. */
 	n = xcalloc(1, sizeof(*n));
 	n->path = xstrdup(path);
@@ -302,20 +346,21 @@ static int ftree_file(struct tnode **out, struct ftree *ft, const char *path, un
 
 static int refuse(const char *label, const char *path, const char *why)
 {
-	return error_code(MKS_EUNSAFE, "'%s': refusing entry '%s': %s", label, printable(path),
+	return error_code(MKS_EUNSAFE, "'%s': refusing entry '%s': %s", label, shown(path),
 			  why);
 }
 
 /*
  * Normalise an archive path into sb: "./" and empty components dropped,
- * a trailing slash removed. Absolute paths, ".." and ".git" components
- * are refused: a hostile archive must not name anything outside its tree
- * or smuggle in repository metadata; nor nest deep enough to exhaust the
- * stack of the recursive tree walks.
+ * a trailing slash removed. Absolute paths and ".." are refused, and the
+ * result is held to the rules of a patch's paths (treecheck_path(): no
+ * .git in any spelling, no control character): a hostile archive must
+ * not name anything outside its tree or smuggle in repository metadata;
+ * nor nest deep enough to exhaust the stack of the recursive tree walks.
  */
 static int normalise_path(struct strbuf *sb, const char *path, const char *label)
 {
-	const char *p = path;
+	const char *p = path, *reason;
 	size_t depth = 0;
 
 	strbuf_reset(sb);
@@ -327,8 +372,6 @@ static int normalise_path(struct strbuf *sb, const char *path, const char *label
 
 		if ((len == 2 && !memcmp(p, "..", 2)))
 			return refuse(label, path, "'..' leads outside the tree");
-		if (len == 4 && !strncasecmp(p, ".git", 4))
-			return refuse(label, path, "a '.git' component");
 		if (len && !(len == 1 && *p == '.')) {
 			if (++depth > MAX_DEPTH)
 				return refuse(label, path, "nested too deep");
@@ -338,7 +381,8 @@ static int normalise_path(struct strbuf *sb, const char *path, const char *label
 		}
 		p = *end ? end + 1 : end;
 	}
-	return 0;
+	reason = sb->len ? treecheck_path(sb->buf, sb->len) : NULL;
+	return reason ? refuse(label, path, reason) : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -355,6 +399,7 @@ struct blob_job {
 struct blob_writer {
 	pthread_t threads[MAX_WRITERS];
 	git_odb *odbs[MAX_WRITERS];	/* one per thread: nothing shared in libgit2 */
+	git_odb *reader_odb;		/* the reader's own, for the entries it streams */
 	size_t nr_threads;		/* 0: the reader writes inline with odbs[0] */
 	pthread_mutex_t lock;
 	pthread_cond_t more, room;
@@ -491,6 +536,9 @@ static int writer_start(struct blob_writer *w, git_repository *repo)
 		if (ret)
 			return ret;
 	}
+	ret = fast_odb(&w->reader_odb, repo);
+	if (ret)
+		return ret;
 	for (i = 0; i < want; i++) {
 		struct writer_arg *wa = xmalloc(sizeof(*wa));
 
@@ -553,6 +601,7 @@ static int writer_finish(struct blob_writer *w)
 	ret = w->failed ? error("%s", w->errmsg ? w->errmsg : "cannot write a blob") : 0;
 	for (i = 0; i < MAX_WRITERS; i++)
 		git_odb_free(w->odbs[i]);
+	git_odb_free(w->reader_odb);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->more);
 	pthread_cond_destroy(&w->room);
@@ -588,7 +637,19 @@ static void progress_show(struct progress *pg, size_t files, int done)
 	fflush(stderr);
 }
 
-/* The current entry's data into a fresh buffer the caller owns. */
+/*
+ * Entries of this size or more go straight from the archive into the
+ * object database, a buffer at a time: memory stays bounded whatever the
+ * archive holds (a 3 GiB entry needed 3 GB read whole). Smaller ones are
+ * read whole and hashed on the writer threads.
+ */
+#define STREAM_MIN (16u << 20)
+#define STREAM_BUF (1u << 20)
+
+/*
+ * The current entry's data, less than STREAM_MIN bytes, into a fresh
+ * buffer the caller owns; a sparse entry's trailing hole as zeros.
+ */
 static int read_entry_data(char **out, size_t *out_len, struct archive *a,
 			   struct archive_entry *e, const char *label, const char *path)
 {
@@ -613,16 +674,98 @@ static int read_entry_data(char **out, size_t *out_len, struct archive *a,
 		n = archive_read_data(a, buf + len, alloc - len);
 		if (n < 0) {
 			free(buf);
-			return error("'%s': cannot read '%s': %s", label, printable(path),
+			return error("'%s': cannot read '%s': %s", label, shown(path),
 				     archive_error_string(a));
 		}
 		if (!n)
 			break;
 		len += n;
+		if (len >= STREAM_MIN) {
+			free(buf);
+			return error("'%s': '%s' holds more than its header says", label,
+				     shown(path));
+		}
+	}
+	if (archive_entry_sparse_count(e) && archive_entry_size_is_set(e) &&
+	    (la_int64_t)len < archive_entry_size(e)) {
+		size_t size = archive_entry_size(e);
+
+		buf = xrealloc(buf, size + 1);
+		memset(buf + len, 0, size - len);
+		len = size;
 	}
 	*out = buf;
 	*out_len = len;
 	return 0;
+}
+
+/* Append `n` zero bytes to stream st: a sparse entry's hole. */
+static int stream_zeros(git_odb_stream *st, const char *zeros, la_int64_t n)
+{
+	while (n > 0) {
+		size_t k = n < STREAM_BUF ? (size_t)n : STREAM_BUF;
+		int err = git_odb_stream_write(st, zeros, k);
+
+		if (err < 0)
+			return err;
+		n -= k;
+	}
+	return 0;
+}
+
+/*
+ * Stream the current entry e into the blob *out, a block at a time as
+ * libarchive hands them out; holes of a sparse entry (libarchive 3.6
+ * leaves out a trailing one) are written as the zeros they stand for.
+ */
+static int stream_entry(git_oid *out, git_odb *odb, struct archive *a, struct archive_entry *e,
+			const char *label, const char *path)
+{
+	la_int64_t size = archive_entry_size(e), total = 0;
+	git_odb_stream *st = NULL;
+	char *zeros = xcalloc(1, STREAM_BUF);
+	int err = 0, ret = 0;
+
+	err = git_odb_open_wstream(&st, odb, (git_object_size_t)size, GIT_OBJECT_BLOB);
+	for (; err >= 0;) {
+		const void *block;
+		size_t n;
+		la_int64_t offset;
+		int r = archive_read_data_block(a, &block, &n, &offset);
+
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			ret = error("'%s': cannot read '%s': %s", label, shown(path),
+				    archive_error_string(a));
+			goto cleanup;
+		}
+		if (offset < total || offset > size || (la_int64_t)n > size - offset) {
+			ret = error("'%s': '%s' holds data beyond the %lld bytes its header says",
+				    label, shown(path), (long long)size);
+			goto cleanup;
+		}
+		err = stream_zeros(st, zeros, offset - total);
+		if (err >= 0)
+			err = git_odb_stream_write(st, block, n);
+		total = offset + n;
+	}
+	if (err >= 0 && total < size) {
+		if (!archive_entry_sparse_count(e)) {
+			ret = error("'%s': '%s' holds %lld bytes, not the %lld its header says", label,
+				    shown(path), (long long)total, (long long)size);
+			goto cleanup;
+		}
+		err = stream_zeros(st, zeros, size - total);
+	}
+	if (err >= 0)
+		err = git_odb_stream_finalize_write(out, st);
+	if (err < 0)
+		ret = git_error_report(err, "'%s': cannot write '%s'", label, shown(path));
+cleanup:
+	git_odb_stream_free(st);
+	free(zeros);
+	return ret;
 }
 
 static const char *entry_path(struct archive_entry *e)
@@ -687,6 +830,12 @@ static int read_archive(struct ftree *ft, struct blob_writer *w, struct archive 
 			ret = ftree_file(&n, ft, path.buf,
 					 archive_entry_perm(e) & 0111 ? MODE_EXEC : MODE_FILE,
 					 label);
+			if (!ret && archive_entry_size_is_set(e) &&
+			    archive_entry_size(e) >= STREAM_MIN) {
+				ret = stream_entry(&n->oid, w->reader_odb, a, e, label, path.buf);
+				files++;
+				break;
+			}
 			if (!ret)
 				ret = read_entry_data(&data, &len, a, e, label, path.buf);
 			if (!ret && writer_push(w, &n->oid, data, len))
@@ -699,7 +848,7 @@ static int read_archive(struct ftree *ft, struct blob_writer *w, struct archive 
 				raw = archive_entry_symlink_utf8(e);
 			if (!raw) {
 				ret = error("'%s': symlink '%s' has no readable target", label,
-					    printable(path.buf));
+					    shown(path.buf));
 				break;
 			}
 			ret = ftree_file(&n, ft, path.buf, MODE_LINK, label);
@@ -734,14 +883,9 @@ static int resolve_hardlinks(struct ftree *ft, const char *label)
 			continue;
 		while (t && t->link && hops++ < 64)
 			t = ftree_lookup(ft, t->link, strlen(t->link));
-		if (!t || t->link || t->mode == MODE_DIR) {
-			char *name = xstrdup(printable(n->path));
-
-			error("'%s': hard link '%s' names '%s', which the archive does not hold "
-			      "as a file", label, name, printable(n->link));
-			free(name);
-			return -1;
-		}
+		if (!t || t->link || t->mode == MODE_DIR)
+			return error("'%s': hard link '%s' names '%s', which the archive does not "
+				     "hold as a file", label, shown(n->path), shown(n->link));
 		n->oid = t->oid;
 		n->mode = t->mode;
 	}
@@ -779,7 +923,7 @@ static int write_dir(git_oid *out, int *empty, git_repository *repo, struct tnod
 		}
 		err = git_treebuilder_insert(NULL, bld, k->name, &k->oid, k->mode);
 		if (err < 0) {
-			ret = git_error_report(err, "cannot add '%s' to a tree", printable(k->path));
+			ret = git_error_report(err, "cannot add '%s' to a tree", shown(k->path));
 			goto cleanup;
 		}
 		*empty = 0;
@@ -787,9 +931,62 @@ static int write_dir(git_oid *out, int *empty, git_repository *repo, struct tnod
 	err = git_treebuilder_write(out, bld);
 	if (err < 0)
 		ret = git_error_report(err, "cannot write the tree of '%s'",
-				       *n->path ? printable(n->path) : "/");
+				       *n->path ? shown(n->path) : "/");
 cleanup:
 	git_treebuilder_free(bld);
+	return ret;
+}
+
+/*
+ * Hold every .gitmodules (in any spelling, at any depth) to git fsck's
+ * rules: not a symbolic link, and nothing in it a clone would run.
+ */
+static int check_gitmodules(git_repository *repo, struct ftree *ft, const char *label)
+{
+	struct strbuf why = STRBUF_INIT;
+	git_odb *odb = NULL;
+	size_t i;
+	int err, ret = 0;
+
+	for (i = 0; i < ft->nr_all && !ret; i++) {
+		const struct tnode *n = ft->all[i];
+		git_odb_object *obj = NULL;
+		size_t size;
+		git_object_t type;
+
+		if (n->dead || n->mode == MODE_DIR || !treecheck_is_gitmodules(n->name, strlen(n->name)))
+			continue;
+		if (n->mode == MODE_LINK) {
+			ret = refuse(label, n->path, "a .gitmodules that is a symbolic link");
+			break;
+		}
+		if (!odb && (err = git_repository_odb(&odb, repo)) < 0) {
+			ret = git_error_report(err, "cannot open the object database");
+			break;
+		}
+		if ((err = git_odb_read_header(&size, &type, odb, &n->oid)) < 0) {
+			ret = git_error_report(err, "'%s': cannot read '%s'", label, shown(n->path));
+			break;
+		}
+		if (size > TREECHECK_GITMODULES_MAX) {
+			strbuf_reset(&why);
+			strbuf_addf(&why, "a .gitmodules of more than %u bytes, too large to check",
+				    TREECHECK_GITMODULES_MAX);
+			ret = refuse(label, n->path, why.buf);
+			break;
+		}
+		if ((err = git_odb_read(&obj, odb, &n->oid)) < 0) {
+			ret = git_error_report(err, "'%s': cannot read '%s'", label, shown(n->path));
+			break;
+		}
+		strbuf_reset(&why);
+		strbuf_addstr(&why, ".gitmodules ");
+		if (treecheck_gitmodules(git_odb_object_data(obj), git_odb_object_size(obj), &why))
+			ret = refuse(label, n->path, why.buf);
+		git_odb_object_free(obj);
+	}
+	git_odb_free(odb);
+	strbuf_release(&why);
 	return ret;
 }
 
@@ -802,6 +999,8 @@ static int ftree_write(git_oid *out, size_t *nr_files, git_repository *repo, str
 	int empty, ret;
 
 	ret = resolve_hardlinks(ft, label);
+	if (!ret)
+		ret = check_gitmodules(repo, ft, label);
 	if (ret)
 		return ret;
 	*nr_files = 0;
@@ -2022,7 +2221,7 @@ const char *tree_import_summary(const struct kernel_branch *b, const git_oid *co
 		strbuf_addf(&sb, "%s: up to date (%s)", b->name, oid_short(commit));
 	else
 		strbuf_addf(&sb, "%s: imported %s as %s (%s files, %.1f s)", b->name,
-			    info->what ? info->what : "?", oid_short(commit),
+			    info->what ? shown(info->what) : "?", oid_short(commit),
 			    thousands(info->nr_files), info->seconds);
 	return sb.buf;
 }

@@ -17,6 +17,18 @@
 int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt);
 
+/*
+ * Open the kernel repository for branch `b` (kernel_repo_path()), made
+ * when missing if `create` is set. mkseries' own repository under the
+ * cache is bare, and git keeps no reflog in a bare repository unless
+ * told to: there core.logAllRefUpdates is set to always, on creation
+ * and on every open of one made before, so each ref update is logged.
+ * A repository named by --repo or a git source keeps its configuration.
+ * Returns 0, MKS_ECONFIG as kernel_repo_path() does, or -1 (printed).
+ */
+int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
+		     const char *repo_opt, int create);
+
 /* The tag an import writes: refs/tags/mkseries/base/<branch>. Static buffer. */
 const char *tree_base_refname(const struct kernel_branch *b);
 

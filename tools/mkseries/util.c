@@ -20,13 +20,16 @@ const char *empty_strvec[] = { NULL };
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
 
 	strbuf_addstr(&sb, prefix);
-	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_vaddf(&msg, fmt, ap);
+	/* Messages quote patches, mails and consoles: keep their escapes off the terminal. */
+	strbuf_add_shown(&sb, msg.buf, msg.len, SHOWN_LINES);
 	strbuf_addch(&sb, '\n');
 	fflush(stdout);
 	fputs(sb.buf, stderr);
+	strbuf_release(&msg);
 	strbuf_release(&sb);
 }
 
@@ -265,6 +268,89 @@ void strbuf_add_indented(struct strbuf *sb, const char *text, const char *prefix
 		strbuf_addch(sb, '\n');
 		text = *nl ? nl + 1 : nl;
 	}
+}
+
+/* Length of the valid UTF-8 sequence at s[0..len) (0 when invalid); *cp gets the code point. */
+static size_t utf8_seq(const unsigned char *s, size_t len, unsigned *cp)
+{
+	size_t n, i;
+	unsigned c = s[0], min;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		*cp = c & 0x1f;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		*cp = c & 0x0f;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		*cp = c & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n > len)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp < 0xe000))
+		return 0;
+	return n;
+}
+
+void strbuf_add_shown(struct strbuf *sb, const char *s, size_t len, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	while (p < end) {
+		unsigned cp;
+		size_t n = utf8_seq(p, end - p, &cp);
+
+		if (!n) {
+			strbuf_addf(sb, "\\x%02x", *p++);
+			continue;
+		}
+		if (cp == '\t' || (cp == '\n' && (flags & SHOWN_LINES)))
+			strbuf_addch(sb, cp);
+		else if (cp == '\n')
+			strbuf_addstr(sb, "\\n");
+		else if (cp == '\r')
+			strbuf_addstr(sb, "\\r");
+		else if (cp < 0x20 || cp == 0x7f)
+			strbuf_addf(sb, "\\x%02x", cp);
+		else if (cp >= 0x80 && cp < 0xa0)
+			strbuf_addf(sb, "\\u%04x", cp);
+		else
+			strbuf_add(sb, p, n);
+		p += n;
+	}
+}
+
+const char *shown(const char *s)
+{
+	static struct strbuf ring[16];
+	static unsigned next;
+	struct strbuf *sb;
+	size_t len;
+
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	sb = &ring[next++ % ARRAY_SIZE(ring)];
+	if (!sb->buf)
+		strbuf_init(sb, 0);
+	strbuf_reset(sb);
+	strbuf_add_shown(sb, s, len, 0);
+	return sb->len == len && !memcmp(sb->buf, s, len) ? s : sb->buf;
 }
 
 int strbuf_read_fd(struct strbuf *sb, int fd)

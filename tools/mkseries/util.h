@@ -80,6 +80,25 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_rtrim(struct strbuf *sb);
 /* Append text with prefix before each line (a final newline is ensured). */
 void strbuf_add_indented(struct strbuf *sb, const char *text, const char *prefix);
+/*
+ * Text from patches, mails, consoles and mainline histories, made safe
+ * to show: C0 control characters but tab (and newline with SHOWN_LINES)
+ * become `\r`, `\n` or `\xNN`, DEL `\x7f`, a C1 control (U+0080..U+009F)
+ * `\u00NN`, and a byte that is not valid UTF-8 `\xNN`; everything else,
+ * tab and backslash included, is kept. The output is valid UTF-8 and
+ * cannot move the cursor back, erase, recolour or retitle a terminal.
+ */
+enum shown_flags {
+	SHOWN_LINES = 1 << 0,	/* keep newlines: multi-line text */
+};
+void strbuf_add_shown(struct strbuf *sb, const char *s, size_t len, unsigned flags);
+/*
+ * s as strbuf_add_shown() shows it on one line: s itself when nothing
+ * needs escaping, else a copy that stays valid until the 16th call after
+ * (a ring, as git's oid_to_hex(); not for threads). NULL gives NULL.
+ */
+const char *shown(const char *s);
+
 /* Read a whole file; returns 0 or -1 with errno set (no message printed). */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* Read everything from fd; returns 0 or -1 with errno set. */

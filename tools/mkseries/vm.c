@@ -232,7 +232,7 @@ static void watch_draw(struct watch *w)
 	if (w->phase != PHASE_BOOT)
 		strbuf_addf(&sb, "  %u result%s", w->results, w->results == 1 ? "" : "s");
 	if (w->last[0])
-		strbuf_addf(&sb, "  %s", w->last);
+		strbuf_addf(&sb, "  %s", shown(w->last));
 	if (sb.len > (size_t)cols - 1)
 		strbuf_setlen(&sb, cols - 1);
 	fprintf(stderr, "\r\033[K%s", sb.buf);

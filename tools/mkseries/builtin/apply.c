@@ -87,7 +87,7 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct repo_lock lock = REPO_LOCK_INIT;
 	git_repository *repo = NULL;
 	git_signature *me = NULL;
-	char *repo_path = NULL, *refname = xstrfmt("refs/heads/mkseries/%s", b->name);
+	char *refname = xstrfmt("refs/heads/mkseries/%s", b->name);
 	git_oid base, kit_tip;
 	int err, ret = 1, have_kit = 0;
 	size_t i;
@@ -97,11 +97,12 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 		ret = 2;
 		goto cleanup;
 	}
-	if (kernel_repo_path(&repo_path, kit, b, repo_opt) == MKS_ECONFIG) {
+	err = kernel_repo_open(&repo, kit, b, repo_opt, 1);
+	if (err == MKS_ECONFIG) {
 		ret = 2;
 		goto cleanup;
 	}
-	if (!repo_path || repo_open(&repo, repo_path, 1) || repo_lock(&lock, repo) ||
+	if (err || repo_lock(&lock, repo) ||
 	    backporter_signature(&me, repo))
 		goto cleanup;
 	/* Immediate when the tree was imported from the same source before. */
@@ -141,7 +142,6 @@ cleanup:
 	git_repository_free(repo);
 	apply_outcome_release(&o);
 	plan_release(&plan);
-	free(repo_path);
 	free(refname);
 	return ret;
 }

@@ -21,7 +21,7 @@ static int build_one(git_repository *repo, const struct kit *kit, const struct k
 {
 	struct build_result res;
 	struct build_opts opts = { 0 };
-	struct strbuf why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, details = STRBUF_INIT;
 	char *refname = NULL, *label = xstrfmt("%s %s", b->name, variant);
 	git_oid commit;
 	int err, ret = 1;
@@ -57,20 +57,23 @@ static int build_one(git_repository *repo, const struct kit *kit, const struct k
 		ret = 0;
 		break;
 	case BUILD_FAILED:
-		printf("%s: FAILED %s\n", label, res.failure ? res.failure : "");
-		if (res.details && strchr(res.details, '\n'))
-			printf("%s\n", res.details);
+		printf("%s: FAILED %s\n", label, res.failure ? shown(res.failure) : "");
+		if (res.details && strchr(res.details, '\n')) {
+			strbuf_add_shown(&details, res.details, strlen(res.details), SHOWN_LINES);
+			printf("%s\n", details.buf);
+		}
 		printf("    log: %s\n", res.log);
 		break;
 	}
 	if (res.notes)
-		printf("    note: %s\n", res.notes);
+		printf("    note: %s\n", shown(res.notes));
 	if (mks_verbose > 1 && res.status == BUILD_OK)
 		printf("    source: %s, %zu written, %zu removed, %zu repaired in %.1fs\n",
 		       res.mat.full ? "full write" : "changes only", res.mat.written,
 		       res.mat.removed, res.mat.repaired, res.mat.seconds);
 cleanup:
 	build_result_release(&res);
+	strbuf_release(&details);
 	strbuf_release(&why);
 	free(refname);
 	free(label);
@@ -83,18 +86,15 @@ static int build_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec list = STRVEC_INIT, *variants = &list;
 	git_repository *repo = NULL;
-	char *repo_path = NULL, *workdir = branch_workdir(args->workdir, b);
+	char *workdir = branch_workdir(args->workdir, b);
 	git_oid base;
 	size_t i;
-	int ret = 0;
+	int err, ret = 0;
 
 	variants_of_branch(&list, b, given);
-	if (kernel_repo_path(&repo_path, kit, b, args->repo) == MKS_ECONFIG) {
-		ret = 2;
-		goto cleanup;
-	}
-	if (!repo_path || repo_open(&repo, repo_path, 1)) {
-		ret = 1;
+	err = kernel_repo_open(&repo, kit, b, args->repo, 1);
+	if (err) {
+		ret = err == MKS_ECONFIG ? 2 : 1;
 		goto cleanup;
 	}
 	if (workdir_lock(&lock, workdir)) {
@@ -117,7 +117,6 @@ cleanup:
 	workdir_unlock(&lock);
 	git_repository_free(repo);
 	strvec_clear(&list);
-	free(repo_path);
 	free(workdir);
 	return ret;
 }

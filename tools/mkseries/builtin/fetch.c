@@ -61,7 +61,7 @@ static int fetch_mainline(struct fetched *out, const struct kit *kit, const stru
 				       (unsigned)i + 1, force))
 			ret = -1;
 		else
-			printf("%s: %s\n", kit_patch_label(p), out[i].file);
+			printf("%s: %s\n", kit_patch_label(p), shown(out[i].file));
 		git_object_free(obj);
 	}
 cleanup:
@@ -197,10 +197,8 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 		warning("b4 am exited with %d after writing the patches; using them", rc);
 	} else if (rc || !text.len) {
 		strbuf_rtrim(&err);
-		ret = error("b4 am found no series for <%s>%s%s%s", msgid, mbox ? " in " : "",
-			    mbox ? mbox : "", err.len ? ":" : "");
-		if (err.len)
-			fprintf(stderr, "%s\n", err.buf);
+		ret = error("b4 am found no series for <%s>%s%s%s%s", msgid, mbox ? " in " : "",
+			    mbox ? mbox : "", err.len ? ":\n" : "", err.buf);
 		goto cleanup;
 	}
 	split_mbox(&mails, text.buf, text.len);
@@ -234,7 +232,7 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 			out[k].patch = p;
 			out[k].file = rel;
 			rel = NULL;
-			printf("%s: %s\n", kit_patch_label(p), out[k].file);
+			printf("%s: %s\n", kit_patch_label(p), shown(out[k].file));
 		}
 		free(rel);
 		free(path);

@@ -72,10 +72,10 @@ static int list_declared(const struct kit *kit, int json)
 				json_string(f->fixes);
 				printf("}, \"squash\": %s}", f->squash ? "true" : "false");
 			} else {
-				printf("%s  %s  %s\n", kit_patch_label(f), patch_id(f),
-				       f->subject ? f->subject : "");
+				printf("%s  %s  %s\n", kit_patch_label(f), shown(patch_id(f)),
+				       f->subject ? shown(f->subject) : "");
 				if (t)
-					printf("    fixes %s %s; %s\n", kit_patch_label(t), patch_id(t),
+					printf("    fixes %s %s; %s\n", kit_patch_label(t), shown(patch_id(t)),
 					       f->squash ? "squashed into it" : "goes right after it");
 			}
 			n++;
@@ -102,17 +102,17 @@ static void print_text(const struct fixups_report *rep)
 		char id[13];
 
 		git_oid_tostr(id, sizeof(id), &m->oid);
-		printf("%s: missing %s %s (%s ", missing_series(m), id, m->subject,
+		printf("%s: missing %s %s (%s ", missing_series(m), id, shown(m->subject),
 		       fixref_kind_name(m->kind));
 		if (m->target)
-			printf("%.12s %s", patch_id(m->target), kit_patch_label(m->target));
+			printf("%.12s %s", shown(patch_id(m->target)), kit_patch_label(m->target));
 		else
 			printf("%s, itself missing", oid_short(&rep->missing[m->target_missing].oid));
-		printf(", %s", m->tag ? m->tag : "in no tag");
+		printf(", %s", m->tag ? shown(m->tag) : "in no tag");
 		if (m->stable) {
 			printf(", Cc: stable");
 			if (m->stable_comment)
-				printf(" # %s", m->stable_comment);
+				printf(" # %s", shown(m->stable_comment));
 		}
 		printf(")\n");
 	}
@@ -179,6 +179,8 @@ static int write_fixups(struct kit *kit, git_repository *repo, const struct fixu
 	char (*ids)[13] = xcalloc(n, sizeof(*ids));
 	char (*fixes)[13] = xcalloc(n, sizeof(*fixes));
 	char **files = xcalloc(n, sizeof(*files));
+	/* The kit takes no control characters: a hostile subject goes in escaped. */
+	char **subjects = xcalloc(n, sizeof(*subjects));
 	int ret = 0;
 
 	if (strbuf_read_file(&text, path)) {
@@ -209,7 +211,8 @@ static int write_fixups(struct kit *kit, git_repository *repo, const struct fixu
 					      &rep->missing[m->target_missing].oid);
 			e[k].file = files[j];
 			e[k].upstream = ids[j];
-			e[k].subject = m->subject;
+			subjects[j] = m->subject ? xstrdup(shown(m->subject)) : NULL;
+			e[k].subject = subjects[j];
 			e[k].fixes = fixes[j];
 			k++;
 		}
@@ -227,7 +230,7 @@ static int write_fixups(struct kit *kit, git_repository *repo, const struct fixu
 		goto cleanup;
 	}
 	for (i = 0; verbose && i < rep->nr; i++)
-		printf("added %s as a fixup of %s, from %s\n", ids[i], fixes[i], files[i]);
+		printf("added %s as a fixup of %s, from %s\n", ids[i], fixes[i], shown(files[i]));
 cleanup:
 	for (i = 0; i < rep->nr; i++) {
 		if (ret && files[i]) {
@@ -237,8 +240,10 @@ cleanup:
 			free(abs);
 		}
 		free(files[i]);
+		free(subjects[i]);
 	}
 	free(files);
+	free(subjects);
 	free(fixes);
 	free(ids);
 	free(e);

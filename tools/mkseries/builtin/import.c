@@ -14,17 +14,17 @@ static int import_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct repo_lock lock = REPO_LOCK_INIT;
 	struct tree_import_info info = { 0 };
 	git_repository *repo = NULL;
-	char *path = NULL;
 	git_oid commit;
 	unsigned flags = TREE_IMPORT_REFRESH | (force ? TREE_IMPORT_FORCE : 0);
-	int create = repo_opt || b->source.kind != SOURCE_GIT, ret = 1;
+	int create = repo_opt || b->source.kind != SOURCE_GIT, err, ret = 1;
 
 	/* A git source's own repository must exist; the others are made on first use. */
-	if (kernel_repo_path(&path, kit, b, repo_opt) == MKS_ECONFIG) {
+	err = kernel_repo_open(&repo, kit, b, repo_opt, create);
+	if (err == MKS_ECONFIG) {
 		ret = 2;
 		goto cleanup;
 	}
-	if (!path || repo_open(&repo, path, create) || repo_lock(&lock, repo))
+	if (err || repo_lock(&lock, repo))
 		goto cleanup;
 	if (tree_import_ex(&commit, &info, repo, kit, b, flags)) {
 		error("%s: nothing imported, '%s' left as it was", b->name, tree_base_refname(b));
@@ -37,7 +37,6 @@ cleanup:
 	tree_import_info_release(&info);
 	repo_unlock(&lock);
 	git_repository_free(repo);
-	free(path);
 	return ret;
 }
 

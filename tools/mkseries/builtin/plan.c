@@ -35,13 +35,13 @@ static void describe_source(const struct kernel_branch *b)
 
 	switch (s->kind) {
 	case SOURCE_DEBIAN:
-		printf("debian %s (%s)", s->package, s->suite);
+		printf("debian %s (%s)", shown(s->package), shown(s->suite));
 		break;
 	case SOURCE_GIT:
-		printf("git %s %s", s->repo, s->ref);
+		printf("git %s %s", shown(s->repo), shown(s->ref));
 		break;
 	case SOURCE_TARBALL:
-		printf("tarball %s", s->tarball);
+		printf("tarball %s", shown(s->tarball));
 		break;
 	}
 }
@@ -54,7 +54,7 @@ static void print_plan(const struct plan *plan)
 
 	printf("%s: ", plan->branch->name);
 	describe_source(plan->branch);
-	printf("  [%s]\n", plan->branch->path);
+	printf("  [%s]\n", shown(plan->branch->path));
 	for (i = 0; i < plan->nr; i++) {
 		const struct plan_item *it = &plan->items[i];
 		const struct kit_patch *p = it->patch;
@@ -62,20 +62,20 @@ static void print_plan(const struct plan *plan)
 		if (p->series != cur) {
 			cur = p->series;
 			last_reason = NULL;
-			printf("  %s: %s\n", cur->id, cur->title);
+			printf("  %s: %s\n", cur->id, shown(cur->title));
 		}
 		printf("    %s%-8s%s %-28s %-12s %s\n", color(it->action),
 		       plan_action_name(it->action), reset(), kit_patch_label(p),
-		       p->upstream ? p->upstream : "-", it->subject ? it->subject : "");
+		       p->upstream ? p->upstream : "-", it->subject ? shown(it->subject) : "");
 		/* A series-wide reason is said once, under the first of its patches. */
 		if (last_reason && !strcmp(last_reason, it->reason) && !it->source)
 			continue;
 		last_reason = it->reason;
-		printf("             %s", it->reason);
+		printf("             %s", shown(it->reason));
 		if (it->action == PLAN_SQUASH)
 			printf(" (into %s)", kit_patch_label(plan->items[it->squash_into].patch));
 		if (it->source && (it->action == PLAN_APPLY || it->action == PLAN_SQUASH))
-			printf("\n             from %s", it->source);
+			printf("\n             from %s", shown(it->source));
 		putchar('\n');
 	}
 	printf("%s: %zu to apply, %zu squashed, %zu present, %zu skipped\n", plan->branch->name,
@@ -102,13 +102,13 @@ static void print_variant(const struct plan *kit_plan, const struct plan *vp)
 		if (p->upstream)
 			printf(" (%s)", p->upstream);
 		if (!it->left_out)
-			printf(": %s", it->reason);
+			printf(": %s", shown(it->reason));
 		putchar('\n');
 	}
 	if (!n)
 		printf("variant %s: the same as the kit\n", v->name);
 	for (i = 0; i < v->nr_expect_fail; i++)
-		printf("variant %s: expects %s to fail\n", v->name, v->expect_fail[i]);
+		printf("variant %s: expects %s to fail\n", v->name, shown(v->expect_fail[i]));
 }
 
 int cmd_plan(int argc, const char **argv)

@@ -55,18 +55,21 @@ struct branch_run {
 __attribute__((format(printf, 3, 4)))
 static void say(struct branch_run *br, const char *variant, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf msg = STRBUF_INIT, sb = STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
+	/* A step's line quotes subjects, compilers and consoles. */
+	strbuf_add_shown(&sb, msg.buf, msg.len, SHOWN_LINES);
 	if (variant)
 		fprintf(br->args->log, "%s %s: %s\n", br->b->name, variant, sb.buf);
 	else
 		fprintf(br->args->log, "%s: %s\n", br->b->name, sb.buf);
 	fflush(br->args->log);
 	strbuf_release(&sb);
+	strbuf_release(&msg);
 }
 
 /* Whether any cell but base is wanted: then the kit and its variants are applied. */
@@ -630,7 +633,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		goto cleanup;
 	}
 	if (res.accel_note)
-		fprintf(br->args->log, "note: using %s: %s\n", res.accel, res.accel_note);
+		fprintf(br->args->log, "note: using %s: %s\n", res.accel, shown(res.accel_note));
 	how = vm_result_how(&res);
 	if (res.status == VM_OK && declared && declared->nr_expect_fail) {
 		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail, %zu xfail in %s",
@@ -644,7 +647,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		fprintf(br->args->log, "    console: %s\n", res.console_log);
 	}
 	if (res.expected)
-		fprintf(br->args->log, "    XFAIL %s\n", res.expected);
+		fprintf(br->args->log, "    XFAIL %s\n", shown(res.expected));
 	goto cleanup;
 error:
 	state_release(&now);
@@ -804,7 +807,6 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 	struct branch_run br;
 	struct workdir_lock wl = WORKDIR_LOCK_INIT;
 	struct repo_lock rl = REPO_LOCK_INIT;
-	char *repo_path = NULL;
 	size_t i, nr_vplans = 0;
 	int ret = 0, err;
 
@@ -835,7 +837,7 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 		ret = 1;
 		goto cleanup;
 	}
-	if (kernel_repo_path(&repo_path, kit, b, args->repo) || repo_open(&br.repo, repo_path, 1) ||
+	if (kernel_repo_open(&br.repo, kit, b, args->repo, 1) ||
 	    repo_lock(&rl, br.repo)) {
 		branch_not_started(res, b, &br.variants, "cannot open or lock the kernel repository");
 		ret = 1;
@@ -887,7 +889,6 @@ cleanup:
 	free(br.vapplied);
 	strvec_clear(&br.variants);
 	free(br.workdir);
-	free(repo_path);
 	return ret;
 }
 

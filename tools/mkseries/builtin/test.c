@@ -99,7 +99,7 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 	}
 	/* Once per reason: every cell after a failed probe would say the same. */
 	if (res.accel_note && (!args->noted || strcmp(args->noted, res.accel_note))) {
-		fprintf(stderr, "note: using %s: %s\n", res.accel, res.accel_note);
+		fprintf(stderr, "note: using %s: %s\n", res.accel, shown(res.accel_note));
 		free(args->noted);
 		args->noted = xstrdup(res.accel_note);
 	}
@@ -112,11 +112,11 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 		printf(" in %s\n", format_duration(res.seconds));
 		ret = 0;
 	} else {
-		printf("%s: FAILED (%s) %s\n", label, how, res.failure ? res.failure : "");
+		printf("%s: FAILED (%s) %s\n", label, how, res.failure ? shown(res.failure) : "");
 		printf("    console: %s\n", res.console_log);
 	}
 	if (res.expected)
-		printf("    XFAIL %s\n", res.expected);
+		printf("    XFAIL %s\n", shown(res.expected));
 cleanup:
 	vm_result_release(&res);
 	strbuf_release(&why);
@@ -132,16 +132,17 @@ static int test_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec list = STRVEC_INIT, *variants = &list;
 	git_repository *repo = NULL;
-	char *repo_path = NULL, *workdir = branch_workdir(args->workdir, b);
+	char *workdir = branch_workdir(args->workdir, b);
 	size_t i;
-	int ret = 0;
+	int err, ret = 0;
 
 	variants_of_branch(&list, b, given);
-	if (kernel_repo_path(&repo_path, kit, b, args->repo) == MKS_ECONFIG) {
+	err = kernel_repo_open(&repo, kit, b, args->repo, 0);
+	if (err == MKS_ECONFIG) {
 		ret = 2;
 		goto cleanup;
 	}
-	if (!repo_path || repo_open(&repo, repo_path, 0) || workdir_lock(&lock, workdir)) {
+	if (err || workdir_lock(&lock, workdir)) {
 		ret = 1;
 		goto cleanup;
 	}
@@ -155,7 +156,6 @@ cleanup:
 	workdir_unlock(&lock);
 	git_repository_free(repo);
 	strvec_clear(&list);
-	free(repo_path);
 	free(workdir);
 	return ret;
 }

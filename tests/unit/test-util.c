@@ -1,0 +1,49 @@
+/* test-util.c: unit tests for util.c's helpers that treat input as hostile. */
+#include "tap.h"
+#include "util.h"
+
+/* `in` is a string literal: its length is known, NUL bytes included. */
+#define check_shown(in, flags, want, what) check_shown_n(in, sizeof(in) - 1, flags, want, what)
+
+static void check_shown_n(const char *in, size_t len, unsigned flags, const char *want,
+			  const char *what)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_shown(&sb, in, len, flags);
+	is_str(sb.buf, want, "shown: %s", what);
+	strbuf_release(&sb);
+}
+
+static void test_shown(void)
+{
+	const char *plain = "mm: batch ptes";
+	const char *a, *b;
+
+	check_shown("mm: evil\033[2K\rmm: ok", 0, "mm: evil\\x1b[2K\\rmm: ok",
+		    "ESC and CR are escaped");
+	check_shown("a\tb\x7f\x01", 0, "a\tb\\x7f\\x01", "tab kept, DEL and C0 escaped");
+	check_shown("one\ntwo", 0, "one\\ntwo", "a newline in a one-line field is escaped");
+	check_shown("one\ntwo\n", SHOWN_LINES, "one\ntwo\n", "SHOWN_LINES keeps newlines");
+	check_shown("a\0b", 0, "a\\x00b", "a NUL byte is escaped");
+	check_shown("caf\xc3\xa9 \xe2\x9c\x93", 0, "caf\xc3\xa9 \xe2\x9c\x93",
+		    "valid UTF-8 is kept");
+	check_shown("x\xc2\x9b" "31m", 0, "x\\u009b31m", "a C1 control (8-bit CSI) is escaped");
+	check_shown("x\x9b" "2J\xff\xc3", 0, "x\\x9b2J\\xff\\xc3",
+		    "bytes that are not UTF-8 are escaped, a cut sequence too");
+	check_shown("\xed\xa0\x80", 0, "\\xed\\xa0\\x80", "a UTF-16 surrogate is not UTF-8");
+	check_shown("back\\slash", 0, "back\\slash", "a backslash is kept");
+
+	ok(shown(plain) == plain, "shown: text with nothing to escape is returned as is");
+	ok(shown(NULL) == NULL, "shown: NULL stays NULL");
+	a = shown("a\033");
+	b = shown("b\r");
+	is_str(a, "a\\x1b", "shown: an escaped copy");
+	is_str(b, "b\\r", "shown: a second copy leaves the first alone");
+}
+
+int main(void)
+{
+	test_shown();
+	return tap_done();
+}
