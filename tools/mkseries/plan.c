@@ -327,7 +327,7 @@ static void leave_out(struct plan *plan, struct plan_item *it)
 static int plan_patch_kit(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
 			  const struct backports *bp)
 {
-	const char *bname = plan->branch->name;
+	const char *bname = branch_decisions(plan->branch);
 	const struct decision *own = patch_decision(p, bname);
 	const struct decision *d = own ? own : sd;
 	struct plan_item *it = insert_item(plan, plan->nr);
@@ -365,7 +365,7 @@ static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct
 static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct decision *sd,
 		      const struct backports *bp)
 {
-	const char *bname = plan->branch->name;
+	const char *bname = branch_decisions(plan->branch);
 	const struct decision *own = patch_decision(f, bname);
 	const struct kit_patch *t = f->fixes_patch;
 	int ti = find_item(plan, t);
@@ -508,7 +508,7 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 		return MKS_ECONFIG;
 	for (i = 0; i < kit->nr_series; i++) {
 		const struct kit_series *s = order[i];
-		const struct decision *sd = series_decision(s, b->name);
+		const struct decision *sd = series_decision(s, branch_decisions(b));
 		struct backports bp = { 0 };
 
 		if (sd && sd->kind == DECISION_PATCHES && read_backports(&bp, kit, s, sd))
