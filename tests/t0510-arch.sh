@@ -213,6 +213,8 @@ test_expect_success 'decisions: another branch.s, shown by plan; naming the borr
 	EOF
 	mkseries --kit dk plan --all >out 2>err &&
 	cat out err &&
+	test_grep "^6.12-arm64: git .* v1.0, arm64, 6.12.s decisions  \[kernels/6.12-arm64.yaml\]$" out &&
+	test_grep "^6.12: git .* v1.0  \[kernels/6.12.yaml\]$" out &&
 	grep -A3 "^6.12-arm64: " out >arm &&
 	test_grep "series skipped: not for 6.12" arm &&
 	sed -i "s/^      \"6.12\": .*/&\n      \"6.12-arm64\": { skip: \"no\" }/" dk/series.yaml &&
