@@ -1063,6 +1063,12 @@ static int have_program(const char *name)
 	return found;
 }
 
+/* make's ARCH=: the arch's directory, but x86_64 keeps its own name (it picks 64-bit in Kconfig). */
+static const char *make_arch(const struct arch_info *a)
+{
+	return !strcmp(a->name, "x86_64") ? "x86_64" : a->srcarch;
+}
+
 /* Run make with the variant's settings and `target`; returns make's exit status or -1. */
 static int run_make(struct make_ctx *m, const char *target)
 {
@@ -1072,12 +1078,8 @@ static int run_make(struct make_ctx *m, const char *target)
 
 	strvec_pushl(&c.argv, "make", "-C", m->src, NULL);
 	strvec_pushf(&c.argv, "O=%s", m->out);
-	/*
-	 * ARCH= always, so that a tree never guesses from the host; x86_64
-	 * keeps its own name (it picks 64-bit in Kconfig).
-	 */
-	strvec_pushf(&c.argv, "ARCH=%s",
-		     !strcmp(m->arch->name, "x86_64") ? "x86_64" : m->arch->srcarch);
+	/* ARCH= always, so that a tree never guesses from the host. */
+	strvec_pushf(&c.argv, "ARCH=%s", make_arch(m->arch));
 	if (*m->cross)
 		strvec_pushf(&c.argv, "CROSS_COMPILE=%s", m->cross);
 	if (m->ccache_dir)
@@ -1548,7 +1550,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	/* A tree that ignored ARCH= or CROSS_COMPILE= would boot the wrong kernel, or none. */
 	strbuf_reset(&sb);
 	if (arch_check_image(arch, res->bzimage, &sb)) {
-		fail(res, &st, "%s (make ARCH=%s CROSS_COMPILE=%s)", sb.buf, arch->srcarch,
+		fail(res, &st, "%s (make ARCH=%s CROSS_COMPILE=%s)", sb.buf, make_arch(arch),
 		     m.cross);
 		goto done;
 	}
