@@ -147,7 +147,7 @@ test_expect_success X86_HOST,AARCH64_REGRESS,CPIO 'the boot: qemu-system-aarch64
 	(cd kit && mkseries test --branch a --variant base >../out 2>../err) &&
 	cat out err qemu.log &&
 	test_grep "^a base: booted (tcg, instruction-paced, 2 boots) 1 ok, 0 skip, 0 fail" out &&
-	test_grep "^note: using tcg: an arm64 guest on x86_64 host: KVM runs only the host.s own arch" err &&
+	test_grep "^note: using tcg: arm64 guest on x86_64 host: KVM runs only the host.s own arch" err &&
 	test_grep "^qemu-system-aarch64 -machine virt -accel tcg .*-cpu cortex-a57 " qemu.log &&
 	test_grep "console=ttyAMA0 " qemu.log &&
 	test_grep "^# machine: aarch64" "$WORK/logs/base-console.log"
@@ -156,7 +156,7 @@ test_expect_success X86_HOST,AARCH64_REGRESS,CPIO 'the boot: qemu-system-aarch64
 test_expect_success X86_HOST,AARCH64_REGRESS,CPIO 'accel kvm for an arm64 guest on this host is a configuration error' '
 	(cd kit && test_expect_code 2 mkseries test --branch a --variant base --accel kvm >../out 2>../err) &&
 	cat out err &&
-	test_grep "kernels/a.yaml:1: accel kvm cannot run an arm64 guest on this x86_64 host" err
+	test_grep "kernels/a.yaml:1: accel kvm cannot run arm64 guests on this x86_64 host" err
 '
 
 test_expect_success X86_HOST,AARCH64_REGRESS,CPIO 'a guest that says it is x86_64 fails the arm64 cell' '

@@ -632,13 +632,13 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 		/* KVM runs only guests of the host's own arch. */
 		if (!strcmp(want, "kvm")) {
 			ret = error_code(MKS_ECONFIG,
-					 "%s:%d: accel kvm cannot run an %s guest on this %s host: KVM runs only the host's own arch (use auto or tcg)",
+					 "%s:%d: accel kvm cannot run %s guests on this %s host: KVM runs only the host's own arch (use auto or tcg)",
 					 b->path, b->line, arch->name,
 					 arch_host() ? arch_host()->name : "unknown");
 			goto cleanup;
 		}
 		accel = "tcg";
-		note = xstrfmt("an %s guest on %s host: KVM runs only the host's own arch",
+		note = xstrfmt("%s guest on %s host: KVM runs only the host's own arch",
 			       arch->name, arch_host() ? arch_host()->name : "another");
 	} else {
 		accel = vm_pick_accel(want, cache, b->boot.qemu, &note);
