@@ -7,6 +7,7 @@
 #include "regress.h"
 #include "tap.h"
 #include "util.h"
+#include "vm.h"
 
 static char *tmpdir;
 
@@ -99,6 +100,34 @@ static void test_programs(void)
 	strbuf_release(&why);
 }
 
+/* The -smp QEMU gets: sun4u boots one CPU only, whatever boot.cpus says. */
+static const char *smp_of(unsigned cpus, unsigned max_cpus)
+{
+	static char buf[16];
+	struct kernel_boot boot;
+	struct strvec argv = STRVEC_INIT;
+	size_t i;
+
+	memset(&boot, 0, sizeof(boot));
+	boot.qemu = "qemu-system-sparc64";
+	boot.cpus = cpus;
+	boot.tcg_clock = "host";
+	vm_qemu_argv(&argv, &boot, "tcg", "image", "initramfs.cpio", 0, max_cpus);
+	buf[0] = '\0';
+	for (i = 0; i + 1 < argv.nr; i++)
+		if (!strcmp(argv.v[i], "-smp"))
+			snprintf(buf, sizeof(buf), "%s", argv.v[i + 1]);
+	strvec_clear(&argv);
+	return buf;
+}
+
+static void test_cpus(void)
+{
+	is_str(smp_of(4, 0), "4", "no arch limit: boot.cpus");
+	is_str(smp_of(4, arch_find("sparc64")->max_cpus), "1", "sparc64's sun4u: one CPU");
+	is_str(smp_of(0, arch_find("arm64")->max_cpus), "2", "arm64: the default two");
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/mkseries-test-arch.XXXXXX";
@@ -109,6 +138,7 @@ int main(void)
 	test_table();
 	test_images();
 	test_programs();
+	test_cpus();
 	remove_tree(tmpdir);
 	return tap_done();
 }

@@ -14,9 +14,8 @@
 
 /*
  * sparc64's image is arch/sparc/boot/image, the ELF vmlinux stripped,
- * which OpenBIOS loads with -kernel; QEMU's sun4u has no PL011 or 8250
- * of its own name: its serial port is the Zilog's ttyS0 under sunzilog
- * or the su 16550 (ttyS0 as well).
+ * which OpenBIOS loads with -kernel (zImage does not boot); QEMU's
+ * sun4u console is ttyS0 and the machine has a single CPU.
  */
 static const struct arch_info arches[] = {
 	{
@@ -38,7 +37,7 @@ static const struct arch_info arches[] = {
 		.image = "arch/sparc/boot/image", .cross = "sparc64-linux-gnu-",
 		.cross_packages = "gcc-sparc64-linux-gnu libc6-dev-sparc64-cross",
 		.qemu = "qemu-system-sparc64", .qemu_package = "qemu-system-sparc",
-		.qemu_machine = "sun4u", .console = "ttyS0",
+		.qemu_machine = "sun4u", .console = "ttyS0", .max_cpus = 1,
 	},
 };
 

@@ -23,6 +23,7 @@ struct arch_info {
 	const char *qemu_machine;	/* -machine, or NULL for QEMU's default */
 	const char *qemu_cpu;	/* -cpu under TCG, or NULL for QEMU's default */
 	const char *console;	/* the serial console device: "ttyAMA0" */
+	unsigned max_cpus;	/* what its QEMU machine can boot with (sun4u: 1), or 0: no limit */
 };
 
 /* The architecture called `name` ("x86_64", "arm64", "sparc64"), or NULL. */

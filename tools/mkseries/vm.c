@@ -142,10 +142,11 @@ char *vm_result_how(const struct vm_result *r)
 /* One QEMU run */
 
 void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const char *accel,
-		  const char *bzimage, const char *initramfs, int full)
+		  const char *bzimage, const char *initramfs, int full, unsigned max_cpus)
 {
 	struct strbuf cmdline = STRBUF_INIT;
 	const char *cpu = boot->cpu;
+	unsigned cpus = boot->cpus ? boot->cpus : 2;
 
 	strvec_push(argv, boot->qemu && *boot->qemu ? boot->qemu : "qemu-system-x86_64");
 	if (boot->machine && *boot->machine)
@@ -163,6 +164,9 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 		cpu = "host";
 	if (cpu && *cpu)
 		strvec_pushl(argv, "-cpu", cpu, NULL);
+	/* A machine that boots only so many CPUs (sun4u: one) gets no more. */
+	if (max_cpus && cpus > max_cpus)
+		cpus = max_cpus;
 	strvec_push(argv, "-m");
 	strvec_pushf(argv, "%u", boot->memory_mb ? boot->memory_mb : 2048);
 	/*
@@ -174,7 +178,7 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 	if (!strcmp(vm_timing(accel, boot), "instructions"))
 		strvec_push(argv, "1");
 	else
-		strvec_pushf(argv, "%u", boot->cpus ? boot->cpus : 2);
+		strvec_pushf(argv, "%u", cpus);
 	strvec_pushl(argv, "-kernel", bzimage, "-initrd", initramfs, NULL);
 	/*
 	 * panic=-1 reboots at once on a panic and -no-reboot turns that into
@@ -314,7 +318,8 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	w.label = opts->label ? opts->label : "";
 	w.accel = accel;
 
-	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full);
+	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full,
+		     branch_arch(b)->max_cpus);
 	f = fopen(console_log, "w");
 	if (!f) {
 		stream_child_release(&c);
