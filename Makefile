@@ -39,7 +39,9 @@ ALL_LDFLAGS = $(BASIC_LDFLAGS) $(LDFLAGS)
 DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	libgmime-3.0-dev libarchive-dev git b4 perl \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
-	qemu-system-x86 apt-utils python3 libxml2-utils jq
+	qemu-system-x86 apt-utils python3 libxml2-utils jq \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
+	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc
 
 B ?= build
 MKS_SRC = $(wildcard tools/mkseries/*.c tools/mkseries/builtin/*.c)
@@ -57,14 +59,46 @@ $(B)/obj/%.o: tools/%.c
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP -Itools/mkseries -c -o $@ $<
 
 # mm-regress is a static program carried inside mkseries (see embed.S).
+# One mm-regress per architecture a kernel file can name (arch.c), by the
+# machine name uname -m gives inside its guests. The host's is a copy of
+# $(B)/mm-regress; the others come from Debian's cross compilers
+# (`make deps`). A missing or failing cross compiler does not stop the
+# build: the binary is left empty and $@.why says what was missing, which
+# mkseries reports when a branch of that arch is booted.
+REGRESS_MACHINES = x86_64 aarch64 sparc64
+HOST_MACHINE := $(shell uname -m)
+REGRESS_BINS = $(patsubst %,$(B)/mm-regress-%,$(REGRESS_MACHINES))
+REGRESS_FLAGS = -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(if $(DEVELOPER),-Werror) \
+	-static
+
 $(B)/mm-regress: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h)
 	@mkdir -p $(B)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(if $(DEVELOPER),-Werror) \
-		-static -o $@ $(REGRESS_SRC) -lm
+	$(CC) $(REGRESS_FLAGS) -o $@ $(REGRESS_SRC) -lm
 
-$(B)/obj/embed.o: tools/mkseries/embed.S $(B)/mm-regress
+$(B)/mm-regress-%: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) $(B)/mm-regress
+	@if [ "$*" = "$(HOST_MACHINE)" ]; then \
+		cp $(B)/mm-regress $@ && : >$@.why; \
+	elif ! command -v $*-linux-gnu-gcc >/dev/null 2>&1; then \
+		echo "warning: no $*-linux-gnu-gcc: mkseries will carry no $* mm-regress (make deps)" >&2; \
+		: >$@ && echo "no $*-linux-gnu-gcc on PATH when this mkseries was built" >$@.why; \
+	else \
+		echo "$*-linux-gnu-gcc $(REGRESS_FLAGS) -o $@ ... -lm"; \
+		if $*-linux-gnu-gcc $(REGRESS_FLAGS) -o $@ $(REGRESS_SRC) -lm 2>$@.err; then \
+			cat $@.err >&2; : >$@.why; \
+		else \
+			cat $@.err >&2; \
+			echo "warning: $*-linux-gnu-gcc failed: mkseries will carry no $* mm-regress" >&2; \
+			: >$@ && echo "$*-linux-gnu-gcc failed: $$(grep -m1 -E 'error|cannot find' $@.err)" >$@.why; \
+		fi; \
+		rm -f $@.err; \
+	fi
+
+$(B)/obj/embed.o: tools/mkseries/embed.S $(B)/mm-regress $(REGRESS_BINS)
 	@mkdir -p $(dir $@)
-	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' -o $@ $<
+	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' \
+		$(foreach m,$(REGRESS_MACHINES),-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)='"$(B)/mm-regress-$(m)"' \
+		-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)_WHY='"$(B)/mm-regress-$(m).why"') \
+		-o $@ $<
 
 $(B)/mkseries: $(MKS_OBJ) $(B)/obj/embed.o
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $^ $(PKG_LIBS) -lm
@@ -119,6 +153,6 @@ install: all
 	install -m 755 $(B)/mkseries $(DESTDIR)$(PREFIX)/bin/mkseries
 
 clean:
-	rm -rf build/obj build/tests build/mkseries build/mm-regress build-sanitize
+	rm -rf build/obj build/tests build/mkseries build/mm-regress build/mm-regress-* build-sanitize
 
 .PHONY: all deps units test ci-checks run bench install clean

@@ -605,15 +605,14 @@ static const struct bad_case bad_cases[] = {
 	      "source:\n"
 	      "  tarball: /usr/src/linux-source-6.12.tar.xz\n" } },
 	  "error: kernels/6.12.yaml:1: missing 'name' (expected '6.12')\n", 0 },
-	{ "unsupported arch",
+	{ "unknown arch",
 	  NULL,
 	  { { "kernels/6.12.yaml",
 	      "name: \"6.12\"\n"
 	      "source:\n"
 	      "  debian: { package: linux-source-6.12, suite: bookworm }\n"
-	      "arch: arm64\n" } },
-	  "error: kernels/6.12.yaml:4: unsupported arch 'arm64' (only x86_64 can be built and "
-	  "booted)\n", 0 },
+	      "arch: riscv64\n" } },
+	  "error: kernels/6.12.yaml:4: unknown arch 'riscv64' (known: x86_64, arm64, sparc64)\n", 0 },
 	{ "kernel without a source",
 	  NULL,
 	  { { "kernels/6.12.yaml", "name: \"6.12\"\n" } },
@@ -712,7 +711,7 @@ static const struct bad_case bad_cases[] = {
 	      "boot:\n"
 	      "  ram: 2G\n" } },
 	  "error: kernels/6.12.yaml:4: unknown key 'ram' in 'boot' (allowed: qemu, machine, cpu, "
-	  "memory, cpus, cmdline, accel, boot-timeout, run-timeout, tcg-clock, boots)\n", 0 },
+	  "memory, cpus, cmdline, accel, boot-timeout, run-timeout, tcg-clock, boots, console)\n", 0 },
 	{ "default is not a bool",
 	  NULL,
 	  { { "kernels/6.12.yaml",
@@ -752,7 +751,7 @@ static const struct bad_case bad_cases[] = {
 	      "source: { tarball: /usr/src/linux.tar.xz }\n"
 	      "archs: [x86_64]\n" } },
 	  "error: kernels/6.12.yaml:3: unknown key 'archs' in a kernel file (allowed: name, default, "
-	  "source, arch, config, boot, variants, verdicts, claims)\n", 0 },
+	  "source, arch, config, boot, variants, verdicts, claims, cross, image, decisions)\n", 0 },
 	{ "kernel file is not a mapping",
 	  NULL,
 	  { { "kernels/6.12.yaml", "- 6.12\n" } },
@@ -1524,6 +1523,64 @@ cleanup:
 	strbuf_release(&err);
 }
 
+/* Per-branch architecture: the arch's defaults, the overrides, a borrowed set of decisions. */
+static void test_arches(void)
+{
+	struct kit kit = KIT_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char *dir = new_kit(1);
+	const struct kernel_branch *b, *x;
+	int ret;
+
+	put(dir, "series.yaml", VARIANT_SERIES);
+	put(dir, "kernels/6.12-arm64.yaml",
+	    "name: \"6.12-arm64\"\n"
+	    "source: { tarball: /usr/src/linux.tar.xz }\n"
+	    "arch: arm64\n"
+	    "decisions: \"6.1\"\n");
+	put(dir, "kernels/7.2-sparc64.yaml",
+	    "name: \"7.2-sparc64\"\n"
+	    "source: { tarball: /usr/src/linux.tar.xz }\n"
+	    "arch: sparc64\n"
+	    "cross: sparc64-unknown-linux-gnu-\n"
+	    "image: vmlinux\n"
+	    "boot: { qemu: /opt/qemu/bin/qemu-system-sparc64, cpu: \"TI UltraSparc IIi\", console: ttyS1 }\n");
+	ret = load_capture(&kit, dir, ".", &err);
+	is_int(ret, 0, "arches: the kit loads");
+	is_str(err.buf, "", "arches: quietly");
+	b = kit_find_branch(&kit, "6.12-arm64");
+	x = kit_find_branch(&kit, "6.1");
+	if (!b || !x) {
+		ok(0, "arches: 6.12-arm64 and 6.1 are there");
+		goto cleanup;
+	}
+	is_str(b->arch, "arm64", "arches: arm64");
+	is_str(b->boot.qemu, "qemu-system-aarch64", "arches: arm64's QEMU by default");
+	is_str(b->boot.machine, "virt", "arches: -machine virt by default");
+	is_str(b->boot.cpu, "cortex-a57", "arches: -cpu cortex-a57 by default");
+	is_str(b->boot.console, "ttyAMA0", "arches: the PL011 console by default");
+	ok(!b->cross && !b->image, "arches: cross and image left to the arch");
+	is_str(branch_decisions(b), "6.1", "arches: decisions borrowed from 6.1");
+	is_str(branch_decisions(x), "6.1", "arches: a branch takes its own decisions by default");
+	is_str(x->boot.console, "ttyS0", "arches: x86_64 keeps ttyS0");
+	ok(!x->boot.machine && !x->boot.cpu, "arches: x86_64 has no machine or cpu by default");
+	b = kit_find_branch(&kit, "7.2-sparc64");
+	if (!b) {
+		ok(0, "arches: 7.2-sparc64 is there");
+		goto cleanup;
+	}
+	is_str(b->cross, "sparc64-unknown-linux-gnu-", "arches: cross as given");
+	is_str(b->image, "vmlinux", "arches: image as given");
+	is_str(b->boot.qemu, "/opt/qemu/bin/qemu-system-sparc64", "arches: qemu as given");
+	is_str(b->boot.machine, "sun4u", "arches: sparc64's machine by default");
+	is_str(b->boot.cpu, "TI UltraSparc IIi", "arches: cpu as given");
+	is_str(b->boot.console, "ttyS1", "arches: console as given");
+cleanup:
+	kit_release(&kit);
+	free(dir);
+	strbuf_release(&err);
+}
+
 static void test_claims(void)
 {
 	struct kit kit = KIT_INIT;
@@ -1730,6 +1787,7 @@ int main(void)
 
 	test_valid_kit();
 	test_variants();
+	test_arches();
 	test_claims();
 	test_no_kernels();
 	test_repo_var();

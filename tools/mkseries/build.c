@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "build.h"
 #include "select.h"
 #include "gitutil.h"
@@ -1035,7 +1036,8 @@ static int build_on_tick(void *data)
 /* Everything a make run of this variant shares. */
 struct make_ctx {
 	const char *src, *out, *log;
-	const char *arch;
+	const struct arch_info *arch;
+	const char *cross;	/* CROSS_COMPILE, "" for the host's own compiler */
 	unsigned jobs;
 	char *ccache_dir;	/* NULL when ccache is not installed */
 	char *timestamp;
@@ -1061,6 +1063,12 @@ static int have_program(const char *name)
 	return found;
 }
 
+/* make's ARCH=: the arch's directory, but x86_64 keeps its own name (it picks 64-bit in Kconfig). */
+static const char *make_arch(const struct arch_info *a)
+{
+	return !strcmp(a->name, "x86_64") ? "x86_64" : a->srcarch;
+}
+
 /* Run make with the variant's settings and `target`; returns make's exit status or -1. */
 static int run_make(struct make_ctx *m, const char *target)
 {
@@ -1070,10 +1078,12 @@ static int run_make(struct make_ctx *m, const char *target)
 
 	strvec_pushl(&c.argv, "make", "-C", m->src, NULL);
 	strvec_pushf(&c.argv, "O=%s", m->out);
-	if (!strcmp(m->arch, "x86_64"))
-		strvec_push(&c.argv, "ARCH=x86_64");
+	/* ARCH= always, so that a tree never guesses from the host. */
+	strvec_pushf(&c.argv, "ARCH=%s", make_arch(m->arch));
+	if (*m->cross)
+		strvec_pushf(&c.argv, "CROSS_COMPILE=%s", m->cross);
 	if (m->ccache_dir)
-		strvec_push(&c.argv, "CC=ccache gcc");
+		strvec_pushf(&c.argv, "CC=ccache %sgcc", m->cross);
 	if (m->jobs)
 		strvec_pushf(&c.argv, "-j%u", m->jobs);
 	strvec_push(&c.argv, target);
@@ -1146,8 +1156,8 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	int ret = 0;
 	size_t i;
 
-	strbuf_addf(inputs, "arch %s\nccache %d\nbase %s\n", b->arch ? b->arch : "x86_64", ccache,
-		    base);
+	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\nbase %s\n",
+		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b), ccache, base);
 	if (!is_config_target(base) || file_exists(path)) {
 		struct strbuf sb = STRBUF_INIT;
 
@@ -1179,11 +1189,55 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	return ret;
 }
 
-static const char *srcarch_of(const char *arch)
+const struct arch_info *branch_arch(const struct kernel_branch *b)
 {
-	if (!strcmp(arch, "x86_64") || !strcmp(arch, "i386") || !strcmp(arch, "x86"))
-		return "x86";
-	return arch;
+	const struct arch_info *a = arch_find(b->arch ? b->arch : "x86_64");
+
+	if (!a)
+		BUG("branch '%s' has unknown arch '%s' after kit_load()", b->name, b->arch);
+	return a;
+}
+
+const char *branch_cross(const struct kernel_branch *b)
+{
+	const struct arch_info *a = branch_arch(b);
+
+	if (b->cross)
+		return b->cross;
+	return arch_is_host(a) ? "" : a->cross;
+}
+
+const char *branch_image(const struct kernel_branch *b)
+{
+	return b->image ? b->image : branch_arch(b)->image;
+}
+
+int branch_check_compiler(const struct kernel_branch *b)
+{
+	const struct arch_info *a = branch_arch(b);
+	const char *cross = branch_cross(b);
+	char *gcc;
+	int ret = 0;
+
+	if (!*cross)
+		return 0;
+	gcc = xstrfmt("%sgcc", cross);
+	if (!have_program(gcc))
+		ret = error_code(MKS_ECONFIG,
+				 "%s:%d: cannot build arch %s: no '%s' on PATH (%s: make deps, or apt-get install %s)",
+				 b->path, b->line, a->name, gcc,
+				 b->cross ? "the kit's cross: prefix" : "Debian's cross compiler",
+				 a->cross_packages);
+	free(gcc);
+	return ret;
+}
+
+/* The make target that writes `image`: its last component (bzImage, Image, vmlinux, image). */
+static const char *image_target(const char *image)
+{
+	const char *slash = strrchr(image, '/');
+
+	return slash ? slash + 1 : image;
 }
 
 /* Mark res failed with a one-line reason, and keep it in the state file. */
@@ -1259,7 +1313,7 @@ static int configure(struct build_result *res, struct state *st, struct make_ctx
 		struct strbuf why = STRBUF_INIT;
 		size_t i;
 
-		kconfig_symbols(&syms, m->src, srcarch_of(m->arch));
+		kconfig_symbols(&syms, m->src, m->arch->srcarch);
 		kconfig_check(&missing, &absent, config.buf, frag, kconfig_symbol_defined, &syms);
 		if (absent.nr) {
 			strbuf_addstr(&why, "not in this tree's Kconfig, skipped:");
@@ -1381,16 +1435,16 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	struct make_ctx m = { 0 };
 	char *src = NULL, *out = NULL, *logdir = NULL, *state_path = NULL, *inputs_hash = NULL;
 	char commit_hex[GIT_OID_HEXSZ + 1];
-	const char *arch = b->arch ? b->arch : "x86_64";
+	const struct arch_info *arch = branch_arch(b);
+	const char *target = image_target(branch_image(b));
 	double start = mono_seconds();
 	int ret = 0, status, ccache = have_program("ccache"), seeded = 0;
 	struct stat s;
 
 	memset(res, 0, sizeof(*res));
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
-	if (strcmp(arch, "x86_64"))
-		return error_code(MKS_ECONFIG, "%s:%d: arch '%s' cannot be built yet (only x86_64)",
-				  b->path, b->line, arch);
+	if ((ret = branch_check_compiler(b)))
+		return ret;
 	ret = build_inputs(&inputs, &frag, kit, b, ccache);
 	if (ret)
 		goto cleanup;
@@ -1401,7 +1455,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	logdir = path_join(opts->workdir, "logs");
 	state_path = xstrfmt("%s/state/%s.build", opts->workdir, variant);
 	res->log = xstrfmt("%s/%s-build.log", logdir, variant);
-	res->bzimage = path_join(out, "arch/x86/boot/bzImage");
+	res->bzimage = path_join(out, branch_image(b));
 	if (strcmp(variant, "base") && !dir_exists(out))
 		seeded = seed_from_base(opts->workdir, out, inputs_hash);
 	if (mkdir_p(out, 0755) || mkdir_p(logdir, 0755)) {
@@ -1458,6 +1512,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	m.out = out;
 	m.log = res->log;
 	m.arch = arch;
+	m.cross = branch_cross(b);
 	m.jobs = opts->jobs ? opts->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	m.timestamp = commit_timestamp(repo, commit);
 	m.pg = &pg;
@@ -1472,7 +1527,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	if (ret || res->status == BUILD_FAILED)
 		goto done;
 
-	status = run_make(&m, "bzImage");
+	status = run_make(&m, target);
 	if (status) {
 		struct strbuf log = STRBUF_INIT;
 		char *first = NULL;
@@ -1482,13 +1537,21 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 		if (first)
 			fail(res, &st, "%s", first);
 		else
-			fail(res, &st, "make bzImage exited with status %d: see %s", status, res->log);
+			fail(res, &st, "make %s exited with status %d: see %s", target, status,
+			     res->log);
 		free(first);
 		strbuf_release(&log);
 		goto done;
 	}
 	if (stat(res->bzimage, &s)) {
-		fail(res, &st, "make bzImage succeeded but wrote no bzImage");
+		fail(res, &st, "make %s succeeded but wrote no %s", target, branch_image(b));
+		goto done;
+	}
+	/* A tree that ignored ARCH= or CROSS_COMPILE= would boot the wrong kernel, or none. */
+	strbuf_reset(&sb);
+	if (arch_check_image(arch, res->bzimage, &sb)) {
+		fail(res, &st, "%s (make ARCH=%s CROSS_COMPILE=%s)", sb.buf, make_arch(arch),
+		     m.cross);
 		goto done;
 	}
 	res->status = BUILD_OK;

@@ -222,11 +222,22 @@ struct build_opts {
 	const char *label;	/* "6.12 base", for the progress line */
 };
 
+struct arch_info;
+/* b's architecture (see arch.h); kit_load() made sure it is a known one. */
+const struct arch_info *branch_arch(const struct kernel_branch *b);
+/* CROSS_COMPILE for b: its `cross`, else "" on the host's arch, else the arch's Debian prefix. */
+const char *branch_cross(const struct kernel_branch *b);
+/* The kernel image inside O=: b's `image`, else the arch's ("arch/arm64/boot/Image"). */
+const char *branch_image(const struct kernel_branch *b);
+/* MKS_ECONFIG after printing, naming the Debian package, when b's cross compiler is not on PATH. */
+int branch_check_compiler(const struct kernel_branch *b);
+
 /*
  * Build variant `variant` (its commit resolved by the caller) of branch
  * b: materialise into src/, configure out-<variant>/ (config_base, then
  * the fragments, then olddefconfig and the check that the fragments'
- * options took), make bzImage, and record state/<variant>.build.
+ * options took), make the image (branch_image()), check that it is an
+ * image of b's arch, and record state/<variant>.build.
  * Returns 0 with res->status telling how it went (a failed build is
  * not an error of this function), or a negative code after printing
  * when the kit is unusable (MKS_ECONFIG) or the work directory is.

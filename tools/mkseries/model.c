@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "arch.h"
+
 #include "model.h"
 #include "util.h"
 
@@ -49,9 +51,10 @@ static const char *const series_decision_keys[] = { "apply", "skip", "present", 
 static const char *const patch_decision_keys[] = { "apply", "skip", "present", "file", NULL };
 
 enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_VERDICTS, K_CLAIMS,
-       K_NR };
+       K_CROSS, K_IMAGE, K_DECISIONS, K_NR };
 static const char *const kernel_keys[] = {
-	"name", "default", "source", "arch", "config", "boot", "variants", "verdicts", "claims", NULL
+	"name", "default", "source", "arch", "config", "boot", "variants", "verdicts", "claims",
+	"cross", "image", "decisions", NULL
 };
 enum { V_WITHOUT, V_NOTE, V_EXPECT_FAIL, V_CLAIMS, V_WITH, V_NR };
 static const char *const variant_keys[] = { "without", "note", "expect-fail", "claims", "with", NULL };
@@ -62,10 +65,10 @@ static const char *const git_keys[] = { "repo", "ref", "release", NULL };
 enum { C_BASE, C_FRAGMENTS, C_NR };
 static const char *const config_keys[] = { "base", "fragments", NULL };
 enum { B_QEMU, B_MACHINE, B_CPU, B_MEMORY, B_CPUS, B_CMDLINE, B_ACCEL, B_BOOT_TIMEOUT,
-       B_RUN_TIMEOUT, B_TCG_CLOCK, B_BOOTS, B_NR };
+       B_RUN_TIMEOUT, B_TCG_CLOCK, B_BOOTS, B_CONSOLE, B_NR };
 static const char *const boot_keys[] = {
 	"qemu", "machine", "cpu", "memory", "cpus", "cmdline", "accel", "boot-timeout",
-	"run-timeout", "tcg-clock", "boots", NULL
+	"run-timeout", "tcg-clock", "boots", "console", NULL
 };
 
 /* Make targets that wait for a human; a build must never run them. */
@@ -1013,6 +1016,10 @@ static void parse_decisions(struct yfile *f, yaml_node_t *map, const char *const
 		if (!kit_find_branch(ld->kit, name))
 			report(f, d->line, "unknown branch '%s' (no %skernels/%s.yaml)", name,
 			       ld->prefix, name);
+		else if (kit_find_branch(ld->kit, name)->decisions)
+			report(f, d->line, "branch '%s' takes its decisions from '%s' (%skernels/%s.yaml:%d): decide there",
+			       name, kit_find_branch(ld->kit, name)->decisions, ld->prefix, name,
+			       kit_find_branch(ld->kit, name)->decisions_line);
 		parse_decision(f, node_at(f, pair->value), name, keys, d);
 	}
 }
@@ -1392,6 +1399,12 @@ static void parse_boot(struct yfile *f, yaml_node_t *n, struct kernel_boot *boot
 	parse_memory(f, v[B_MEMORY], &boot->memory_mb);
 	get_uint(f, v[B_CPUS], "cpus", 1, 1024, &boot->cpus);
 	get_str(f, v[B_CMDLINE], "cmdline", &boot->cmdline);
+	if (!get_str(f, v[B_CONSOLE], "console", &boot->console) && boot->console &&
+	    (!isalpha((unsigned char)*boot->console) ||
+	     boot->console[strspn(boot->console, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,")]))
+		report(f, line_of(v[B_CONSOLE]),
+		       "'console' must be a device name such as ttyS0 or ttyAMA0, not '%s'",
+		       boot->console);
 	if (!get_str(f, v[B_ACCEL], "accel", &boot->accel) && strcmp(boot->accel, "auto") &&
 	    strcmp(boot->accel, "kvm") && strcmp(boot->accel, "tcg"))
 		report(f, line_of(v[B_ACCEL]), "'accel' must be auto, kvm or tcg, not '%s'",
@@ -1527,6 +1540,50 @@ static void check_branch_claims(struct yfile *f, const struct kernel_branch *b)
 				  b, b->variants[i].name);
 }
 
+/* A path inside make's O= directory: relative, without "..", of ordinary characters. */
+static int valid_image_path(const char *s)
+{
+	return *s && *s != '/' && !strstr(s, "..") && !ends_with(s, "/") &&
+	       !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-")];
+}
+
+/* cross, image and decisions: what the architecture of a branch changes beyond `arch`. */
+static void parse_arch_keys(struct yfile *f, yaml_node_t **v, struct kernel_branch *b)
+{
+	if (!get_str(f, v[K_CROSS], "cross", &b->cross) && b->cross &&
+	    (!ends_with(b->cross, "-") || *b->cross == '-' ||
+	     b->cross[strspn(b->cross, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-")]))
+		report(f, line_of(v[K_CROSS]),
+		       "'cross' must be a compiler prefix ending in '-', such as aarch64-linux-gnu-, not '%s'",
+		       b->cross);
+	if (!get_str(f, v[K_IMAGE], "image", &b->image) && b->image && !valid_image_path(b->image))
+		report(f, line_of(v[K_IMAGE]),
+		       "'image' must be a path inside the build directory, such as arch/arm64/boot/Image, not '%s'",
+		       b->image);
+	if (!get_str(f, v[K_DECISIONS], "decisions", &b->decisions) && b->decisions) {
+		b->decisions_line = line_of(v[K_DECISIONS]);
+		if (!strcmp(b->decisions, b->name)) {
+			free(b->decisions);
+			b->decisions = NULL;
+		}
+	}
+}
+
+/* What the kernel file left unsaid about booting comes from its architecture. */
+static void boot_defaults(struct kernel_boot *boot, const struct arch_info *a)
+{
+	if (!a)
+		a = arch_find("x86_64");
+	if (!boot->qemu)
+		boot->qemu = xstrdup(a->qemu);
+	if (!boot->machine && a->qemu_machine)
+		boot->machine = xstrdup(a->qemu_machine);
+	if (!boot->cpu && a->qemu_cpu)
+		boot->cpu = xstrdup(a->qemu_cpu);
+	if (!boot->console)
+		boot->console = xstrdup(a->console);
+}
+
 static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *file)
 {
 	struct yfile f = { 0 };
@@ -1538,7 +1595,6 @@ static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *
 	b->arch = xstrdup("x86_64");
 	b->config_base = xstrdup("defconfig");
 	b->is_default = 1;
-	b->boot.qemu = xstrdup("qemu-system-x86_64");
 	b->boot.memory_mb = 2048;
 	b->boot.cpus = 2;
 	b->boot.boot_timeout = 300;
@@ -1562,11 +1618,13 @@ static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *
 		       name ? name : "", b->name);
 	get_bool(&f, v[K_DEFAULT], "default", &b->is_default);
 	parse_source(&f, root, v[K_SOURCE], &b->source);
-	if (!get_str(&f, v[K_ARCH], "arch", &b->arch) && strcmp(b->arch, "x86_64"))
-		report(&f, line_of(v[K_ARCH]),
-		       "unsupported arch '%s' (only x86_64 can be built and booted)", b->arch);
+	if (!get_str(&f, v[K_ARCH], "arch", &b->arch) && !arch_find(b->arch))
+		report(&f, line_of(v[K_ARCH]), "unknown arch '%s' (known: %s)", b->arch,
+		       arch_names());
+	parse_arch_keys(&f, v, b);
 	parse_config(&f, v[K_CONFIG], b);
 	parse_boot(&f, v[K_BOOT], &b->boot);
+	boot_defaults(&b->boot, arch_find(b->arch));
 	parse_variants(&f, v[K_VARIANTS], b);
 	parse_verdicts(&f, v[K_VERDICTS], &b->threshold_pct);
 	parse_claims(&f, v[K_CLAIMS], &b->claims, &b->nr_claims);
@@ -2005,6 +2063,44 @@ static void resolve_variants(struct loader *ld)
 	}
 }
 
+/*
+ * A branch whose `decisions` names another takes that one's decisions
+ * from series.yaml: the other must exist, take its own, and series.yaml
+ * must not name this one as well.
+ */
+static void resolve_decisions(struct loader *ld)
+{
+	struct kit *kit = ld->kit;
+	size_t i;
+
+	for (i = 0; i < kit->nr_branches; i++) {
+		struct kernel_branch *b = &kit->branches[i];
+		const struct kernel_branch *o;
+		struct yfile kf;
+
+		if (!b->decisions)
+			continue;
+		memset(&kf, 0, sizeof(kf));
+		kf.ld = ld;
+		kf.name = xstrfmt("%s%s", ld->prefix, b->path);
+		o = kit_find_branch(kit, b->decisions);
+		if (!o)
+			report(&kf, b->decisions_line, "decisions: unknown branch '%s' (no %skernels/%s.yaml)",
+			       b->decisions, ld->prefix, b->decisions);
+		else if (o->decisions)
+			report(&kf, b->decisions_line,
+			       "decisions: branch '%s' takes its own from '%s'; name '%s' here",
+			       o->name, o->decisions, o->decisions);
+		free(kf.name);
+	}
+}
+
+/* The branch whose series.yaml decisions apply to b: its `decisions`, else its own name. */
+const char *branch_decisions(const struct kernel_branch *b)
+{
+	return b->decisions ? b->decisions : b->name;
+}
+
 /* The checks that need the whole kit. */
 static void check_kit(struct yfile *f)
 {
@@ -2019,6 +2115,7 @@ static void check_kit(struct yfile *f)
 	check_fixup_requires(f, &e);
 	entries_release(&e);
 	resolve_variants(f->ld);
+	resolve_decisions(f->ld);
 }
 
 /* "foo/" for kit dir "foo", "" for "." so that messages name files as the user would. */
@@ -2128,6 +2225,10 @@ void kit_release(struct kit *kit)
 		for (j = 0; j < b->nr_fragments; j++)
 			free(b->fragments[j]);
 		free(b->fragments);
+		free(b->cross);
+		free(b->image);
+		free(b->decisions);
+		free(b->boot.console);
 		free(b->boot.qemu);
 		free(b->boot.machine);
 		free(b->boot.cpu);

@@ -112,10 +112,12 @@ struct kernel_source {
 	char *tarball;		/* tarball: absolute (kit-relative paths are made absolute) */
 };
 
+/* After kit_load(), qemu and console are set; machine and cpu default to the arch's (see arch.c). */
 struct kernel_boot {
-	char *qemu;		/* default qemu-system-x86_64 */
-	char *machine;		/* -machine, may be NULL */
-	char *cpu;		/* -cpu, may be NULL */
+	char *qemu;		/* default: the arch's, qemu-system-x86_64 for x86_64 */
+	char *machine;		/* -machine, may be NULL (arm64: virt, sparc64: sun4u) */
+	char *cpu;		/* -cpu, may be NULL (arm64: cortex-a57 under TCG) */
+	char *console;		/* console= device: ttyS0, ttyAMA0 for arm64 */
 	unsigned memory_mb;	/* default 2048 */
 	unsigned cpus;		/* default 2 */
 	char *cmdline;		/* extra kernel command line, may be NULL */
@@ -164,7 +166,11 @@ struct kernel_branch {
 	char *name;		/* "6.12" */
 	char *path;		/* kernels/6.12.yaml, relative to the kit */
 	struct kernel_source source;
-	char *arch;		/* default x86_64 */
+	char *arch;		/* default x86_64; always one arch_find() knows after kit_load() */
+	char *cross;		/* CROSS_COMPILE prefix, or NULL: none on the host's own arch, else the arch's Debian one */
+	char *image;		/* kernel image inside O=, or NULL: the arch's (arch/arm64/boot/Image ...) */
+	char *decisions;	/* the branch whose series.yaml decisions apply, or NULL: its own */
+	int decisions_line;
 	char *config_base;	/* tinyconfig, defconfig, or a file; default defconfig */
 	int config_base_is_file;	/* config_base is a file relative to the kit, not a make target */
 	char **fragments;	/* relative to the kit */
@@ -210,6 +216,8 @@ struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name);
  */
 int kernel_source_check(const struct kernel_branch *b);
 
+/* The branch whose series.yaml decisions apply to b ("6.12" for 6.12-arm64): never NULL. */
+const char *branch_decisions(const struct kernel_branch *b);
 /* The declared variant `name` of b, or NULL ("base" and "kit" are never declared). */
 const struct kernel_variant *branch_find_variant(const struct kernel_branch *b, const char *name);
 /* Whether v expects mm-regress case `name` to fail. */

@@ -340,7 +340,7 @@ static int in_variant_with(const struct plan *plan, const struct kit_patch *p)
 static int plan_patch_kit(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
 			  const struct backports *bp)
 {
-	const char *bname = plan->branch->name;
+	const char *bname = branch_decisions(plan->branch);
 	const struct decision *own = patch_decision(p, bname);
 	const struct decision *d = own ? own : sd;
 	struct plan_item *it = insert_item(plan, plan->nr);
@@ -425,7 +425,7 @@ static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct
 static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct decision *sd,
 		      const struct backports *bp)
 {
-	const char *bname = plan->branch->name;
+	const char *bname = branch_decisions(plan->branch);
 	const struct decision *own = patch_decision(f, bname);
 	const struct kit_patch *t = f->fixes_patch;
 	int ti = find_item(plan, t);
@@ -587,7 +587,7 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	}
 	for (i = 0; i < kit->nr_series; i++) {
 		const struct kit_series *s = order[i];
-		const struct decision *sd = series_decision(s, b->name);
+		const struct decision *sd = series_decision(s, branch_decisions(b));
 		struct backports bp = { 0 };
 
 		if (sd && sd->kind == DECISION_PATCHES && read_backports(&bp, kit, s, sd))
@@ -647,8 +647,8 @@ int plan_build_variant(struct plan *plan, const struct kit *kit, const struct ke
 	}
 	for (i = 0; i < v->nr_with; i++) {
 		const struct kit_patch *p = v->with_patch[i];
-		const struct decision *own = patch_decision(p, b->name);
-		const struct decision *sd = series_decision(p->series, b->name);
+		const struct decision *own = patch_decision(p, branch_decisions(b));
+		const struct decision *sd = series_decision(p->series, branch_decisions(b));
 
 		if (own && own->kind == DECISION_SKIP && (!sd || sd->kind == DECISION_APPLY ||
 							  sd->kind == DECISION_PATCHES))

@@ -8,8 +8,24 @@
 extern const char mm_regress_start[];
 extern const char mm_regress_end[];
 
+/* One per arch (see embed.S and the Makefile); *_why is a C string. */
+extern const char mm_regress_x86_64_start[], mm_regress_x86_64_end[];
+extern const char mm_regress_x86_64_why_start[], mm_regress_x86_64_why_end[];
+extern const char mm_regress_aarch64_start[], mm_regress_aarch64_end[];
+extern const char mm_regress_aarch64_why_start[], mm_regress_aarch64_why_end[];
+extern const char mm_regress_sparc64_start[], mm_regress_sparc64_end[];
+extern const char mm_regress_sparc64_why_start[], mm_regress_sparc64_why_end[];
+
 /* The embedded executable and its size; the bytes belong to the program image. */
 const char *mm_regress_image(size_t *len);
+
+/*
+ * The embedded mm-regress for guests whose uname -m is `machine`
+ * ("aarch64"). *len is 0 when this mkseries carries none: then *why
+ * (static, never NULL) says what was missing when it was built, or that
+ * no such machine is known.
+ */
+const char *mm_regress_image_for(const char *machine, size_t *len, const char **why);
 
 /*
  * Write the embedded mm-regress to path (created or truncated) with mode

@@ -2275,9 +2275,10 @@ static void json_plan_variant(struct jw *w, const struct plan *vp)
 	free(ref);
 }
 
-static void json_plan_cell(struct jw *w, struct strvec *merge, const char *name,
+static void json_plan_cell(struct jw *w, struct strvec *merge, const struct kernel_branch *b,
 			   const char *variant)
 {
+	const char *name = b->name;
 	struct strvec run = STRVEC_INIT;
 	char *report = cell_report_name(name, variant);
 	char *id = xstrfmt("%s-%s", name, variant);
@@ -2289,6 +2290,8 @@ static void json_plan_cell(struct jw *w, struct strvec *merge, const char *name,
 	jw_string(w, "id", id);
 	jw_string(w, "branch", name);
 	jw_string(w, "variant", variant);
+	/* What a CI runner needs installed: the arch's cross compiler and QEMU. */
+	jw_string(w, "arch", b->arch ? b->arch : "x86_64");
 	jw_argv(w, "run", &run);
 	jw_string(w, "report", report);
 	jw_close(w, '}');
@@ -2322,6 +2325,8 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 		jw_string(&w, "name", p->branch->name);
 		jw_string(&w, "source", src.buf);
 		jw_bool(&w, "default", p->branch->is_default);
+		jw_string(&w, "arch", p->branch->arch ? p->branch->arch : "x86_64");
+		jw_string(&w, "decisions", branch_decisions(p->branch));
 		jw_open(&w, "series", '[');
 		for (j = 0; j < br.nr_series; j++) {
 			jw_open(&w, NULL, '{');
@@ -2345,14 +2350,14 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 	jw_close(&w, ']');
 	jw_open(&w, "cells", '[');
 	for (i = 0; i < nr; i++) {
-		const char *name = plans[i]->branch->name;
+		const struct kernel_branch *b = plans[i]->branch;
 
 		if (plans[i]->variant) {
-			json_plan_cell(&w, &merge, name, plans[i]->variant->name);
+			json_plan_cell(&w, &merge, b, plans[i]->variant->name);
 			continue;
 		}
 		for (j = 0; build_variants[j]; j++)
-			json_plan_cell(&w, &merge, name, build_variants[j]);
+			json_plan_cell(&w, &merge, b, build_variants[j]);
 	}
 	jw_close(&w, ']');
 	jw_argv(&w, "merge", &merge);

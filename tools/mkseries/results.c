@@ -559,7 +559,7 @@ void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
 
 	for (i = 0; i < plan->nr; i++) {
 		const struct kit_series *ks = plan->items[i].patch->series;
-		const struct decision *d = series_decision(ks, plan->branch->name);
+		const struct decision *d = series_decision(ks, branch_decisions(plan->branch));
 		struct series_count n;
 		struct series_result *s;
 		struct strbuf sb = STRBUF_INIT;

@@ -100,17 +100,21 @@ void step_key_release(struct step_key *k)
 	strbuf_release(&k->text);
 }
 
-char *mm_regress_hash(void)
+char *mm_regress_hash(const char *machine)
 {
 	size_t len = 0;
-	const char *image = mm_regress_image(&len);
+	const char *why, *image = mm_regress_image_for(machine, &len, &why);
 
-	return hash_of(image, len);
+	return hash_of(image ? image : "", len);
 }
 
-char *compiler_version(void)
+char *compiler_version(const char *cross)
 {
-	return program_version("gcc", "none");
+	char *gcc = xstrfmt("%sgcc", cross ? cross : "");
+	char *v = program_version(gcc, "none");
+
+	free(gcc);
+	return v;
 }
 
 static char *kit_file(const struct kit *kit, const char *rel)

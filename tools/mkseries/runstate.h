@@ -53,9 +53,9 @@ void step_key_release(struct step_key *k);
 /* The git-style SHA-1 of a file's content, hex; MKS_ENOTFOUND when it cannot be read. */
 int file_hash(char **out, const char *path);
 /* Of the mm-regress carried inside this mkseries. Caller frees. */
-char *mm_regress_hash(void);
+char *mm_regress_hash(const char *machine);
 /* The first line of `gcc --version`, or "none". Caller frees. */
-char *compiler_version(void);
+char *compiler_version(const char *cross);
 
 /*
  * The apply key: the base commit, the backporter, this mkseries's

@@ -2089,6 +2089,56 @@ static int debian_tag_current(git_oid *out, struct tree_import_info *info, git_r
 	return current;
 }
 
+struct shared_base {
+	git_repository *repo;
+	const char *key, *self;
+	git_oid commit;
+	char *from;		/* the branch whose base tag records `key` */
+};
+
+static int shared_base_cb(const char *refname, void *payload)
+{
+	struct shared_base *sb = payload;
+	struct kernel_branch other;
+	char *source = NULL;
+	git_oid old;
+	int found;
+
+	memset(&other, 0, sizeof(other));
+	other.name = (char *)refname + strlen("refs/tags/mkseries/base/");
+	if (!strcmp(other.name, sb->self))
+		return 0;
+	base_source(&source, &sb->commit, &old, sb->repo, &other);
+	found = source && !strcmp(source, sb->key);
+	if (found)
+		sb->from = xstrdup(other.name);
+	free(source);
+	return found;
+}
+
+/*
+ * Another branch's base made from exactly `key` (6.12-arm64 and 6.12
+ * share linux-source-6.12): its commit is this branch's base too, so
+ * the tarball is neither downloaded nor read again. Returns the other
+ * branch's name (caller frees) with *commit set, or NULL.
+ */
+static char *find_shared_base(git_oid *commit, git_repository *repo, const struct kernel_branch *b,
+			      const char *key)
+{
+	struct shared_base sb;
+
+	memset(&sb, 0, sizeof(sb));
+	sb.repo = repo;
+	sb.key = key;
+	sb.self = b->name;
+	if (git_reference_foreach_glob(repo, "refs/tags/mkseries/base/*", shared_base_cb, &sb) <= 0) {
+		free(sb.from);
+		return NULL;
+	}
+	git_oid_cpy(commit, &sb.commit);
+	return sb.from;
+}
+
 static int debian_name_ok(const char *name, const char *allowed)
 {
 	return name && isalnum((unsigned char)*name) && !name[strspn(name, allowed)] &&
@@ -2103,7 +2153,7 @@ static int import_debian(git_oid *out, struct tree_import_info *info, git_reposi
 	struct strbuf sources = STRBUF_INIT;
 	struct strvec looked_in = STRVEC_INIT;
 	char *cache = cache_dir(), *aptdir = NULL, *debs = NULL;
-	char *version = NULL, *deb = NULL, *key = NULL, *msg = NULL;
+	char *version = NULL, *deb = NULL, *key = NULL, *msg = NULL, *shared = NULL;
 	git_oid tree, old;
 	size_t nr_files;
 	time_t newest = 0;
@@ -2146,6 +2196,19 @@ static int import_debian(git_oid *out, struct tree_import_info *info, git_reposi
 		info->up_to_date = 1;
 		goto cleanup;
 	}
+	if ((shared = find_shared_base(out, repo, b, key))) {
+		git_commit *c = NULL;
+		git_time_t when = 0;
+
+		if (!git_commit_lookup(&c, repo, out))
+			when = git_commit_time(c);
+		git_commit_free(c);
+		ret = write_base_tag(repo, b, out, when, key, exists ? &old : NULL, force);
+		free(info->what);
+		info->what = xstrfmt("%s %s (the tree of %s's import)", package, version, shared);
+		info->nr_files = count_files(repo, out);
+		goto cleanup;
+	}
 	ret = apt_download(&deb, aptdir, debs, package, version);
 	if (ret)
 		goto cleanup;
@@ -2167,6 +2230,7 @@ cleanup:
 	free(deb);
 	free(key);
 	free(msg);
+	free(shared);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "build.h"
 #include "initramfs.h"
 #include "ktap.h"
@@ -141,10 +142,11 @@ char *vm_result_how(const struct vm_result *r)
 /* One QEMU run */
 
 void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const char *accel,
-		  const char *bzimage, const char *initramfs, int full)
+		  const char *bzimage, const char *initramfs, int full, unsigned max_cpus)
 {
 	struct strbuf cmdline = STRBUF_INIT;
 	const char *cpu = boot->cpu;
+	unsigned cpus = boot->cpus ? boot->cpus : 2;
 
 	strvec_push(argv, boot->qemu && *boot->qemu ? boot->qemu : "qemu-system-x86_64");
 	if (boot->machine && *boot->machine)
@@ -162,6 +164,9 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 		cpu = "host";
 	if (cpu && *cpu)
 		strvec_pushl(argv, "-cpu", cpu, NULL);
+	/* A machine that boots only so many CPUs (sun4u: one) gets no more. */
+	if (max_cpus && cpus > max_cpus)
+		cpus = max_cpus;
 	strvec_push(argv, "-m");
 	strvec_pushf(argv, "%u", boot->memory_mb ? boot->memory_mb : 2048);
 	/*
@@ -173,14 +178,15 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 	if (!strcmp(vm_timing(accel, boot), "instructions"))
 		strvec_push(argv, "1");
 	else
-		strvec_pushf(argv, "%u", boot->cpus ? boot->cpus : 2);
+		strvec_pushf(argv, "%u", cpus);
 	strvec_pushl(argv, "-kernel", bzimage, "-initrd", initramfs, NULL);
 	/*
 	 * panic=-1 reboots at once on a panic and -no-reboot turns that into
 	 * QEMU exiting; oops=panic makes an oops end the run the same way
 	 * instead of leaving a half-dead machine to run into the timeout.
 	 */
-	strbuf_addstr(&cmdline, "console=ttyS0 panic=-1 oops=panic");
+	strbuf_addf(&cmdline, "console=%s panic=-1 oops=panic",
+		    boot->console && *boot->console ? boot->console : "ttyS0");
 	if (!full)
 		strbuf_addstr(&cmdline, " mm_regress=--quick");
 	if (boot->cmdline && *boot->cmdline)
@@ -312,7 +318,8 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	w.label = opts->label ? opts->label : "";
 	w.accel = accel;
 
-	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full);
+	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full,
+		     branch_arch(b)->max_cpus);
 	f = fopen(console_log, "w");
 	if (!f) {
 		stream_child_release(&c);
@@ -356,6 +363,50 @@ static char *last_line(const char *log)
 	return xstrndup(p, end - p);
 }
 
+/*
+ * The machine mm-regress said it ran on ("# machine: aarch64"), or NULL
+ * when it said none. Caller frees.
+ */
+static char *console_machine(const char *console)
+{
+	const char *p;
+
+	for (p = console; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *q = p, *v;
+
+		/* A printk prefix may stand before it, as in watch_on_line(). */
+		if (*q == '[' && strchr(q, ']') && strchr(q, ']') < strchr(q, '\n'))
+			q = strchr(q, ']') + 1 + (strchr(q, ']')[1] == ' ');
+		if (skip_prefix(q, "# machine: ", &v))
+			return xstrndup(v, strcspn(v, " \r\n"));
+	}
+	return NULL;
+}
+
+/*
+ * Whether mm-regress ran on b's arch: a kernel or mm-regress of the
+ * host's arch booted in place of a cross-built one must not pass.
+ * Returns 0, or -1 with `why` filled.
+ */
+static int check_machine(struct strbuf *why, const char *console, const struct kernel_branch *b)
+{
+	const struct arch_info *a = branch_arch(b);
+	char *m = console_machine(console);
+	int ret = 0;
+
+	if (!m) {
+		strbuf_addf(why, "mm-regress did not say which machine it ran on (no '# machine:' line); branch '%s' is %s",
+			    b->name, a->name);
+		ret = -1;
+	} else if (strcmp(m, a->machine)) {
+		strbuf_addf(why, "mm-regress ran on machine '%s', but branch '%s' is %s ('%s')", m,
+			    b->name, a->name, a->machine);
+		ret = -1;
+	}
+	free(m);
+	return ret;
+}
+
 /* Read the console and decide. */
 static void judge(struct vm_result *res, enum boot_end end, int status, const char *console,
 		  const struct kernel_branch *b, const struct kernel_variant *v)
@@ -397,6 +448,8 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 		if (last)
 			strbuf_addf(&why, " after '%s'", last);
 		free(last);
+	} else if (check_machine(&why, console, b)) {
+		;
 	} else if (ktap_problems(&k, &problems)) {
 		strbuf_addf(&why, "mm-regress did not finish: %s", problems.v[0]);
 	} else if (e.nr_fail) {
@@ -542,7 +595,9 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL, *state_path = NULL;
 	char *logdir = path_join(workdir, "logs"), *log = NULL;
 	const char *want = opts->accel ? opts->accel : b->boot.accel ? b->boot.accel : "auto";
-	const char *accel = NULL, *image;
+	const char *accel = NULL, *image, *image_why = NULL;
+	const struct arch_info *arch;
+	struct strbuf why = STRBUF_INIT;
 	unsigned boots = opts->boots ? opts->boots : b->boot.boots ? b->boot.boots : 1, nth;
 	size_t image_len = 0;
 	enum boot_end end = END_EXITED;
@@ -560,12 +615,39 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 		ret = error("cannot create '%s': %s", logdir, strerror(errno));
 		goto cleanup;
 	}
-	image = mm_regress_image(&image_len);
+	arch = branch_arch(b);
+	/* A cross-built kernel of another arch cannot run the host's mm-regress, and must not. */
+	image = mm_regress_image_for(arch->machine, &image_len, &image_why);
+	if (!image_len) {
+		ret = error_code(MKS_ECONFIG,
+				 "%s:%d: this mkseries carries no %s mm-regress for arch %s: %.*s; install %s (make deps), then rebuild mkseries (make)",
+				 b->path, b->line, arch->machine, arch->name,
+				 (int)strcspn(image_why, "\n"), image_why, arch->cross_packages);
+		goto cleanup;
+	}
+	if (arch_check_program(arch, image, image_len, &why)) {
+		ret = error("%s:%d: %s", b->path, b->line, why.buf);
+		goto cleanup;
+	}
 	initramfs = path_join(workdir, "initramfs.cpio");
 	if ((ret = initramfs_write(initramfs, image, image_len)))
 		goto cleanup;
 
-	accel = vm_pick_accel(want, cache, b->boot.qemu, &note);
+	if (!arch_is_host(arch)) {
+		/* KVM runs only guests of the host's own arch. */
+		if (!strcmp(want, "kvm")) {
+			ret = error_code(MKS_ECONFIG,
+					 "%s:%d: accel kvm cannot run %s guests on this %s host: KVM runs only the host's own arch (use auto or tcg)",
+					 b->path, b->line, arch->name,
+					 arch_host() ? arch_host()->name : "unknown");
+			goto cleanup;
+		}
+		accel = "tcg";
+		note = xstrfmt("%s guest on %s host: KVM runs only the host's own arch",
+			       arch->name, arch_host() ? arch_host()->name : "another");
+	} else {
+		accel = vm_pick_accel(want, cache, b->boot.qemu, &note);
+	}
 	state_set(&st, "variant", variant);
 	for (nth = 1; nth <= boots; nth++) {
 		struct vm_result one;
@@ -649,6 +731,7 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	state_setf(&st, "finished", "%lld", (long long)time(NULL));
 	ret = state_write(&st, state_path);
 cleanup:
+	strbuf_release(&why);
 	strbuf_release(&console);
 	state_release(&st);
 	free(initramfs);

@@ -66,10 +66,12 @@ const char *vm_timing(const char *accel, const struct kernel_boot *boot);
 /*
  * The QEMU command line for one boot: the branch's boot settings, the
  * accelerator, `bzimage`, `initramfs` and the kernel command line
- * "console=ttyS0 panic=-1 oops=panic mm_regress=... <boot.cmdline>".
+ * "console=<boot.console> panic=-1 oops=panic mm_regress=... <boot.cmdline>";
+ * -smp is 1 under instruction-paced time, else boot.cpus up to `max_cpus`
+ * (the arch's limit, 0 for none).
  */
 void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const char *accel,
-		  const char *bzimage, const char *initramfs, int full);
+		  const char *bzimage, const char *initramfs, int full, unsigned max_cpus);
 
 /*
  * Boot `bzimage` of branch b with the embedded mm-regress as /init,

@@ -654,6 +654,22 @@ enum mr_status case_pte_batch_wrbit(struct mr_ctx *ctx)
 		folio > 0 ? "" : "cannot confirm the folio is whole: ", why);
 #if defined(__x86_64__) || defined(__i386__)
 	mr_diag("%s: batching is only reachable on x86 without 0b5be138ce00", ctx->name);
+#elif defined(__aarch64__)
+	/*
+	 * The PMD split mapped the folio with set_ptes(), which sets the
+	 * contiguous bit on every aligned 16-PTE block; fork() write-protected
+	 * whole blocks of the DOFORK VMAs and unfolded the ones a VMA edge
+	 * cuts. So move 3 starts on a writable contpte block (pte_batch_hint()
+	 * 16, past 0b5be138ce00's check) and its batch runs on over two
+	 * write-protected contpte blocks of the same folio: 48 PTEs in one
+	 * batch, the first one's write bit on all of them without 04d1c9d60c6e.
+	 */
+	if (pg == 4 * KiB)
+		mr_diag("%s: arm64: move 3 starts on a writable contpte block (pages 16..31, 64 KiB aligned) and runs on across 32 write-protected PTEs of the same folio",
+			ctx->name);
+	else
+		mr_diag("%s: arm64 with %zu KiB pages: the layout is drawn for 4 KiB pages (16-PTE contpte blocks)",
+			ctx->name, pg / KiB);
 #endif
 
 	dst = mr_reserve(&rd, hp, hp, 0);

@@ -187,6 +187,35 @@ int mr_thp_usable(char *buf, size_t len)
 	return 1;
 }
 
+void mr_mthp_enable(const char *size, const char *mode)
+{
+	char path[128], was[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%s/enabled",
+		 size);
+	f = fopen(path, "r");
+	if (!f) {
+		mr_diag("mTHP %s: not in this kernel (%s: %s)", size, path, strerror(errno));
+		return;
+	}
+	if (!fgets(was, sizeof(was), f))
+		was[0] = '\0';
+	fclose(f);
+	was[strcspn(was, "\n")] = '\0';
+	f = fopen(path, "w");
+	ok = f && fputs(mode, f) >= 0;
+	if (f && fclose(f))
+		ok = 0;
+	if (!ok) {
+		mr_diag("mTHP %s: cannot write '%s' to %s: %s (it stays '%s')", size, mode, path,
+			strerror(errno), was);
+		return;
+	}
+	mr_diag("mTHP %s: on (%s: %s; it was: %s)", size, path, mode, was);
+}
+
 long mr_smaps_kb(const void *addr, const char *field)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");

@@ -211,6 +211,11 @@ long mr_meminfo_kb(const char *key);	/* -1 when unknown */
 int mr_need_memory(struct mr_ctx *ctx, size_t bytes);
 /* THP: 1 usable, 0 not (reason written to buf). */
 int mr_thp_usable(char *buf, size_t len);
+/*
+ * Set the mTHP size `size` ("64kB") to `mode` ("always") through sysfs,
+ * where the kernel has it, and say what was done in a diagnostic line.
+ */
+void mr_mthp_enable(const char *size, const char *mode);
 /* A field of the VMA holding addr in /proc/self/smaps, in kB; -1 when not found. */
 long mr_smaps_kb(const void *addr, const char *field);
 

@@ -1,5 +1,6 @@
 # fake-kbuild.mk: the Makefile of the synthetic trees in tests/t07*.sh, in
-# place of the kernel's: a .config and a "bzImage" (the tree's mm/mremap.c).
+# place of the kernel's: a .config and a "bzImage" (the x86 boot header's
+# "HdrS" at 0x202, which mkseries checks, then the tree's mm/mremap.c).
 #   FAKE_MAKE_SLEEP=N  the config step takes N seconds (to be interrupted)
 #   FAKE_BREAK_KIT=1   the kit (mm/mremap.c with "batch") fails to compile
 tinyconfig defconfig:
@@ -14,4 +15,4 @@ bzImage:
 		echo "mm/mremap.c:5:9: error: 'batch' redeclared as different kind of symbol"; \
 		exit 1; \
 	fi
-	@cat mm/mremap.c >$(O)/arch/x86/boot/bzImage
+	@{ head -c 514 /dev/zero; printf HdrS; cat mm/mremap.c; } >$(O)/arch/x86/boot/bzImage

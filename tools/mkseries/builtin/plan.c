@@ -54,6 +54,11 @@ static void print_plan(const struct plan *plan)
 
 	printf("%s: ", plan->branch->name);
 	describe_source(plan->branch);
+	/* x86_64 with its own decisions says nothing, as before architectures. */
+	if (plan->branch->arch && strcmp(plan->branch->arch, "x86_64"))
+		printf(", %s", plan->branch->arch);
+	if (plan->branch->decisions)
+		printf(", %s's decisions", plan->branch->decisions);
 	printf("  [%s]\n", shown(plan->branch->path));
 	for (i = 0; i < plan->nr; i++) {
 		const struct plan_item *it = &plan->items[i];

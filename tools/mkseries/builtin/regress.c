@@ -23,6 +23,30 @@ const char *mm_regress_image(size_t *len)
 	return mm_regress_start;
 }
 
+const char *mm_regress_image_for(const char *machine, size_t *len, const char **why)
+{
+	static const struct {
+		const char *machine;
+		const char *start, *end, *why;
+	} blobs[] = {
+		{ "x86_64", mm_regress_x86_64_start, mm_regress_x86_64_end, mm_regress_x86_64_why_start },
+		{ "aarch64", mm_regress_aarch64_start, mm_regress_aarch64_end, mm_regress_aarch64_why_start },
+		{ "sparc64", mm_regress_sparc64_start, mm_regress_sparc64_end, mm_regress_sparc64_why_start },
+	};
+	size_t i;
+
+	*len = 0;
+	*why = "no such machine";
+	for (i = 0; i < sizeof(blobs) / sizeof(*blobs); i++) {
+		if (strcmp(blobs[i].machine, machine))
+			continue;
+		*len = (size_t)(blobs[i].end - blobs[i].start);
+		*why = *blobs[i].why ? blobs[i].why : "its build left it empty";
+		return blobs[i].start;
+	}
+	return NULL;
+}
+
 int mm_regress_write(const char *path)
 {
 	size_t len;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "applyplan.h"
+#include "arch.h"
 #include "build.h"
 #include "builtin.h"
 #include "gitutil.h"
@@ -31,8 +32,6 @@ struct run_args {
 	unsigned probe_timeout;	/* MKSERIES_KVM_PROBE_TIMEOUT, else 0 (vm's default) */
 	struct strvec given;	/* --variant: the cells to run; none: every one */
 	FILE *log;		/* where the step lines go */
-	char *compiler;		/* computed once */
-	char *regress_hash;
 };
 
 /* One branch while it runs. */
@@ -459,16 +458,16 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 	struct state rb = STATE_INIT, bs = STATE_INIT, now = STATE_INIT;
 	struct build_result res;
 	struct build_opts opts = { 0 };
-	char *name = xstrfmt("%s.build", variant), *key = NULL;
+	char *name = xstrfmt("%s.build", variant), *key = NULL, *compiler = NULL;
 	char *label = xstrfmt("%s %s", br->b->name, variant);
 	const char *old_key, *v;
 	int err, ret = 0;
 
 	memset(&res, 0, sizeof(res));
 	*bzimage = NULL;
-	if (!br->args->compiler)
-		br->args->compiler = compiler_version();
-	if (build_key(&key, br->repo, commit, br->kit, br->b, br->args->compiler) ||
+	/* Per branch: branches of other arches build with other compilers. */
+	compiler = compiler_version(branch_cross(br->b));
+	if (build_key(&key, br->repo, commit, br->kit, br->b, compiler) ||
 	    read_run_state(&rb, br, name) || read_module_state(&bs, br, variant, "build")) {
 		ret = -1;
 		goto error;
@@ -541,6 +540,7 @@ cleanup:
 	state_release(&rb);
 	state_release(&bs);
 	state_release(&now);
+	free(compiler);
 	free(name);
 	free(key);
 	free(label);
@@ -560,19 +560,18 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	const char *want = br->args->accel ? br->args->accel :
 			   br->b->boot.accel ? br->b->boot.accel : "auto";
 	char *name = xstrfmt("%s.test", variant), *label = xstrfmt("%s %s", br->b->name, variant);
-	char *image_hash = NULL, *key = NULL, *cmdline = NULL, *how = NULL;
+	char *image_hash = NULL, *key = NULL, *cmdline = NULL, *how = NULL, *regress_hash = NULL;
 	const char *v;
 	int err, ret = 0;
 
 	memset(&res, 0, sizeof(res));
-	if (!br->args->regress_hash)
-		br->args->regress_hash = mm_regress_hash();
+	regress_hash = mm_regress_hash(branch_arch(br->b)->machine);
 	if (file_hash(&image_hash, bzimage)) {
 		error("cannot read '%s': %s", bzimage, strerror(errno));
 		ret = -1;
 		goto error;
 	}
-	key = test_key(image_hash, br->args->regress_hash, want, br->args->full, br->args->repeat,
+	key = test_key(image_hash, regress_hash, want, br->args->full, br->args->repeat,
 		       br->args->boots ? br->args->boots : br->b->boot.boots, &br->b->boot, declared);
 	if (read_run_state(&rt, br, name) || read_module_state(&ts, br, variant, "test")) {
 		ret = -1;
@@ -664,6 +663,7 @@ cleanup:
 	state_release(&rt);
 	state_release(&ts);
 	state_release(&now);
+	free(regress_hash);
 	free(image_hash);
 	free(key);
 	free(cmdline);
@@ -1063,7 +1063,5 @@ cleanup:
 	results_release(&res);
 	strvec_clear(&args.given);
 	strvec_clear(&given);
-	free(args.compiler);
-	free(args.regress_hash);
 	return ret;
 }

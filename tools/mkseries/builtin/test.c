@@ -78,7 +78,7 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 	struct vm_opts opts = { 0 };
 	struct strbuf why = STRBUF_INIT;
 	char *label = xstrfmt("%s %s", b->name, variant), *image, *how = NULL;
-	int ret = 1;
+	int ret = 1, err;
 
 	memset(&res, 0, sizeof(res));
 	image = built_image(&why, repo, b, variant, workdir);
@@ -93,8 +93,10 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 	opts.progress = mks_isatty_stderr();
 	opts.label = label;
 	opts.variant = branch_find_variant(b, variant);
-	if (vm_test_variant(&res, b, image, workdir, variant, &opts)) {
+	if ((err = vm_test_variant(&res, b, image, workdir, variant, &opts))) {
 		printf("%s: FAILED (see the error above)\n", label);
+		if (err == MKS_ECONFIG)
+			ret = 2;
 		goto cleanup;
 	}
 	/* Once per reason: every cell after a failed probe would say the same. */
