@@ -234,6 +234,14 @@ enum mr_status case_mremap_pud_time(struct mr_ctx *ctx)
 
 	if (sizeof(void *) < 8)
 		return mr_skip(ctx, "needs a 64-bit address space");
+	/*
+	 * The layouts are 2 MiB PMDs under 1 GiB PUDs, the geometry of 4 KiB
+	 * pages (x86_64, arm64 4K); with other page sizes (sparc64's 8 KiB:
+	 * 8 MiB PMDs, 8 GiB PUDs) neither move is at the level it names.
+	 */
+	if (ctx->page != 4096)
+		return mr_skip(ctx, "times 2 MiB PMD and 1 GiB PUD moves, the page table geometry of 4 KiB pages; this kernel has %zu-byte pages",
+			       ctx->page);
 	/* Both layouts together touch 1024 pages and as many page tables. */
 	if (!mr_need_memory(ctx, 8 * MiB))
 		return MR_SKIP;

@@ -163,6 +163,15 @@ void mr_init_finish(void)
 {
 	fflush(stdout);
 	sync();
+#ifdef __sparc__
+	/*
+	 * A sparc64 restart goes back through the PROM's boot command,
+	 * which QEMU's OpenBIOS cannot run after a -kernel boot: the kernel
+	 * panics "Reboot failed!" and QEMU dies of nested traps. Powering
+	 * off ends the sun4u machine cleanly.
+	 */
+	reboot(RB_POWER_OFF);
+#endif
 	reboot(RB_AUTOBOOT);
 	/* A kernel that refuses to restart may still power off. */
 	reboot(RB_POWER_OFF);
