@@ -2235,7 +2235,23 @@ static void json_plan_items(struct jw *w, const struct plan *p)
 	jw_close(w, ']');
 }
 
-/* A variant's plan: what it leaves out, what it expects to fail, its branch, its items. */
+/* `key`: [ { patch, upstream }, ... ] for a variant's `without` or `with`. */
+static void json_patch_list(struct jw *w, const char *key, struct kit_patch *const *patches,
+			    size_t nr)
+{
+	size_t j;
+
+	jw_open(w, key, '[');
+	for (j = 0; j < nr; j++) {
+		jw_open(w, NULL, '{');
+		jw_string(w, "patch", kit_patch_label(patches[j]));
+		jw_string(w, "upstream", patches[j]->upstream);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
+/* A variant's plan: what it leaves out and adds, what it expects to fail, its branch, its items. */
 static void json_plan_variant(struct jw *w, const struct plan *vp)
 {
 	const struct kernel_variant *v = vp->variant;
@@ -2245,26 +2261,8 @@ static void json_plan_variant(struct jw *w, const struct plan *vp)
 	jw_open(w, NULL, '{');
 	jw_string(w, "name", v->name);
 	jw_string(w, "note", v->note);
-	jw_open(w, "without", '[');
-	for (j = 0; j < v->nr_without; j++) {
-		const struct kit_patch *p = v->without_patch[j];
-
-		jw_open(w, NULL, '{');
-		jw_string(w, "patch", kit_patch_label(p));
-		jw_string(w, "upstream", p->upstream);
-		jw_close(w, '}');
-	}
-	jw_close(w, ']');
-	jw_open(w, "with", '[');
-	for (j = 0; j < v->nr_with; j++) {
-		const struct kit_patch *p = v->with_patch[j];
-
-		jw_open(w, NULL, '{');
-		jw_string(w, "patch", kit_patch_label(p));
-		jw_string(w, "upstream", p->upstream);
-		jw_close(w, '}');
-	}
-	jw_close(w, ']');
+	json_patch_list(w, "without", v->without_patch, v->nr_without);
+	json_patch_list(w, "with", v->with_patch, v->nr_with);
 	jw_open(w, "expect_fail", '[');
 	for (j = 0; j < v->nr_expect_fail; j++)
 		jw_string(w, NULL, v->expect_fail[j]);
