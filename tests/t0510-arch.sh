@@ -235,4 +235,127 @@ test_expect_success 'decisions: another branch.s, shown by plan; naming the borr
 	test_grep "^error: dk/kernels/6.1.yaml:4: decisions: unknown branch .6.0. (no dk/kernels/6.0.yaml)" err
 '
 
+# sparc64: the same checks for a big-endian ELF image and guest.
+test_lazy_prereq SPARC64_REGRESS 'test -s "$(dirname "$MKSERIES_BIN")/mm-regress-sparc64"'
+
+# A kernel tree for ARCH=sparc: its image is an ELF file, SPARC V9
+# (e_machine 43, big-endian) when make is given ARCH=sparc and a
+# CROSS_COMPILE, an x86-64 one (62, little-endian) when FAKE_IGNORE_ARCH
+# makes it build for the host.
+make_sparc_tree() {
+	mkdir -p "$1" &&
+	(
+		cd "$1" &&
+		git init -q &&
+		cat >Makefile <<-\EOF_MAKE &&
+		.RECIPEPREFIX := >
+		O ?= .
+		tinyconfig:
+		> printf 'CONFIG_64BIT=y\n' >$(O)/.config
+		olddefconfig:
+		> @true
+		image:
+		> @echo "make image ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) CC=$(CC)" >>$(O)/make.log
+		> mkdir -p $(O)/arch/sparc/boot
+		> if [ "$(ARCH)" = sparc ] && [ -n "$(CROSS_COMPILE)" ] && [ -z "$$FAKE_IGNORE_ARCH" ]; then \
+		>	printf '\177ELF\002\002\001\000\000\000\000\000\000\000\000\000\000\002\000\053' >$(O)/arch/sparc/boot/image; \
+		> else \
+		>	printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\002\000\076\000' >$(O)/arch/sparc/boot/image; \
+		> fi
+		.PHONY: tinyconfig olddefconfig image
+		EOF_MAKE
+		printf 'config 64BIT\n\tbool\n' >Kconfig &&
+		mkdir -p arch/sparc && printf 'config SPARC\n\tdef_bool y\n' >arch/sparc/Kconfig &&
+		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0
+	)
+}
+
+# qemu-system-sparc64 as far as mkseries can tell: it boots only a SPARC
+# V9 ELF image, and an /init of another arch does not run.
+write_fake_sparc64_qemu() {
+	cat >"$1" <<-\EOF_QEMU &&
+	#!/bin/sh
+	if [ "$1" = --version ]; then
+		echo "QEMU emulator version 7.2.99 (fake sparc64)"
+		exit 0
+	fi
+	echo "${0##*/} $*" >>"$FAKE_QEMU_LOG"
+	kernel= initrd=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-kernel) kernel=$2; shift ;;
+		-initrd) initrd=$2; shift ;;
+		esac
+		shift
+	done
+	if [ "$(od -An -tx1 -j18 -N2 "$kernel" | tr -d " ")" != 002b ]; then
+		echo "${0##*/}: fake: '$kernel' is no sparc64 ELF image" >&2
+		exit 1
+	fi
+	dir=$(mktemp -d) &&
+	(cd "$dir" && cpio -id --quiet init <"$initrd") &&
+	em=$(od -An -tx1 -j18 -N2 "$dir/init" | tr -d " ") &&
+	rm -rf "$dir"
+	echo "Run /init as init process"
+	if [ "$em" != 002b ]; then
+		echo "Kernel panic - not syncing: No working init found."
+		exit 0
+	fi
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "# machine: ${FAKE_MACHINE:-sparc64}"
+	echo "ok 1 cache_colour"
+	echo "# mm-regress: done"
+	EOF_QEMU
+	chmod +x "$1"
+}
+
+WORK_S="$TRASH_DIRECTORY/.cache/mkseries/work/s"
+
+test_expect_success 'setup: a sparc64 branch, stand-ins for its compiler and QEMU' '
+	make_sparc_tree slinux &&
+	write_fake_cross_gcc bin/sparc64-linux-gnu-gcc &&
+	write_fake_sparc64_qemu bin/qemu-system-sparc64 &&
+	cat >kit/kernels/s.yaml <<-EOF
+	name: s
+	source:
+	  git: { repo: $PWD/slinux, ref: v1.0 }
+	arch: sparc64
+	config:
+	  base: tinyconfig
+	boot:
+	  boot-timeout: 10
+	  run-timeout: 10
+	EOF
+'
+
+test_expect_success 'sparc64: the cross build gets ARCH=sparc and the Debian prefix, and makes image' '
+	(cd kit && mkseries build --branch s --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^s base: built in [0-9]*s ($WORK_S/out-base/arch/sparc/boot/image)" out &&
+	test_grep "^make image ARCH=sparc CROSS_COMPILE=sparc64-linux-gnu- CC=.*sparc64-linux-gnu-gcc$" "$WORK_S/out-base/make.log"
+'
+
+test_expect_success 'sparc64: an x86 ELF under the image name fails the build, saying so' '
+	(cd kit && FAKE_IGNORE_ARCH=1 test_expect_code 1 mkseries build --branch s --variant base --force >../out 2>../err) &&
+	cat out err &&
+	test_grep "^s base: FAILED .$WORK_S/out-base/arch/sparc/boot/image. is not a kernel image for sparc64: it is an ELF file for x86-64" out &&
+	(cd kit && mkseries build --branch s --variant base --force >../out 2>../err)
+'
+
+test_expect_success X86_HOST,SPARC64_REGRESS,CPIO 'sparc64: the boot is qemu-system-sparc64 sun4u, one CPU, ttyS0, TCG, with a sparc64 /init' '
+	(cd kit && mkseries test --branch s --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^s base: booted (tcg, instruction-paced, 2 boots) 1 ok, 0 skip, 0 fail" out &&
+	test_grep "^qemu-system-sparc64 -machine sun4u -accel tcg .*-smp 1 " qemu.log &&
+	test_grep "console=ttyS0 " qemu.log &&
+	test_grep "^# machine: sparc64" "$WORK_S/logs/base-console.log"
+'
+
+test_expect_success X86_HOST,SPARC64_REGRESS,CPIO 'sparc64: a guest that says it is x86_64 fails the cell' '
+	(cd kit && FAKE_MACHINE=x86_64 test_expect_code 1 mkseries test --branch s --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^s base: FAILED (tcg.*) mm-regress ran on machine .x86_64., but branch .s. is sparc64 (.sparc64.)" out
+'
+
 test_done
