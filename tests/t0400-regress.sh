@@ -77,6 +77,16 @@ test_expect_success 'without --clock-resolution every metric is a number' '
 	test_grep ! -E "^ok [0-9]+ [a-z_]+ # SKIP shortest timed interval" out
 '
 
+test_expect_success '--mthp: a size such as 64kB, acted on only as init; anything else is a usage error' '
+	test_grep ! "^# mTHP" out &&
+	mkseries regress -- --quick --seed 7 --case mremap_pte --mthp 64kB >mthp &&
+	test_grep "^# mTHP 64kB: left as it is (--mthp acts only as init)$" mthp &&
+	test_expect_code 2 mkseries regress -- --mthp 64 2>err &&
+	test_grep "option .--mthp. takes a size such as 64kB, not .64." err &&
+	test_expect_code 2 mkseries regress -- --mthp 64kBB 2>err &&
+	test_grep "not .64kBB." err
+'
+
 MEASURES_ONLY="mremap_pud_time mremap_pte_loop realloc_rate"
 UNDER_1S="is under 100 x the clock.s resolution (1000000000 ns, clocksource [^ ]*)"
 
