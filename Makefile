@@ -24,8 +24,10 @@ BASIC_LDFLAGS += -fsanitize=$(SANITIZE)
 B ?= build-sanitize
 endif
 
-# pkg-config's failures are errors, not silently empty flags.
-ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
+# pkg-config's failures are errors, not silently empty flags. Not for the
+# goals that install the packages first and then run make again (deps,
+# test, run, ci-checks): on a fresh machine pkg-config is not there yet.
+ifeq ($(filter deps clean test run ci-checks,$(MAKECMDGOALS)),)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo PKG_CONFIG_FAILED)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo PKG_CONFIG_FAILED)
 ifneq ($(findstring PKG_CONFIG_FAILED,$(PKG_CFLAGS) $(PKG_LIBS)),)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -95,6 +96,34 @@ static void mount_if_missing(const char *probe, const char *dir, const char *typ
 		mr_diag("init: cannot create '%s': %s", dir, strerror(errno));
 	if (mount(type, dir, type, 0, NULL) < 0)
 		mr_diag("init: cannot mount %s on '%s': %s", type, dir, strerror(errno));
+}
+
+int mr_layout_fixed(void)
+{
+	int cur = personality(0xffffffff);
+
+	return cur != -1 && (cur & ADDR_NO_RANDOMIZE);
+}
+
+/*
+ * As init: run again with address-space randomisation off. Where mmap()
+ * and the heap land decides whether large folios and huge pages fit a
+ * region, and with it the instructions a case executes; a random layout
+ * made realloc_rate take one of two values per boot. The flag is read
+ * at exec, so init sets it and executes itself once more (still PID 1);
+ * if either step fails it carries on as it is, and says so in the header.
+ */
+void mr_init_fixed_layout(char **argv)
+{
+	int cur = personality(0xffffffff);
+
+	if (cur == -1 || (cur & ADDR_NO_RANDOMIZE))
+		return;
+	if (personality((unsigned long)cur | ADDR_NO_RANDOMIZE) == -1)
+		return;
+	execv(argv[0], argv);
+	/* exec failed: this process keeps its random layout */
+	personality((unsigned long)cur);
 }
 
 void mr_init_setup(void)

@@ -369,6 +369,10 @@ static void print_header(const struct options *o, unsigned planned)
 	 * setting stays (on x86 the one 0b5be138ce00's regression was
 	 * reported with), and never on the host, whose settings are not ours.
 	 */
+	if (is_init)
+		mr_diag("address layout: %s", mr_layout_fixed() ?
+			"fixed (ADDR_NO_RANDOMIZE: every boot maps alike, so timings repeat)" :
+			"randomized");
 	if (is_init && o->mthp[0])
 		mr_mthp_enable(o->mthp, "always");
 	else if (o->mthp[0])
@@ -535,6 +539,7 @@ int main(int argc, char **argv)
 	o.repeat = 1;
 	is_init = getpid() == 1;
 	if (is_init) {
+		mr_init_fixed_layout(argv);
 		mr_init_setup();
 		args = NULL;
 		nr = 0;

@@ -243,6 +243,10 @@ int mr_args_from_cmdline(const char *cmdline, char ***out, int *nr);
  * passed to init that look like options, and mm_regress= from
  * /proc/cmdline (or from the environment, where the kernel also puts it).
  */
+/* As init: execute itself again with ADDR_NO_RANDOMIZE, once; returns if it cannot. */
+void mr_init_fixed_layout(char **argv);
+/* Whether this process runs with ADDR_NO_RANDOMIZE. */
+int mr_layout_fixed(void);
 void mr_init_setup(void);
 int mr_init_args(int argc, char **argv, char ***out, int *nr);
 /* Sync and reboot (QEMU -no-reboot then exits); never returns. */
