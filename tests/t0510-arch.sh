@@ -58,49 +58,53 @@ write_fake_cross_gcc() {
 	chmod +x "$1"
 }
 
-# qemu-system-aarch64 as far as mkseries can tell: it boots only an arm64
-# Image, and its guest says the machine its /init was built for (an init
-# of another arch does not run: the kernel panics as a real one does).
-# FAKE_MACHINE stands for a guest that is not arm64 at all.
-write_fake_aarch64_qemu() {
-	cat >"$1" <<-\EOF_QEMU &&
+# A QEMU for a foreign arch as far as mkseries can tell: it boots only a
+# kernel whose bytes KOFF..KOFF+3 (hex) are KMAGIC, and its guest says the
+# machine its /init was built for (an /init whose ELF e_machine bytes,
+# hex, are not INITEM does not run: the kernel panics as a real one does).
+# FAKE_MACHINE stands for a guest that is not of that arch at all.
+# write_fake_qemu FILE KOFF KMAGIC INITEM MACHINE CASE
+write_fake_qemu() {
+	cat >"$1" <<-EOF_QEMU &&
 	#!/bin/sh
-	if [ "$1" = --version ]; then
-		echo "QEMU emulator version 7.2.99 (fake aarch64)"
+	if [ "\$1" = --version ]; then
+		echo "QEMU emulator version 7.2.99 (fake $5)"
 		exit 0
 	fi
-	echo "${0##*/} $*" >>"$FAKE_QEMU_LOG"
+	echo "\${0##*/} \$*" >>"\$FAKE_QEMU_LOG"
 	kernel= initrd=
-	while [ $# -gt 0 ]; do
-		case $1 in
-		-kernel) kernel=$2; shift ;;
-		-initrd) initrd=$2; shift ;;
+	while [ \$# -gt 0 ]; do
+		case \$1 in
+		-kernel) kernel=\$2; shift ;;
+		-initrd) initrd=\$2; shift ;;
 		esac
 		shift
 	done
-	if [ "$(dd if="$kernel" bs=1 skip=56 count=4 2>/dev/null)" != ARMd ]; then
-		echo "${0##*/}: fake: '$kernel' is no arm64 Image" >&2
+	if [ "\$(od -An -tx1 -j$2 -N4 "\$kernel" | tr -d " ")" != $3 ]; then
+		echo "\${0##*/}: fake: '\$kernel' is no $5 kernel" >&2
 		exit 1
 	fi
-	dir=$(mktemp -d) &&
-	(cd "$dir" && cpio -id --quiet init <"$initrd") &&
-	em=$(od -An -tu2 -j18 -N2 "$dir/init" | tr -d " ") &&
-	rm -rf "$dir"
-	echo "Booting Linux on physical CPU 0x0000000000 [0x411fd070]"
+	dir=\$(mktemp -d) &&
+	(cd "\$dir" && cpio -id --quiet init <"\$initrd") &&
+	em=\$(od -An -tx1 -j18 -N2 "\$dir/init" | tr -d " ") &&
+	rm -rf "\$dir"
 	echo "Run /init as init process"
-	if [ "$em" != 183 ]; then
-		echo "Starting init: /init exists but couldn't execute it (error -8)"
+	if [ "\$em" != $4 ]; then
 		echo "Kernel panic - not syncing: No working init found."
 		exit 0
 	fi
 	echo "KTAP version 1"
 	echo "1..1"
-	echo "# machine: ${FAKE_MACHINE:-aarch64}"
-	echo "# mTHP 64kB: on"
-	echo "ok 1 pte_batch_wrbit"
+	echo "# machine: \${FAKE_MACHINE:-$5}"
+	echo "ok 1 $6"
 	echo "# mm-regress: done"
 	EOF_QEMU
 	chmod +x "$1"
+}
+
+# qemu-system-aarch64: an arm64 Image ("ARM\x64" at 56), an AArch64 /init (183, little-endian).
+write_fake_aarch64_qemu() {
+	write_fake_qemu "$1" 56 41524d64 b700 aarch64 pte_batch_wrbit
 }
 
 WORK="$TRASH_DIRECTORY/.cache/mkseries/work/a"
@@ -270,44 +274,10 @@ make_sparc_tree() {
 	)
 }
 
-# qemu-system-sparc64 as far as mkseries can tell: it boots only a SPARC
-# V9 ELF image, and an /init of another arch does not run.
+# qemu-system-sparc64: a SPARC V9 ELF image and /init (e_machine 43,
+# big-endian: bytes 18-19 of the image are 00 2b, read with 16-17).
 write_fake_sparc64_qemu() {
-	cat >"$1" <<-\EOF_QEMU &&
-	#!/bin/sh
-	if [ "$1" = --version ]; then
-		echo "QEMU emulator version 7.2.99 (fake sparc64)"
-		exit 0
-	fi
-	echo "${0##*/} $*" >>"$FAKE_QEMU_LOG"
-	kernel= initrd=
-	while [ $# -gt 0 ]; do
-		case $1 in
-		-kernel) kernel=$2; shift ;;
-		-initrd) initrd=$2; shift ;;
-		esac
-		shift
-	done
-	if [ "$(od -An -tx1 -j18 -N2 "$kernel" | tr -d " ")" != 002b ]; then
-		echo "${0##*/}: fake: '$kernel' is no sparc64 ELF image" >&2
-		exit 1
-	fi
-	dir=$(mktemp -d) &&
-	(cd "$dir" && cpio -id --quiet init <"$initrd") &&
-	em=$(od -An -tx1 -j18 -N2 "$dir/init" | tr -d " ") &&
-	rm -rf "$dir"
-	echo "Run /init as init process"
-	if [ "$em" != 002b ]; then
-		echo "Kernel panic - not syncing: No working init found."
-		exit 0
-	fi
-	echo "KTAP version 1"
-	echo "1..1"
-	echo "# machine: ${FAKE_MACHINE:-sparc64}"
-	echo "ok 1 cache_colour"
-	echo "# mm-regress: done"
-	EOF_QEMU
-	chmod +x "$1"
+	write_fake_qemu "$1" 16 0002002b 002b sparc64 cache_colour
 }
 
 WORK_S="$TRASH_DIRECTORY/.cache/mkseries/work/s"
