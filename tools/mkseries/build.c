@@ -777,162 +777,6 @@ char *build_first_error(const char *log, const char *srcdir)
 	return NULL;
 }
 
-/* ------------------------------------------------------------------ */
-/* Running a child and reading its output as it comes */
-
-static volatile sig_atomic_t stream_signal;
-
-static void stream_on_signal(int sig)
-{
-	stream_signal = sig;
-}
-
-static void stream_feed(struct stream_child *c, struct strbuf *pending, const char *buf, size_t n)
-{
-	size_t start = 0, i;
-
-	if (!c->on_line)
-		return;
-	strbuf_add(pending, buf, n);
-	for (i = 0; i < pending->len; i++) {
-		if (pending->buf[i] != '\n')
-			continue;
-		pending->buf[i] = '\0';
-		if (i > start && pending->buf[i - 1] == '\r')
-			pending->buf[i - 1] = '\0';
-		c->on_line(c->data, pending->buf + start);
-		start = i + 1;
-	}
-	if (start) {
-		memmove(pending->buf, pending->buf + start, pending->len - start);
-		strbuf_setlen(pending, pending->len - start);
-	}
-}
-
-int stream_child_run(struct stream_child *c)
-{
-	struct sigaction sa, old_int, old_term;
-	struct strbuf pending = STRBUF_INIT;
-	int pipefd[2] = { -1, -1 }, log_fd = -1, status = 0, sig;
-	double kill_at = 0;
-	pid_t pid;
-
-	c->killed = 0;
-	if (!c->argv.nr)
-		BUG("stream_child_run() without argv");
-	if (c->log_path) {
-		log_fd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (log_fd < 0)
-			return error("cannot open log '%s': %s", c->log_path, strerror(errno));
-	}
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		if (log_fd >= 0)
-			close(log_fd);
-		return error("cannot create pipe: %s", strerror(errno));
-	}
-	stream_signal = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = stream_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		error("cannot fork: %s", strerror(errno));
-		status = -1;
-		goto cleanup;
-	}
-	if (!pid) {
-		int devnull = open("/dev/null", O_RDONLY);
-		size_t i;
-
-		setpgid(0, 0);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		dup2(devnull, 0);
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		if (c->dir && chdir(c->dir)) {
-			fprintf(stderr, "error: cannot chdir to '%s': %s\n", c->dir, strerror(errno));
-			_exit(127);
-		}
-		for (i = 0; i < c->env.nr; i++) {
-			if (strchr(c->env.v[i], '='))
-				putenv((char *)c->env.v[i]);
-			else
-				unsetenv(c->env.v[i]);
-		}
-		execvp(c->argv.v[0], (char *const *)c->argv.v);
-		fprintf(stderr, "error: cannot run '%s': %s\n", c->argv.v[0], strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	pipefd[1] = -1;
-	for (;;) {
-		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
-		int r = poll(&pfd, 1, 100);
-
-		if (r > 0) {
-			char buf[8192];
-			ssize_t n = read(pipefd[0], buf, sizeof(buf));
-
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n <= 0)
-				break;
-			/* A short write (full disk) shows in the build itself. */
-			if (log_fd >= 0 && write(log_fd, buf, n) < 0)
-				log_fd = (close(log_fd), -1);
-			stream_feed(c, &pending, buf, n);
-		}
-		if (!kill_at && (stream_signal || (c->on_tick && c->on_tick(c->data)))) {
-			c->killed = !stream_signal;
-			kill(-pid, SIGTERM);
-			kill_at = mono_seconds() + 3;
-		} else if (kill_at && mono_seconds() > kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = mono_seconds() + 3600;
-		}
-	}
-	if (pending.len) {
-		strbuf_addch(&pending, '\n');
-		stream_feed(c, &pending, "", 0);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		if (stream_signal && !kill_at) {
-			kill(-pid, SIGTERM);
-			kill_at = mono_seconds();
-		}
-	/* Whatever the child left in its group (make's jobs) goes with it. */
-	if (kill_at)
-		kill(-pid, SIGKILL);
-	status = WIFEXITED(status) ? WEXITSTATUS(status) :
-		 WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
-cleanup:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	if (log_fd >= 0)
-		close(log_fd);
-	strbuf_release(&pending);
-	sig = stream_signal;
-	stream_signal = 0;
-	if (sig)
-		raise(sig);
-	return status;
-}
-
-void stream_child_release(struct stream_child *c)
-{
-	strvec_clear(&c->argv);
-	strvec_clear(&c->env);
-}
-
 const char *format_duration(double seconds)
 {
 	static char buf[32];
@@ -1072,7 +916,7 @@ static const char *make_arch(const struct arch_info *a)
 /* Run make with the variant's settings and `target`; returns make's exit status or -1. */
 static int run_make(struct make_ctx *m, const char *target)
 {
-	struct stream_child c = STREAM_CHILD_INIT;
+	struct child c = CHILD_INIT;
 	int status;
 	FILE *f;
 
@@ -1094,6 +938,7 @@ static int run_make(struct make_ctx *m, const char *target)
 	if (m->ccache_dir)
 		strvec_pushf(&c.env, "CCACHE_DIR=%s", m->ccache_dir);
 	c.log_path = m->log;
+	c.err_to_out = 1;
 	if (m->pg && m->pg->enabled) {
 		c.on_line = build_on_line;
 		c.on_tick = build_on_tick;
@@ -1112,8 +957,8 @@ static int run_make(struct make_ctx *m, const char *target)
 		fputc('\n', f);
 		fclose(f);
 	}
-	status = stream_child_run(&c);
-	stream_child_release(&c);
+	status = child_run(&c);
+	child_release(&c);
 	return status;
 }
 

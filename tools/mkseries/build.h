@@ -169,29 +169,6 @@ int kconfig_symbol_defined(void *data, const char *name);
  */
 char *build_first_error(const char *log, const char *srcdir);
 
-/*
- * A child whose output (stdout and stderr together) is read as it comes:
- * appended to `log_path` when set, and handed line by line, without the
- * newline or a trailing CR, to on_line. on_tick runs about ten times a
- * second; when it returns nonzero the child's process group is killed
- * and `killed` is set. SIGINT and SIGTERM received meanwhile kill the
- * child too, then are raised again. Returns the exit status (0..255),
- * 128+signal when killed, -1 when it could not be started (printed).
- */
-struct stream_child {
-	struct strvec argv;
-	struct strvec env;	/* extra NAME=VALUE */
-	const char *dir;
-	const char *log_path;
-	void (*on_line)(void *data, const char *line);
-	int (*on_tick)(void *data);
-	void *data;
-	int killed;
-};
-#define STREAM_CHILD_INIT { STRVEC_INIT, STRVEC_INIT, NULL, NULL, NULL, NULL, NULL, 0 }
-int stream_child_run(struct stream_child *c);
-void stream_child_release(struct stream_child *c);
-
 /* "3m02s", "41s" into a static buffer. */
 const char *format_duration(double seconds);
 

@@ -119,29 +119,6 @@ void strvec_pushl(struct strvec *sv, ...); /* NULL-terminated list */
 void strvec_clear(struct strvec *sv);
 
 /*
- * Run a child process from an argument vector (never a shell).
- * cmd->argv[0] is looked up in PATH. Output is captured into out/err
- * when they are non-NULL, else inherited. stdin is /dev/null unless
- * `in` is set. Returns the exit status (0..255), 128+signal when killed,
- * or -1 when it could not be started (with a message).
- */
-struct child {
-	struct strvec argv;
-	struct strvec env;      /* extra NAME=VALUE entries */
-	const char *dir;        /* chdir before exec, or NULL */
-	const char *in;         /* data fed to stdin, or NULL */
-	struct strbuf *out;
-	struct strbuf *err;
-	int err_to_out;         /* merge stderr into out */
-	const char *log_path;   /* append stdout+stderr to this file, or NULL */
-	unsigned timeout_sec;   /* 0: none; on expiry the child is killed */
-	int timed_out;          /* set on return */
-};
-#define CHILD_INIT { STRVEC_INIT, STRVEC_INIT, NULL, NULL, NULL, NULL, 0, NULL, 0, 0 }
-int child_run(struct child *cmd);
-void child_release(struct child *cmd);
-
-/*
  * The first line `program --version` prints (stdout or stderr, LC_ALL=C,
  * at most 30 s), or a copy of `fallback` when it cannot be run or says
  * nothing. Caller frees.
@@ -167,6 +144,9 @@ int ends_with(const char *s, const char *suffix);
 
 /* Seconds since an arbitrary point, monotonic. */
 double mono_seconds(void);
+
+/* Child processes (struct child, child_run()) are runcmd.h's. */
+#include "runcmd.h"
 
 /* Banned: use strbuf/xstrfmt instead. */
 #define strcpy(a, b) BANNED_strcpy

@@ -302,7 +302,7 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 		     const char *initramfs, const char *console_log, const struct vm_opts *opts,
 		     unsigned probe_timeout)
 {
-	struct stream_child c = STREAM_CHILD_INIT;
+	struct child c = CHILD_INIT;
 	struct watch w;
 	FILE *f;
 	size_t i;
@@ -322,7 +322,7 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 		     branch_arch(b)->max_cpus);
 	f = fopen(console_log, "w");
 	if (!f) {
-		stream_child_release(&c);
+		child_release(&c);
 		return error("cannot write '%s': %s", console_log, strerror(errno));
 	}
 	fputs("# mkseries:", f);
@@ -331,16 +331,17 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	fputc('\n', f);
 	fclose(f);
 	c.log_path = console_log;
+	c.err_to_out = 1;
 	c.on_line = watch_on_line;
 	c.on_tick = watch_on_tick;
 	c.data = &w;
-	*status = stream_child_run(&c);
+	*status = child_run(&c);
 	*seconds = mono_seconds() - w.start;
 	if (w.progress && w.drawn) {
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 	}
-	stream_child_release(&c);
+	child_release(&c);
 	if (*status < 0)
 		return -1;
 	*end = c.killed ? w.end : END_EXITED;

@@ -2,12 +2,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -74,20 +72,6 @@ cleanup:
 	return ret;
 }
 
-/* The child's exit status, or 128 + signal as a shell reports it. */
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return error("cannot wait for mm-regress: %s", strerror(errno)), 1;
-	}
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
 /*
  * Run from an anonymous memfd: nothing lands on disk, and nothing is left
  * behind. Returns the exit status, or -1 when the memfd route is closed
@@ -95,59 +79,42 @@ static int wait_status(pid_t pid)
  */
 static int run_memfd(const char **argv)
 {
+	struct child c = CHILD_INIT;
 	size_t len;
 	const char *img = mm_regress_image(&len);
-	int fd, pipefd[2], err = 0;
-	ssize_t n;
-	pid_t pid;
+	int fd, status;
 
 	fd = memfd_create("mm-regress", MFD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (write_in_full(fd, img, len) || pipe2(pipefd, O_CLOEXEC)) {
+	if (write_in_full(fd, img, len)) {
 		close(fd);
 		return -1;
 	}
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		close(fd);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -1;
-	}
-	if (!pid) {
-		close(pipefd[0]);
-		fexecve(fd, (char *const *)argv, environ);
-		/* Tell the parent why, so it can fall back to a file. */
-		err = errno;
-		if (write(pipefd[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(127);
-	}
+	for (; *argv; argv++)
+		strvec_push(&c.argv, *argv);
+	c.use_exec_fd = 1;
+	c.exec_fd = fd;
+	/* Said only with -v: the file route is tried next. */
+	c.silent_exec_failure = 1;
+	status = child_run(&c);
 	close(fd);
-	close(pipefd[1]);
-	/* The pipe closes on a successful exec; a message means it failed. */
-	while ((n = read(pipefd[0], &err, sizeof(err))) < 0 && errno == EINTR)
-		;
-	close(pipefd[0]);
-	if (n == sizeof(err)) {
-		wait_status(pid);
+	child_release(&c);
+	if (c.exec_errno) {
 		if (mks_verbose)
-			warning("cannot run mm-regress from a memfd: %s", strerror(err));
+			warning("cannot run mm-regress from a memfd: %s", strerror(c.exec_errno));
 		return -1;
 	}
-	return wait_status(pid);
+	return status < 0 ? 1 : status;
 }
 
 /* The fallback: a private temporary file under $TMPDIR, removed afterwards. */
 static int run_tmpfile(const char **argv)
 {
 	const char *dir = getenv("TMPDIR");
+	struct child c = CHILD_INIT;
 	char *path = NULL;
-	int fd = -1, ret = 1, err;
-	pid_t pid;
+	int fd, ret = 1;
 
 	if (!dir || !*dir)
 		dir = "/tmp";
@@ -161,21 +128,21 @@ static int run_tmpfile(const char **argv)
 	close(fd);
 	if (mm_regress_write(path))
 		goto cleanup;
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		error("cannot fork: %s", strerror(errno));
+	for (; *argv; argv++)
+		strvec_push(&c.argv, *argv);
+	/* argv[0] is mm-regress's name; the file to run is path. */
+	c.use_exec_fd = 1;
+	c.exec_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c.exec_fd < 0) {
+		error("cannot open '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
-	if (!pid) {
-		execv(path, (char *const *)argv);
-		err = errno;
-		fprintf(stderr, "error: cannot run '%s': %s\n", path, strerror(err));
-		_exit(127);
-	}
-	ret = wait_status(pid);
+	ret = child_run(&c);
+	close(c.exec_fd);
+	if (ret < 0)
+		ret = 1;
 cleanup:
+	child_release(&c);
 	unlink(path);
 	free(path);
 	return ret;
