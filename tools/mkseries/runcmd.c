@@ -213,7 +213,7 @@ static void __attribute__((noreturn)) child_exec(struct child *cmd, struct pipes
 			signal(forwarded[i], SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	pthread_sigmask(SIG_SETMASK, mask, NULL);
-	if (!cmd->in && (in = open("/dev/null", O_RDONLY)) < 0)
+	if (!cmd->in && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
 		child_fail(-1, "cannot open", "/dev/null", errno, 0);
 	dup2(in, 0);
 	if (p->out[1] >= 0)
