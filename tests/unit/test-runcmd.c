@@ -128,6 +128,27 @@ static void add_line(void *data, const char *line)
 	strbuf_addf(data, "[%s]", line);
 }
 
+/* The child gets no descriptor of ours beyond 0, 1 and 2 (inherited ones aside). */
+static void test_no_leak(void)
+{
+	struct strbuf fed = STRBUF_INIT, devnull = STRBUF_INIT;
+	struct child c = CHILD_INIT;
+
+	strvec_pushl(&c.argv, "ls", "/proc/self/fd", NULL);
+	c.in = "";
+	c.out = &fed;
+	child_run(&c);
+	child_release(&c);
+	c = (struct child)CHILD_INIT;
+	strvec_pushl(&c.argv, "ls", "/proc/self/fd", NULL);
+	c.out = &devnull;
+	child_run(&c);
+	child_release(&c);
+	is_str(devnull.buf, fed.buf, "fds: opening /dev/null for stdin leaves nothing open");
+	strbuf_release(&fed);
+	strbuf_release(&devnull);
+}
+
 static void test_log_and_lines(void)
 {
 	struct strbuf log = STRBUF_INIT, lines = STRBUF_INIT;
@@ -327,6 +348,7 @@ int main(void)
 		return 1;
 	test_capture();
 	test_stdin_env_dir();
+	test_no_leak();
 	test_log_and_lines();
 	test_status();
 	test_timeout();
