@@ -248,7 +248,11 @@ test_expect_success 'SIGKILL during a build: the rerun builds again' '
 	FAKE_MAKE_SLEEP=10 mkseries --kit kit run --branch t --workdir w3 >kill.out 2>&1 &
 	pid=$! &&
 	wait_for w3/t/state/base.build status=running &&
-	child=$(child_of $pid) &&
+	# "running" is written before the tree is; make starts after that.
+	n=0 &&
+	while ! child=$(child_of $pid); do
+		n=$((n + 1)) && test $n -lt 100 && sleep 0.1 || return 1
+	done &&
 	kill -KILL $pid &&
 	kill -KILL -$child &&
 	{ wait $pid; code=$?; } &&
