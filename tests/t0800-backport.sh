@@ -80,6 +80,57 @@ test_expect_success 'plain apply applies the recorded backports' '
 	test_grep "^\[ Back Porter: backported to t" log.apply
 '
 
+test_expect_success 'setup: two new point releases under the recorded backports' '
+	git -C linux checkout -q -b stable-clean2 stable-clean &&
+	sed -i "s|/\* stable \*/|/* stable, v2 */|" linux/mm/mremap.c &&
+	git -C linux commit -q -a -m "stable: a second note" &&
+	git -C linux checkout -q -b stable-clean3 stable-clean &&
+	sed -i "s/static int move_ptes/static unsigned move_ptes/" linux/mm/mremap.c &&
+	git -C linux commit -q -a -m "stable: move_ptes returns unsigned" &&
+	git -C linux checkout -q master &&
+	cp -R k-clean k-replay &&
+	sed -i "s/ref: stable-clean }/ref: stable-clean2 }/" k-replay/kernels/t.yaml &&
+	cp -R k-clean k-replay2 &&
+	sed -i "s/ref: stable-clean }/ref: stable-clean3 }/" k-replay2/kernels/t.yaml &&
+	test_grep "stable-clean3" k-replay2/kernels/t.yaml
+'
+
+test_expect_success 'apply replays a recorded backport three-way onto a moved base, and says so' '
+	(cd k-replay && mkseries apply --branch t >../out 2>../err) &&
+	cat out &&
+	test_grep "replayed: t no longer takes patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch as written; merged three-way" out &&
+	test_grep "replayed: t no longer takes patches/alpha/t/0002-$ID_A2-mm-batch-ptes.patch" out &&
+	git -C linux show mkseries/t:mm/mremap.c >tree.c &&
+	test_grep "static int move_pteps" tree.c &&
+	test_grep "stable, v2" tree.c &&
+	test_grep "return 3;" tree.c &&
+	git -C linux for-each-ref refs/mkseries-backports/t/ >keep &&
+	test $(wc -l <keep) -ge 2
+'
+
+test_expect_success 'a replay that conflicts enters the loop with both sides shown' '
+	(cd k-replay2 && test_must_fail mkseries apply --branch t >../out 2>../err) &&
+	test_grep "cannot apply .alpha 1/2." err &&
+	cp k-replay2/series.yaml yaml.before &&
+	(cd k-replay2 && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-replay" >../out 2>../err) &&
+	cat out &&
+	test_grep "conflict  mm/mremap.c" out &&
+	tree=wd-replay/t/backport/tree &&
+	test_grep "static unsigned move_ptes" $tree/mm/mremap.c &&
+	test_grep "static int move_pteps" $tree/mm/mremap.c &&
+	test_grep "^<<<<<<< " $tree/mm/mremap.c &&
+	printf "static unsigned move_pteps(void)\n{\n\treturn 0; /* stable */\n}\n" >$tree/mm/mremap.c &&
+	(cd k-replay2 && mkseries backport --branch t --workdir "$PWD/../wd-replay" --continue >../out 2>../err) &&
+	cat out &&
+	ls k-replay2/patches/alpha/t >files &&
+	test $(wc -l <files) = 2 &&
+	test_cmp yaml.before k-replay2/series.yaml &&
+	test_grep "^+static unsigned move_pteps" k-replay2/patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch &&
+	(cd k-replay2 && mkseries apply --branch t >../out 2>../err) &&
+	git -C linux show mkseries/t:mm/mremap.c >tree.c &&
+	test_grep "static unsigned move_pteps" tree.c
+'
+
 test_expect_success 'a conflict stops the loop with markers in the work tree' '
 	kit_at k-conf stable-conflict &&
 	cp k-conf/series.yaml yaml.before &&

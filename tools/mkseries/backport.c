@@ -530,3 +530,74 @@ char *backport_add_note(const char *message, const char *note)
 		strbuf_addch(&sb, '\n');
 	return strbuf_detach(&sb, NULL);
 }
+
+int backport_replay(git_oid *out, git_repository *repo, const git_oid *base, const char *diff,
+		    size_t len, struct strbuf *files)
+{
+	git_diff *gd = NULL;
+	git_tree *tree = NULL;
+	git_tree_update *up = NULL;
+	size_t i, n = 0;
+	int err, ret = 0;
+
+	if ((err = git_tree_lookup(&tree, repo, base)) < 0) {
+		ret = git_error_report(err, "cannot read tree %s", oid_short(base));
+		goto cleanup;
+	}
+	if ((err = git_diff_from_buffer(&gd, diff, len)) < 0) {
+		git_error_clear();
+		ret = MKS_EAPPLYFAIL;
+		goto cleanup;
+	}
+	n = git_diff_num_deltas(gd);
+	up = xcalloc(n ? n : 1, sizeof(*up));
+	for (i = 0; i < n && !ret; i++) {
+		const git_diff_delta *d = git_diff_get_delta(gd, i);
+		git_blob *old = NULL, *new = NULL, *ours = NULL;
+		git_tree_entry *e = NULL;
+		git_merge_file_result res = { 0 };
+		git_merge_file_input in_old = merge_input_init, in_ours = merge_input_init,
+				     in_new = merge_input_init;
+
+		ret = MKS_EAPPLYFAIL;
+		if (d->status != GIT_DELTA_MODIFIED || strcmp(d->old_file.path, d->new_file.path) ||
+		    !(old = blob_by_prefix(repo, &d->old_file)) ||
+		    !(new = blob_by_prefix(repo, &d->new_file)) ||
+		    git_tree_entry_bypath(&e, tree, d->old_file.path) < 0 ||
+		    git_tree_entry_type(e) != GIT_OBJECT_BLOB ||
+		    git_blob_lookup(&ours, repo, git_tree_entry_id(e)) < 0)
+			goto next;
+		in_old.ptr = git_blob_rawcontent(old);
+		in_old.size = (size_t)git_blob_rawsize(old);
+		in_ours.ptr = git_blob_rawcontent(ours);
+		in_ours.size = (size_t)git_blob_rawsize(ours);
+		in_new.ptr = git_blob_rawcontent(new);
+		in_new.size = (size_t)git_blob_rawsize(new);
+		if (git_merge_file(&res, &in_old, &in_ours, &in_new, NULL) < 0 || !res.automergeable)
+			goto next;
+		if ((err = git_blob_create_from_buffer(&up[i].id, repo, res.ptr, res.len)) < 0) {
+			ret = git_error_report(err, "cannot write the merged '%s'", d->new_file.path);
+			goto next;
+		}
+		up[i].action = GIT_TREE_UPDATE_UPSERT;
+		up[i].filemode = git_tree_entry_filemode(e);
+		up[i].path = d->new_file.path;
+		if (files)
+			strbuf_addf(files, "%s%s", files->len ? ", " : "", d->new_file.path);
+		ret = 0;
+next:
+		git_error_clear();
+		git_merge_file_result_free(&res);
+		git_tree_entry_free(e);
+		git_blob_free(ours);
+		git_blob_free(new);
+		git_blob_free(old);
+	}
+	if (!ret && (err = git_tree_create_updated(out, repo, tree, n, up)) < 0)
+		ret = git_error_report(err, "cannot write the replayed tree");
+cleanup:
+	free(up);
+	git_diff_free(gd);
+	git_tree_free(tree);
+	return ret;
+}

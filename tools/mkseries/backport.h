@@ -93,4 +93,17 @@ char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_
  */
 char *backport_add_note(const char *message, const char *note);
 
+/*
+ * Replay a recorded backport whose diff no longer applies onto tree
+ * `base` (the branch's base moved: a new point release): for each file,
+ * a three-way merge between the blobs its `index` line names (the tree
+ * the backport was written for, and the backport's result), and base's
+ * blob. Only when every file merges cleanly is the result written, as a
+ * tree to *out, and the files merged appended to `files` (may be NULL),
+ * comma-separated. Returns 0, MKS_EAPPLYFAIL (a conflict, a blob not in
+ * the repository, a file created, deleted or renamed) or -1 (printed).
+ */
+int backport_replay(git_oid *out, git_repository *repo, const git_oid *base, const char *diff,
+		    size_t len, struct strbuf *files);
+
 #endif

@@ -28,7 +28,8 @@ extern char **environ;
  * The one place that names the loop's directory, worktree and branch.
  */
 struct loop_paths {
-	char *dir, *loop, *patch, *yaml_orig, *tree, *wt_name, *refname;
+	char *dir, *loop, *patch, *yaml_orig, *backup, *tree, *wt_name, *refname;
+	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
 };
 
 static void loop_paths_init(struct loop_paths *lp, const char *workdir_opt,
@@ -42,6 +43,8 @@ static void loop_paths_init(struct loop_paths *lp, const char *workdir_opt,
 	lp->patch = path_join(lp->dir, "patch");
 	lp->yaml_orig = path_join(lp->dir, "series.yaml.orig");
 	lp->tree = path_join(lp->dir, "tree");
+	lp->backup = path_join(lp->dir, "replaced");
+	lp->keep_prefix = xstrfmt("refs/mkseries-backports/%s/", b->name);
 	lp->wt_name = xstrfmt("mkseries-backport-%s", b->name);
 	for (p = lp->wt_name; *p; p++)
 		if (*p == '/')
@@ -57,6 +60,8 @@ static void loop_paths_release(struct loop_paths *lp)
 	free(lp->patch);
 	free(lp->yaml_orig);
 	free(lp->tree);
+	free(lp->backup);
+	free(lp->keep_prefix);
 	free(lp->wt_name);
 	free(lp->refname);
 }
@@ -242,7 +247,8 @@ static int edit_file(const char *path)
 	return ret;
 }
 
-static int add_created(const char *loop_path, const char *rel)
+/* Note in the loop's state that the loop wrote `rel` (key "created") or replaced it ("replaced"). */
+static int add_loop_file(const char *loop_path, const char *key, const char *rel)
 {
 	struct state st = STATE_INIT;
 	size_t i;
@@ -253,7 +259,7 @@ static int add_created(const char *loop_path, const char *rel)
 		return -1;
 	}
 	for (i = 0;; i++) {
-		char *k = xstrfmt("created.%zu", i);
+		char *k = xstrfmt("%s.%zu", key, i);
 		int have = state_get(&st, k) != NULL;
 
 		if (!have)
@@ -283,6 +289,7 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 	git_signature *author = NULL;
 	struct strbuf note = STRBUF_INIT;
 	char *src = NULL, *message = NULL, *noted = NULL, *rel = NULL, *dir = NULL, *msgfile = NULL;
+	const char *replaces;
 	char *bname = xstrdup(branch_decisions(l->b)), *label = xstrdup(kit_patch_label(p));
 	int declared, err, ret = -1;
 
@@ -345,20 +352,65 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 		git_error_report(err, "cannot write the backport of %s", kit_patch_label(p));
 		goto cleanup;
 	}
-	dir = backport_dir(p->series, l->b, &declared);
-	rel = backport_file_name(l->kit->dir, dir, p,
-				 mails[0].subject && *mails[0].subject ? mails[0].subject :
-				 p->subject ? p->subject : "backport");
+	{
+		char *keep = xstrfmt("%s%s", l->paths.keep_prefix, git_oid_tostr_s(&commit_id));
+		git_reference *ref = NULL;
+
+		/* the blobs its index lines name stay in the repository: replays need them */
+		err = git_reference_create(&ref, l->repo, keep, &commit_id, 1,
+					   "mkseries backport: recorded");
+		git_reference_free(ref);
+		if (err < 0) {
+			git_error_report(err, "cannot write '%s'", keep);
+			free(keep);
+			goto cleanup;
+		}
+		free(keep);
+	}
+	replaces = state_get(st, "replaces");
+	if (replaces && *replaces) {
+		/* a recorded backport that no longer applies: its file is rewritten */
+		char *abs = path_join(l->kit->dir, replaces), *bak = NULL;
+		struct strbuf old = STRBUF_INIT;
+		size_t n = 0;
+
+		while (bak = xstrfmt("%s.%zu", l->paths.backup, n), file_exists(bak)) {
+			free(bak);
+			n++;
+		}
+		err = strbuf_read_file(&old, abs) || write_file_atomic(bak, old.buf, old.len);
+		free(abs);
+		strbuf_release(&old);
+		if (err) {
+			error("cannot keep a copy of '%s': %s", replaces, strerror(errno));
+			free(bak);
+			goto cleanup;
+		}
+		err = add_loop_file(l->paths.loop, "replaced", replaces) ||
+		      add_loop_file(l->paths.loop, "backup", bak);
+		free(bak);
+		if (err)
+			goto cleanup;
+		rel = xstrdup(replaces);
+	} else {
+		dir = backport_dir(p->series, l->b, &declared);
+		rel = backport_file_name(l->kit->dir, dir, p,
+					 mails[0].subject && *mails[0].subject ? mails[0].subject :
+					 p->subject ? p->subject : "backport");
+		if (add_loop_file(l->paths.loop, "created", rel))
+			goto cleanup;
+	}
 	{
 		char *written = NULL;
 
-		if (patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 0))
+		if (patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0,
+				       replaces && *replaces))
 			goto cleanup;
 		free(written);
 	}
-	if (add_created(l->paths.loop, rel))
-		goto cleanup;
 	state_set(st, "recorded", rel);
+	if (replaces && *replaces)
+		state_set(st, "decided", "1");
 	if (state_write(st, l->paths.patch))
 		goto cleanup;
 	printf("recorded %s\n", rel);
@@ -515,6 +567,7 @@ static int run_loop(struct loop *l)
 		state_set(&st, "upstream", it->patch->upstream ? it->patch->upstream : "");
 		state_set(&st, "subject", it->subject ? it->subject : "");
 		state_set(&st, "source", it->source);
+		state_set(&st, "replaces", it->branch_backport ? it->source : "");
 		state_set(&st, "onto", git_oid_tostr_s(&before.tip));
 		state_set(&st, "tree", l->paths.tree);
 		for (i = 0; i < r.nr; i++) {
@@ -673,6 +726,24 @@ static int cmd_abort(struct loop *l)
 			ret = error("cannot remove '%s': %s", abs, strerror(errno));
 		else
 			printf("removed %s\n", rel);
+		free(abs);
+	}
+	for (i = 0;; i++) {
+		char *k = xstrfmt("replaced.%zu", i), *kb = xstrfmt("backup.%zu", i);
+		const char *rel = state_get(&st, k), *bak = state_get(&st, kb);
+		struct strbuf old = STRBUF_INIT;
+		char *abs;
+
+		free(k);
+		free(kb);
+		if (!rel || !bak)
+			break;
+		abs = path_join(l->kit->dir, rel);
+		if (strbuf_read_file(&old, bak) || write_file_atomic(abs, old.buf, old.len))
+			ret = error("cannot put back '%s': %s", rel, strerror(errno));
+		else
+			printf("put back %s\n", rel);
+		strbuf_release(&old);
 		free(abs);
 	}
 	if (!strbuf_read_file(&orig, l->paths.yaml_orig)) {
