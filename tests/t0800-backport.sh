@@ -131,6 +131,19 @@ test_expect_success 'a replay that conflicts enters the loop with both sides sho
 	test_grep "static unsigned move_pteps" tree.c
 '
 
+test_expect_success 'import --log keeps every base the branch was imported at' '
+	(cd k-replay2 && mkseries import --log --branch t >../out) &&
+	cat out &&
+	c3=$(git -C linux rev-parse --short=12 "stable-clean3^{commit}") &&
+	c1=$(git -C linux rev-parse --short=12 "stable-clean^{commit}") &&
+	sed -n 2p out >top &&
+	test_grep "^4 $c3 git .* stable-clean3 .* (current)\$" top &&
+	test_grep "^2 $c1 git .* stable-clean " out &&
+	git -C linux rev-parse --verify -q "refs/mkseries-imports/t/2^{commit}" >old &&
+	git -C linux rev-parse "stable-clean^{commit}" >old.expect &&
+	test_cmp old.expect old
+'
+
 test_expect_success 'a conflict stops the loop with markers in the work tree' '
 	kit_at k-conf stable-conflict &&
 	cp k-conf/series.yaml yaml.before &&
