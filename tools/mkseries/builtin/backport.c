@@ -580,10 +580,12 @@ static int run_loop(struct loop *l)
 		}
 		if (state_write(&st, l->paths.patch))
 			goto next;
-		printf("%s: %s does not apply; its tree (%s, the base with %zu %s before "
-		       "it) is checked out in %s:\n", l->b->name, kit_patch_label(it->patch),
-		       oid_short(&before.tip), before.nr_commits,
-		       before.nr_commits == 1 ? "commit" : "commits", l->paths.tree);
+		printf("%s: %s does not apply; the tree it goes on (%s: the base", l->b->name,
+		       kit_patch_label(it->patch), oid_short(&before.tip));
+		if (before.nr_commits)
+			printf(" and the %zu %s before it", before.nr_commits,
+			       before.nr_commits == 1 ? "commit" : "commits");
+		printf(") is checked out in %s:\n", l->paths.tree);
 		print_files(&r, l->paths.tree);
 		if (!backport_result_needs_work(&r)) {
 			printf("every file applied or merged cleanly: recording it\n");
