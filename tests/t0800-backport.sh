@@ -261,7 +261,9 @@ test_expect_success 'a second loop on the same branch is refused while one is in
 '
 
 # A patch of two hunks whose blobs the repository does not have: no
-# three-way merge, so hunk by hunk.
+# three-way merge, so hunk by hunk. The stable tree has three more lines
+# on top (hunk 1 applies 3 lines further down) and line 17 changed
+# (hunk 2 does not apply).
 test_expect_success 'setup: a two-hunk patch without its blobs' '
 	mkdir -p up2/lib &&
 	(
@@ -269,11 +271,12 @@ test_expect_success 'setup: a two-hunk patch without its blobs' '
 		git init -q &&
 		seq 1 20 | sed "s/^/line /" >lib/list.c &&
 		git add -A && git commit -q -m "Linux 2.0" && git tag v2.0 &&
-		sed -i -e "s/^line 2\$/line two/" -e "s/^line 18\$/line eighteen/" lib/list.c &&
+		sed -i -e "s/^line 5\$/line five/" -e "s/^line 18\$/line eighteen/" lib/list.c &&
 		git commit -q -a -m "lib: spell two lines out" -m "Signed-off-by: Dev Eloper <dev@example.org>" &&
 		git checkout -q -b stable v2.0 &&
 		sed -i "s/^line 17\$/line 17 (stable)/" lib/list.c &&
-		git commit -q -a -m "stable: line 17" &&
+		sed -i -e "1i stable 1" -e "1i stable 2" -e "1i stable 3" lib/list.c &&
+		git commit -q -a -m "stable: three lines on top, line 17" &&
 		git checkout -q master
 	) &&
 	G1=$(git -C up2 rev-parse master) &&
@@ -303,11 +306,12 @@ test_expect_success 'without the blobs, the hunks that apply are applied and the
 	(cd k-rej && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-rej" >../out 2>../err) &&
 	cat out &&
 	test_grep "rejected  lib/list.c (1 of 2 hunks in lib/list.c.rej" out &&
+	test_grep "(applied elsewhere than the patch says: hunk 1 at offset +3 lines)" out &&
 	tree=wd-rej/t/backport/tree &&
-	test_grep "^line two\$" $tree/lib/list.c &&
+	test_grep "^line five\$" $tree/lib/list.c &&
 	test_grep "^line 18\$" $tree/lib/list.c &&
 	test_grep "^+line eighteen" $tree/lib/list.c.rej &&
-	! test_grep "line two" $tree/lib/list.c.rej &&
+	! test_grep "line five" $tree/lib/list.c.rej &&
 	test_grep "hunk 2 of 2" $tree/lib/list.c.rej.why &&
 	test_grep "the patch expects" $tree/lib/list.c.rej.why &&
 	test_grep "the tree has" $tree/lib/list.c.rej.why
@@ -324,7 +328,7 @@ test_expect_success '--continue refuses while .rej files are left, then records 
 	f=$(ls k-rej/patches/gamma/t/*.patch) &&
 	test_grep "lib/list.c (rejected hunks redone)" $f &&
 	git -C up2 show mkseries/t:lib/list.c >list.c &&
-	test_grep "^line two\$" list.c &&
+	test_grep "^line five\$" list.c &&
 	test_grep "^line 17 (stable)\$" list.c &&
 	test_grep "^line eighteen\$" list.c
 '

@@ -14,8 +14,10 @@ void backport_result_release(struct backport_result *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nr; i++)
+	for (i = 0; i < r->nr; i++) {
 		free(r->files[i].path);
+		free(r->files[i].moved);
+	}
 	free(r->files);
 	memset(r, 0, sizeof(*r));
 }
@@ -240,12 +242,82 @@ cleanup:
 	return ret;
 }
 
+/*
+ * Where hunk `h` of `patch` finds its preimage (context and removed
+ * lines) in `path` of `tree_id` (a tree or a commit), as an offset from `expected` (a
+ * 1-based line): the match nearest to it. 0 when it cannot tell.
+ */
+static long hunk_offset(git_repository *repo, const git_oid *tree_id, const char *path,
+			git_patch *patch, size_t h, long expected)
+{
+	struct strvec pre = STRVEC_INIT, img = STRVEC_INIT;
+	git_object *obj = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	const git_diff_hunk *hunk;
+	size_t i, n, at;
+	long best = 0, found = 0;
+
+	/* tree_id may be the commit the tree is checked out from */
+	if (git_patch_get_hunk(&hunk, &n, patch, h) < 0 ||
+	    git_object_lookup(&obj, repo, tree_id, GIT_OBJECT_ANY) < 0 ||
+	    git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) < 0 ||
+	    git_tree_entry_bypath(&e, tree, path) < 0 ||
+	    git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0)
+		goto cleanup;
+	for (i = 0; i < n; i++) {
+		const git_diff_line *l;
+
+		if (git_patch_get_line_in_hunk(&l, patch, h, i) < 0)
+			goto cleanup;
+		if (l->origin == GIT_DIFF_LINE_CONTEXT || l->origin == GIT_DIFF_LINE_DELETION) {
+			char *line = xstrndup(l->content, l->content_len);
+
+			strvec_push(&pre, line);
+			free(line);
+		}
+	}
+	{
+		const char *b = git_blob_rawcontent(blob), *end = b + git_blob_rawsize(blob);
+
+		while (b < end) {
+			const char *nl = memchr(b, '\n', end - b);
+			char *line = xstrndup(b, nl ? (size_t)(nl + 1 - b) : (size_t)(end - b));
+
+			strvec_push(&img, line);
+			free(line);
+			b = nl ? nl + 1 : end;
+		}
+	}
+	for (at = 0; pre.nr && at + pre.nr <= img.nr; at++) {
+		long off = (long)at + 1 - expected;
+
+		for (i = 0; i < pre.nr && !strcmp(img.v[at + i], pre.v[i]); i++)
+			;
+		if (i == pre.nr && (!found || labs(off) < labs(best))) {
+			best = off;
+			found = 1;
+		}
+	}
+cleanup:
+	git_error_clear();
+	strvec_clear(&img);
+	strvec_clear(&pre);
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_object_free(obj);
+	return best;
+}
+
 /* Hunk by hunk: each that applies is applied, the others go to <file>.rej. */
 static int apply_hunks(struct backport_result *r, git_repository *repo, const git_oid *onto,
 		       const char *dir, const git_diff_delta *d, git_patch *patch)
 {
 	struct strbuf rej = STRBUF_INIT, why = STRBUF_INIT, one = STRBUF_INIT,
-		      hunk = STRBUF_INIT, report = STRBUF_INIT;
+		      hunk = STRBUF_INIT, report = STRBUF_INIT, moved = STRBUF_INIT;
+	long shift = 0;
 	const char *path = d->new_file.path;
 	size_t h, nh = git_patch_num_hunks(patch);
 	struct backport_file *f;
@@ -281,6 +353,19 @@ static int apply_hunks(struct backport_result *r, git_repository *repo, const gi
 		file_diff(&one, path, hunk.buf, hunk.len);
 		err = apply_diff(&next, repo, &cur, one.buf, one.len, &report);
 		if (!err) {
+			const git_diff_hunk *gh = NULL;
+			size_t nl;
+			long off;
+
+			if (git_patch_get_hunk(&gh, &nl, patch, h) == 0) {
+				off = hunk_offset(repo, &cur, path, patch, h, gh->old_start + shift);
+				if (off) {
+					strbuf_addf(&moved, "%shunk %zu at offset %+ld line%s",
+						    moved.len ? ", " : "", h + 1, off,
+						    labs(off) == 1 ? "" : "s");
+				}
+				shift += (long)gh->new_lines - (long)gh->old_lines;
+			}
 			cur = next;
 			continue;
 		}
@@ -307,9 +392,12 @@ static int apply_hunks(struct backport_result *r, git_repository *repo, const gi
 		if ((ret = write_tree_file(dir, name, why.buf, why.len, GIT_FILEMODE_BLOB)))
 			goto cleanup;
 	}
+	if (moved.len)
+		f->moved = strbuf_detach(&moved, NULL);
 	if (nh)
 		ret = sync_path(repo, &cur, dir, path);
 cleanup:
+	strbuf_release(&moved);
 	free(name);
 	strbuf_release(&report);
 	strbuf_release(&hunk);

@@ -19,6 +19,12 @@ struct backport_file {
 	char *path;		/* in the tree */
 	enum backport_how how;
 	size_t hunks, rejected;	/* PARTIAL: hunks in the patch, hunks left in .rej */
+	/*
+	 * PARTIAL: the hunks applied away from where the patch puts them,
+	 * "hunk 2 at offset +3 lines, ..."; else NULL. Owned. (Hunks apply
+	 * with their whole context or not at all: there is no fuzz.)
+	 */
+	char *moved;
 };
 
 struct backport_result {

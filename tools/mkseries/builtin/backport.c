@@ -164,6 +164,8 @@ static void print_files(const struct backport_result *r, const char *tree)
 		else if (f->how == BACKPORT_PARTIAL)
 			printf(" (%zu of %zu hunks in %s.rej, why in %s.rej.why)", f->rejected,
 			       f->hunks, shown(f->path), shown(f->path));
+		if (f->moved)
+			printf(" (applied elsewhere than the patch says: %s)", f->moved);
 		else if (f->how == BACKPORT_MERGED)
 			printf(" (three-way merge, clean)");
 		putchar('\n');
