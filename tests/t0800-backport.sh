@@ -257,6 +257,9 @@ test_expect_success 'a second loop on the same branch is refused while one is in
 	(cd k-twice && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-twice" >../out 2>../err) &&
 	(cd k-twice && test_expect_code 2 mkseries backport --branch t --workdir "$PWD/../wd-twice" >../out 2>../err) &&
 	test_grep "in progress" err &&
+	(cd k-skip && test_expect_code 2 mkseries backport --branch t --workdir "$PWD/../wd-twice" --abort >../out 2>../err) &&
+	test_grep "was started in the kit .*k-twice., not here" err &&
+	test -d wd-twice/t/backport/tree &&
 	(cd k-twice && mkseries backport --branch t --workdir "$PWD/../wd-twice" --abort >../out 2>../err)
 '
 

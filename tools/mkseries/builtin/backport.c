@@ -623,9 +623,15 @@ static int cmd_status(struct loop *l)
 	if (state_read(&st, l->paths.patch))
 		return 2;
 	if (!(v = state_get(&st, "label"))) {
-		printf("no backport loop in progress on '%s'\n", l->b->name);
+		int between = file_exists(l->paths.loop);
+
+		if (between)
+			printf("backport loop on '%s': between two patches (interrupted); "
+			       "--continue goes on, --abort drops it\n", l->b->name);
+		else
+			printf("no backport loop in progress on '%s'\n", l->b->name);
 		state_release(&st);
-		return file_exists(l->paths.loop) ? 1 : 0;
+		return between;
 	}
 	result_from_state(&r, &st);
 	printf("backport loop on '%s'\n", l->b->name);
@@ -698,6 +704,22 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 cleanup:
 	strbuf_release(&left);
 	backport_result_release(&r);
+	state_release(&st);
+	return ret;
+}
+
+/* The loop's state belongs to the kit it started in: not to another with a branch of that name. */
+static int check_same_kit(const struct loop *l)
+{
+	struct state st = STATE_INIT;
+	const char *kit;
+	int ret = 0;
+
+	if (state_read(&st, l->paths.loop))
+		ret = -1;
+	else if ((kit = state_get(&st, "kit")) && strcmp(kit, l->kit->dir))
+		ret = error("the backport loop in '%s' was started in the kit '%s', not here",
+			    l->paths.dir, kit);
 	state_release(&st);
 	return ret;
 }
@@ -854,7 +876,9 @@ int cmd_backport(int argc, const char **argv)
 		ret = ret == MKS_ECONFIG ? 2 : 1;
 		goto cleanup;
 	}
-	if (abort_)
+	if ((abort_ || cont || skip) && check_same_kit(&l))
+		ret = 2;
+	else if (abort_)
 		ret = cmd_abort(&l);
 	else if (cont || skip)
 		ret = cmd_resume(&l, skip ? skip_msg : NULL);
