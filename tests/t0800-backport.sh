@@ -131,13 +131,38 @@ test_expect_success 'a replay that conflicts enters the loop with both sides sho
 	test_grep "static unsigned move_pteps" tree.c
 '
 
+test_expect_success '--abort puts back a recorded backport the loop rewrote' '
+	git -C linux checkout -q -b stable-clean4 stable-clean3 &&
+	sed -i "s/line 4/line 4 (stable)/" linux/mm/madvise.c &&
+	git -C linux commit -q -a -m "stable: madvise line 4" &&
+	git -C linux checkout -q master &&
+	cp -R k-clean k-replay3 &&
+	sed -i "s/ref: stable-clean }/ref: stable-clean4 }/" k-replay3/kernels/t.yaml &&
+	f=patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch &&
+	(cd k-replay3 && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-replay3" >../out 2>../err) &&
+	test_grep "conflict  mm/mremap.c" out &&
+	printf "static unsigned move_pteps(void)\n{\n\treturn 0; /* stable */\n}\n" \
+		>wd-replay3/t/backport/tree/mm/mremap.c &&
+	(cd k-replay3 && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-replay3" --continue >../out 2>../err) &&
+	cat out &&
+	test_grep "recorded $f" out &&
+	test_grep "beta 1/1 does not apply" out &&
+	! cmp -s k-clean/$f k-replay3/$f &&
+	(cd k-replay3 && mkseries backport --branch t --workdir "$PWD/../wd-replay3" --abort >../out 2>../err) &&
+	cat out &&
+	test_grep "put back $f" out &&
+	cmp k-clean/$f k-replay3/$f &&
+	cmp k-clean/series.yaml k-replay3/series.yaml
+'
+
 test_expect_success 'import --log keeps every base the branch was imported at' '
 	(cd k-replay2 && mkseries import --log --branch t >../out) &&
 	cat out &&
 	c3=$(git -C linux rev-parse --short=12 "stable-clean3^{commit}") &&
 	c1=$(git -C linux rev-parse --short=12 "stable-clean^{commit}") &&
 	sed -n 2p out >top &&
-	test_grep "^4 $c3 git .* stable-clean3 .* (current)\$" top &&
+	test_grep "^5 $(git -C linux rev-parse --short=12 "stable-clean4^{commit}") git .* stable-clean4 .* (current)\$" top &&
+	test_grep "^4 $c3 git .* stable-clean3 " out &&
 	test_grep "^2 $c1 git .* stable-clean " out &&
 	git -C linux rev-parse --verify -q "refs/mkseries-imports/t/2^{commit}" >old &&
 	git -C linux rev-parse "stable-clean^{commit}" >old.expect &&
