@@ -4,6 +4,7 @@
 
 #include "apply.h"
 #include "applyplan.h"
+#include "backport.h"
 #include "gitutil.h"
 
 void apply_outcome_init(struct apply_outcome *o)
@@ -14,6 +15,11 @@ void apply_outcome_init(struct apply_outcome *o)
 
 void apply_outcome_release(struct apply_outcome *o)
 {
+	size_t i;
+
+	for (i = 0; o->replayed && i < o->nr_items; i++)
+		free(o->replayed[i]);
+	free(o->replayed);
 	free(o->state);
 	free(o->commit);
 	strbuf_release(&o->report);
@@ -274,6 +280,8 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 	int ret = 0, err;
 
 	o->state = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->state));
+	o->replayed = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->replayed));
+	o->nr_items = plan->nr;
 	o->commit = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->commit));
 	if ((err = git_commit_lookup(&base_c, repo, base)) < 0) {
 		ret = git_error_report(err, "cannot read base commit %s", oid_short(base));
@@ -322,6 +330,24 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 				goto cleanup;
 			}
 			continue;
+		}
+		if (err == MKS_EAPPLYFAIL && it->branch_backport) {
+			/* the base moved under a recorded backport: merge it from its own tree */
+			struct strbuf files = STRBUF_INIT;
+			int r = backport_replay(&next, repo, &tree, mails[i][0].diff,
+						mails[i][0].diff_len, &files);
+
+			if (r == 0) {
+				o->replayed[i] = strbuf_detach(&files, NULL);
+				o->nr_replayed++;
+				err = 0;
+			}
+			strbuf_release(&files);
+			if (r < 0 && r != MKS_EAPPLYFAIL) {
+				strbuf_release(&why);
+				ret = -1;
+				goto cleanup;
+			}
 		}
 		if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
 			strbuf_addstr(&o->report, err == MKS_EUNSAFE ? "refusing " : "cannot apply ");

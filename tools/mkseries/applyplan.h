@@ -21,6 +21,13 @@ struct apply_outcome {
 	size_t nr_commits, nr_squashed, nr_found, nr_reused;
 	size_t nr_shared;		/* of nr_reused: commits of the `reuse` branch (the kit's) */
 	size_t failed;			/* index of the item that did not apply, when failing */
+	/*
+	 * One per plan item: NULL, or for a branch backport that no longer
+	 * applies as it is but merged three-way onto the tree
+	 * (backport_replay()), the files merged. Owned.
+	 */
+	char **replayed;
+	size_t nr_items, nr_replayed;
 	int have_old;			/* branch_apply(): the branch existed, at old_tip */
 	git_oid old_tip;
 	int moved;			/* branch_apply(): the ref was moved */

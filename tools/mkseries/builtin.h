@@ -5,6 +5,7 @@
 int cmd_import(int argc, const char **argv);
 int cmd_plan(int argc, const char **argv);
 int cmd_apply(int argc, const char **argv);
+int cmd_backport(int argc, const char **argv);
 int cmd_regress(int argc, const char **argv);
 int cmd_fixups(int argc, const char **argv);
 int cmd_fetch(int argc, const char **argv);

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "import", cmd_import, "bring a branch's tree into the kernel repository" },
 	{ "plan", cmd_plan, "show what apply would do on each branch, and why" },
 	{ "apply", cmd_apply, "apply the kit onto a branch, in memory, one commit per patch" },
+	{ "backport", cmd_backport, "resolve what does not apply in a work tree; record it as the branch's backport" },
 	{ "fixups", cmd_fixups, "list fixups: declared, resolved, and missing upstream ones" },
 	{ "fetch", cmd_fetch, "bring a series' patches (b4, or a local mainline repository)" },
 	{ "build", cmd_build, "build each variant of a branch" },

@@ -134,6 +134,94 @@ const char *tree_base_refname(const struct kernel_branch *b)
 	return sb.buf;
 }
 
+/* The history of a branch's imports: refs/mkseries-imports/<branch>/<n>, n from 1. */
+static char *import_history_ref(const struct kernel_branch *b, size_t n)
+{
+	return xstrfmt("refs/mkseries-imports/%s/%zu", b->name, n);
+}
+
+/* Number of imports recorded for b. */
+static size_t import_history_len(git_repository *repo, const struct kernel_branch *b)
+{
+	size_t n = 0;
+
+	for (;;) {
+		char *name = import_history_ref(b, n + 1);
+		git_oid id;
+		int have = git_reference_name_to_id(&id, repo, name) == 0;
+
+		free(name);
+		if (!have)
+			break;
+		n++;
+	}
+	git_error_clear();
+	return n;
+}
+
+/* Keep base tag `tag` of b in the history, unless it is the last one there. */
+static int import_history_add(git_repository *repo, const struct kernel_branch *b,
+			      const git_oid *tag)
+{
+	size_t n = import_history_len(repo, b);
+	git_reference *ref = NULL;
+	char *name;
+	git_oid last;
+	int err, ret = 0;
+
+	if (n) {
+		name = import_history_ref(b, n);
+		err = git_reference_name_to_id(&last, repo, name);
+		free(name);
+		if (!err && git_oid_equal(&last, tag))
+			return 0;
+	}
+	name = import_history_ref(b, n + 1);
+	err = git_reference_create(&ref, repo, name, tag, 0, "mkseries import");
+	if (err < 0)
+		ret = git_error_report(err, "cannot write '%s'", name);
+	git_reference_free(ref);
+	free(name);
+	return ret;
+}
+
+int tree_import_log(struct strbuf *out, git_repository *repo, const struct kernel_branch *b)
+{
+	size_t n = import_history_len(repo, b), i;
+
+	for (i = n; i >= 1; i--) {
+		char *name = import_history_ref(b, i);
+		git_object *obj = NULL;
+		git_tag *tag = NULL;
+		git_oid id;
+		const char *msg, *src;
+
+		if (git_reference_name_to_id(&id, repo, name) < 0 ||
+		    git_object_lookup(&obj, repo, &id, GIT_OBJECT_ANY) < 0) {
+			git_error_clear();
+			strbuf_addf(out, "%zu %s: unreadable\n", i, name);
+			free(name);
+			continue;
+		}
+		if (git_object_type(obj) == GIT_OBJECT_TAG) {
+			tag = (git_tag *)obj;
+			msg = git_tag_message(tag);
+			src = msg ? strstr(msg, "source: ") : NULL;
+			strbuf_addf(out, "%zu %s ", i, oid_short(git_tag_target_id(tag)));
+			if (src) {
+				src += strlen("source: ");
+				strbuf_add(out, src, strcspn(src, "\n"));
+			}
+			strbuf_addf(out, "%s\n", i == n ? " (current)" : "");
+		} else {
+			strbuf_addf(out, "%zu %s%s\n", i, oid_short(&id), i == n ? " (current)" : "");
+		}
+		git_object_free(obj);
+		free(name);
+	}
+	return (int)n;
+}
+
 /* "86691" -> "86,691" into a static buffer. */
 static const char *thousands(size_t n)
 {
@@ -1853,6 +1941,9 @@ static int write_base_tag(git_repository *repo, const struct kernel_branch *b,
 	}
 	reflog = xstrfmt("mkseries import: %s", key);
 	ret = ref_update(repo, tree_base_refname(b), &tag, old, force, reflog);
+	/* the trees recorded backports were written for stay reachable */
+	if (!ret)
+		ret = import_history_add(repo, b, &tag);
 cleanup:
 	git_signature_free(sig);
 	git_object_free(target);

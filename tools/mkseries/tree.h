@@ -29,6 +29,16 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
 int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt, int create);
 
+/*
+ * The history of b's imports, newest first, one line each: number, base
+ * commit, source ("2 1a2b3c4d5e6f git:... (current)"). Every import that
+ * moves the base tag keeps the tag it wrote as
+ * refs/mkseries-imports/<branch>/<n>, so the trees of earlier point
+ * releases stay reachable. Returns the number of imports recorded.
+ */
+struct strbuf;
+int tree_import_log(struct strbuf *out, git_repository *repo, const struct kernel_branch *b);
+
 /* The tag an import writes: refs/tags/mkseries/base/<branch>. Static buffer. */
 const char *tree_base_refname(const struct kernel_branch *b);
 

@@ -365,30 +365,63 @@ cleanup:
 	return ret;
 }
 
+/*
+ * Load `text` and find entry `index` of list `list` of series `series_id`:
+ * a mapping with at least one key. NULL (printed) when any of it fails.
+ */
+static yaml_node_t *load_entry(struct ydoc *y, struct strbuf *text, const char *name,
+			       const char *series_id, const char *list, size_t index)
+{
+	yaml_node_t *s = load_series(y, text, name, series_id), *entries, *p;
+
+	if (!s)
+		return NULL;
+	entries = map_get(y, s, list, NULL);
+	if (!entries || entries->type != YAML_SEQUENCE_NODE || index >= seq_len(entries)) {
+		error("%s: series '%s' has no entry %zu in '%s'", name, series_id, index + 1, list);
+		return NULL;
+	}
+	p = seq_item(y, entries, index);
+	if (p->type != YAML_MAPPING_NODE || p->data.mapping.pairs.top == p->data.mapping.pairs.start) {
+		error("%s:%zu: entry %zu of '%s' of series '%s' is not a mapping", name,
+		      p->start_mark.line + 1, index + 1, list, series_id);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Where to add to flow mapping `n`: before its closing brace and the
+ * blanks before it. Returns 0 with *at set, or -1 (printed).
+ */
+static int flow_insert_at(size_t *at, struct ydoc *y, const struct strbuf *text,
+			  const yaml_node_t *n, const char *name)
+{
+	size_t end = mark_offset(y, n->end_mark);
+
+	while (end > 0 && text->buf[end - 1] != '}')
+		end--;
+	if (!end)
+		return error("%s:%zu: cannot find the closing brace of the mapping there", name,
+			     n->start_mark.line + 1);
+	*at = end - 1;
+	while (*at > 0 && text->buf[*at - 1] == ' ')
+		(*at)--;
+	return 0;
+}
+
 int yamledit_add_entry_key(struct strbuf *text, const char *name, const char *series_id,
 			   const char *list, size_t index, const char *key, const char *value)
 {
 	struct strbuf ins = STRBUF_INIT;
 	struct ydoc y;
-	yaml_node_t *s, *patches, *p;
+	yaml_node_t *p;
 	size_t at;
 	int ret = 0;
 
-	s = load_series(&y, text, name, series_id);
-	if (!s) {
+	p = load_entry(&y, text, name, series_id, list, index);
+	if (!p) {
 		ret = -1;
-		goto cleanup;
-	}
-	patches = map_get(&y, s, list, NULL);
-	if (!patches || patches->type != YAML_SEQUENCE_NODE || index >= seq_len(patches)) {
-		ret = error("%s: series '%s' has no entry %zu in '%s'", name, series_id, index + 1,
-			    list);
-		goto cleanup;
-	}
-	p = seq_item(&y, patches, index);
-	if (p->type != YAML_MAPPING_NODE || p->data.mapping.pairs.top == p->data.mapping.pairs.start) {
-		ret = error("%s:%zu: entry %zu of '%s' of series '%s' is not a mapping", name,
-			    p->start_mark.line + 1, index + 1, list, series_id);
 		goto cleanup;
 	}
 	if (map_get(&y, p, key, NULL)) {
@@ -397,18 +430,10 @@ int yamledit_add_entry_key(struct strbuf *text, const char *name, const char *se
 	}
 	if (is_flow(p)) {
 		/* `{ upstream: x }`: add before the closing brace */
-		size_t end = mark_offset(&y, p->end_mark);
-
-		while (end > 0 && text->buf[end - 1] != '}')
-			end--;
-		if (!end) {
-			ret = error("%s:%zu: cannot find the end of entry %zu", name,
-				    p->start_mark.line + 1, index + 1);
+		if (flow_insert_at(&at, &y, text, p, name)) {
+			ret = -1;
 			goto cleanup;
 		}
-		at = end - 1;
-		while (at > 0 && text->buf[at - 1] == ' ')
-			at--;
 		strbuf_addf(&ins, ", %s: ", key);
 		yaml_scalar(&ins, value);
 		splice(text, at, &ins);
@@ -554,4 +579,73 @@ int yamledit_commit(struct kit *kit, const char *dir, const char *path,
 		return -1;
 	}
 	return 0;
+}
+
+int yamledit_add_branch_decision(struct strbuf *text, const char *name, const char *series_id,
+				 const char *list, size_t index, const char *branch,
+				 const char *decision)
+{
+	struct strbuf ins = STRBUF_INIT;
+	struct ydoc y;
+	yaml_node_t *p, *branches, *key = NULL;
+	size_t at, col;
+	int ret = 0;
+
+	p = load_entry(&y, text, name, series_id, list, index);
+	if (!p) {
+		ret = -1;
+		goto cleanup;
+	}
+	branches = map_get(&y, p, "branches", &key);
+	if (branches && map_get(&y, branches, branch, NULL)) {
+		ret = error("%s:%zu: entry %zu of '%s' of series '%s' has a decision for '%s' already",
+			    name, branches->start_mark.line + 1, index + 1, list, series_id, branch);
+		goto cleanup;
+	}
+	if (branches && branches->type == YAML_MAPPING_NODE && is_flow(branches)) {
+		/* `branches: { "6.1": {...} }`: add before the closing brace */
+		if (flow_insert_at(&at, &y, text, branches, name)) {
+			ret = -1;
+			goto cleanup;
+		}
+		strbuf_addstr(&ins, branches->data.mapping.pairs.top > branches->data.mapping.pairs.start
+				    ? ", " : " ");
+		yaml_quote(&ins, branch);
+		strbuf_addf(&ins, ": %s", decision);
+		splice(text, at, &ins);
+		goto cleanup;
+	}
+	if (branches && branches->type == YAML_MAPPING_NODE &&
+	    branches->data.mapping.pairs.top > branches->data.mapping.pairs.start) {
+		/* a block mapping: one more line lined up with its first key */
+		add_spaces(&ins, node(&y, branches->data.mapping.pairs.start[0].key)->start_mark.column);
+		yaml_quote(&ins, branch);
+		strbuf_addf(&ins, ": %s\n", decision);
+		at = next_line(&y, mark_offset(&y, text_end(&y, branches)));
+		splice(text, at, &ins);
+		goto cleanup;
+	}
+	if (branches) {
+		ret = error("%s:%zu: 'branches' of entry %zu of series '%s' is not a mapping; cannot "
+			    "add to it", name, branches->start_mark.line + 1, index + 1, series_id);
+		goto cleanup;
+	}
+	if (is_flow(p)) {
+		ret = error("%s:%zu: entry %zu of '%s' of series '%s' is a flow mapping; cannot add "
+			    "'branches' to it", name, p->start_mark.line + 1, index + 1, list,
+			    series_id);
+		goto cleanup;
+	}
+	col = node(&y, p->data.mapping.pairs.start[0].key)->start_mark.column;
+	add_spaces(&ins, col);
+	strbuf_addstr(&ins, "branches:\n");
+	add_spaces(&ins, col + 2);
+	yaml_quote(&ins, branch);
+	strbuf_addf(&ins, ": %s\n", decision);
+	at = next_line(&y, mark_offset(&y, text_end(&y, p)));
+	splice(text, at, &ins);
+cleanup:
+	strbuf_release(&ins);
+	ydoc_release(&y);
+	return ret;
 }

@@ -34,6 +34,17 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 int yamledit_add_entry_key(struct strbuf *text, const char *name, const char *series_id,
 			   const char *list, size_t index, const char *key, const char *value);
 
+/*
+ * Add the decision `"<branch>": <decision>` (decision is YAML flow text,
+ * as `{ skip: "why" }`) to the `branches:` of entry `index` (0-based) of
+ * list `list` of series `series_id`, creating the key when the entry has
+ * none. Returns 0, or -1 with a message and `text` unchanged (the entry
+ * has a decision for that branch already, or is not laid out as a block).
+ */
+int yamledit_add_branch_decision(struct strbuf *text, const char *name, const char *series_id,
+				 const char *list, size_t index, const char *branch,
+				 const char *decision);
+
 /* Append s as a YAML double-quoted scalar (bytes that are not UTF-8 are kept as \xNN). */
 void yaml_quote(struct strbuf *sb, const char *s);
 

@@ -37,6 +37,11 @@ static void print_outcome(const struct plan *plan, const struct apply_outcome *o
 		       p->upstream ? p->upstream : "-");
 		if (o->state[i] == APPLIED_FOUND)
 			printf(" already in the tree: not applied twice\n");
+		else if (o->replayed && o->replayed[i])
+			printf(" -> %s, replayed: %s no longer takes %s as written; merged "
+			       "three-way from the tree it was written for, cleanly (%s)\n",
+			       oid_short(&o->commit[i]), plan->branch->name, plan->items[i].source,
+			       o->replayed[i]);
 		else
 			printf(" -> %s\n", oid_short(&o->commit[i]));
 	}

@@ -40,10 +40,28 @@ cleanup:
 	return ret;
 }
 
+/* `--log`: the imports recorded for b, newest first. */
+static int import_log(const struct kit *kit, const struct kernel_branch *b, const char *repo_opt)
+{
+	struct strbuf out = STRBUF_INIT;
+	git_repository *repo = NULL;
+	int err = kernel_repo_open(&repo, kit, b, repo_opt, 0);
+
+	if (err)
+		return err == MKS_ECONFIG ? 2 : 1;
+	if (tree_import_log(&out, repo, b) == 0)
+		printf("%s: no import recorded\n", b->name);
+	else
+		printf("%s:\n%s", b->name, out.buf);
+	strbuf_release(&out);
+	git_repository_free(repo);
+	return 0;
+}
+
 int cmd_import(int argc, const char **argv)
 {
 	const char *branch = NULL, *repo = NULL;
-	int all = 0, force = 0, ret = 0;
+	int all = 0, force = 0, log = 0, ret = 0;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "import this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "import every default branch" },
@@ -51,9 +69,10 @@ int cmd_import(int argc, const char **argv)
 		  "the kernel repository (default: the branch's git repository, else "
 		  "$XDG_CACHE_HOME/mkseries/linux.git)" },
 		{ OPT_BOOL, "force", 'f', &force, NULL, "import again even when up to date" },
+		{ OPT_BOOL, "log", 0, &log, NULL, "show the imports recorded, newest first" },
 		{ OPT_END },
 	};
-	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--force]";
+	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--force | --log]";
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
 	size_t nr = 0, i;
@@ -69,7 +88,7 @@ int cmd_import(int argc, const char **argv)
 		return 2;
 	}
 	for (i = 0; i < nr; i++) {
-		int r = import_branch(&kit, sel[i], repo, force);
+		int r = log ? import_log(&kit, sel[i], repo) : import_branch(&kit, sel[i], repo, force);
 
 		if (r > ret)
 			ret = r;

@@ -1,0 +1,72 @@
+/* test-backport.c: unit tests for the backporter's loop: the note in a message, branch decisions added to series.yaml. */
+#include "backport.h"
+#include "tap.h"
+#include "util.h"
+#include "yamledit.h"
+
+static void test_note(void)
+{
+	char *m;
+
+	m = backport_add_note("mm: x\n\ncommit abc upstream.\n\nWhy.\n\n"
+			      "Signed-off-by: A <a@x>\nSigned-off-by: B <b@x>\n", "[ B: note ]");
+	is_str(m, "mm: x\n\ncommit abc upstream.\n\nWhy.\n\n[ B: note ]\n\n"
+		  "Signed-off-by: A <a@x>\nSigned-off-by: B <b@x>\n",
+	       "the note goes before the trailer block, a paragraph of its own");
+	free(m);
+	m = backport_add_note("mm: x", "[ B: note ]");
+	is_str(m, "mm: x\n\n[ B: note ]\n", "a message of one line gets the note after it");
+	free(m);
+}
+
+static const char kit_yaml[] =
+	"# the kit\n"
+	"series:\n"
+	"  - id: alpha\n"
+	"    patches:\n"
+	"      - upstream: aaaaaaaaaaaa\n"
+	"        subject: \"a 1\"   # first\n"
+	"      - upstream: bbbbbbbbbbbb\n"
+	"        branches:\n"
+	"          \"5.10\": { skip: \"old\" }\n"
+	"      - upstream: cccccccccccc\n"
+	"        branches: { \"5.10\": { present: \"since 5.9\" } }\n"
+	"      - { upstream: dddddddddddd }\n"
+	"    branches:\n"
+	"      \"6.1\": { skip: \"none\" }\n";
+
+static void test_decision(void)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	strbuf_addstr(&t, kit_yaml);
+	is_int(yamledit_add_branch_decision(&t, "series.yaml", "alpha", "patches", 0, "6.1",
+					    "{ file: p/6.1/0001-a.patch }"), 0,
+	       "an entry without branches gets the key");
+	ok(strstr(t.buf, "        subject: \"a 1\"   # first\n        branches:\n"
+			 "          \"6.1\": { file: p/6.1/0001-a.patch }\n      - upstream: bbbb") != NULL,
+	   "branches: after the entry's last key, the decision under it");
+	is_int(yamledit_add_branch_decision(&t, "series.yaml", "alpha", "patches", 1, "6.1",
+					    "{ skip: \"x\" }"), 0, "a block branches: mapping");
+	ok(strstr(t.buf, "          \"5.10\": { skip: \"old\" }\n          \"6.1\": { skip: \"x\" }\n") != NULL,
+	   "a line of its own, lined up with the others");
+	is_int(yamledit_add_branch_decision(&t, "series.yaml", "alpha", "patches", 2, "6.1",
+					    "{ skip: \"y\" }"), 0, "a flow branches: mapping");
+	ok(strstr(t.buf, "branches: { \"5.10\": { present: \"since 5.9\" }, \"6.1\": { skip: \"y\" } }\n") != NULL,
+	   "inside its braces");
+	is_int(yamledit_add_branch_decision(&t, "series.yaml", "alpha", "patches", 1, "6.1",
+					    "{ skip: \"z\" }"), -1, "a second decision for a branch is refused");
+	is_int(yamledit_add_branch_decision(&t, "series.yaml", "alpha", "patches", 3, "6.1",
+					    "{ skip: \"z\" }"), -1, "a flow entry is refused");
+	is_int(yamledit_add_branch_decision(&t, "series.yaml", "alpha", "patches", 9, "6.1",
+					    "{ skip: \"z\" }"), -1, "no such entry");
+	ok(strstr(t.buf, "# the kit\n") == t.buf, "comments survive");
+	strbuf_release(&t);
+}
+
+int main(void)
+{
+	test_note();
+	test_decision();
+	return tap_done();
+}

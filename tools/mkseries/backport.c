@@ -1,0 +1,691 @@
+/* backport.c: the backporter's loop: apply a patch into a git worktree as well as it can, and turn the result into the branch's backport. */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "backport.h"
+#include "fixups.h"
+#include "gitutil.h"
+
+void backport_result_release(struct backport_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++) {
+		free(r->files[i].path);
+		free(r->files[i].moved);
+	}
+	free(r->files);
+	memset(r, 0, sizeof(*r));
+}
+
+int backport_result_needs_work(const struct backport_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->files[i].how == BACKPORT_CONFLICT || r->files[i].how == BACKPORT_PARTIAL)
+			return 1;
+	return 0;
+}
+
+const char *backport_how_name(enum backport_how how)
+{
+	switch (how) {
+	case BACKPORT_APPLIED:
+		return "applied";
+	case BACKPORT_MERGED:
+		return "merged";
+	case BACKPORT_CONFLICT:
+		return "conflict";
+	case BACKPORT_PARTIAL:
+		return "rejected";
+	}
+	return "?";
+}
+
+static struct backport_file *add_file(struct backport_result *r, const char *path,
+				      enum backport_how how)
+{
+	struct backport_file *f;
+
+	ALLOC_GROW(r->files, r->nr + 1, r->alloc);
+	f = &r->files[r->nr++];
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(path);
+	f->how = how;
+	return f;
+}
+
+/* Write `data` as file `path` of the tree at `dir` with `mode` (a git file mode). */
+static int write_tree_file(const char *dir, const char *path, const void *data, size_t len,
+			   unsigned mode)
+{
+	char *abs = path_join(dir, path), *parent = xstrdup(abs), *slash = strrchr(parent, '/');
+	int ret = 0;
+
+	if (slash)
+		*slash = '\0';
+	if (mkdir_p(parent, 0755)) {
+		ret = error("cannot create '%s': %s", parent, strerror(errno));
+		goto cleanup;
+	}
+	if (mode == GIT_FILEMODE_LINK) {
+		char *target = xstrndup(data, len);
+
+		if ((unlink(abs) && errno != ENOENT) || symlink(target, abs))
+			ret = error("cannot write link '%s': %s", abs, strerror(errno));
+		free(target);
+		goto cleanup;
+	}
+	if (write_file_atomic(abs, data, len) ||
+	    chmod(abs, mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644))
+		ret = error("cannot write '%s': %s", abs, strerror(errno));
+cleanup:
+	free(parent);
+	free(abs);
+	return ret;
+}
+
+/* Make file `path` of the tree at `dir` what it is in tree `tree_id` (absent: removed). */
+static int sync_path(git_repository *repo, const git_oid *tree_id, const char *dir,
+		     const char *path)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	char *abs = NULL;
+	int err, ret = 0;
+
+	if ((err = git_tree_lookup(&tree, repo, tree_id)) < 0) {
+		ret = git_error_report(err, "cannot read tree %s", oid_short(tree_id));
+		goto cleanup;
+	}
+	err = git_tree_entry_bypath(&e, tree, path);
+	if (err == GIT_ENOTFOUND) {
+		git_error_clear();
+		abs = path_join(dir, path);
+		if (unlink(abs) && errno != ENOENT)
+			ret = error("cannot remove '%s': %s", abs, strerror(errno));
+		goto cleanup;
+	}
+	if (err < 0 || (err = git_blob_lookup(&blob, repo, git_tree_entry_id(e))) < 0) {
+		ret = git_error_report(err, "cannot read '%s'", path);
+		goto cleanup;
+	}
+	ret = write_tree_file(dir, path, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
+			      git_tree_entry_filemode(e));
+cleanup:
+	free(abs);
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	return ret;
+}
+
+/* A one-file diff: the header git writes for `path`, then `body`. */
+static void file_diff(struct strbuf *sb, const char *path, const char *body, size_t len)
+{
+	strbuf_addf(sb, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", path, path, path, path);
+	strbuf_add(sb, body, len);
+}
+
+/* The text of hunk `h` of `patch`, header line first, as a diff carries it. */
+static int hunk_text(struct strbuf *sb, git_patch *patch, size_t h)
+{
+	const git_diff_hunk *hunk;
+	size_t i, n;
+	int err;
+
+	if ((err = git_patch_get_hunk(&hunk, &n, patch, h)) < 0)
+		return git_error_report(err, "cannot read hunk %zu", h + 1);
+	strbuf_add(sb, hunk->header, hunk->header_len);
+	if (!hunk->header_len || hunk->header[hunk->header_len - 1] != '\n')
+		strbuf_addch(sb, '\n');
+	for (i = 0; i < n; i++) {
+		const git_diff_line *l;
+
+		if ((err = git_patch_get_line_in_hunk(&l, patch, h, i)) < 0)
+			return git_error_report(err, "cannot read hunk %zu", h + 1);
+		switch (l->origin) {
+		case GIT_DIFF_LINE_CONTEXT:
+		case GIT_DIFF_LINE_ADDITION:
+		case GIT_DIFF_LINE_DELETION:
+			strbuf_addch(sb, l->origin);
+			strbuf_add(sb, l->content, l->content_len);
+			break;
+		default:
+			/* the "\ No newline at end of file" of the line before */
+			strbuf_addstr(sb, "\\ No newline at end of file\n");
+			continue;
+		}
+		if (!l->content_len || l->content[l->content_len - 1] != '\n')
+			strbuf_addch(sb, '\n');
+	}
+	return 0;
+}
+
+/* The blob an `index` line names by its abbreviated id, or NULL. */
+static git_blob *blob_by_prefix(git_repository *repo, const git_diff_file *f)
+{
+	git_object *o = NULL;
+
+	if (!f->id_abbrev || git_oid_is_zero(&f->id))
+		return NULL;
+	if (git_object_lookup_prefix(&o, repo, &f->id, f->id_abbrev, GIT_OBJECT_BLOB) < 0) {
+		git_error_clear();
+		return NULL;
+	}
+	return (git_blob *)o;
+}
+
+/* libgit2's initialisers leave trailing fields to C's zeroing, as they mean to. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const git_merge_file_input merge_input_init = GIT_MERGE_FILE_INPUT_INIT;
+static const git_merge_file_options merge_options_init = GIT_MERGE_FILE_OPTIONS_INIT;
+static const git_worktree_add_options worktree_add_init = GIT_WORKTREE_ADD_OPTIONS_INIT;
+#pragma GCC diagnostic pop
+
+/* The three-way merge of file `d`; 1 when the blobs are not there to merge from. */
+static int merge_three_way(struct backport_result *r, git_repository *repo, git_tree *onto,
+			   const char *dir, const git_diff_delta *d)
+{
+	git_blob *old = NULL, *new = NULL, *ours = NULL;
+	git_tree_entry *e = NULL;
+	git_merge_file_result res = { 0 };
+	git_merge_file_input in_old = merge_input_init, in_ours = merge_input_init,
+			     in_new = merge_input_init;
+	git_merge_file_options opts = merge_options_init;
+	int err, ret = 1;
+
+	if (d->status != GIT_DELTA_MODIFIED)
+		return 1;
+	if (!(old = blob_by_prefix(repo, &d->old_file)) || !(new = blob_by_prefix(repo, &d->new_file)))
+		goto cleanup;
+	if (git_tree_entry_bypath(&e, onto, d->old_file.path) < 0 ||
+	    git_tree_entry_type(e) != GIT_OBJECT_BLOB ||
+	    git_blob_lookup(&ours, repo, git_tree_entry_id(e)) < 0) {
+		git_error_clear();
+		goto cleanup;
+	}
+	in_old.ptr = git_blob_rawcontent(old);
+	in_old.size = (size_t)git_blob_rawsize(old);
+	in_old.path = d->old_file.path;
+	in_ours.ptr = git_blob_rawcontent(ours);
+	in_ours.size = (size_t)git_blob_rawsize(ours);
+	in_ours.path = d->old_file.path;
+	in_ours.mode = git_tree_entry_filemode(e);
+	in_new.ptr = git_blob_rawcontent(new);
+	in_new.size = (size_t)git_blob_rawsize(new);
+	in_new.path = d->new_file.path;
+	in_new.mode = git_tree_entry_filemode(e);
+	opts.ancestor_label = "upstream base";
+	opts.our_label = "tree";
+	opts.their_label = "upstream patch";
+	if ((err = git_merge_file(&res, &in_old, &in_ours, &in_new, &opts)) < 0) {
+		ret = git_error_report(err, "cannot merge '%s'", d->old_file.path);
+		goto cleanup;
+	}
+	ret = write_tree_file(dir, d->new_file.path, res.ptr, res.len, git_tree_entry_filemode(e));
+	if (!ret)
+		add_file(r, d->new_file.path, res.automergeable ? BACKPORT_MERGED : BACKPORT_CONFLICT);
+cleanup:
+	git_merge_file_result_free(&res);
+	git_tree_entry_free(e);
+	git_blob_free(ours);
+	git_blob_free(new);
+	git_blob_free(old);
+	return ret;
+}
+
+/*
+ * Where hunk `h` of `patch` finds its preimage (context and removed
+ * lines) in `path` of `tree_id` (a tree or a commit), as an offset from `expected` (a
+ * 1-based line): the match nearest to it. 0 when it cannot tell.
+ */
+static long hunk_offset(git_repository *repo, const git_oid *tree_id, const char *path,
+			git_patch *patch, size_t h, long expected)
+{
+	struct strvec pre = STRVEC_INIT, img = STRVEC_INIT;
+	git_object *obj = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	const git_diff_hunk *hunk;
+	size_t i, n, at;
+	long best = 0, found = 0;
+
+	/* tree_id may be the commit the tree is checked out from */
+	if (git_patch_get_hunk(&hunk, &n, patch, h) < 0 ||
+	    git_object_lookup(&obj, repo, tree_id, GIT_OBJECT_ANY) < 0 ||
+	    git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) < 0 ||
+	    git_tree_entry_bypath(&e, tree, path) < 0 ||
+	    git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0)
+		goto cleanup;
+	for (i = 0; i < n; i++) {
+		const git_diff_line *l;
+
+		if (git_patch_get_line_in_hunk(&l, patch, h, i) < 0)
+			goto cleanup;
+		if (l->origin == GIT_DIFF_LINE_CONTEXT || l->origin == GIT_DIFF_LINE_DELETION) {
+			char *line = xstrndup(l->content, l->content_len);
+
+			strvec_push(&pre, line);
+			free(line);
+		}
+	}
+	{
+		const char *b = git_blob_rawcontent(blob), *end = b + git_blob_rawsize(blob);
+
+		while (b < end) {
+			const char *nl = memchr(b, '\n', end - b);
+			char *line = xstrndup(b, nl ? (size_t)(nl + 1 - b) : (size_t)(end - b));
+
+			strvec_push(&img, line);
+			free(line);
+			b = nl ? nl + 1 : end;
+		}
+	}
+	for (at = 0; pre.nr && at + pre.nr <= img.nr; at++) {
+		long off = (long)at + 1 - expected;
+
+		for (i = 0; i < pre.nr && !strcmp(img.v[at + i], pre.v[i]); i++)
+			;
+		if (i == pre.nr && (!found || labs(off) < labs(best))) {
+			best = off;
+			found = 1;
+		}
+	}
+cleanup:
+	git_error_clear();
+	strvec_clear(&img);
+	strvec_clear(&pre);
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_object_free(obj);
+	return best;
+}
+
+/* Hunk by hunk: each that applies is applied, the others go to <file>.rej. */
+static int apply_hunks(struct backport_result *r, git_repository *repo, const git_oid *onto,
+		       const char *dir, const git_diff_delta *d, git_patch *patch)
+{
+	struct strbuf rej = STRBUF_INIT, why = STRBUF_INIT, one = STRBUF_INIT,
+		      hunk = STRBUF_INIT, report = STRBUF_INIT, moved = STRBUF_INIT;
+	long shift = 0;
+	const char *path = d->new_file.path;
+	size_t h, nh = git_patch_num_hunks(patch);
+	struct backport_file *f;
+	git_oid cur = *onto, next;
+	char *name = NULL;
+	int err, ret = 0;
+
+	/* a file created or removed whole, or renamed, is left whole to the user */
+	if (d->status != GIT_DELTA_MODIFIED)
+		nh = 0;
+	f = add_file(r, path, BACKPORT_PARTIAL);
+	f->hunks = git_patch_num_hunks(patch);
+	if (!nh) {
+		git_buf whole = { 0 };
+
+		if ((err = git_patch_to_buf(&whole, patch)) < 0) {
+			ret = git_error_report(err, "cannot write the diff of '%s'", path);
+			goto cleanup;
+		}
+		strbuf_add(&rej, whole.ptr, whole.size);
+		git_buf_dispose(&whole);
+		strbuf_addf(&why, "'%s' is %s by the patch; its change is left whole in %s.rej\n",
+			    path, d->status == GIT_DELTA_ADDED ? "created" :
+			    d->status == GIT_DELTA_DELETED ? "deleted" : "renamed or copied", path);
+		f->rejected = f->hunks ? f->hunks : 1;
+	}
+	for (h = 0; h < nh; h++) {
+		strbuf_reset(&hunk);
+		strbuf_reset(&one);
+		strbuf_reset(&report);
+		if ((ret = hunk_text(&hunk, patch, h)))
+			goto cleanup;
+		file_diff(&one, path, hunk.buf, hunk.len);
+		err = apply_diff(&next, repo, &cur, one.buf, one.len, &report);
+		if (!err) {
+			const git_diff_hunk *gh = NULL;
+			size_t nl;
+			long off;
+
+			if (git_patch_get_hunk(&gh, &nl, patch, h) == 0) {
+				off = hunk_offset(repo, &cur, path, patch, h, gh->old_start + shift);
+				if (off) {
+					strbuf_addf(&moved, "%shunk %zu at offset %+ld line%s",
+						    moved.len ? ", " : "", h + 1, off,
+						    labs(off) == 1 ? "" : "s");
+				}
+				shift += (long)gh->new_lines - (long)gh->old_lines;
+			}
+			cur = next;
+			continue;
+		}
+		if (err != MKS_EAPPLYFAIL) {
+			ret = err == MKS_EUNSAFE ? error("%s", report.buf) : -1;
+			goto cleanup;
+		}
+		if (!rej.len)
+			strbuf_addf(&rej, "--- a/%s\n+++ b/%s\n", path, path);
+		strbuf_add(&rej, hunk.buf, hunk.len);
+		strbuf_addf(&why, "hunk %zu of %zu:\n", h + 1, nh);
+		strbuf_add_indented(&why, report.buf, "  ");
+		f->rejected++;
+	}
+	if (!f->rejected) {
+		/* every hunk applied on its own: not what apply_diff() said of the whole */
+		f->how = BACKPORT_APPLIED;
+	} else {
+		name = xstrfmt("%s.rej", path);
+		if ((ret = write_tree_file(dir, name, rej.buf, rej.len, GIT_FILEMODE_BLOB)))
+			goto cleanup;
+		free(name);
+		name = xstrfmt("%s.rej.why", path);
+		if ((ret = write_tree_file(dir, name, why.buf, why.len, GIT_FILEMODE_BLOB)))
+			goto cleanup;
+	}
+	if (moved.len)
+		f->moved = strbuf_detach(&moved, NULL);
+	if (nh)
+		ret = sync_path(repo, &cur, dir, path);
+cleanup:
+	strbuf_release(&moved);
+	free(name);
+	strbuf_release(&report);
+	strbuf_release(&hunk);
+	strbuf_release(&one);
+	strbuf_release(&why);
+	strbuf_release(&rej);
+	return ret;
+}
+
+int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git_repository *repo,
+			   const git_oid *onto, const char *dir, const char *diff, size_t len)
+{
+	git_diff *gd = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	size_t i, n;
+	int err, ret = 0;
+
+	if ((ret = diff_check_paths(diff, len, report)))
+		return ret;
+	if ((err = git_commit_lookup(&commit, repo, onto)) < 0 ||
+	    (err = git_commit_tree(&tree, commit)) < 0) {
+		ret = git_error_report(err, "cannot read commit %s", oid_short(onto));
+		goto cleanup;
+	}
+	if ((err = git_diff_from_buffer(&gd, diff, len)) < 0) {
+		ret = git_error_report(err, "cannot read the patch");
+		goto cleanup;
+	}
+	n = git_diff_num_deltas(gd);
+	for (i = 0; i < n && !ret; i++) {
+		const git_diff_delta *d = git_diff_get_delta(gd, i);
+		git_patch *patch = NULL;
+		git_buf text = { 0 };
+		struct strbuf why = STRBUF_INIT;
+		git_oid next;
+
+		if ((err = git_patch_from_diff(&patch, gd, i)) < 0 ||
+		    (err = git_patch_to_buf(&text, patch)) < 0) {
+			ret = git_error_report(err, "cannot read the patch of '%s'", d->new_file.path);
+			git_patch_free(patch);
+			break;
+		}
+		err = apply_diff(&next, repo, onto, text.ptr, text.size, &why);
+		if (!err) {
+			ret = sync_path(repo, &next, dir, d->new_file.path);
+			if (!ret && strcmp(d->old_file.path, d->new_file.path))
+				ret = sync_path(repo, &next, dir, d->old_file.path);
+			if (!ret)
+				add_file(r, d->new_file.path, BACKPORT_APPLIED);
+		} else if (err == MKS_EAPPLYFAIL) {
+			ret = merge_three_way(r, repo, tree, dir, d);
+			if (ret == 1)
+				ret = apply_hunks(r, repo, onto, dir, d, patch);
+		} else {
+			if (err == MKS_EUNSAFE)
+				strbuf_add(report, why.buf, why.len);
+			ret = err;
+		}
+		strbuf_release(&why);
+		git_buf_dispose(&text);
+		git_patch_free(patch);
+	}
+cleanup:
+	git_diff_free(gd);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return ret;
+}
+
+int backport_worktree_add(git_repository *repo, const char *name, const char *path,
+			  const char *refname, const git_oid *onto)
+{
+	git_worktree_add_options opts = worktree_add_init;
+	git_reference *ref = NULL;
+	git_worktree *wt = NULL;
+	int err, ret = 0;
+
+	if ((err = git_reference_create(&ref, repo, refname, onto, 1,
+					"mkseries backport: the tree to work in")) < 0) {
+		ret = git_error_report(err, "cannot create '%s'", refname);
+		goto cleanup;
+	}
+	opts.ref = ref;
+	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if ((err = git_worktree_add(&wt, repo, name, path, &opts)) < 0)
+		ret = git_error_report(err, "cannot check out %s into '%s'", oid_short(onto), path);
+cleanup:
+	git_worktree_free(wt);
+	git_reference_free(ref);
+	return ret;
+}
+
+int backport_worktree_remove(git_repository *repo, const char *name, const char *path,
+			     const char *refname)
+{
+	git_worktree_prune_options popts = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
+	git_worktree *wt = NULL;
+	git_reference *ref = NULL;
+	int err, ret = 0;
+
+	if (dir_exists(path) && remove_tree(path))
+		ret = error("cannot remove '%s': %s", path, strerror(errno));
+	if (git_worktree_lookup(&wt, repo, name) == 0) {
+		popts.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED;
+		if ((err = git_worktree_prune(wt, &popts)) < 0)
+			ret = git_error_report(err, "cannot remove worktree '%s'", name);
+	}
+	git_error_clear();
+	if (git_reference_lookup(&ref, repo, refname) == 0 && (err = git_reference_delete(ref)) < 0)
+		ret = git_error_report(err, "cannot delete '%s'", refname);
+	git_error_clear();
+	git_reference_free(ref);
+	git_worktree_free(wt);
+	return ret;
+}
+
+int backport_worktree_tree(git_oid *out, const char *path)
+{
+	git_repository *wt = NULL;
+	git_index *index = NULL;
+	int err, ret = 0;
+
+	if ((err = git_repository_open(&wt, path)) < 0) {
+		ret = git_error_report(err, "cannot open the work tree '%s'", path);
+		goto cleanup;
+	}
+	if ((err = git_repository_index(&index, wt)) < 0 ||
+	    (err = git_index_read(index, 1)) < 0 ||
+	    (err = git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, NULL, NULL)) < 0 ||
+	    (err = git_index_update_all(index, NULL, NULL, NULL)) < 0 ||
+	    (err = git_index_write(index)) < 0 ||
+	    (err = git_index_write_tree(out, index)) < 0)
+		ret = git_error_report(err, "cannot read the work tree '%s'", path);
+cleanup:
+	git_index_free(index);
+	git_repository_free(wt);
+	return ret;
+}
+
+static int has_markers(const char *buf, size_t len)
+{
+	static const char *const marks[] = { "<<<<<<< ", "=======\n", ">>>>>>> " };
+	size_t i, k;
+
+	for (i = 0; i < len; i = (const char *)memchr(buf + i, '\n', len - i) ?
+			     (size_t)((const char *)memchr(buf + i, '\n', len - i) - buf) + 1 : len)
+		for (k = 0; k < ARRAY_SIZE(marks); k++)
+			if (len - i >= strlen(marks[k]) && !memcmp(buf + i, marks[k], strlen(marks[k])))
+				return 1;
+	return 0;
+}
+
+size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir)
+{
+	static const char *const suffixes[] = { ".rej", ".rej.why" };
+	size_t i, k, n = 0;
+
+	for (i = 0; i < r->nr; i++) {
+		const char *path = r->files[i].path;
+		struct strbuf sb = STRBUF_INIT;
+		char *abs = path_join(dir, path);
+
+		if (r->files[i].how == BACKPORT_CONFLICT && !strbuf_read_file(&sb, abs) &&
+		    has_markers(sb.buf, sb.len)) {
+			strbuf_addf(left, "%s: conflict markers left\n", path);
+			n++;
+		}
+		for (k = 0; k < ARRAY_SIZE(suffixes); k++) {
+			char *rej = xstrfmt("%s%s", abs, suffixes[k]);
+
+			if (file_exists(rej)) {
+				strbuf_addf(left, "%s%s: still there\n", path, suffixes[k]);
+				n++;
+			}
+			free(rej);
+		}
+		strbuf_release(&sb);
+		free(abs);
+	}
+	return n;
+}
+
+char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_patch *p,
+			 const char *subject)
+{
+	char *abs = path_join(kit_dir, dir), *title, *name, *ret;
+	unsigned number = patch_dir_last_number(abs) + 1;
+
+	title = p->upstream ? xstrfmt("%.12s %s", p->upstream, subject) : xstrdup(subject);
+	name = patch_file_name(number, title);
+	ret = path_join(dir, name);
+	free(name);
+	free(title);
+	free(abs);
+	return ret;
+}
+
+char *backport_add_note(const char *message, const char *note)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t len = strlen(message), at;
+
+	while (len && message[len - 1] == '\n')
+		len--;
+	/* the start of the last paragraph: the trailer block */
+	for (at = len; at > 1 && !(message[at - 1] == '\n' && message[at - 2] == '\n'); at--)
+		;
+	if (at <= 1)
+		at = len;
+	strbuf_add(&sb, message, at);
+	if (at == len)
+		strbuf_addstr(&sb, "\n\n");
+	strbuf_addstr(&sb, note);
+	strbuf_addstr(&sb, at == len ? "\n" : "\n\n");
+	strbuf_add(&sb, message + at, len - at);
+	if (at < len)
+		strbuf_addch(&sb, '\n');
+	return strbuf_detach(&sb, NULL);
+}
+
+int backport_replay(git_oid *out, git_repository *repo, const git_oid *base, const char *diff,
+		    size_t len, struct strbuf *files)
+{
+	git_diff *gd = NULL;
+	git_tree *tree = NULL;
+	git_tree_update *up = NULL;
+	size_t i, n = 0;
+	int err, ret = 0;
+
+	if ((err = git_tree_lookup(&tree, repo, base)) < 0) {
+		ret = git_error_report(err, "cannot read tree %s", oid_short(base));
+		goto cleanup;
+	}
+	if ((err = git_diff_from_buffer(&gd, diff, len)) < 0) {
+		git_error_clear();
+		ret = MKS_EAPPLYFAIL;
+		goto cleanup;
+	}
+	n = git_diff_num_deltas(gd);
+	up = xcalloc(n ? n : 1, sizeof(*up));
+	for (i = 0; i < n && !ret; i++) {
+		const git_diff_delta *d = git_diff_get_delta(gd, i);
+		git_blob *old = NULL, *new = NULL, *ours = NULL;
+		git_tree_entry *e = NULL;
+		git_merge_file_result res = { 0 };
+		git_merge_file_input in_old = merge_input_init, in_ours = merge_input_init,
+				     in_new = merge_input_init;
+
+		ret = MKS_EAPPLYFAIL;
+		if (d->status != GIT_DELTA_MODIFIED || strcmp(d->old_file.path, d->new_file.path) ||
+		    !(old = blob_by_prefix(repo, &d->old_file)) ||
+		    !(new = blob_by_prefix(repo, &d->new_file)) ||
+		    git_tree_entry_bypath(&e, tree, d->old_file.path) < 0 ||
+		    git_tree_entry_type(e) != GIT_OBJECT_BLOB ||
+		    git_blob_lookup(&ours, repo, git_tree_entry_id(e)) < 0)
+			goto next;
+		in_old.ptr = git_blob_rawcontent(old);
+		in_old.size = (size_t)git_blob_rawsize(old);
+		in_ours.ptr = git_blob_rawcontent(ours);
+		in_ours.size = (size_t)git_blob_rawsize(ours);
+		in_new.ptr = git_blob_rawcontent(new);
+		in_new.size = (size_t)git_blob_rawsize(new);
+		if (git_merge_file(&res, &in_old, &in_ours, &in_new, NULL) < 0 || !res.automergeable)
+			goto next;
+		if ((err = git_blob_create_from_buffer(&up[i].id, repo, res.ptr, res.len)) < 0) {
+			ret = git_error_report(err, "cannot write the merged '%s'", d->new_file.path);
+			goto next;
+		}
+		up[i].action = GIT_TREE_UPDATE_UPSERT;
+		up[i].filemode = git_tree_entry_filemode(e);
+		up[i].path = d->new_file.path;
+		if (files)
+			strbuf_addf(files, "%s%s", files->len ? ", " : "", d->new_file.path);
+		ret = 0;
+next:
+		git_error_clear();
+		git_merge_file_result_free(&res);
+		git_tree_entry_free(e);
+		git_blob_free(ours);
+		git_blob_free(new);
+		git_blob_free(old);
+	}
+	if (!ret && (err = git_tree_create_updated(out, repo, tree, n, up)) < 0)
+		ret = git_error_report(err, "cannot write the replayed tree");
+cleanup:
+	free(up);
+	git_diff_free(gd);
+	git_tree_free(tree);
+	return ret;
+}

@@ -1,0 +1,115 @@
+/* backport.h: the backporter's loop: a patch that does not apply, worked out in a git worktree and recorded as the branch's backport. */
+#ifndef MKSERIES_BACKPORT_H
+#define MKSERIES_BACKPORT_H
+
+#include <git2.h>
+
+#include "model.h"
+#include "util.h"
+
+/* How each file of a patch came into the work tree. */
+enum backport_how {
+	BACKPORT_APPLIED = 1,	/* the file's part of the patch applied as it is */
+	BACKPORT_MERGED,	/* three-way merge of the patch's blobs, no conflict */
+	BACKPORT_CONFLICT,	/* three-way merge with conflict markers left in the file */
+	BACKPORT_PARTIAL,	/* some hunks applied, the others in <file>.rej */
+};
+
+struct backport_file {
+	char *path;		/* in the tree */
+	enum backport_how how;
+	size_t hunks, rejected;	/* PARTIAL: hunks in the patch, hunks left in .rej */
+	/*
+	 * PARTIAL: the hunks applied away from where the patch puts them,
+	 * "hunk 2 at offset +3 lines, ..."; else NULL. Owned. (Hunks apply
+	 * with their whole context or not at all: there is no fuzz.)
+	 */
+	char *moved;
+};
+
+struct backport_result {
+	struct backport_file *files;
+	size_t nr, alloc;
+};
+
+void backport_result_release(struct backport_result *r);
+/* Whether any file needs the user: a conflict or a rejected hunk. */
+int backport_result_needs_work(const struct backport_result *r);
+const char *backport_how_name(enum backport_how how);
+
+/*
+ * Apply `diff` into the checked-out directory `dir`, whose files are
+ * those of commit tree `onto`, as well as it can, file by file: as it is
+ * when it applies; else by a three-way merge (git_merge_file, labels
+ * "tree" and "upstream patch") when the blobs of the file's `index` line
+ * are in `repo`; else hunk by hunk, every hunk that applies applied and
+ * the others written to <file>.rej, with the report of why each failed
+ * ("expects / the tree has") in <file>.rej.why. Only files the diff names
+ * are written. Returns 0 with `r` filled, MKS_EUNSAFE (a path reaching
+ * outside the tree, named in `report`) or -1 (printed).
+ */
+int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git_repository *repo,
+			   const git_oid *onto, const char *dir, const char *diff, size_t len);
+
+/*
+ * Check out commit `onto` of `repo` as a git worktree `name` at `path`
+ * (a new directory), on branch `refname` created there; the
+ * repository's own HEAD, index and working tree are not touched.
+ */
+int backport_worktree_add(git_repository *repo, const char *name, const char *path,
+			  const char *refname, const git_oid *onto);
+
+/*
+ * Remove worktree `name` (its directory and its administrative files)
+ * and branch `refname`. What is already gone is not an error.
+ */
+int backport_worktree_remove(git_repository *repo, const char *name, const char *path,
+			     const char *refname);
+
+/*
+ * The tree of the worktree at `path` as it is on disk (tracked files as
+ * edited, new files that are not ignored, deleted files gone): what
+ * `git add -A && git write-tree` there gives. Writes the worktree's
+ * index; nothing else.
+ */
+int backport_worktree_tree(git_oid *out, const char *path);
+
+/*
+ * What is left to do in the tree at `dir`: conflict markers ("<<<<<<< ",
+ * "=======", ">>>>>>> " lines) in the files `r` merged with conflicts,
+ * and .rej or .rej.why files beside the files it touched. Each is
+ * appended to `left` as one line; returns their number.
+ */
+size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir);
+
+/*
+ * The name of the branch backport of upstream entry `p` with subject
+ * `subject` in directory `dir` (relative to kit directory `kit_dir`):
+ * "<dir>/NNNN-<id12>-<subject as format-patch writes it>.patch", NNNN
+ * one more than the highest number there. Caller frees.
+ */
+char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_patch *p,
+			 const char *subject);
+
+/*
+ * Insert the bracketed note into `message` (a stable_message()) as a
+ * paragraph of its own before the trailer block, where applying the
+ * file again keeps it (stable_message() rebuilds the trailer block from
+ * the trailers alone). Returns a new string.
+ */
+char *backport_add_note(const char *message, const char *note);
+
+/*
+ * Replay a recorded backport whose diff no longer applies onto tree
+ * `base` (the branch's base moved: a new point release): for each file,
+ * a three-way merge between the blobs its `index` line names (the tree
+ * the backport was written for, and the backport's result), and base's
+ * blob. Only when every file merges cleanly is the result written, as a
+ * tree to *out, and the files merged appended to `files` (may be NULL),
+ * comma-separated. Returns 0, MKS_EAPPLYFAIL (a conflict, a blob not in
+ * the repository, a file created, deleted or renamed) or -1 (printed).
+ */
+int backport_replay(git_oid *out, git_repository *repo, const git_oid *base, const char *diff,
+		    size_t len, struct strbuf *files);
+
+#endif

@@ -1,0 +1,892 @@
+/* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
+#include <errno.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "applyplan.h"
+#include "backport.h"
+#include "build.h"
+#include "builtin.h"
+#include "fixups.h"
+#include "gitutil.h"
+#include "mail.h"
+#include "options.h"
+#include "plan.h"
+#include "select.h"
+#include "tree.h"
+#include "util.h"
+#include "yamledit.h"
+
+extern char **environ;
+
+/*
+ * Where the loop of branch b keeps its state: <workdir>/backport/, with
+ * `loop` (what the loop wrote to the kit, for --abort), `patch` (the
+ * patch being worked on), series.yaml.orig, and tree/, the git worktree.
+ * The one place that names the loop's directory, worktree and branch.
+ */
+struct loop_paths {
+	char *dir, *loop, *patch, *yaml_orig, *backup, *tree, *wt_name, *refname;
+	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
+};
+
+static void loop_paths_init(struct loop_paths *lp, const char *workdir_opt,
+			    const struct kernel_branch *b)
+{
+	char *workdir = branch_workdir(workdir_opt, b);
+	char *p;
+
+	lp->dir = path_join(workdir, "backport");
+	lp->loop = path_join(lp->dir, "loop");
+	lp->patch = path_join(lp->dir, "patch");
+	lp->yaml_orig = path_join(lp->dir, "series.yaml.orig");
+	lp->tree = path_join(lp->dir, "tree");
+	lp->backup = path_join(lp->dir, "replaced");
+	lp->keep_prefix = xstrfmt("refs/mkseries-backports/%s/", b->name);
+	lp->wt_name = xstrfmt("mkseries-backport-%s", b->name);
+	for (p = lp->wt_name; *p; p++)
+		if (*p == '/')
+			*p = '-';
+	lp->refname = xstrfmt("refs/heads/mkseries-backport/%s", b->name);
+	free(workdir);
+}
+
+static void loop_paths_release(struct loop_paths *lp)
+{
+	free(lp->dir);
+	free(lp->loop);
+	free(lp->patch);
+	free(lp->yaml_orig);
+	free(lp->tree);
+	free(lp->backup);
+	free(lp->keep_prefix);
+	free(lp->wt_name);
+	free(lp->refname);
+}
+
+struct loop_opts {
+	const char *repo, *series, *message;
+	int edit;
+};
+
+/* What one run of the loop works with. */
+struct loop {
+	struct kit *kit;
+	const struct kernel_branch *b;	/* found again by `name` whenever the kit is reloaded */
+	const char *name;
+	const struct loop_opts *opts;
+	struct loop_paths paths;
+	git_repository *repo;
+	git_signature *me;
+	struct repo_lock lock;
+};
+
+/* After add_decision(): the branch of the kit just loaded. */
+static int loop_kit_reloaded(struct loop *l)
+{
+	l->b = kit_find_branch(l->kit, l->name);
+	if (!l->b)
+		return error("branch '%s' is gone from the kit", shown(l->name));
+	return 0;
+}
+
+static int loop_open(struct loop *l)
+{
+	int err = kernel_repo_open(&l->repo, l->kit, l->b, l->opts->repo, 1);
+
+	if (err)
+		return err;
+	if (repo_lock(&l->lock, l->repo) || backporter_signature(&l->me, l->repo))
+		return -1;
+	return 0;
+}
+
+static void loop_close(struct loop *l)
+{
+	repo_unlock(&l->lock);
+	git_signature_free(l->me);
+	l->me = NULL;
+	git_repository_free(l->repo);
+	l->repo = NULL;
+}
+
+/* The entry `list`/`index` names in series `sid` of the kit, or NULL (printed). */
+static const struct kit_patch *find_entry(const struct kit *kit, const char *sid, const char *list,
+					  const char *index)
+{
+	const struct kit_series *s = sid ? kit_find_series(kit, sid) : NULL;
+	unsigned long i = index ? strtoul(index, NULL, 10) : 0;
+
+	if (!s || !list || !index) {
+		error("the loop's state names series '%s', which the kit no longer has",
+		      sid ? sid : "?");
+		return NULL;
+	}
+	if (!strcmp(list, "patches") && i < s->nr_patches)
+		return &s->patches[i];
+	if (!strcmp(list, "fixups") && i < s->nr_fixups)
+		return &s->fixups[i];
+	error("series '%s' has no entry %lu in '%s' any more", sid, i + 1, list);
+	return NULL;
+}
+
+static void result_from_state(struct backport_result *r, const struct state *st)
+{
+	size_t i;
+
+	for (i = 0;; i++) {
+		char *kp = xstrfmt("file.%zu", i), *kh = xstrfmt("how.%zu", i);
+		const char *path = state_get(st, kp), *how = state_get(st, kh);
+
+		free(kp);
+		free(kh);
+		if (!path || !how)
+			break;
+		ALLOC_GROW(r->files, r->nr + 1, r->alloc);
+		memset(&r->files[r->nr], 0, sizeof(r->files[r->nr]));
+		r->files[r->nr].path = xstrdup(path);
+		r->files[r->nr++].how = (enum backport_how)atoi(how);
+	}
+}
+
+static void print_files(const struct backport_result *r, const char *tree)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++) {
+		const struct backport_file *f = &r->files[i];
+
+		printf("  %-9s %s", backport_how_name(f->how), shown(f->path));
+		if (f->how == BACKPORT_CONFLICT)
+			printf(" (conflict markers: <<<<<<< tree / >>>>>>> upstream patch)");
+		else if (f->how == BACKPORT_PARTIAL)
+			printf(" (%zu of %zu hunks in %s.rej, why in %s.rej.why)", f->rejected,
+			       f->hunks, shown(f->path), shown(f->path));
+		if (f->moved)
+			printf(" (applied elsewhere than the patch says: %s)", f->moved);
+		else if (f->how == BACKPORT_MERGED)
+			printf(" (three-way merge, clean)");
+		putchar('\n');
+	}
+}
+
+/* The directory the branch's backports of series s go to, relative to the kit. */
+static char *backport_dir(const struct kit_series *s, const struct kernel_branch *b, int *declared)
+{
+	const struct decision *d = series_decision(s, branch_decisions(b));
+	char *dir = xstrfmt("patches/%s/%s", s->id, branch_decisions(b));
+
+	*declared = 0;
+	if (d && d->kind == DECISION_PATCHES) {
+		size_t n = strlen(d->path);
+
+		while (n && d->path[n - 1] == '/')
+			n--;
+		*declared = strlen(dir) == n && !strncmp(dir, d->path, n);
+	}
+	return dir;
+}
+
+/*
+ * Add the decision `"<branch>": <flow>` to entry p of series.yaml. The
+ * kit is loaded again: p and every pointer into the kit are stale after.
+ */
+static int add_decision(struct kit *kit, const struct kit_patch *p, const char *branch,
+			const char *flow, const char *what)
+{
+	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir);
+	char *sid = xstrdup(p->series->id);
+	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT;
+	int ret = 0;
+
+	if (strbuf_read_file(&text, path)) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	strbuf_add(&orig, text.buf, text.len);
+	if (yamledit_add_branch_decision(&text, path, sid, p->is_fixup ? "fixups" : "patches",
+					 (size_t)p->index - 1, branch, flow) ||
+	    yamledit_commit(kit, dir, path, &text, &orig, what))
+		ret = -1;
+cleanup:
+	strbuf_release(&orig);
+	strbuf_release(&text);
+	free(sid);
+	free(dir);
+	free(path);
+	return ret;
+}
+
+/* Run the user's editor on `path`, with the terminal: argv from $GIT_EDITOR, $VISUAL or $EDITOR split at blanks. */
+static int edit_file(const char *path)
+{
+	const char *ed = getenv("GIT_EDITOR");
+	struct strvec argv = STRVEC_INIT;
+	char *copy, *tok, *save = NULL;
+	pid_t pid;
+	int status, ret = 0;
+
+	if (!ed || !*ed)
+		ed = getenv("VISUAL");
+	if (!ed || !*ed)
+		ed = getenv("EDITOR");
+	if (!ed || !*ed)
+		ed = "vi";
+	copy = xstrdup(ed);
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		strvec_push(&argv, tok);
+	strvec_push(&argv, path);
+	fflush(stdout);
+	if (posix_spawnp(&pid, argv.v[0], NULL, NULL, (char *const *)argv.v, environ)) {
+		ret = error("cannot run the editor '%s': %s", shown(argv.v[0]), strerror(errno));
+	} else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		ret = error("the editor '%s' failed; nothing recorded", shown(argv.v[0]));
+	}
+	strvec_clear(&argv);
+	free(copy);
+	return ret;
+}
+
+/* Note in the loop's state that the loop wrote `rel` (key "created") or replaced it ("replaced"). */
+static int add_loop_file(const char *loop_path, const char *key, const char *rel)
+{
+	struct state st = STATE_INIT;
+	size_t i;
+	int ret;
+
+	if (state_read(&st, loop_path)) {
+		state_release(&st);
+		return -1;
+	}
+	for (i = 0;; i++) {
+		char *k = xstrfmt("%s.%zu", key, i);
+		int have = state_get(&st, k) != NULL;
+
+		if (!have)
+			state_set(&st, k, rel);
+		free(k);
+		if (!have)
+			break;
+	}
+	ret = state_write(&st, loop_path);
+	state_release(&st);
+	return ret;
+}
+
+/*
+ * Turn the work tree into the branch's backport of the patch in `st`:
+ * the patch file, then the decision in series.yaml. Each step is marked
+ * done in the state file, so an interrupted --continue does the rest.
+ */
+static int record_backport(struct loop *l, struct state *st, const struct kit_patch *p,
+			   const struct backport_result *r)
+{
+	struct mail_patch *mails = NULL;
+	size_t nr_mails = 0, i;
+	git_oid onto, tree_id, commit_id;
+	git_commit *onto_c = NULL;
+	git_tree *tree = NULL;
+	git_signature *author = NULL;
+	struct strbuf note = STRBUF_INIT;
+	char *src = NULL, *message = NULL, *noted = NULL, *rel = NULL, *dir = NULL, *msgfile = NULL;
+	const char *replaces;
+	char *bname = xstrdup(branch_decisions(l->b)), *label = xstrdup(kit_patch_label(p));
+	int declared, err, ret = -1;
+
+	if (state_get(st, "recorded"))
+		goto decide;
+	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : "")) {
+		error("the loop's state has no valid 'onto' commit");
+		goto cleanup;
+	}
+	if (backport_worktree_tree(&tree_id, l->paths.tree))
+		goto cleanup;
+	if ((err = git_commit_lookup(&onto_c, l->repo, &onto)) < 0) {
+		git_error_report(err, "cannot read commit %s", oid_short(&onto));
+		goto cleanup;
+	}
+	if (git_oid_equal(&tree_id, git_commit_tree_id(onto_c))) {
+		error("the work tree has no change left; use --skip -m \"why\" to skip the patch");
+		goto cleanup;
+	}
+	src = path_join(l->kit->dir, state_get(st, "source"));
+	if (mail_parse_file(&mails, &nr_mails, src) < 0)
+		goto cleanup;
+	if (nr_mails != 1) {
+		error("'%s' holds %zu patches; the kit names one patch per file", src, nr_mails);
+		goto cleanup;
+	}
+	message = stable_message(&mails[0], p, NULL, NULL, 0, l->me);
+	strbuf_addf(&note, "[ %s: backported to %s;", l->me->name, bname);
+	for (i = 0; i < r->nr; i++)
+		if (r->files[i].how != BACKPORT_APPLIED)
+			strbuf_addf(&note, " %s (%s)", r->files[i].path,
+				    r->files[i].how == BACKPORT_MERGED ? "merged three-way" :
+				    r->files[i].how == BACKPORT_CONFLICT ? "conflict resolved" :
+				    "rejected hunks redone");
+	strbuf_addstr(&note, " ]");
+	noted = backport_add_note(message, note.buf);
+	if (l->opts->edit) {
+		struct strbuf edited = STRBUF_INIT;
+
+		msgfile = path_join(l->paths.dir, "MESSAGE");
+		if (write_file_atomic(msgfile, noted, strlen(noted))) {
+			error("cannot write '%s': %s", msgfile, strerror(errno));
+			goto cleanup;
+		}
+		if (edit_file(msgfile) || strbuf_read_file(&edited, msgfile)) {
+			strbuf_release(&edited);
+			goto cleanup;
+		}
+		free(noted);
+		noted = strbuf_detach(&edited, NULL);
+	}
+	if (mails[0].author_name && mails[0].author_email)
+		err = git_signature_new(&author, mails[0].author_name, mails[0].author_email,
+					mails[0].date, mails[0].tz_offset);
+	else
+		err = git_signature_dup(&author, l->me);
+	if (err < 0 || (err = git_tree_lookup(&tree, l->repo, &tree_id)) < 0 ||
+	    (err = git_commit_create(&commit_id, l->repo, NULL, author, l->me, NULL, noted, tree,
+				     1, (const git_commit **)&onto_c)) < 0) {
+		git_error_report(err, "cannot write the backport of %s", kit_patch_label(p));
+		goto cleanup;
+	}
+	{
+		char *keep = xstrfmt("%s%s", l->paths.keep_prefix, git_oid_tostr_s(&commit_id));
+		git_reference *ref = NULL;
+
+		/* the blobs its index lines name stay in the repository: replays need them */
+		err = git_reference_create(&ref, l->repo, keep, &commit_id, 1,
+					   "mkseries backport: recorded");
+		git_reference_free(ref);
+		if (err < 0) {
+			git_error_report(err, "cannot write '%s'", keep);
+			free(keep);
+			goto cleanup;
+		}
+		free(keep);
+	}
+	replaces = state_get(st, "replaces");
+	if (replaces && *replaces) {
+		/* a recorded backport that no longer applies: its file is rewritten */
+		char *abs = path_join(l->kit->dir, replaces), *bak = NULL;
+		struct strbuf old = STRBUF_INIT;
+		size_t n = 0;
+
+		while (bak = xstrfmt("%s.%zu", l->paths.backup, n), file_exists(bak)) {
+			free(bak);
+			n++;
+		}
+		err = strbuf_read_file(&old, abs) || write_file_atomic(bak, old.buf, old.len);
+		free(abs);
+		strbuf_release(&old);
+		if (err) {
+			error("cannot keep a copy of '%s': %s", replaces, strerror(errno));
+			free(bak);
+			goto cleanup;
+		}
+		err = add_loop_file(l->paths.loop, "replaced", replaces) ||
+		      add_loop_file(l->paths.loop, "backup", bak);
+		free(bak);
+		if (err)
+			goto cleanup;
+		rel = xstrdup(replaces);
+	} else {
+		dir = backport_dir(p->series, l->b, &declared);
+		rel = backport_file_name(l->kit->dir, dir, p,
+					 mails[0].subject && *mails[0].subject ? mails[0].subject :
+					 p->subject ? p->subject : "backport");
+		if (add_loop_file(l->paths.loop, "created", rel))
+			goto cleanup;
+	}
+	{
+		char *written = NULL;
+
+		if (patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0,
+				       replaces && *replaces))
+			goto cleanup;
+		free(written);
+	}
+	state_set(st, "recorded", rel);
+	if (replaces && *replaces)
+		state_set(st, "decided", "1");
+	if (state_write(st, l->paths.patch))
+		goto cleanup;
+	printf("recorded %s\n", rel);
+	/* tests/t0800 stands in for a crash here: the file written, series.yaml not yet */
+	if (getenv("MKSERIES_TEST_BACKPORT_CRASH"))
+		_exit(3);
+decide:
+	if (!state_get(st, "decided")) {
+		struct strbuf flow = STRBUF_INIT;
+
+		free(dir);
+		dir = backport_dir(p->series, l->b, &declared);
+		if (!declared) {
+			strbuf_addstr(&flow, "{ file: ");
+			yaml_scalar(&flow, state_get(st, "recorded"));
+			strbuf_addstr(&flow, " }");
+			err = add_decision(l->kit, p, bname, flow.buf, "the new backport");
+			strbuf_release(&flow);
+			if (err || loop_kit_reloaded(l))
+				goto cleanup;
+			printf("series.yaml: %s on '%s': %s\n", label, bname,
+			       state_get(st, "recorded"));
+		}
+		state_set(st, "decided", "1");
+		if (state_write(st, l->paths.patch))
+			goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	free(label);
+	free(bname);
+	free(msgfile);
+	free(dir);
+	free(rel);
+	free(noted);
+	free(message);
+	free(src);
+	strbuf_release(&note);
+	git_signature_free(author);
+	git_tree_free(tree);
+	git_commit_free(onto_c);
+	mail_patches_free(mails, nr_mails);
+	return ret;
+}
+
+/* The patch is done with (recorded or skipped): its tree and state go. */
+static int finish_patch(struct loop *l)
+{
+	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
+		return -1;
+	if (unlink(l->paths.patch) && errno != ENOENT)
+		return error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
+	return 0;
+}
+
+static void print_next_steps(const struct loop *l)
+{
+	printf("resolve it in %s (edit, build, test), then:\n"
+	       "  mkseries backport --branch %s --continue [-e]   record it as the %s backport and go on\n"
+	       "  mkseries backport --branch %s --skip -m \"why\"   record a skip decision instead\n"
+	       "  mkseries backport --branch %s --abort           drop the loop; the kit as it was\n",
+	       l->paths.tree, l->b->name, branch_decisions(l->b), l->b->name, l->b->name);
+}
+
+/*
+ * Apply the kit; at the first patch that does not apply, check out the
+ * tree before it and apply it there as well as possible. A clean result
+ * is recorded at once and the loop goes on. Returns the exit status.
+ */
+static int run_loop(struct loop *l)
+{
+	int ret = 1, err;
+
+	for (;;) {
+		struct plan plan = PLAN_INIT;
+		struct apply_outcome o, before;
+		struct backport_result r = { 0 };
+		struct strbuf report = STRBUF_INIT;
+		struct state st = STATE_INIT;
+		const struct plan_item *it;
+		struct mail_patch *mails = NULL;
+		size_t nr_mails = 0, i, keep;
+		char *src = NULL;
+		git_oid base;
+		int again = 0;
+
+		apply_outcome_init(&o);
+		apply_outcome_init(&before);
+		if (plan_build(&plan, l->kit, l->b)) {
+			ret = 2;
+			goto next;
+		}
+		if ((err = tree_import(&base, l->repo, l->kit, l->b, 0)))
+			goto next;
+		err = branch_apply(&o, l->repo, &plan, &base, NULL, l->me, "mkseries backport");
+		if (!err) {
+			printf("%s: refs/heads/mkseries/%s %s %s (%zu commits, %zu squashed, "
+			       "%zu already in the tree)\n", l->b->name, l->b->name,
+			       o.moved ? "->" : "up to date at", oid_short(&o.tip), o.nr_commits,
+			       o.nr_squashed, o.nr_found);
+			if (remove_tree(l->paths.dir) && errno != ENOENT)
+				warning("cannot remove '%s': %s", l->paths.dir, strerror(errno));
+			ret = 0;
+			goto next;
+		}
+		if (err != MKS_EAPPLYFAIL) {
+			if (err == MKS_EUNSAFE)
+				fprintf(stderr, "error: %s", o.report.buf);
+			goto next;
+		}
+		it = &plan.items[o.failed];
+		fprintf(stderr, "%s", o.report.buf);
+		if (l->opts->series && strcmp(l->opts->series, it->patch->series->id)) {
+			error("that patch is not of series '%s': resolve it first", l->opts->series);
+			goto next;
+		}
+		if (it->action == PLAN_SQUASH) {
+			error("%s is squashed into the patch before it; the loop works on patches "
+			      "of their own (declare it without `squash` to work on it)",
+			      kit_patch_label(it->patch));
+			goto next;
+		}
+		/* the commits of the items before the failing one: its tree to work in */
+		keep = plan.nr;
+		plan.nr = o.failed;
+		err = plan_apply(&before, l->repo, &plan, &base, NULL, NULL, l->me);
+		plan.nr = keep;
+		if (err)
+			goto next;
+		src = path_join(l->kit->dir, it->source);
+		if (mail_parse_file(&mails, &nr_mails, src) < 0 || nr_mails != 1 || !mails[0].diff) {
+			error("'%s' does not hold one patch", it->source);
+			goto next;
+		}
+		if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
+					     l->paths.refname) ||
+		    mkdir_p(l->paths.dir, 0755) ||
+		    backport_worktree_add(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname,
+					  &before.tip))
+			goto next;
+		err = backport_apply_in_tree(&r, &report, l->repo, &before.tip, l->paths.tree,
+					     mails[0].diff, mails[0].diff_len);
+		if (err) {
+			if (err == MKS_EUNSAFE)
+				fprintf(stderr, "error: %s", report.buf);
+			finish_patch(l);
+			goto next;
+		}
+		state_set(&st, "branch", l->b->name);
+		state_set(&st, "series", it->patch->series->id);
+		state_set(&st, "list", it->patch->is_fixup ? "fixups" : "patches");
+		state_setf(&st, "index", "%d", it->patch->index - 1);
+		state_set(&st, "label", kit_patch_label(it->patch));
+		state_set(&st, "upstream", it->patch->upstream ? it->patch->upstream : "");
+		state_set(&st, "subject", it->subject ? it->subject : "");
+		state_set(&st, "source", it->source);
+		state_set(&st, "replaces", it->branch_backport ? it->source : "");
+		state_set(&st, "onto", git_oid_tostr_s(&before.tip));
+		state_set(&st, "tree", l->paths.tree);
+		for (i = 0; i < r.nr; i++) {
+			char *kf = xstrfmt("file.%zu", i), *kh = xstrfmt("how.%zu", i);
+
+			state_set(&st, kf, r.files[i].path);
+			state_setf(&st, kh, "%d", (int)r.files[i].how);
+			free(kf);
+			free(kh);
+		}
+		if (state_write(&st, l->paths.patch))
+			goto next;
+		printf("%s: %s does not apply; the tree it goes on (%s: the base", l->b->name,
+		       kit_patch_label(it->patch), oid_short(&before.tip));
+		if (before.nr_commits)
+			printf(" and the %zu %s before it", before.nr_commits,
+			       before.nr_commits == 1 ? "commit" : "commits");
+		printf(") is checked out in %s:\n", l->paths.tree);
+		print_files(&r, l->paths.tree);
+		if (!backport_result_needs_work(&r)) {
+			printf("every file applied or merged cleanly: recording it\n");
+			if (record_backport(l, &st, it->patch, &r) || finish_patch(l))
+				goto next;
+			again = 1;
+			goto next;
+		}
+		print_next_steps(l);
+		ret = 1;
+next:
+		state_release(&st);
+		mail_patches_free(mails, nr_mails);
+		free(src);
+		strbuf_release(&report);
+		backport_result_release(&r);
+		apply_outcome_release(&before);
+		apply_outcome_release(&o);
+		plan_release(&plan);
+		if (!again)
+			return ret;
+		/* the kit changed: plan and apply again */
+	}
+}
+
+static int cmd_status(struct loop *l)
+{
+	struct state st = STATE_INIT;
+	struct backport_result r = { 0 };
+	struct strbuf left = STRBUF_INIT;
+	const char *v;
+
+	if (state_read(&st, l->paths.patch))
+		return 2;
+	if (!(v = state_get(&st, "label"))) {
+		int between = file_exists(l->paths.loop);
+
+		if (between)
+			printf("backport loop on '%s': between two patches (interrupted); "
+			       "--continue goes on, --abort drops it\n", l->b->name);
+		else
+			printf("no backport loop in progress on '%s'\n", l->b->name);
+		state_release(&st);
+		return between;
+	}
+	result_from_state(&r, &st);
+	printf("backport loop on '%s'\n", l->b->name);
+	printf("  series:  %s\n", shown(state_get(&st, "series")));
+	printf("  patch:   %s %s %s\n", shown(v), shown(state_get(&st, "upstream")),
+	       shown(state_get(&st, "subject")));
+	printf("  from:    %s\n", shown(state_get(&st, "source")));
+	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
+	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
+	print_files(&r, l->paths.tree);
+	if (backport_leftovers(&left, &r, l->paths.tree))
+		printf("left to do:\n%s", left.buf);
+	else
+		printf("nothing left to resolve: --continue records it\n");
+	strbuf_release(&left);
+	backport_result_release(&r);
+	state_release(&st);
+	return 1;
+}
+
+/* --continue, or --skip when skip_reason is set. */
+static int cmd_resume(struct loop *l, const char *skip_reason)
+{
+	struct state st = STATE_INIT;
+	struct backport_result r = { 0 };
+	struct strbuf left = STRBUF_INIT;
+	const struct kit_patch *p;
+	int ret = 1, err;
+
+	if (state_read(&st, l->paths.patch))
+		goto cleanup;
+	if (!state_get(&st, "label")) {
+		if (!file_exists(l->paths.loop)) {
+			error("no backport loop in progress on '%s'", l->b->name);
+			ret = 2;
+			goto cleanup;
+		}
+		/* interrupted between two patches: go on */
+		ret = run_loop(l);
+		goto cleanup;
+	}
+	p = find_entry(l->kit, state_get(&st, "series"), state_get(&st, "list"),
+		       state_get(&st, "index"));
+	if (!p)
+		goto cleanup;
+	if (skip_reason) {
+		struct strbuf flow = STRBUF_INIT;
+
+		strbuf_addstr(&flow, "{ skip: ");
+		yaml_quote(&flow, skip_reason);
+		strbuf_addstr(&flow, " }");
+		printf("series.yaml: %s skipped on '%s'\n", kit_patch_label(p),
+		       branch_decisions(l->b));
+		err = add_decision(l->kit, p, branch_decisions(l->b), flow.buf, "the skip");
+		strbuf_release(&flow);
+		if (err || loop_kit_reloaded(l))
+			goto cleanup;
+	} else {
+		result_from_state(&r, &st);
+		if (backport_leftovers(&left, &r, l->paths.tree)) {
+			fprintf(stderr, "error: not resolved yet in %s:\n%s", l->paths.tree, left.buf);
+			goto cleanup;
+		}
+		if (record_backport(l, &st, p, &r))
+			goto cleanup;
+	}
+	if (finish_patch(l))
+		goto cleanup;
+	ret = run_loop(l);
+cleanup:
+	strbuf_release(&left);
+	backport_result_release(&r);
+	state_release(&st);
+	return ret;
+}
+
+/* The loop's state belongs to the kit it started in: not to another with a branch of that name. */
+static int check_same_kit(const struct loop *l)
+{
+	struct state st = STATE_INIT;
+	const char *kit;
+	int ret = 0;
+
+	if (state_read(&st, l->paths.loop))
+		ret = -1;
+	else if ((kit = state_get(&st, "kit")) && strcmp(kit, l->kit->dir))
+		ret = error("the backport loop in '%s' was started in the kit '%s', not here",
+			    l->paths.dir, kit);
+	state_release(&st);
+	return ret;
+}
+
+static int cmd_abort(struct loop *l)
+{
+	struct state st = STATE_INIT;
+	struct strbuf orig = STRBUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	if (!file_exists(l->paths.loop) && !file_exists(l->paths.patch)) {
+		error("no backport loop in progress on '%s'", l->b->name);
+		return 2;
+	}
+	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
+		ret = 1;
+	if (state_read(&st, l->paths.loop))
+		ret = 1;
+	for (i = 0;; i++) {
+		char *k = xstrfmt("created.%zu", i);
+		const char *rel = state_get(&st, k);
+		char *abs;
+
+		free(k);
+		if (!rel)
+			break;
+		abs = path_join(l->kit->dir, rel);
+		if (unlink(abs) && errno != ENOENT)
+			ret = error("cannot remove '%s': %s", abs, strerror(errno));
+		else
+			printf("removed %s\n", rel);
+		free(abs);
+	}
+	for (i = 0;; i++) {
+		char *k = xstrfmt("replaced.%zu", i), *kb = xstrfmt("backup.%zu", i);
+		const char *rel = state_get(&st, k), *bak = state_get(&st, kb);
+		struct strbuf old = STRBUF_INIT;
+		char *abs;
+
+		free(k);
+		free(kb);
+		if (!rel || !bak)
+			break;
+		abs = path_join(l->kit->dir, rel);
+		if (strbuf_read_file(&old, bak) || write_file_atomic(abs, old.buf, old.len))
+			ret = error("cannot put back '%s': %s", rel, strerror(errno));
+		else
+			printf("put back %s\n", rel);
+		strbuf_release(&old);
+		free(abs);
+	}
+	if (!strbuf_read_file(&orig, l->paths.yaml_orig)) {
+		char *path = path_join(l->kit->dir, "series.yaml");
+
+		if (write_file_atomic(path, orig.buf, orig.len))
+			ret = error("cannot restore '%s': %s", path, strerror(errno));
+		free(path);
+	}
+	if (!ret && remove_tree(l->paths.dir) && errno != ENOENT)
+		ret = error("cannot remove '%s': %s", l->paths.dir, strerror(errno));
+	if (!ret)
+		printf("backport loop on '%s' aborted; the kit is as it was before it\n", l->b->name);
+	strbuf_release(&orig);
+	state_release(&st);
+	return ret;
+}
+
+static int cmd_start(struct loop *l)
+{
+	struct strbuf yaml = STRBUF_INIT;
+	struct state st = STATE_INIT;
+	char *path = path_join(l->kit->dir, "series.yaml");
+	int ret = 1;
+
+	if (file_exists(l->paths.loop) || file_exists(l->paths.patch)) {
+		error("a backport loop is in progress on '%s' (mkseries backport --branch %s "
+		      "--status): --continue, --skip or --abort it first", l->b->name, l->b->name);
+		ret = 2;
+		goto cleanup;
+	}
+	if (strbuf_read_file(&yaml, path)) {
+		error("cannot read '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	state_set(&st, "branch", l->b->name);
+	state_set(&st, "kit", l->kit->dir);
+	if (mkdir_p(l->paths.dir, 0755) ||
+	    write_file_atomic(l->paths.yaml_orig, yaml.buf, yaml.len) ||
+	    state_write(&st, l->paths.loop)) {
+		error("cannot write the loop's state in '%s': %s", l->paths.dir, strerror(errno));
+		goto cleanup;
+	}
+	ret = run_loop(l);
+cleanup:
+	state_release(&st);
+	strbuf_release(&yaml);
+	free(path);
+	return ret;
+}
+
+int cmd_backport(int argc, const char **argv)
+{
+	const char *branch = NULL, *workdir = NULL, *skip_msg = NULL;
+	int cont = 0, skip = 0, abort_ = 0, status = 0, modes, nr, ret;
+	struct loop_opts lo = { 0 };
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "the branch to backport to" },
+		{ OPT_BOOL, "continue", 0, &cont, NULL, "record the resolved tree and go on" },
+		{ OPT_BOOL, "skip", 0, &skip, NULL, "record a skip decision (-m why) and go on" },
+		{ OPT_BOOL, "abort", 0, &abort_, NULL, "drop the loop; the kit as it was before it" },
+		{ OPT_BOOL, "status", 0, &status, NULL, "show where the loop stands" },
+		{ OPT_STRING, "message", 'm', &skip_msg, "WHY", "--skip: the reason recorded" },
+		{ OPT_BOOL, "edit", 'e', &lo.edit, NULL, "--continue: edit the message first" },
+		{ OPT_STRING, "repo", 0, &lo.repo, "DIR", "the kernel repository" },
+		{ OPT_STRING, "workdir", 0, &workdir, "DIR", "root of the work directories" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries backport --branch B [SERIES] | --continue [-e] | "
+			    "--skip -m WHY | --abort | --status";
+	struct kit kit = KIT_INIT;
+	struct loop l;
+
+	nr = parse_options(argc, argv, opts, usage);
+	modes = cont + skip + abort_ + status;
+	if (nr < 0 || modes > 1 || !branch || (nr > 1 && modes) || nr > 2 ||
+	    (skip && (!skip_msg || !*skip_msg)) || (skip_msg && !skip))
+		usage_with_options(usage, opts, 2);
+	lo.series = nr == 2 ? argv[1] : NULL;
+	if (kit_open(&kit))
+		return 2;
+	memset(&l, 0, sizeof(l));
+	l.lock.fd = -1;
+	l.kit = &kit;
+	l.opts = &lo;
+	l.name = branch;
+	l.b = kit_find_branch(&kit, branch);
+	if (!l.b) {
+		error("no branch '%s' in the kit (kernels/*.yaml)", shown(branch));
+		kit_release(&kit);
+		return 2;
+	}
+	if (lo.series && !kit_find_series(&kit, lo.series)) {
+		error("no series '%s' in the kit", shown(lo.series));
+		kit_release(&kit);
+		return 2;
+	}
+	loop_paths_init(&l.paths, workdir, l.b);
+	if (status) {
+		ret = cmd_status(&l);
+		goto cleanup;
+	}
+	if ((ret = loop_open(&l))) {
+		ret = ret == MKS_ECONFIG ? 2 : 1;
+		goto cleanup;
+	}
+	if ((abort_ || cont || skip) && check_same_kit(&l))
+		ret = 2;
+	else if (abort_)
+		ret = cmd_abort(&l);
+	else if (cont || skip)
+		ret = cmd_resume(&l, skip ? skip_msg : NULL);
+	else
+		ret = cmd_start(&l);
+cleanup:
+	loop_close(&l);
+	loop_paths_release(&l.paths);
+	kit_release(&kit);
+	return ret;
+}
