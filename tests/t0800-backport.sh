@@ -201,9 +201,19 @@ test_expect_success '--continue refuses while conflict markers are left' '
 
 test_expect_success 'resolved by an edit, --continue records it and finishes the branch' '
 	resolve_alpha1 wd-conf/t/backport/tree &&
-	(cd k-conf && mkseries backport --branch t --workdir "$PWD/../wd-conf" --continue >../out 2>../err) &&
+	cat >editor <<-\EOF &&
+	#!/bin/sh
+	# The message as given, then a note of our own; stdin is what we were started with.
+	cp "$1" "$HOME/message.given" &&
+	read -r word && echo "[ edited: $word ]" >>"$1"
+	EOF
+	chmod +x editor &&
+	(cd k-conf && echo from-the-terminal | GIT_EDITOR="$TRASH_DIRECTORY/editor" \
+		mkseries backport --branch t --workdir "$PWD/../wd-conf" --continue -e >../out 2>../err) &&
 	cat out &&
+	test_grep "commit $ID_A1 upstream." message.given &&
 	f=k-conf/patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch &&
+	test_grep "edited: from-the-terminal" $f &&
 	test_grep "mm/mremap.c (conflict resolved)" $f &&
 	test_grep "^+static long move_pteps(void)" $f &&
 	git -C linux show mkseries/t:mm/mremap.c >tree.c &&

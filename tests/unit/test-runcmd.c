@@ -342,6 +342,69 @@ static void test_signals(void)
 	   "a signal with no child running: mkseries dies of it at once");
 }
 
+/* In a forked mkseries stand-in: an editor-like terminal child that reads our stdin and owns Ctrl-C. */
+static void __attribute__((noreturn)) run_terminal(const char *pidfile)
+{
+	struct child c = CHILD_INIT;
+	int p[2];
+
+	if (pipe(p) || write(p[1], "typed\n", 6) != 6)
+		_exit(99);
+	close(p[1]);
+	dup2(p[0], 0);
+	close(p[0]);
+	sh(&c, "read -r word; echo \"$word\" >\"$1.in\"; trap 'exit 7' INT; echo $$ >\"$1\"; "
+	   "while :; do sleep 0.05; done", pidfile);
+	c.terminal = 1;
+	_exit(child_run(&c));
+}
+
+static pid_t start_terminal(const char *pidfile, pid_t *editor)
+{
+	pid_t pid;
+
+	unlink(pidfile);
+	fflush(NULL);
+	pid = fork();
+	if (!pid)
+		run_terminal(pidfile);
+	*editor = read_pid(pidfile);
+	return pid;
+}
+
+static void test_terminal(void)
+{
+	char *pidfile = path_join(tmpdir, "editor.pid"), *infile = xstrfmt("%s.in", pidfile);
+	struct strbuf in = STRBUF_INIT;
+	int status = -1;
+	pid_t pid, editor;
+
+	pid = start_terminal(pidfile, &editor);
+	ok(editor > 0 && !strbuf_read_file(&in, infile) && !strcmp(in.buf, "typed\n"),
+	   "terminal child: reads mkseries's own stdin");
+	ok(editor > 0 && getpgid(editor) == getpgid(pid), "terminal child: stays in mkseries's group");
+	kill(pid, SIGINT);
+	usleep(300000);
+	ok(editor > 0 && pid_alive(editor) && waitpid(pid, &status, WNOHANG) == 0,
+	   "terminal child: Ctrl-C is not mkseries's to act on while it runs");
+	kill(editor, SIGINT);
+	alarm(20);
+	waitpid(pid, &status, 0);
+	alarm(0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 7, "terminal child: its own exit status comes back");
+
+	pid = start_terminal(pidfile, &editor);
+	kill(pid, SIGTERM);
+	alarm(20);
+	waitpid(pid, &status, 0);
+	alarm(0);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "terminal child: SIGTERM is still passed on");
+	ok(editor > 0 && pid_gone(editor), "terminal child: gone with mkseries");
+	strbuf_release(&in);
+	free(infile);
+	free(pidfile);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -354,6 +417,7 @@ int main(void)
 	test_timeout();
 	test_tick();
 	test_signals();
+	test_terminal();
 	remove_tree(tmpdir);
 	strbuf_release(&sink);
 	return tap_done();

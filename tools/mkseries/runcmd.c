@@ -18,14 +18,16 @@ extern char **environ;
 #define EXIT_GRACE 2.0		/* the same, when mkseries itself is leaving */
 
 /*
- * The process groups of the children now running; 0 is a free slot. The
- * signal handler reads it without a lock: a slot is one aligned int, and
- * it is filled only after the group exists and emptied only after the
- * group's leader is reaped.
+ * The children now running, each as what kill() takes to reach it: -pgid
+ * for a child in a group of its own, its pid for a terminal child (which
+ * stays in ours); 0 is a free slot. The signal handler reads it without a
+ * lock: a slot is one aligned int, and it is filled only after the group
+ * exists and emptied only after the child is reaped.
  */
 static volatile pid_t live[MAX_GROUPS];
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t pending_signal;
+static volatile sig_atomic_t terminal_children;	/* Ctrl-C is theirs while they run */
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 static int handled[ARRAY_SIZE(forwarded)];	/* our handler is installed */
@@ -36,11 +38,14 @@ static void on_signal(int sig)
 	int saved_errno = errno, any = 0;
 	size_t i;
 
+	/* An editor on the terminal has Ctrl-C for itself, as under git. */
+	if (sig == SIGINT && terminal_children)
+		return;
 	for (i = 0; i < MAX_GROUPS; i++) {
-		pid_t g = live[i];
+		pid_t target = live[i];
 
-		if (g > 0) {
-			kill(-g, sig);
+		if (target) {
+			kill(target, sig);
 			any = 1;
 		}
 	}
@@ -80,11 +85,17 @@ static void group_remove(pid_t pid)
 	pthread_mutex_unlock(&live_lock);
 }
 
-/* Whether group g is gone: its leader reaped (when it is ours) and no member left. */
-static int group_gone(pid_t g)
+/* The pid of the child a kill() target of live[] reaches. */
+static pid_t target_pid(pid_t target)
 {
-	waitpid(g, NULL, WNOHANG);
-	return kill(-g, 0) < 0 && errno == ESRCH;
+	return target < 0 ? -target : target;
+}
+
+/* Whether a child is gone: reaped (when it is ours) and, for a group, no member left. */
+static int group_gone(pid_t target)
+{
+	waitpid(target_pid(target), NULL, WNOHANG);
+	return kill(target, 0) < 0 && errno == ESRCH;
 }
 
 /* At exit: every group still registered gets SIGTERM, then SIGKILL. */
@@ -96,22 +107,22 @@ static void kill_live_groups(void)
 
 	pthread_mutex_lock(&live_lock);
 	for (i = 0; i < MAX_GROUPS; i++)
-		if (live[i] > 0)
-			kill(-live[i], SIGTERM);
+		if (live[i])
+			kill(live[i], SIGTERM);
 	do {
 		left = 0;
 		for (i = 0; i < MAX_GROUPS; i++) {
-			if (live[i] > 0 && group_gone(live[i]))
+			if (live[i] && group_gone(live[i]))
 				live[i] = 0;
-			left |= live[i] > 0;
+			left |= live[i] != 0;
 		}
 		if (left)
 			poll(NULL, 0, 20);
 	} while (left && mono_seconds() < until);
 	for (i = 0; i < MAX_GROUPS; i++) {
-		if (live[i] > 0) {
-			kill(-live[i], SIGKILL);
-			waitpid(live[i], NULL, 0);
+		if (live[i]) {
+			kill(live[i], SIGKILL);
+			waitpid(target_pid(live[i]), NULL, 0);
 			live[i] = 0;
 		}
 	}
@@ -168,6 +179,7 @@ void child_release(struct child *cmd)
 struct run {
 	struct child *cmd;
 	pid_t pid;
+	pid_t target;		/* what kill() takes: -pid for the child's group */
 	int out, err, in, log;
 	size_t in_off, in_len;
 	struct strbuf pending;	/* a line not finished yet, for on_line */
@@ -207,15 +219,19 @@ static void __attribute__((noreturn)) child_exec(struct child *cmd, struct pipes
 	int in = p->in[0];
 	size_t i;
 
-	setpgid(0, 0);
+	if (!cmd->terminal)
+		setpgid(0, 0);
 	for (i = 0; i < ARRAY_SIZE(forwarded); i++)
 		if (handled[i])
 			signal(forwarded[i], SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	pthread_sigmask(SIG_SETMASK, mask, NULL);
-	if (!cmd->in && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+	if (cmd->terminal && !cmd->in)
+		in = 0;
+	else if (!cmd->in && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
 		child_fail(-1, "cannot open", "/dev/null", errno, 0);
-	dup2(in, 0);
+	if (in)
+		dup2(in, 0);
 	if (p->out[1] >= 0)
 		dup2(p->out[1], 1);
 	if (cmd->err_to_out)
@@ -270,8 +286,12 @@ static int child_start(struct run *r, struct pipes *p)
 		child_exec(cmd, p, &old);
 	err = errno;
 	if (r->pid > 0) {
-		setpgid(r->pid, r->pid);
-		if (group_add(r->pid))
+		if (cmd->terminal)
+			terminal_children++;
+		else
+			setpgid(r->pid, r->pid);
+		r->target = cmd->terminal ? r->pid : -r->pid;
+		if (group_add(r->target))
 			warning("more than %d children at once: '%s' is not tracked", MAX_GROUPS,
 				cmd->argv.v[0]);
 	}
@@ -361,7 +381,7 @@ static void check_stop(struct run *r)
 	if (r->kill_at) {
 		/* Once the leader is gone, what is left of its group goes at once. */
 		if (now >= r->kill_at || r->reaped)
-			kill(-r->pid, SIGKILL);
+			kill(r->target, SIGKILL);
 		return;
 	}
 	if (pending_signal) {
@@ -375,7 +395,7 @@ static void check_stop(struct run *r)
 		cmd->killed = 1;
 	else
 		return;
-	kill(-r->pid, SIGTERM);
+	kill(r->target, SIGTERM);
 	r->kill_at = now + KILL_GRACE;
 }
 
@@ -451,7 +471,9 @@ int child_run(struct child *cmd)
 	if (cmd->timeout_sec)
 		r.deadline = mono_seconds() + cmd->timeout_sec;
 	pump(&r);
-	group_remove(r.pid);
+	group_remove(r.target);
+	if (cmd->terminal)
+		terminal_children--;
 	ret = WIFEXITED(r.status) ? WEXITSTATUS(r.status) :
 	      WIFSIGNALED(r.status) ? 128 + WTERMSIG(r.status) : 255;
 cleanup:

@@ -17,6 +17,11 @@
  * still registered when mkseries exits is sent SIGTERM, then SIGKILL.
  * Signals that were ignored when mkseries started (nohup) stay ignored.
  *
+ * A terminal child (an editor) is the exception: it stays in mkseries's
+ * process group, reads the terminal as its stdin, and Ctrl-C is its own
+ * (mkseries ignores SIGINT while it runs, as git does for its editor);
+ * SIGTERM and SIGHUP are still passed on, and it is killed at exit.
+ *
  * Output: stdout goes to `out` (and stderr too with err_to_out), stderr
  * to `err`; both are also appended to `log_path`, and each line of stdout
  * (without its newline or a trailing CR) is handed to on_line. Streams
@@ -43,6 +48,7 @@ struct child {
 	int use_exec_fd;	/* run the program open at exec_fd (fexecve) */
 	int exec_fd;
 	int silent_exec_failure; /* print nothing when exec fails */
+	int terminal;		/* an editor: see above */
 
 	/* Set by child_run(). */
 	int timed_out;

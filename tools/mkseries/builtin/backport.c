@@ -1,8 +1,6 @@
 /* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
 #include <errno.h>
-#include <spawn.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "applyplan.h"
@@ -19,7 +17,6 @@
 #include "util.h"
 #include "yamledit.h"
 
-extern char **environ;
 
 /*
  * Where the loop of branch b keeps its state: <workdir>/backport/, with
@@ -223,9 +220,8 @@ cleanup:
 static int edit_file(const char *path)
 {
 	const char *ed = getenv("GIT_EDITOR");
-	struct strvec argv = STRVEC_INIT;
+	struct child cmd = CHILD_INIT;
 	char *copy, *tok, *save = NULL;
-	pid_t pid;
 	int status, ret = 0;
 
 	if (!ed || !*ed)
@@ -236,15 +232,15 @@ static int edit_file(const char *path)
 		ed = "vi";
 	copy = xstrdup(ed);
 	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-		strvec_push(&argv, tok);
-	strvec_push(&argv, path);
-	fflush(stdout);
-	if (posix_spawnp(&pid, argv.v[0], NULL, NULL, (char *const *)argv.v, environ)) {
-		ret = error("cannot run the editor '%s': %s", shown(argv.v[0]), strerror(errno));
-	} else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		ret = error("the editor '%s' failed; nothing recorded", shown(argv.v[0]));
-	}
-	strvec_clear(&argv);
+		strvec_push(&cmd.argv, tok);
+	strvec_push(&cmd.argv, path);
+	cmd.terminal = 1;
+	status = child_run(&cmd);
+	if (status < 0 || cmd.exec_errno)
+		ret = error("cannot run the editor '%s'", shown(cmd.argv.v[0]));
+	else if (status)
+		ret = error("the editor '%s' failed; nothing recorded", shown(cmd.argv.v[0]));
+	child_release(&cmd);
 	free(copy);
 	return ret;
 }
