@@ -1144,20 +1144,32 @@ static char *hash_hex(const char *data, size_t len)
 	return xstrdup(git_oid_tostr_s(&oid));
 }
 
+char *compiler_version(const char *cross)
+{
+	char *gcc = xstrfmt("%sgcc", cross ? cross : "");
+	char *v = program_version(gcc, "none");
+
+	free(gcc);
+	return v;
+}
+
 /*
  * Everything that decides what the build makes besides the commit: the
- * config base, the fragments' text and the make variables.
+ * config base, the fragments' text, the make variables (ccache among
+ * them) and the compiler.
  */
 static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const struct kit *kit,
-			const struct kernel_branch *b, int ccache)
+			const struct kernel_branch *b)
 {
 	const char *base = b->config_base ? b->config_base : "defconfig";
-	char *path = kit_file(kit, base);
+	char *path = kit_file(kit, base), *compiler = compiler_version(branch_cross(b));
 	int ret = 0;
 	size_t i;
 
-	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\nbase %s\n",
-		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b), ccache, base);
+	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\ncompiler %s\nbase %s\n",
+		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b),
+		    have_program("ccache"), compiler, base);
+	free(compiler);
 	if (!is_config_target(base) || file_exists(path)) {
 		struct strbuf sb = STRBUF_INIT;
 
@@ -1186,6 +1198,18 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 		strbuf_release(&sb);
 		free(fp);
 	}
+	return ret;
+}
+
+int build_inputs_key(char **out, const struct kit *kit, const struct kernel_branch *b)
+{
+	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
+	struct strbuf inputs = STRBUF_INIT;
+	int ret = build_inputs(&inputs, &frag, kit, b);
+
+	*out = ret ? NULL : hash_hex(inputs.buf, inputs.len);
+	kconfig_frag_release(&frag);
+	strbuf_release(&inputs);
 	return ret;
 }
 
@@ -1445,7 +1469,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
 	if ((ret = branch_check_compiler(b)))
 		return ret;
-	ret = build_inputs(&inputs, &frag, kit, b, ccache);
+	ret = build_inputs(&inputs, &frag, kit, b);
 	if (ret)
 		goto cleanup;
 	inputs_hash = hash_hex(inputs.buf, inputs.len);

@@ -232,6 +232,21 @@ const char *branch_image(const struct kernel_branch *b);
 /* MKS_ECONFIG after printing, naming the Debian package, when b's cross compiler is not on PATH. */
 int branch_check_compiler(const struct kernel_branch *b);
 
+/* The first line of `<cross>gcc --version`, or "none". Caller frees. */
+char *compiler_version(const char *cross);
+
+/*
+ * The freshness key of b's build inputs besides its source: the arch,
+ * cross prefix and image, whether ccache is used, the compiler's
+ * version, the config base (its content when it is a file of the kit)
+ * and each fragment's content. `mkseries build` (with the commit) and
+ * `mkseries run` (with the tree, runstate.c's build_key()) both decide
+ * with it whether a build is current, so they cannot disagree. Returns 0
+ * with *out (caller frees), or MKS_ECONFIG (printed) when the kit's
+ * files cannot be read.
+ */
+int build_inputs_key(char **out, const struct kit *kit, const struct kernel_branch *b);
+
 /*
  * Build variant `variant` (its commit resolved by the caller) of branch
  * b: materialise into src/, configure out-<variant>/ (config_base, then

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "build.h"
 #include "gitutil.h"
 #include "regress.h"
 #include "runstate.h"
@@ -108,15 +109,6 @@ char *mm_regress_hash(const char *machine)
 	return hash_of(image ? image : "", len);
 }
 
-char *compiler_version(const char *cross)
-{
-	char *gcc = xstrfmt("%sgcc", cross ? cross : "");
-	char *v = program_version(gcc, "none");
-
-	free(gcc);
-	return v;
-}
-
 static char *kit_file(const struct kit *kit, const char *rel)
 {
 	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
@@ -171,36 +163,29 @@ char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
 }
 
 int build_key(char **out, git_repository *repo, const git_oid *commit, const struct kit *kit,
-	      const struct kernel_branch *b, const char *compiler)
+	      const struct kernel_branch *b)
 {
 	struct step_key k = STEP_KEY_INIT;
 	git_commit *c = NULL;
-	const char *base = b->config_base ? b->config_base : "defconfig";
-	char *path;
-	size_t i;
+	char *inputs = NULL;
 	int err;
 
 	*out = NULL;
 	err = git_commit_lookup(&c, repo, commit);
 	if (err < 0)
 		return git_error_report(err, "cannot read commit %s", oid_short(commit));
+	err = build_inputs_key(&inputs, kit, b);
+	if (err) {
+		git_commit_free(c);
+		return err;
+	}
 	step_key_add(&k, "step", "build");
 	step_key_add(&k, "tree", "%s", git_oid_tostr_s(git_commit_tree_id(c)));
 	git_commit_free(c);
-	step_key_add(&k, "arch", "%s", b->arch ? b->arch : "x86_64");
-	step_key_add(&k, "config-base", "%s", base);
-	path = kit_file(kit, base);
-	if (b->config_base_is_file || file_exists(path))
-		step_key_add_file(&k, "config-base-file", path);
-	free(path);
-	for (i = 0; i < b->nr_fragments; i++) {
-		path = kit_file(kit, b->fragments[i]);
-		step_key_add_file(&k, b->fragments[i], path);
-		free(path);
-	}
-	step_key_add(&k, "compiler", "%s", compiler ? compiler : "none");
+	step_key_add(&k, "inputs", "%s", inputs);
 	*out = step_key_hash(&k);
 	step_key_release(&k);
+	free(inputs);
 	return 0;
 }
 
