@@ -42,8 +42,24 @@ static void test_shown(void)
 	is_str(b, "b\\r", "shown: a second copy leaves the first alone");
 }
 
+static void test_small_helpers(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *names[] = { "tree", "apply", "model" };
+
+	strbuf_addch(&sb, 'x');
+	strbuf_addchars(&sb, ' ', 3);
+	strbuf_addchars(&sb, '-', 0);
+	is_str(sb.buf, "x   ", "strbuf_addchars: three spaces after x, none for n = 0");
+	strbuf_release(&sb);
+	qsort(names, 3, sizeof(*names), strp_cmp);
+	ok(!strcmp(names[0], "apply") && !strcmp(names[1], "model") && !strcmp(names[2], "tree"),
+	   "strp_cmp sorts an array of strings");
+}
+
 int main(void)
 {
 	test_shown();
+	test_small_helpers();
 	return tap_done();
 }

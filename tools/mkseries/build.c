@@ -689,11 +689,6 @@ static void kconfig_scan_dir(struct strvec *out, struct strbuf *path, const char
 	closedir(d);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int kconfig_symbols(struct strvec *out, const char *src, const char *srcarch)
 {
 	struct strbuf path = STRBUF_INIT;
@@ -703,7 +698,7 @@ int kconfig_symbols(struct strvec *out, const char *src, const char *srcarch)
 	strbuf_addstr(&path, src);
 	kconfig_scan_dir(out, &path, srcarch, 0, 0);
 	strbuf_release(&path);
-	qsort(out->v, out->nr, sizeof(*out->v), cmp_str);
+	qsort(out->v, out->nr, sizeof(*out->v), strp_cmp);
 	return 0;
 }
 
@@ -711,7 +706,7 @@ int kconfig_symbol_defined(void *data, const char *name)
 {
 	const struct strvec *syms = data;
 
-	return bsearch(&name, syms->v, syms->nr, sizeof(*syms->v), cmp_str) != NULL;
+	return bsearch(&name, syms->v, syms->nr, sizeof(*syms->v), strp_cmp) != NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1130,20 +1125,6 @@ static int is_config_target(const char *s)
 	return 1;
 }
 
-static char *kit_file(const struct kit *kit, const char *rel)
-{
-	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
-}
-
-static char *hash_hex(const char *data, size_t len)
-{
-	git_oid oid;
-
-	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
-		return xstrdup("unknown");
-	return xstrdup(git_oid_tostr_s(&oid));
-}
-
 char *compiler_version(const char *cross)
 {
 	char *gcc = xstrfmt("%sgcc", cross ? cross : "");
@@ -1207,7 +1188,7 @@ int build_inputs_key(char **out, const struct kit *kit, const struct kernel_bran
 	struct strbuf inputs = STRBUF_INIT;
 	int ret = build_inputs(&inputs, &frag, kit, b);
 
-	*out = ret ? NULL : hash_hex(inputs.buf, inputs.len);
+	*out = ret ? NULL : blob_hash_hex(inputs.buf, inputs.len);
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
 	return ret;
@@ -1362,7 +1343,7 @@ static int configure(struct build_result *res, struct state *st, struct make_ctx
 		if (missing.nr)
 			goto cleanup;
 	}
-	res->config_hash = hash_hex(config.buf, config.len);
+	res->config_hash = blob_hash_hex(config.buf, config.len);
 	state_set(st, "config_hash", res->config_hash);
 	if (had_config && before.len == config.len && !memcmp(before.buf, config.buf, config.len)) {
 		struct timespec times[2] = { before_st.st_atim, before_st.st_mtim };
@@ -1472,7 +1453,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	ret = build_inputs(&inputs, &frag, kit, b);
 	if (ret)
 		goto cleanup;
-	inputs_hash = hash_hex(inputs.buf, inputs.len);
+	inputs_hash = blob_hash_hex(inputs.buf, inputs.len);
 
 	src = path_join(opts->workdir, "src");
 	out = xstrfmt("%s/out-%s", opts->workdir, variant);

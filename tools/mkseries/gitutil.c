@@ -59,6 +59,16 @@ void git_warning_report(int gerr, const char *fmt, ...)
 	va_end(ap);
 }
 
+char *blob_hash_hex(const void *data, size_t len)
+{
+	git_oid oid;
+
+	/* Hashing memory fails only when libgit2 cannot allocate. */
+	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
+		BUG("cannot hash %zu bytes", len);
+	return xstrdup(git_oid_tostr_s(&oid));
+}
+
 int repo_open(git_repository **out, const char *path, int create)
 {
 	int err;

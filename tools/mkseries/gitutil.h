@@ -15,6 +15,9 @@ int git_error_report(int gerr, const char *fmt, ...) __attribute__((format(print
 /* The same as a "warning: ...", for what mkseries can do without. */
 void git_warning_report(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The hex id git gives `len` bytes of data as a blob. Caller frees. */
+char *blob_hash_hex(const void *data, size_t len);
+
 /* Open (or with create, init bare) a repository. Prints on failure. */
 int repo_open(git_repository **out, const char *path, int create);
 

@@ -1634,11 +1634,6 @@ cleanup:
 	yfile_release(&f);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Numbers compare as numbers, so 5.10 < 6.1 < 6.12 < 7.2; a shorter name sorts first. */
 static int version_cmp(const char *a, const char *b)
 {
@@ -1703,7 +1698,7 @@ static void load_kernels(struct loader *ld)
 	closedir(d);
 	if (!names.nr)
 		goto cleanup;
-	qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
+	qsort(names.v, names.nr, sizeof(*names.v), strp_cmp);
 	kit->branches = xcalloc(names.nr, sizeof(*kit->branches));
 	for (i = 0; i < names.nr; i++)
 		load_kernel(ld, &kit->branches[kit->nr_branches++], names.v[i]);
@@ -2272,6 +2267,11 @@ struct kit_series *kit_find_series(const struct kit *kit, const char *id)
 		if (kit->series[i].id && !strcmp(kit->series[i].id, id))
 			return &kit->series[i];
 	return NULL;
+}
+
+char *kit_file(const struct kit *kit, const char *rel)
+{
+	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
 }
 
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name)

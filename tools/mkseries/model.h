@@ -208,6 +208,8 @@ void kit_release(struct kit *kit);
 
 struct kit_series *kit_find_series(const struct kit *kit, const char *id);
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name);
+/* A path the kit names: `rel` itself when absolute, else under the kit's directory. Caller frees. */
+char *kit_file(const struct kit *kit, const char *rel);
 /*
  * Whether b's source can be used: for a git source, that its repository
  * is named (its variable set) and exists. Returns 0, or MKS_ECONFIG

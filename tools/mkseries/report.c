@@ -79,12 +79,6 @@ static size_t display_width(const char *s)
 	return w;
 }
 
-static void add_spaces(struct strbuf *sb, size_t n)
-{
-	while (n--)
-		strbuf_addch(sb, ' ');
-}
-
 /*
  * Append `text` word-wrapped to `width` columns: the first line starts
  * with `first`, the others with `rest`; a word longer than a line is cut.
@@ -288,7 +282,7 @@ static void table_print_part(struct strbuf *sb, const struct table *t, const siz
 						strbuf_addch(sb, '\\');
 					strbuf_addch(sb, *text);
 				}
-				add_spaces(sb, pad);
+				strbuf_addchars(sb, ' ', pad);
 				strbuf_addstr(sb, " |");
 				continue;
 			}
@@ -300,7 +294,7 @@ static void table_print_part(struct strbuf *sb, const struct table *t, const siz
 			if (col)
 				strbuf_addstr(sb, C_RESET);
 			if (i + 1 < nr)
-				add_spaces(sb, pad);
+				strbuf_addchars(sb, ' ', pad);
 		}
 		strbuf_rtrim(sb);
 		strbuf_addch(sb, '\n');
@@ -1433,7 +1427,7 @@ static void jw_key(struct jw *w, const char *key)
 			strbuf_addch(w->sb, ',');
 		w->first[w->depth] = 0;
 		strbuf_addch(w->sb, '\n');
-		add_spaces(w->sb, 2 * w->depth);
+		strbuf_addchars(w->sb, ' ', 2 * w->depth);
 	}
 	if (key) {
 		jw_str_raw(w->sb, key);
@@ -1457,7 +1451,7 @@ static void jw_close(struct jw *w, char bracket)
 	w->depth--;
 	if (!empty) {
 		strbuf_addch(w->sb, '\n');
-		add_spaces(w->sb, 2 * w->depth);
+		strbuf_addchars(w->sb, ' ', 2 * w->depth);
 	}
 	strbuf_addch(w->sb, bracket);
 	if (!w->depth)

@@ -63,11 +63,6 @@ static int name_index(const char *const *names, size_t nr, const char *name)
 	return -1;
 }
 
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 const char *check_status_name(enum check_status s)
 {
 	return (size_t)s < ARRAY_SIZE(check_names) ? check_names[s] : "?";
@@ -1142,7 +1137,7 @@ static void recorded_variants(struct strvec *out, const char *workdir, const str
 	}
 	if (d)
 		closedir(d);
-	qsort(found.v, found.nr, sizeof(*found.v), cmp_strp);
+	qsort(found.v, found.nr, sizeof(*found.v), strp_cmp);
 	for (i = 0; i < found.nr; i++)
 		strvec_push(out, found.v[i]);
 	strvec_clear(&found);

@@ -60,15 +60,6 @@ void step_key_add(struct step_key *k, const char *name, const char *fmt, ...)
 	strbuf_addch(&k->text, '\n');
 }
 
-static char *hash_of(const void *data, size_t len)
-{
-	git_oid oid;
-
-	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
-		BUG("cannot hash %zu bytes", len);
-	return xstrdup(git_oid_tostr_s(&oid));
-}
-
 int file_hash(char **out, const char *path)
 {
 	git_oid oid;
@@ -93,7 +84,7 @@ void step_key_add_file(struct step_key *k, const char *name, const char *path)
 
 char *step_key_hash(const struct step_key *k)
 {
-	return hash_of(k->text.buf, k->text.len);
+	return blob_hash_hex(k->text.buf, k->text.len);
 }
 
 void step_key_release(struct step_key *k)
@@ -106,12 +97,7 @@ char *mm_regress_hash(const char *machine)
 	size_t len = 0;
 	const char *why, *image = mm_regress_image_for(machine, &len, &why);
 
-	return hash_of(image ? image : "", len);
-}
-
-static char *kit_file(const struct kit *kit, const char *rel)
-{
-	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
+	return blob_hash_hex(image ? image : "", len);
 }
 
 /* Every item of one plan, with the content of the file it applies. */

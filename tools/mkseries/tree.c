@@ -1478,11 +1478,6 @@ cleanup:
 	return ret;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int tree_apt_sources(struct strbuf *out, struct strvec *looked_in, const char *root,
 		     const char *suite)
 {
@@ -1509,7 +1504,7 @@ int tree_apt_sources(struct strbuf *out, struct strvec *looked_in, const char *r
 		while ((de = readdir(d)))
 			if (ends_with(de->d_name, ".list") || ends_with(de->d_name, ".sources"))
 				strvec_push(&names, de->d_name);
-		qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
+		qsort(names.v, names.nr, sizeof(*names.v), strp_cmp);
 		for (i = 0; i < names.nr; i++)
 			strvec_pushf(&files, "%s/%s", dir, names.v[i]);
 		strvec_clear(&names);

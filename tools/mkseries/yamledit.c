@@ -209,12 +209,6 @@ static yaml_node_t *find_series(struct ydoc *y, const char *name, const char *id
 	return NULL;
 }
 
-static void add_spaces(struct strbuf *sb, size_t n)
-{
-	while (n--)
-		strbuf_addch(sb, ' ');
-}
-
 /* Insert `ins` at `at` in text; a line is ended first when `at` is the end of an unterminated file. */
 static void splice(struct strbuf *text, size_t at, const struct strbuf *ins)
 {
@@ -254,23 +248,23 @@ static void format_entries(struct strbuf *sb, size_t dash_col, size_t item_col,
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		add_spaces(sb, dash_col);
+		strbuf_addchars(sb, ' ', dash_col);
 		strbuf_addch(sb, '-');
-		add_spaces(sb, item_col > dash_col + 1 ? item_col - dash_col - 1 : 1);
+		strbuf_addchars(sb, ' ', item_col > dash_col + 1 ? item_col - dash_col - 1 : 1);
 		if (e[i].file) {
 			strbuf_addstr(sb, "file: ");
 			yaml_scalar(sb, e[i].file);
 			strbuf_addch(sb, '\n');
-			add_spaces(sb, item_col);
+			strbuf_addchars(sb, ' ', item_col);
 		}
 		strbuf_addstr(sb, "upstream: ");
 		yaml_scalar(sb, e[i].upstream);
 		strbuf_addch(sb, '\n');
-		add_spaces(sb, item_col);
+		strbuf_addchars(sb, ' ', item_col);
 		strbuf_addstr(sb, "subject: ");
 		yaml_quote(sb, e[i].subject);
 		strbuf_addch(sb, '\n');
-		add_spaces(sb, item_col);
+		strbuf_addchars(sb, ' ', item_col);
 		strbuf_addstr(sb, "fixes: ");
 		yaml_scalar(sb, e[i].fixes);
 		strbuf_addch(sb, '\n');
@@ -321,7 +315,7 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 	}
 	style_of(&y, map_get(&y, s, "patches", NULL), key_col, &st);
 	if (!fixups) {
-		add_spaces(&ins, key_col);
+		strbuf_addchars(&ins, ' ', key_col);
 		strbuf_addstr(&ins, "fixups:\n");
 		format_entries(&ins, key_col + st.dash, key_col + st.item, e, nr);
 		at = next_line(&y, mark_offset(&y, text_end(&y, s)));
@@ -414,7 +408,7 @@ int yamledit_add_entry_key(struct strbuf *text, const char *name, const char *se
 		splice(text, at, &ins);
 		goto cleanup;
 	}
-	add_spaces(&ins, node(&y, p->data.mapping.pairs.start[0].key)->start_mark.column);
+	strbuf_addchars(&ins, ' ', node(&y, p->data.mapping.pairs.start[0].key)->start_mark.column);
 	strbuf_addf(&ins, "%s: ", key);
 	yaml_scalar(&ins, value);
 	strbuf_addch(&ins, '\n');
