@@ -110,7 +110,7 @@ int variant_resolve(git_oid *out, char **refname, struct strbuf *why, git_reposi
 	}
 	git_object_free(obj);
 	if (err < 0)
-		return git_error_report(err, "cannot read '%s'", *refname);
+		return gitutil_error(err, "cannot read '%s'", *refname);
 	return 0;
 }
 

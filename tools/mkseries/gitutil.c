@@ -40,7 +40,7 @@ static void git_vreport(int as_error, int gerr, const char *fmt, va_list ap)
 	strbuf_release(&sb);
 }
 
-int git_error_report(int gerr, const char *fmt, ...)
+int gitutil_error(int gerr, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -50,7 +50,7 @@ int git_error_report(int gerr, const char *fmt, ...)
 	return -1;
 }
 
-void git_warning_report(int gerr, const char *fmt, ...)
+void gitutil_warning(int gerr, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -80,13 +80,13 @@ int repo_open(git_repository **out, const char *path, int create)
 			return error("cannot create '%s': %s", path, strerror(errno));
 		err = git_repository_init(out, path, 1);
 		if (err < 0)
-			return git_error_report(err, "cannot create repository '%s'", path);
+			return gitutil_error(err, "cannot create repository '%s'", path);
 		return 0;
 	}
 	if (err == GIT_ENOTFOUND)
 		return error_code(MKS_ENOTFOUND, "'%s' is not a git repository", path);
 	if (err < 0)
-		return git_error_report(err, "cannot open repository '%s'", path);
+		return gitutil_error(err, "cannot open repository '%s'", path);
 	return 0;
 }
 
@@ -201,7 +201,7 @@ int ref_update(git_repository *repo, const char *refname, const git_oid *target,
 		return error("cannot update '%s': it was changed by someone else meanwhile",
 			     refname);
 	if (err < 0)
-		return git_error_report(err, "cannot update '%s'", refname);
+		return gitutil_error(err, "cannot update '%s'", refname);
 	return 0;
 }
 
@@ -213,7 +213,7 @@ int backporter_signature(git_signature **out, git_repository *repo)
 		return error("who are you? set user.name and user.email with git config: "
 			     "mkseries signs off backports in your name");
 	if (err < 0)
-		return git_error_report(err, "cannot read user.name/user.email");
+		return gitutil_error(err, "cannot read user.name/user.email");
 	return 0;
 }
 

@@ -11,9 +11,9 @@ void gitutil_init(void);
  * Print "error: <what>: <libgit2's message>" and return -1. `gerr` is the
  * libgit2 return code; git_error_last() may be NULL in libgit2 1.5.1.
  */
-int git_error_report(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int gitutil_error(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same as a "warning: ...", for what mkseries can do without. */
-void git_warning_report(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gitutil_warning(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The hex id git gives `len` bytes of data as a blob. Caller frees. */
 char *blob_hash_hex(const void *data, size_t len);

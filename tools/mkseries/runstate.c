@@ -159,7 +159,7 @@ int build_key(char **out, git_repository *repo, const git_oid *commit, const str
 	*out = NULL;
 	err = git_commit_lookup(&c, repo, commit);
 	if (err < 0)
-		return git_error_report(err, "cannot read commit %s", oid_short(commit));
+		return gitutil_error(err, "cannot read commit %s", oid_short(commit));
 	err = build_inputs_key(&inputs, kit, b);
 	if (err) {
 		git_commit_free(c);

@@ -100,7 +100,7 @@ static void log_all_ref_updates(git_repository *repo, const char *path)
 		     strcasecmp(value.ptr, "always")))
 		err = git_config_set_string(local, "core.logAllRefUpdates", "always");
 	if (err < 0)
-		git_warning_report(err, "cannot turn on the reflog of '%s'; ref updates go unlogged",
+		gitutil_warning(err, "cannot turn on the reflog of '%s'; ref updates go unlogged",
 				   path);
 	git_buf_dispose(&value);
 	git_config_free(local);
@@ -507,7 +507,7 @@ static int fast_odb(git_odb **out, git_repository *repo)
 	if (err < 0) {
 		git_odb_free(*out);
 		*out = NULL;
-		return git_error_report(err, "cannot open the object database of '%s'",
+		return gitutil_error(err, "cannot open the object database of '%s'",
 					git_repository_path(repo));
 	}
 	return 0;
@@ -761,7 +761,7 @@ static int stream_entry(git_oid *out, git_odb *odb, struct archive *a, struct ar
 	if (err >= 0)
 		err = git_odb_stream_finalize_write(out, st);
 	if (err < 0)
-		ret = git_error_report(err, "'%s': cannot write '%s'", label, shown(path));
+		ret = gitutil_error(err, "'%s': cannot write '%s'", label, shown(path));
 cleanup:
 	git_odb_stream_free(st);
 	free(zeros);
@@ -906,7 +906,7 @@ static int write_dir(git_oid *out, int *empty, git_repository *repo, struct tnod
 	*empty = 1;
 	err = git_treebuilder_new(&bld, repo, NULL);
 	if (err < 0)
-		return git_error_report(err, "cannot build a tree");
+		return gitutil_error(err, "cannot build a tree");
 	for (i = 0; i < n->nr_kids; i++) {
 		struct tnode *k = n->kids[i];
 
@@ -923,14 +923,14 @@ static int write_dir(git_oid *out, int *empty, git_repository *repo, struct tnod
 		}
 		err = git_treebuilder_insert(NULL, bld, k->name, &k->oid, k->mode);
 		if (err < 0) {
-			ret = git_error_report(err, "cannot add '%s' to a tree", shown(k->path));
+			ret = gitutil_error(err, "cannot add '%s' to a tree", shown(k->path));
 			goto cleanup;
 		}
 		*empty = 0;
 	}
 	err = git_treebuilder_write(out, bld);
 	if (err < 0)
-		ret = git_error_report(err, "cannot write the tree of '%s'",
+		ret = gitutil_error(err, "cannot write the tree of '%s'",
 				       *n->path ? shown(n->path) : "/");
 cleanup:
 	git_treebuilder_free(bld);
@@ -961,11 +961,11 @@ static int check_gitmodules(git_repository *repo, struct ftree *ft, const char *
 			break;
 		}
 		if (!odb && (err = git_repository_odb(&odb, repo)) < 0) {
-			ret = git_error_report(err, "cannot open the object database");
+			ret = gitutil_error(err, "cannot open the object database");
 			break;
 		}
 		if ((err = git_odb_read_header(&size, &type, odb, &n->oid)) < 0) {
-			ret = git_error_report(err, "'%s': cannot read '%s'", label, shown(n->path));
+			ret = gitutil_error(err, "'%s': cannot read '%s'", label, shown(n->path));
 			break;
 		}
 		if (size > TREECHECK_GITMODULES_MAX) {
@@ -976,7 +976,7 @@ static int check_gitmodules(git_repository *repo, struct ftree *ft, const char *
 			break;
 		}
 		if ((err = git_odb_read(&obj, odb, &n->oid)) < 0) {
-			ret = git_error_report(err, "'%s': cannot read '%s'", label, shown(n->path));
+			ret = gitutil_error(err, "'%s': cannot read '%s'", label, shown(n->path));
 			break;
 		}
 		strbuf_reset(&why);
@@ -1764,11 +1764,11 @@ int tree_base(git_oid *out, git_repository *repo, const struct kernel_branch *b)
 	if (err == GIT_ENOTFOUND)
 		return MKS_ENOTFOUND;
 	if (err < 0)
-		return git_error_report(err, "cannot read '%s'", tree_base_refname(b));
+		return gitutil_error(err, "cannot read '%s'", tree_base_refname(b));
 	err = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
 	git_reference_free(ref);
 	if (err < 0)
-		return git_error_report(err, "'%s' does not name a commit", tree_base_refname(b));
+		return gitutil_error(err, "'%s' does not name a commit", tree_base_refname(b));
 	git_oid_cpy(out, git_object_id(obj));
 	git_object_free(obj);
 	return 0;
@@ -1836,14 +1836,14 @@ static int write_base_tag(git_repository *repo, const struct kernel_branch *b,
 	if (!err)
 		err = git_object_lookup(&target, repo, commit, GIT_OBJECT_COMMIT);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot tag the base of '%s'", b->name);
+		ret = gitutil_error(err, "cannot tag the base of '%s'", b->name);
 		goto cleanup;
 	}
 	name = xstrfmt("mkseries/base/%s", b->name);
 	msg = xstrfmt("mkseries base for branch %s\n\nsource: %s\n", b->name, key);
 	err = git_tag_annotation_create(&tag, repo, name, target, sig, msg);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot write tag '%s'", name);
+		ret = gitutil_error(err, "cannot write tag '%s'", name);
 		goto cleanup;
 	}
 	reflog = xstrfmt("mkseries import: %s", key);
@@ -1873,7 +1873,7 @@ static int write_import_commit(git_oid *out, git_repository *repo, const git_oid
 	git_tree_free(tree);
 	git_signature_free(sig);
 	if (err < 0)
-		return git_error_report(err, "cannot write the import commit");
+		return gitutil_error(err, "cannot write the import commit");
 	return 0;
 }
 
@@ -1935,7 +1935,7 @@ static int fetch_commit(git_repository *repo, git_repository *src, const char *u
 	if (!err)
 		err = git_remote_fetch(remote, &specs, &opts, "mkseries import");
 	if (err < 0) {
-		ret = git_error_report(err, "cannot fetch '%s' from '%s'", ref, url);
+		ret = gitutil_error(err, "cannot fetch '%s' from '%s'", ref, url);
 		goto cleanup;
 	}
 	if (git_commit_lookup(&commit, repo, id) < 0) {
@@ -1982,7 +1982,7 @@ static int import_git(git_oid *out, struct tree_import_info *info, git_repositor
 	if (!err)
 		err = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
 	if (err < 0) {
-		ret = git_error_report(err, "branch '%s': no commit '%s' in '%s'", b->name, ref,
+		ret = gitutil_error(err, "branch '%s': no commit '%s' in '%s'", b->name, ref,
 				       abs);
 		goto cleanup;
 	}
