@@ -928,17 +928,16 @@ void stream_child_release(struct stream_child *c)
 	strvec_clear(&c->env);
 }
 
-const char *format_duration(double seconds)
+const char *format_duration_to(char *buf, double seconds)
 {
-	static char buf[32];
 	long s = (long)(seconds + 0.5);
 
 	if (s < 60)
-		snprintf(buf, sizeof(buf), "%lds", s);
+		snprintf(buf, 32, "%lds", s);
 	else if (s < 3600)
-		snprintf(buf, sizeof(buf), "%ldm%02lds", s / 60, s % 60);
+		snprintf(buf, 32, "%ldm%02lds", s / 60, s % 60);
 	else
-		snprintf(buf, sizeof(buf), "%ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
+		snprintf(buf, 32, "%ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
 	return buf;
 }
 
@@ -1589,13 +1588,18 @@ int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const
 		 int all, const struct strvec *given)
 {
 	struct strvec checked = STRVEC_INIT;
-	int ret = 0;
+	int ret;
 
 	*sel = NULL;
 	*nr = 0;
-	if (variants_select(&checked, given) || kit_open(kit) ||
-	    select_branches(sel, nr, kit, branch, all, 0) || variants_check(given, *sel, *nr))
-		ret = 2;
+	ret = variants_select(&checked, given);
+	if (!ret)
+		ret = kit_open(kit);
+	if (!ret)
+		ret = select_branches(sel, nr, kit, branch, all, 0);
+	if (!ret)
+		ret = variants_check(given, *sel, *nr);
 	strvec_clear(&checked);
-	return ret;
+	/* Whatever a helper returned, what the caller gets is one of ours. */
+	return ret > 0 ? MKS_ECONFIG : ret;
 }

@@ -49,7 +49,8 @@ int variants_check(const struct strvec *given, struct kernel_branch *const *sel,
 /*
  * What build and test work on: the kit (from kit_dir()), the branches
  * (`branch`, or every default one with `all`) and the --variant names
- * `given`, checked against them. Returns 0, or 2 after printing; *sel
+ * `given`, checked against them. Returns 0, or a negative MKS_* code
+ * after printing (MKS_ECONFIG for a kit or name that does not do); *sel
  * (caller frees) points into *kit, which the caller releases either way.
  */
 int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
@@ -192,8 +193,10 @@ struct stream_child {
 int stream_child_run(struct stream_child *c);
 void stream_child_release(struct stream_child *c);
 
-/* "3m02s", "41s" into a static buffer. */
-const char *format_duration(double seconds);
+/* "3m02s", "41s" into buf (at least 32 bytes); returns buf. */
+const char *format_duration_to(char *buf, double seconds);
+/* The same into a buffer of the calling block's own, as oid_short(). */
+#define format_duration(seconds) format_duration_to((char[32]){ 0 }, (seconds))
 
 enum build_status {
 	BUILD_OK = 1,		/* built now */

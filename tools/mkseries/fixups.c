@@ -1206,7 +1206,7 @@ static int find_candidates(struct discovery *d, struct fixups_report *rep, const
 {
 	struct commit_graph *cg = open_commit_graph(d->repo);
 	char *mismatch = NULL;
-	int ret;
+	int ret, caching, strict;
 
 	/*
 	 * Each commit is read once: libgit2's object cache would only cost
@@ -1214,8 +1214,8 @@ static int find_candidates(struct discovery *d, struct fixups_report *rep, const
 	 * and checking that each object's contents hash to its id (as git
 	 * log does not either) another sixth.
 	 */
-	git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0);
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	caching = gitutil_set_opt(GITUTIL_CACHING, 0);
+	strict = gitutil_set_opt(GITUTIL_STRICT_HASH, 0);
 	ret = walk(d, rep, ref, since, cg, &mismatch);
 	if (ret == SCAN_MISMATCH || ret == SCAN_UNREADABLE) {
 		/* the walk without the graph reports an unreadable commit itself */
@@ -1229,8 +1229,8 @@ static int find_candidates(struct discovery *d, struct fixups_report *rep, const
 		fprintf(stderr, "hint: 'git -C %s commit-graph write --reachable' makes this faster\n",
 			git_repository_path(d->repo));
 	}
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
-	git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 1);
+	gitutil_set_opt(GITUTIL_STRICT_HASH, strict);
+	gitutil_set_opt(GITUTIL_CACHING, caching);
 	free(mismatch);
 	commit_graph_free(cg);
 	return ret;

@@ -22,6 +22,26 @@ void gitutil_init(void)
 	}
 }
 
+int gitutil_set_opt(enum gitutil_opt opt, int on)
+{
+	static const git_libgit2_opt_t names[] = {
+		[GITUTIL_CACHING] = GIT_OPT_ENABLE_CACHING,
+		[GITUTIL_STRICT_HASH] = GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION,
+		[GITUTIL_STRICT_CREATION] = GIT_OPT_ENABLE_STRICT_OBJECT_CREATION,
+	};
+	/* libgit2's defaults: every one on. */
+	static int now[] = { 1, 1, 1 };
+	int was;
+
+	if ((size_t)opt >= ARRAY_SIZE(names))
+		BUG("unknown libgit2 option %d", opt);
+	was = now[opt];
+	if (git_libgit2_opts(names[opt], on) < 0)
+		BUG("libgit2 refused option %d", opt);
+	now[opt] = on;
+	return was;
+}
+
 /* "<what>: <libgit2's message>", as an error or a warning. */
 static void git_vreport(int as_error, int gerr, const char *fmt, va_list ap)
 {
@@ -217,10 +237,8 @@ int backporter_signature(git_signature **out, git_repository *repo)
 	return 0;
 }
 
-const char *oid_short(const git_oid *oid)
+const char *oid_short_to(char *buf, const git_oid *oid)
 {
-	static char buf[GIT_OID_HEXSZ + 1];
-
 	git_oid_tostr(buf, 13, oid);
 	return buf;
 }

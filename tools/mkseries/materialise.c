@@ -568,7 +568,7 @@ int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 	git_tree *tree = NULL, *old = NULL;
 	char *dirty = manifest_path(dir, ".manifest.dirty");
 	double start = mono_seconds();
-	int ret = 0, err, incremental = 0;
+	int ret = 0, err, incremental = 0, strict;
 
 	gitutil_init();
 	if (!stats)
@@ -599,12 +599,12 @@ int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 	 * The blobs come from our own object database; hashing each one again
 	 * as it is read (libgit2's default) costs more than writing it out.
 	 */
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	strict = gitutil_set_opt(GITUTIL_STRICT_HASH, 0);
 	if (incremental)
 		ret = materialise_diff(&w, old, tree);
 	else
 		ret = materialise_full(&w, tree);
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	gitutil_set_opt(GITUTIL_STRICT_HASH, strict);
 	if (ret)
 		goto cleanup;
 	git_oid_cpy(&mf.tree, git_tree_id(tree));

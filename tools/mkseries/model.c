@@ -2402,17 +2402,13 @@ const struct decision *patch_decision(const struct kit_patch *p, const char *bra
 	return find_decision(p->decisions, p->nr_decisions, branch);
 }
 
-const char *kit_patch_label(const struct kit_patch *p)
+const char *kit_patch_label_to(char *buf, size_t size, const struct kit_patch *p)
 {
-	static char bufs[4][256];
-	static int next;
-	char *buf = bufs[next];
 	const struct kit_series *s = p->series;
 
-	next = (next + 1) % 4;
 	if (p->is_fixup)
-		snprintf(buf, sizeof(bufs[0]), "%s fixup %d/%zu", sid(s), p->index, s->nr_fixups);
+		snprintf(buf, size, "%s fixup %d/%zu", sid(s), p->index, s->nr_fixups);
 	else
-		snprintf(buf, sizeof(bufs[0]), "%s %d/%zu", sid(s), p->index, s->nr_patches);
+		snprintf(buf, size, "%s %d/%zu", sid(s), p->index, s->nr_patches);
 	return buf;
 }

@@ -259,9 +259,16 @@ double kit_threshold_pct(const struct kit *kit, const struct kernel_branch *b);
 char *kit_claim_text(const struct kit_claim *c);
 
 /*
- * "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1/2", in one of four
- * static buffers used in turn (so two labels fit in one printf).
+ * "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1/2" into buf (size
+ * bytes, cut to fit); returns buf.
  */
-const char *kit_patch_label(const struct kit_patch *p);
+#define KIT_PATCH_LABEL_SIZE 256
+const char *kit_patch_label_to(char *buf, size_t size, const struct kit_patch *p);
+/*
+ * The same into a buffer of the calling block's own (a compound literal):
+ * valid until that block ends, however many labels one printf() holds.
+ */
+#define kit_patch_label(p) \
+	kit_patch_label_to((char[KIT_PATCH_LABEL_SIZE]){ 0 }, KIT_PATCH_LABEL_SIZE, (p))
 
 #endif

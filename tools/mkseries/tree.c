@@ -134,10 +134,9 @@ const char *tree_base_refname(const struct kernel_branch *b)
 	return sb.buf;
 }
 
-/* "86691" -> "86,691" into a static buffer. */
-static const char *thousands(size_t n)
+/* "86691" -> "86,691" into buf (at least 32 bytes). */
+static const char *thousands_to(char *buf, size_t n)
 {
-	static char buf[32];
 	char tmp[32];
 	size_t len, i, o = 0;
 
@@ -151,6 +150,7 @@ static const char *thousands(size_t n)
 	buf[o] = '\0';
 	return buf;
 }
+#define thousands(n) thousands_to((char[32]){ 0 }, (n))
 
 /* ------------------------------------------------------------------ */
 /* An in-memory directory tree of the archive's files */
@@ -1044,9 +1044,10 @@ static int import_archive(git_oid *out_tree, size_t *nr_files, time_t *newest,
 		 * Every blob was just written: libgit2 need not read each one
 		 * back to check it exists (4 s on a kernel tree).
 		 */
-		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
+		int strict = gitutil_set_opt(GITUTIL_STRICT_CREATION, 0);
+
 		ret = ftree_write(out_tree, nr_files, repo, &ft, label);
-		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1);
+		gitutil_set_opt(GITUTIL_STRICT_CREATION, strict);
 	}
 	if (!ret) {
 		*newest = ft.newest;
@@ -1884,14 +1885,24 @@ static int count_blob(const char *root, const git_tree_entry *entry, void *paylo
 	return 0;
 }
 
+/* The files of commit_id's tree, for the import's summary line; 0 (with a warning) when unreadable. */
 static size_t count_files(git_repository *repo, const git_oid *commit_id)
 {
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
 	size_t n = 0;
+	int err;
 
-	if (!git_commit_lookup(&commit, repo, commit_id) && !git_commit_tree(&tree, commit))
-		git_tree_walk(tree, GIT_TREEWALK_PRE, count_blob, &n);
+	err = git_commit_lookup(&commit, repo, commit_id);
+	if (!err)
+		err = git_commit_tree(&tree, commit);
+	if (!err)
+		err = git_tree_walk(tree, GIT_TREEWALK_PRE, count_blob, &n);
+	if (err < 0) {
+		/* A count of part of the tree would be a wrong number, not a smaller one. */
+		gitutil_warning(err, "cannot count the files of %s", oid_short(commit_id));
+		n = 0;
+	}
 	git_tree_free(tree);
 	git_commit_free(commit);
 	return n;
@@ -1945,8 +1956,8 @@ static int fetch_commit(git_repository *repo, git_repository *src, const char *u
 	}
 cleanup:
 	/* The tag keeps what was fetched; the helper ref is not needed. */
-	if (!git_reference_lookup(&tmp, repo, tmpname))
-		git_reference_delete(tmp);
+	if (!git_reference_lookup(&tmp, repo, tmpname) && (err = git_reference_delete(tmp)) < 0)
+		gitutil_warning(err, "cannot remove the helper ref '%s'", tmpname);
 	git_reference_free(tmp);
 	git_reference_free(full);
 	git_commit_free(commit);
