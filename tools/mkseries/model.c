@@ -2271,7 +2271,9 @@ struct kit_series *kit_find_series(const struct kit *kit, const char *id)
 
 char *kit_file(const struct kit *kit, const char *rel)
 {
-	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
+	if (rel[0] == '/' || !kit || !kit->dir)
+		return xstrdup(rel);
+	return path_join(kit->dir, rel);
 }
 
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name)

@@ -208,7 +208,10 @@ void kit_release(struct kit *kit);
 
 struct kit_series *kit_find_series(const struct kit *kit, const char *id);
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name);
-/* A path the kit names: `rel` itself when absolute, else under the kit's directory. Caller frees. */
+/*
+ * A path the kit names: `rel` itself when absolute (or without a kit
+ * directory), else under the kit's directory. Caller frees.
+ */
 char *kit_file(const struct kit *kit, const char *rel);
 /*
  * Whether b's source can be used: for a git source, that its repository

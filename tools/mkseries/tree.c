@@ -37,14 +37,6 @@ static char *cache_dir(void)
 	return NULL;
 }
 
-/* A path from the kit: absolute as written, else relative to the kit directory. */
-static char *kit_path(const struct kit *kit, const char *p)
-{
-	if (*p == '/' || !kit || !kit->dir)
-		return xstrdup(p);
-	return path_join(kit->dir, p);
-}
-
 /* kernel_repo_path(), and whether it is mkseries' own repository under the cache. */
 static int repo_path_of(char **out, int *own, const struct kit *kit,
 			const struct kernel_branch *b, const char *repo_opt)
@@ -61,7 +53,7 @@ static int repo_path_of(char **out, int *own, const struct kit *kit,
 		/* A repository the user's environment names: say which file and variable. */
 		if ((!b->source.repo || b->source.repo_var) && kernel_source_check(b))
 			return MKS_ECONFIG;
-		*out = kit_path(kit, b->source.repo);
+		*out = kit_file(kit, b->source.repo);
 		return 0;
 	}
 	*own = 1;
@@ -1974,7 +1966,7 @@ static int import_git(git_oid *out, struct tree_import_info *info, git_repositor
 	git_object *obj = NULL, *peeled = NULL;
 	git_oid commit, old;
 	const git_signature *committer;
-	char *path = b->source.repo ? kit_path(kit, b->source.repo) : NULL, *abs = NULL, *key = NULL;
+	char *path = b->source.repo ? kit_file(kit, b->source.repo) : NULL, *abs = NULL, *key = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
 	const char *ref = b->source.ref ? b->source.ref : "HEAD";
 	int exists, err, ret = 0;
@@ -2029,7 +2021,7 @@ cleanup:
 static int import_tarball(git_oid *out, struct tree_import_info *info, git_repository *repo,
 			  const struct kit *kit, const struct kernel_branch *b, int force)
 {
-	char *path = kit_path(kit, b->source.tarball), *abs = NULL, *key = NULL, *msg = NULL;
+	char *path = kit_file(kit, b->source.tarball), *abs = NULL, *key = NULL, *msg = NULL;
 	const char *base;
 	git_oid tree, old;
 	struct stat st;
