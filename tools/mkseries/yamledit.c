@@ -242,6 +242,20 @@ static void style_of(struct ydoc *y, yaml_node_t *seq, size_t key_col, struct li
 		st->item = st->dash + 2;
 }
 
+/*
+ * "key: value" and a newline, after *indent spaces (then item_col for the
+ * next member: only the first stands right after the dash).
+ */
+static void add_member(struct strbuf *sb, size_t *indent, size_t item_col, const char *key,
+		       const char *value, void (*add_value)(struct strbuf *, const char *))
+{
+	strbuf_addchars(sb, ' ', *indent);
+	*indent = item_col;
+	strbuf_addf(sb, "%s: ", key);
+	add_value(sb, value);
+	strbuf_addch(sb, '\n');
+}
+
 static void format_entries(struct strbuf *sb, size_t dash_col, size_t item_col,
 			   const struct yaml_fixup_entry *e, size_t nr)
 {
@@ -251,23 +265,13 @@ static void format_entries(struct strbuf *sb, size_t dash_col, size_t item_col,
 		strbuf_addchars(sb, ' ', dash_col);
 		strbuf_addch(sb, '-');
 		strbuf_addchars(sb, ' ', item_col > dash_col + 1 ? item_col - dash_col - 1 : 1);
-		if (e[i].file) {
-			strbuf_addstr(sb, "file: ");
-			yaml_scalar(sb, e[i].file);
-			strbuf_addch(sb, '\n');
-			strbuf_addchars(sb, ' ', item_col);
-		}
-		strbuf_addstr(sb, "upstream: ");
-		yaml_scalar(sb, e[i].upstream);
-		strbuf_addch(sb, '\n');
-		strbuf_addchars(sb, ' ', item_col);
-		strbuf_addstr(sb, "subject: ");
-		yaml_quote(sb, e[i].subject);
-		strbuf_addch(sb, '\n');
-		strbuf_addchars(sb, ' ', item_col);
-		strbuf_addstr(sb, "fixes: ");
-		yaml_scalar(sb, e[i].fixes);
-		strbuf_addch(sb, '\n');
+		size_t indent = 0;	/* the first member stands on the dash's line */
+
+		if (e[i].file)
+			add_member(sb, &indent, item_col, "file", e[i].file, yaml_scalar);
+		add_member(sb, &indent, item_col, "upstream", e[i].upstream, yaml_scalar);
+		add_member(sb, &indent, item_col, "subject", e[i].subject, yaml_quote);
+		add_member(sb, &indent, item_col, "fixes", e[i].fixes, yaml_scalar);
 	}
 }
 
