@@ -398,7 +398,10 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 	switch (cv.rule) {
 	case CONSOLE_OK:
 		/* Killed just after the done marker: still not a run that ended by itself. */
-		if (end != END_EXITED)
+		if (end == END_TIMEOUT_BOOT)
+			strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us",
+				    b->boot.boot_timeout ? b->boot.boot_timeout : 300);
+		else if (end == END_TIMEOUT_RUN)
 			strbuf_addf(&why, "timeout (run): mm-regress did not finish in %us",
 				    b->boot.run_timeout ? b->boot.run_timeout : 900);
 		break;
@@ -434,7 +437,11 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 				strbuf_addf(&why, " %s", k->cases[i].name);
 		break;
 	case CONSOLE_CUT_SHORT:
-		if (end == END_TIMEOUT_RUN || end == END_TIMEOUT_BOOT)
+		if (end == END_TIMEOUT_BOOT)
+			/* The header came as QEMU was being killed. */
+			strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us; %s",
+				    b->boot.boot_timeout ? b->boot.boot_timeout : 300, cv.problems.v[0]);
+		else if (end == END_TIMEOUT_RUN)
 			strbuf_addf(&why, "timeout (run): mm-regress did not finish in %us; %s",
 				    b->boot.run_timeout ? b->boot.run_timeout : 900, cv.problems.v[0]);
 		else
