@@ -134,12 +134,18 @@ test: deps
 # synthetic tests (not the real kernel trees) under ASan and UBSan.
 ci-checks: deps
 	$(MAKE) DEVELOPER=1 all units
+	tests/check-layers.sh $(B)/obj/mkseries tools/mkseries
 	$(MAKE) SANITIZE=address,undefined all units
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		prove -j1 --exec '' $(patsubst $(B)/%,build-sanitize/%,$(UNIT_BIN))
 	MKSERIES_BIN=$(CURDIR)/build-sanitize/mkseries MKSERIES_SKIP_REAL=1 \
 		ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		prove -j1 tests/t0[0-8]*.sh
+
+# No call cycle between the objects, no library call into a builtin;
+# notes the functions and files the later splits are to shorten.
+check-layers: all
+	tests/check-layers.sh $(B)/obj/mkseries tools/mkseries
 
 # The main job on the kit's default branches.
 run: deps
@@ -157,4 +163,4 @@ install: all
 clean:
 	rm -rf build/obj build/tests build/mkseries build/mm-regress build/mm-regress-* build-sanitize
 
-.PHONY: all deps units test ci-checks run bench install clean
+.PHONY: all deps units test ci-checks check-layers run bench install clean

@@ -46,7 +46,8 @@ make_fake_tree() {
 # "silent-kvm FILE" (nothing under -accel kvm: a nested KVM that hangs),
 # "abort-kvm FILE" (under -accel kvm, QEMU's own MSR error and an
 # assertion, then SIGABRT: status 134, as nested KVM does on some hosts),
-# "hang" or "ktap-hang". `--version` answers as QEMU does.
+# "hang", "ktap-hang" or "done-hang FILE" (FILE, then no exit). `--version`
+# answers as QEMU does.
 write_fake_qemu() {
 	cat >"$1" <<-\EOF_QEMU &&
 	#!/bin/sh
@@ -72,6 +73,7 @@ write_fake_qemu() {
 	case "$FAKE_CONSOLE" in
 	hang) sleep 60 ;;
 	ktap-hang) printf 'Linux version 6.12\nKTAP version 1\n1..3\nok 1 a\n'; sleep 60 ;;
+	done-hang*) cat "${FAKE_CONSOLE#done-hang }"; sleep 60 ;;
 	silent-kvm*) cat "${FAKE_CONSOLE#silent-kvm }" ;;
 	abort-kvm*) cat "${FAKE_CONSOLE#abort-kvm }" ;;
 	*) cat "$FAKE_CONSOLE" ;;
@@ -264,6 +266,13 @@ test_expect_success 'a hang during the run is a run timeout' '
 	(cd kit && FAKE_CONSOLE=ktap-hang test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t base: FAILED (tcg, instruction-paced) timeout (run): mm-regress did not finish in 3s; plan says 3 results, got 1" out
+'
+
+test_expect_success 'a complete run whose QEMU does not exit after it is a pass' '
+	(cd kit && FAKE_CONSOLE="done-hang $CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: booted (tcg, instruction-paced" out
 '
 
 test_expect_success 'a run that stops before the done marker fails' '

@@ -98,6 +98,23 @@ test_expect_success '--format json' '
 	EOF
 '
 
+test_expect_success '--format json cleans what is not UTF-8: a tag, a control character' '
+	git clone -q up up-bytes &&
+	printf "mm: fix \\033[2J the screen\\n\\nFixes: %s\\n" "$A1" >msg &&
+	echo more >>up-bytes/mm/mremap.c &&
+	git -C up-bytes commit -q -a -F ../msg &&
+	git -C up-bytes tag "v9.$(printf "\\377")" &&
+	(cd kit && test_expect_code 1 mkseries fixups --mainline ../up-bytes --format json >../bytes.json) &&
+	python3 - <<-\EOF
+	import json
+	d = json.loads(open("bytes.json", "rb").read().decode("utf-8"))
+	m = [m for m in d["missing"] if m["subject"].endswith(" the screen")]
+	assert len(m) == 1, d["missing"]
+	assert m[0]["tag"] == "v9.\\xff", m[0]
+	assert m[0]["subject"] == "mm: fix \\x1b[2J the screen", m[0]
+	EOF
+'
+
 test_expect_success '--write adds them to series.yaml; comments and layout survive' '
 	sed -i -e "s/^series:/# the series\n\nseries:   # all of them/" \
 		-e "s/^  - id: beta/\n  # beta: the madvise one\n  - id: beta/" kit/series.yaml &&

@@ -133,6 +133,35 @@ test_expect_success 'a rebuild that makes the same image keeps its test' '
 	test_grep "^t base  -      ok     ok tcg  3 ok" out
 '
 
+test_expect_success 'a new compiler makes build and run alike build again' '
+	mkdir -p newcc &&
+	cat >newcc/gcc <<-\EOF &&
+	#!/bin/sh
+	if [ "$1" = --version ]; then
+		echo "gcc (stand-in) 99.1.0"
+		exit 0
+	fi
+	exec /usr/bin/gcc "$@"
+	EOF
+	chmod +x newcc/gcc &&
+	(cd kit && mkseries build --branch t --variant base --workdir ../work >../out 2>&1) &&
+	test_grep "^t base: up to date" out &&
+	(cd kit && PATH="$TRASH_DIRECTORY/newcc:$PATH" &&
+	 mkseries build --branch t --variant base --workdir ../work >../out 2>&1) &&
+	test_grep "^t base: built in" out &&
+	(cd kit && PATH="$TRASH_DIRECTORY/newcc:$PATH" &&
+	 mkseries run --branch t --workdir ../work >../out 2>&1) &&
+	test_grep "^t kit: build: built" out &&
+	(cd kit && PATH="$TRASH_DIRECTORY/newcc:$PATH" &&
+	 mkseries run --branch t --workdir ../work >../out 2>&1) &&
+	test_grep "^t base: build: up to date" out &&
+	test_grep "^t kit: build: up to date" out &&
+	(cd kit && mkseries build --branch t --variant kit --workdir ../work >../out 2>&1) &&
+	test_grep "^t kit: built in" out &&
+	(cd kit && mkseries run --branch t --workdir ../work >../out 2>&1) &&
+	test_grep "^t base: build: built" out
+'
+
 test_expect_success 'a regression beyond the noise in instruction-paced time fails the run' '
 	(cd kit && FAKE_QEMU_SLOWER=1 test_expect_code 1 mkseries run --branch t --workdir ../work \
 		--force=test >../out) &&

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "console.h"
 #include "ktap.h"
+#include "results.h"
 #include "fixture.h"
 #include "tap.h"
 #include "util.h"
@@ -92,11 +94,66 @@ static void test_panic(void)
 	strbuf_release(&sb);
 }
 
+/*
+ * Consoles the test step and the report used to judge apart: each is
+ * read back as the report does (cell_read_console()) and judged as the
+ * test step does (console_judge(), one boot), and both must agree.
+ */
+static void test_one_judge(void)
+{
+	/* Complete, every case ok, but a metric line was lost. */
+	static const char lost_metric[] =
+		"KTAP version 1\n1..1\n# machine: x86_64\n"
+		"# metric: t lat abc us lower_is_better\n"
+		"ok 1 t\n# mm-regress: done\n";
+	/* A case failed, then the run stopped before its plan was done. */
+	static const char failed_then_cut[] =
+		"KTAP version 1\n1..3\n# machine: x86_64\n"
+		"ok 1 a\n# b: pte not cleared\nnot ok 2 b\n";
+	struct console_rules rules = { .machine = "x86_64" };
+	struct console_verdict v;
+	struct cell_result c;
+	const char *text;
+	size_t len;
+
+	text = lost_metric;
+	len = strlen(text);
+	console_judge(&v, &text, &len, 1, &rules);
+	is_int(v.rule, CONSOLE_CUT_SHORT, "test step: a lost metric line is a run cut short");
+	console_verdict_release(&v);
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("base");
+	cell_read_console(&c, text, len, NULL);
+	is_int(c.tests.status, CHECK_FAILED, "report: so are the tests that lost it");
+	ok(c.tests.evidence && strstr(c.tests.evidence, "1 metric line(s) do not parse"),
+	   "report: saying which line (%s)", c.tests.evidence ? c.tests.evidence : "");
+	cell_result_release(&c);
+
+	text = failed_then_cut;
+	len = strlen(text);
+	console_judge(&v, &text, &len, 1, &rules);
+	is_int(v.rule, CONSOLE_CASE_FAILED, "test step: a failed case comes before the cut it led to");
+	ok(v.e.first_fail && !strcmp(v.e.first_fail->name, "b"), "test step: the case is b");
+	console_verdict_release(&v);
+	memset(&c, 0, sizeof(c));
+	c.variant = xstrdup("base");
+	cell_read_console(&c, text, len, NULL);
+	is_str(c.tests.evidence, "not ok 2 b: b: pte not cleared", "report: the same case");
+	cell_result_release(&c);
+
+	rules.machine = "aarch64";
+	console_judge(&v, &text, &len, 1, &rules);
+	ok(v.rule == CONSOLE_WRONG_MACHINE && v.machine && !strcmp(v.machine, "x86_64"),
+	   "a run on another machine than the branch's says nothing about its cases");
+	console_verdict_release(&v);
+}
+
 int main(int argc, char **argv)
 {
 	find_data_dir(argv[0], "MKSERIES_CONSOLE_DATA", "console");
 	test_clean();
 	test_warning();
 	test_panic();
+	test_one_judge();
 	return tap_done();
 }

@@ -1,4 +1,7 @@
 /* test-util.c: unit tests for util.c's helpers that treat input as hostile. */
+#include "arch.h"
+#include "gitutil.h"
+#include "model.h"
 #include "tap.h"
 #include "util.h"
 
@@ -42,8 +45,68 @@ static void test_shown(void)
 	is_str(b, "b\\r", "shown: a second copy leaves the first alone");
 }
 
+static void test_small_helpers(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *names[] = { "tree", "apply", "model" };
+
+	strbuf_addch(&sb, 'x');
+	strbuf_addchars(&sb, ' ', 3);
+	strbuf_addchars(&sb, '-', 0);
+	is_str(sb.buf, "x   ", "strbuf_addchars: three spaces after x, none for n = 0");
+	strbuf_release(&sb);
+	qsort(names, 3, sizeof(*names), strp_cmp);
+	ok(!strcmp(names[0], "apply") && !strcmp(names[1], "model") && !strcmp(names[2], "tree"),
+	   "strp_cmp sorts an array of strings");
+}
+
+/* Helpers that used to hand out static buffers: several in one call must not share one. */
+static void test_own_buffers(void)
+{
+	struct kit_series series = { .id = "mremap", .nr_patches = 5 };
+	struct kit_patch p[5];
+	git_oid a, b;
+	char line[512];
+	size_t i;
+
+	memset(p, 0, sizeof(p));
+	for (i = 0; i < 5; i++) {
+		p[i].series = &series;
+		p[i].index = (int)i + 1;
+	}
+	snprintf(line, sizeof(line), "%s, %s, %s, %s, %s", kit_patch_label(&p[0]),
+		 kit_patch_label(&p[1]), kit_patch_label(&p[2]), kit_patch_label(&p[3]),
+		 kit_patch_label(&p[4]));
+	is_str(line, "mremap 1/5, mremap 2/5, mremap 3/5, mremap 4/5, mremap 5/5",
+	       "five patch labels in one call");
+	git_oid_fromstr(&a, "1111111111111111111111111111111111111111");
+	git_oid_fromstr(&b, "2222222222222222222222222222222222222222");
+	snprintf(line, sizeof(line), "%s..%s", oid_short(&a), oid_short(&b));
+	is_str(line, "111111111111..222222222222", "two short ids in one call");
+	snprintf(line, sizeof(line), "%s, not %s", elf_machine_name(1234), elf_machine_name(4321));
+	is_str(line, "EM_1234, not EM_4321", "two unknown machines in one call");
+}
+
+/* libgit2 cannot say what its switches are: gitutil remembers, so nested changes unwind. */
+static void test_git_opts(void)
+{
+	int outer, inner;
+
+	gitutil_init();
+	outer = gitutil_set_opt(GITUTIL_CACHING, 0);
+	inner = gitutil_set_opt(GITUTIL_CACHING, 0);
+	is_int(outer, 1, "libgit2 caches objects by default");
+	is_int(inner, 0, "a second caller finds caching off");
+	is_int(gitutil_set_opt(GITUTIL_CACHING, inner), 0, "its restore leaves it off");
+	is_int(gitutil_set_opt(GITUTIL_CACHING, outer), 0, "until the first caller's restore");
+	is_int(gitutil_set_opt(GITUTIL_CACHING, 1), 1, "which turns it back on");
+}
+
 int main(void)
 {
 	test_shown();
+	test_small_helpers();
+	test_own_buffers();
+	test_git_opts();
 	return tap_done();
 }

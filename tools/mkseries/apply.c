@@ -1174,7 +1174,7 @@ static int tree_lookup(git_tree *tree, const char *path, git_oid *id, git_filemo
 		return BASE_ABSENT;
 	}
 	if (err < 0)
-		return git_error_report(err, "cannot look up '%s' in the tree", path);
+		return gitutil_error(err, "cannot look up '%s' in the tree", path);
 	kind = git_tree_entry_type(e) == GIT_OBJECT_TREE ? BASE_DIR : BASE_FILE;
 	if (id)
 		git_oid_cpy(id, git_tree_entry_id(e));
@@ -1653,7 +1653,7 @@ static int run_hunks(git_patch *patch, const char *path, const char *src, size_t
 		int trailing = 0, at_start, at_end;
 
 		if ((err = git_patch_get_hunk(&hunk, &nl, patch, h)) < 0) {
-			ret = git_error_report(err, "cannot read hunk %zu of '%s'", h + 1, path);
+			ret = gitutil_error(err, "cannot read hunk %zu of '%s'", h + 1, path);
 			goto cleanup;
 		}
 		pre.nr = post.nr = 0;
@@ -1662,7 +1662,7 @@ static int run_hunks(git_patch *patch, const char *path, const char *src, size_t
 			struct span *s;
 
 			if ((err = git_patch_get_line_in_hunk(&l, patch, h, i)) < 0) {
-				ret = git_error_report(err, "cannot read hunk %zu of '%s'", h + 1, path);
+				ret = gitutil_error(err, "cannot read hunk %zu of '%s'", h + 1, path);
 				goto cleanup;
 			}
 			switch (l->origin) {
@@ -1759,7 +1759,7 @@ static int simulate_delta(struct apply_ctx *ctx, size_t i, struct hunk_move **mo
 	int ret = 0, err;
 
 	if ((err = git_patch_from_diff(&patch, ctx->diff, i)) < 0) {
-		ret = git_error_report(err, "cannot read file %zu of the patch", i + 1);
+		ret = gitutil_error(err, "cannot read file %zu of the patch", i + 1);
 		goto cleanup;
 	}
 	d = git_patch_get_delta(patch);
@@ -1777,7 +1777,7 @@ static int simulate_delta(struct apply_ctx *ctx, size_t i, struct hunk_move **mo
 			srclen = link.len;
 		} else if (o->kind == BASE_FILE) {
 			if ((err = git_blob_lookup(&blob, ctx->repo, &o->id)) < 0) {
-				ret = git_error_report(err, "cannot read '%s' from the tree", o->path);
+				ret = gitutil_error(err, "cannot read '%s' from the tree", o->path);
 				goto cleanup;
 			}
 			src = git_blob_rawcontent(blob);
@@ -1910,7 +1910,7 @@ static int build_small_tree(git_tree **out, struct apply_ctx *ctx)
 	}
 	if (err < 0 || (err = git_tree_create_updated(&id, ctx->repo, NULL, n, up)) < 0 ||
 	    (err = git_tree_lookup(out, ctx->repo, &id)) < 0)
-		ret = git_error_report(err, "cannot build the tree of the patch's files");
+		ret = gitutil_error(err, "cannot build the tree of the patch's files");
 	strbuf_release(&link);
 	free(up);
 	return ret;
@@ -1975,7 +1975,7 @@ static int fold_back(git_oid *out, struct apply_ctx *ctx, git_index *idx)
 	if (!nup)
 		git_oid_cpy(out, git_tree_id(ctx->base));
 	else if ((err = git_tree_create_updated(out, ctx->repo, ctx->base, nup, up)) < 0)
-		ret = git_error_report(err, "cannot write the patched tree");
+		ret = gitutil_error(err, "cannot write the patched tree");
 cleanup:
 	free(up);
 	return ret;
@@ -1988,11 +1988,11 @@ static int lookup_base_tree(git_tree **out, git_repository *repo, const git_oid 
 
 	*out = NULL;
 	if ((err = git_object_lookup(&obj, repo, base, GIT_OBJECT_ANY)) < 0)
-		return git_error_report(err, "cannot read tree '%s'", oid_short(base));
+		return gitutil_error(err, "cannot read tree '%s'", oid_short(base));
 	err = git_object_peel((git_object **)out, obj, GIT_OBJECT_TREE);
 	git_object_free(obj);
 	if (err < 0)
-		return git_error_report(err, "'%s' is not a tree", oid_short(base));
+		return gitutil_error(err, "'%s' is not a tree", oid_short(base));
 	return 0;
 }
 
@@ -2035,7 +2035,7 @@ static int check_gitmodules(struct apply_ctx *ctx, git_index *idx)
 		if (e->mode == GIT_FILEMODE_LINK) {
 			strbuf_addstr(&why, "a .gitmodules that is a symbolic link");
 		} else if ((err = git_blob_lookup(&blob, ctx->repo, &e->id)) < 0) {
-			ret = git_error_report(err, "cannot read the new '%s'", shown(path));
+			ret = gitutil_error(err, "cannot read the new '%s'", shown(path));
 			break;
 		} else if ((size_t)git_blob_rawsize(blob) > TREECHECK_GITMODULES_MAX) {
 			strbuf_addf(&why, "more than %u bytes: too large to check",
@@ -2116,7 +2116,7 @@ static int run_apply(git_oid *out, git_repository *repo, const git_oid *base, co
 		goto cleanup;
 	}
 	if (err < 0) {
-		ret = git_error_report(err, "cannot apply the patch");
+		ret = gitutil_error(err, "cannot apply the patch");
 		goto cleanup;
 	}
 	if ((ret = check_gitmodules(&ctx, idx)))

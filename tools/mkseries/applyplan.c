@@ -195,7 +195,7 @@ static int write_pending(struct apply_outcome *o, git_repository *repo, const st
 	else
 		err = git_signature_dup(&author, backporter);
 	if (err < 0) {
-		git_error_report(err, "bad author in '%s'", plan->items[pd->item].source);
+		gitutil_error(err, "bad author in '%s'", plan->items[pd->item].source);
 		goto cleanup;
 	}
 	if (o->nr_commits < ch->nr_shared &&
@@ -212,7 +212,7 @@ static int write_pending(struct apply_outcome *o, git_repository *repo, const st
 		    (err = git_tree_lookup(&tree, repo, &pd->tree)) < 0 ||
 		    (err = git_commit_create(&id, repo, NULL, author, backporter, NULL, message,
 					     tree, 1, (const git_commit **)&parent_c)) < 0) {
-			git_error_report(err, "cannot write the commit of %s", kit_patch_label(p));
+			gitutil_error(err, "cannot write the commit of %s", kit_patch_label(p));
 			goto cleanup;
 		}
 	}
@@ -284,7 +284,7 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 	o->nr_items = plan->nr;
 	o->commit = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->commit));
 	if ((err = git_commit_lookup(&base_c, repo, base)) < 0) {
-		ret = git_error_report(err, "cannot read base commit %s", oid_short(base));
+		ret = gitutil_error(err, "cannot read base commit %s", oid_short(base));
 		goto cleanup;
 	}
 	tree = *git_commit_tree_id(base_c);

@@ -86,10 +86,8 @@ unsigned elf_machine_of(const void *data, size_t len)
 	return (unsigned)p[19] << 8 | p[18];
 }
 
-const char *elf_machine_name(unsigned m)
+const char *elf_machine_name_to(char *buf, unsigned m)
 {
-	static char buf[32];
-
 	switch (m) {
 	case EM_X86_64_:
 		return "x86-64";
@@ -104,7 +102,7 @@ const char *elf_machine_name(unsigned m)
 	case 2:
 		return "SPARC";
 	}
-	snprintf(buf, sizeof(buf), "EM_%u", m);
+	snprintf(buf, 32, "EM_%u", m);
 	return buf;
 }
 

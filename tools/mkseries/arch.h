@@ -40,8 +40,13 @@ int arch_is_host(const struct arch_info *a);
  * an ELF file (too short, no magic). Reads both byte orders.
  */
 unsigned elf_machine_of(const void *data, size_t len);
-/* "x86-64", "AArch64", "SPARC V9", "EM_<n>": an e_machine for messages (a static buffer for others). */
-const char *elf_machine_name(unsigned m);
+/*
+ * "x86-64", "AArch64", "SPARC V9", "EM_<n>": an e_machine for messages;
+ * buf (at least 32 bytes) holds the last kind. Returns the name.
+ */
+const char *elf_machine_name_to(char *buf, unsigned m);
+/* The same into a buffer of the calling block's own, as oid_short(). */
+#define elf_machine_name(m) elf_machine_name_to((char[32]){ 0 }, (m))
 
 /*
  * Check that the kernel image at `path` was built for `a`: an arm64

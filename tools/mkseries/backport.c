@@ -101,7 +101,7 @@ static int sync_path(git_repository *repo, const git_oid *tree_id, const char *d
 	int err, ret = 0;
 
 	if ((err = git_tree_lookup(&tree, repo, tree_id)) < 0) {
-		ret = git_error_report(err, "cannot read tree %s", oid_short(tree_id));
+		ret = gitutil_error(err, "cannot read tree %s", oid_short(tree_id));
 		goto cleanup;
 	}
 	err = git_tree_entry_bypath(&e, tree, path);
@@ -113,7 +113,7 @@ static int sync_path(git_repository *repo, const git_oid *tree_id, const char *d
 		goto cleanup;
 	}
 	if (err < 0 || (err = git_blob_lookup(&blob, repo, git_tree_entry_id(e))) < 0) {
-		ret = git_error_report(err, "cannot read '%s'", path);
+		ret = gitutil_error(err, "cannot read '%s'", path);
 		goto cleanup;
 	}
 	ret = write_tree_file(dir, path, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
@@ -141,7 +141,7 @@ static int hunk_text(struct strbuf *sb, git_patch *patch, size_t h)
 	int err;
 
 	if ((err = git_patch_get_hunk(&hunk, &n, patch, h)) < 0)
-		return git_error_report(err, "cannot read hunk %zu", h + 1);
+		return gitutil_error(err, "cannot read hunk %zu", h + 1);
 	strbuf_add(sb, hunk->header, hunk->header_len);
 	if (!hunk->header_len || hunk->header[hunk->header_len - 1] != '\n')
 		strbuf_addch(sb, '\n');
@@ -149,7 +149,7 @@ static int hunk_text(struct strbuf *sb, git_patch *patch, size_t h)
 		const git_diff_line *l;
 
 		if ((err = git_patch_get_line_in_hunk(&l, patch, h, i)) < 0)
-			return git_error_report(err, "cannot read hunk %zu", h + 1);
+			return gitutil_error(err, "cannot read hunk %zu", h + 1);
 		switch (l->origin) {
 		case GIT_DIFF_LINE_CONTEXT:
 		case GIT_DIFF_LINE_ADDITION:
@@ -227,7 +227,7 @@ static int merge_three_way(struct backport_result *r, git_repository *repo, git_
 	opts.our_label = "tree";
 	opts.their_label = "upstream patch";
 	if ((err = git_merge_file(&res, &in_old, &in_ours, &in_new, &opts)) < 0) {
-		ret = git_error_report(err, "cannot merge '%s'", d->old_file.path);
+		ret = gitutil_error(err, "cannot merge '%s'", d->old_file.path);
 		goto cleanup;
 	}
 	ret = write_tree_file(dir, d->new_file.path, res.ptr, res.len, git_tree_entry_filemode(e));
@@ -334,7 +334,7 @@ static int apply_hunks(struct backport_result *r, git_repository *repo, const gi
 		git_buf whole = { 0 };
 
 		if ((err = git_patch_to_buf(&whole, patch)) < 0) {
-			ret = git_error_report(err, "cannot write the diff of '%s'", path);
+			ret = gitutil_error(err, "cannot write the diff of '%s'", path);
 			goto cleanup;
 		}
 		strbuf_add(&rej, whole.ptr, whole.size);
@@ -420,11 +420,11 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		return ret;
 	if ((err = git_commit_lookup(&commit, repo, onto)) < 0 ||
 	    (err = git_commit_tree(&tree, commit)) < 0) {
-		ret = git_error_report(err, "cannot read commit %s", oid_short(onto));
+		ret = gitutil_error(err, "cannot read commit %s", oid_short(onto));
 		goto cleanup;
 	}
 	if ((err = git_diff_from_buffer(&gd, diff, len)) < 0) {
-		ret = git_error_report(err, "cannot read the patch");
+		ret = gitutil_error(err, "cannot read the patch");
 		goto cleanup;
 	}
 	n = git_diff_num_deltas(gd);
@@ -437,7 +437,7 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 
 		if ((err = git_patch_from_diff(&patch, gd, i)) < 0 ||
 		    (err = git_patch_to_buf(&text, patch)) < 0) {
-			ret = git_error_report(err, "cannot read the patch of '%s'", d->new_file.path);
+			ret = gitutil_error(err, "cannot read the patch of '%s'", d->new_file.path);
 			git_patch_free(patch);
 			break;
 		}
@@ -478,13 +478,13 @@ int backport_worktree_add(git_repository *repo, const char *name, const char *pa
 
 	if ((err = git_reference_create(&ref, repo, refname, onto, 1,
 					"mkseries backport: the tree to work in")) < 0) {
-		ret = git_error_report(err, "cannot create '%s'", refname);
+		ret = gitutil_error(err, "cannot create '%s'", refname);
 		goto cleanup;
 	}
 	opts.ref = ref;
 	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
 	if ((err = git_worktree_add(&wt, repo, name, path, &opts)) < 0)
-		ret = git_error_report(err, "cannot check out %s into '%s'", oid_short(onto), path);
+		ret = gitutil_error(err, "cannot check out %s into '%s'", oid_short(onto), path);
 cleanup:
 	git_worktree_free(wt);
 	git_reference_free(ref);
@@ -504,11 +504,11 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 	if (git_worktree_lookup(&wt, repo, name) == 0) {
 		popts.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED;
 		if ((err = git_worktree_prune(wt, &popts)) < 0)
-			ret = git_error_report(err, "cannot remove worktree '%s'", name);
+			ret = gitutil_error(err, "cannot remove worktree '%s'", name);
 	}
 	git_error_clear();
 	if (git_reference_lookup(&ref, repo, refname) == 0 && (err = git_reference_delete(ref)) < 0)
-		ret = git_error_report(err, "cannot delete '%s'", refname);
+		ret = gitutil_error(err, "cannot delete '%s'", refname);
 	git_error_clear();
 	git_reference_free(ref);
 	git_worktree_free(wt);
@@ -522,7 +522,7 @@ int backport_worktree_tree(git_oid *out, const char *path)
 	int err, ret = 0;
 
 	if ((err = git_repository_open(&wt, path)) < 0) {
-		ret = git_error_report(err, "cannot open the work tree '%s'", path);
+		ret = gitutil_error(err, "cannot open the work tree '%s'", path);
 		goto cleanup;
 	}
 	if ((err = git_repository_index(&index, wt)) < 0 ||
@@ -531,7 +531,7 @@ int backport_worktree_tree(git_oid *out, const char *path)
 	    (err = git_index_update_all(index, NULL, NULL, NULL)) < 0 ||
 	    (err = git_index_write(index)) < 0 ||
 	    (err = git_index_write_tree(out, index)) < 0)
-		ret = git_error_report(err, "cannot read the work tree '%s'", path);
+		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
 cleanup:
 	git_index_free(index);
 	git_repository_free(wt);
@@ -629,7 +629,7 @@ int backport_replay(git_oid *out, git_repository *repo, const git_oid *base, con
 	int err, ret = 0;
 
 	if ((err = git_tree_lookup(&tree, repo, base)) < 0) {
-		ret = git_error_report(err, "cannot read tree %s", oid_short(base));
+		ret = gitutil_error(err, "cannot read tree %s", oid_short(base));
 		goto cleanup;
 	}
 	if ((err = git_diff_from_buffer(&gd, diff, len)) < 0) {
@@ -664,7 +664,7 @@ int backport_replay(git_oid *out, git_repository *repo, const git_oid *base, con
 		if (git_merge_file(&res, &in_old, &in_ours, &in_new, NULL) < 0 || !res.automergeable)
 			goto next;
 		if ((err = git_blob_create_from_buffer(&up[i].id, repo, res.ptr, res.len)) < 0) {
-			ret = git_error_report(err, "cannot write the merged '%s'", d->new_file.path);
+			ret = gitutil_error(err, "cannot write the merged '%s'", d->new_file.path);
 			goto next;
 		}
 		up[i].action = GIT_TREE_UPDATE_UPSERT;
@@ -682,7 +682,7 @@ next:
 		git_blob_free(old);
 	}
 	if (!ret && (err = git_tree_create_updated(out, repo, tree, n, up)) < 0)
-		ret = git_error_report(err, "cannot write the replayed tree");
+		ret = gitutil_error(err, "cannot write the replayed tree");
 cleanup:
 	free(up);
 	git_diff_free(gd);

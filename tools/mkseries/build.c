@@ -110,7 +110,7 @@ int variant_resolve(git_oid *out, char **refname, struct strbuf *why, git_reposi
 	}
 	git_object_free(obj);
 	if (err < 0)
-		return git_error_report(err, "cannot read '%s'", *refname);
+		return gitutil_error(err, "cannot read '%s'", *refname);
 	return 0;
 }
 
@@ -689,11 +689,6 @@ static void kconfig_scan_dir(struct strvec *out, struct strbuf *path, const char
 	closedir(d);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int kconfig_symbols(struct strvec *out, const char *src, const char *srcarch)
 {
 	struct strbuf path = STRBUF_INIT;
@@ -703,7 +698,7 @@ int kconfig_symbols(struct strvec *out, const char *src, const char *srcarch)
 	strbuf_addstr(&path, src);
 	kconfig_scan_dir(out, &path, srcarch, 0, 0);
 	strbuf_release(&path);
-	qsort(out->v, out->nr, sizeof(*out->v), cmp_str);
+	qsort(out->v, out->nr, sizeof(*out->v), strp_cmp);
 	return 0;
 }
 
@@ -711,7 +706,7 @@ int kconfig_symbol_defined(void *data, const char *name)
 {
 	const struct strvec *syms = data;
 
-	return bsearch(&name, syms->v, syms->nr, sizeof(*syms->v), cmp_str) != NULL;
+	return bsearch(&name, syms->v, syms->nr, sizeof(*syms->v), strp_cmp) != NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -777,17 +772,16 @@ char *build_first_error(const char *log, const char *srcdir)
 	return NULL;
 }
 
-const char *format_duration(double seconds)
+const char *format_duration_to(char *buf, double seconds)
 {
-	static char buf[32];
 	long s = (long)(seconds + 0.5);
 
 	if (s < 60)
-		snprintf(buf, sizeof(buf), "%lds", s);
+		snprintf(buf, 32, "%lds", s);
 	else if (s < 3600)
-		snprintf(buf, sizeof(buf), "%ldm%02lds", s / 60, s % 60);
+		snprintf(buf, 32, "%ldm%02lds", s / 60, s % 60);
 	else
-		snprintf(buf, sizeof(buf), "%ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
+		snprintf(buf, 32, "%ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
 	return buf;
 }
 
@@ -975,34 +969,32 @@ static int is_config_target(const char *s)
 	return 1;
 }
 
-static char *kit_file(const struct kit *kit, const char *rel)
+char *compiler_version(const char *cross)
 {
-	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
-}
+	char *gcc = xstrfmt("%sgcc", cross ? cross : "");
+	char *v = program_version(gcc, "none");
 
-static char *hash_hex(const char *data, size_t len)
-{
-	git_oid oid;
-
-	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
-		return xstrdup("unknown");
-	return xstrdup(git_oid_tostr_s(&oid));
+	free(gcc);
+	return v;
 }
 
 /*
  * Everything that decides what the build makes besides the commit: the
- * config base, the fragments' text and the make variables.
+ * config base, the fragments' text, the make variables (ccache among
+ * them) and the compiler.
  */
 static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const struct kit *kit,
-			const struct kernel_branch *b, int ccache)
+			const struct kernel_branch *b)
 {
 	const char *base = b->config_base ? b->config_base : "defconfig";
-	char *path = kit_file(kit, base);
+	char *path = kit_file(kit, base), *compiler = compiler_version(branch_cross(b));
 	int ret = 0;
 	size_t i;
 
-	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\nbase %s\n",
-		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b), ccache, base);
+	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\ncompiler %s\nbase %s\n",
+		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b),
+		    have_program("ccache"), compiler, base);
+	free(compiler);
 	if (!is_config_target(base) || file_exists(path)) {
 		struct strbuf sb = STRBUF_INIT;
 
@@ -1031,6 +1023,18 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 		strbuf_release(&sb);
 		free(fp);
 	}
+	return ret;
+}
+
+int build_inputs_key(char **out, const struct kit *kit, const struct kernel_branch *b)
+{
+	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
+	struct strbuf inputs = STRBUF_INIT;
+	int ret = build_inputs(&inputs, &frag, kit, b);
+
+	*out = ret ? NULL : blob_hash_hex(inputs.buf, inputs.len);
+	kconfig_frag_release(&frag);
+	strbuf_release(&inputs);
 	return ret;
 }
 
@@ -1183,7 +1187,7 @@ static int configure(struct build_result *res, struct state *st, struct make_ctx
 		if (missing.nr)
 			goto cleanup;
 	}
-	res->config_hash = hash_hex(config.buf, config.len);
+	res->config_hash = blob_hash_hex(config.buf, config.len);
 	state_set(st, "config_hash", res->config_hash);
 	if (had_config && before.len == config.len && !memcmp(before.buf, config.buf, config.len)) {
 		struct timespec times[2] = { before_st.st_atim, before_st.st_mtim };
@@ -1290,10 +1294,10 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
 	if ((ret = branch_check_compiler(b)))
 		return ret;
-	ret = build_inputs(&inputs, &frag, kit, b, ccache);
+	ret = build_inputs(&inputs, &frag, kit, b);
 	if (ret)
 		goto cleanup;
-	inputs_hash = hash_hex(inputs.buf, inputs.len);
+	inputs_hash = blob_hash_hex(inputs.buf, inputs.len);
 
 	src = path_join(opts->workdir, "src");
 	out = xstrfmt("%s/out-%s", opts->workdir, variant);
@@ -1429,13 +1433,18 @@ int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const
 		 int all, const struct strvec *given)
 {
 	struct strvec checked = STRVEC_INIT;
-	int ret = 0;
+	int ret;
 
 	*sel = NULL;
 	*nr = 0;
-	if (variants_select(&checked, given) || kit_open(kit) ||
-	    select_branches(sel, nr, kit, branch, all, 0) || variants_check(given, *sel, *nr))
-		ret = 2;
+	ret = variants_select(&checked, given);
+	if (!ret)
+		ret = kit_open(kit);
+	if (!ret)
+		ret = select_branches(sel, nr, kit, branch, all, 0);
+	if (!ret)
+		ret = variants_check(given, *sel, *nr);
 	strvec_clear(&checked);
-	return ret;
+	/* Whatever a helper returned, what the caller gets is one of ours. */
+	return ret > 0 ? MKS_ECONFIG : ret;
 }

@@ -49,7 +49,8 @@ int variants_check(const struct strvec *given, struct kernel_branch *const *sel,
 /*
  * What build and test work on: the kit (from kit_dir()), the branches
  * (`branch`, or every default one with `all`) and the --variant names
- * `given`, checked against them. Returns 0, or 2 after printing; *sel
+ * `given`, checked against them. Returns 0, or a negative MKS_* code
+ * after printing (MKS_ECONFIG for a kit or name that does not do); *sel
  * (caller frees) points into *kit, which the caller releases either way.
  */
 int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
@@ -169,8 +170,10 @@ int kconfig_symbol_defined(void *data, const char *name);
  */
 char *build_first_error(const char *log, const char *srcdir);
 
-/* "3m02s", "41s" into a static buffer. */
-const char *format_duration(double seconds);
+/* "3m02s", "41s" into buf (at least 32 bytes); returns buf. */
+const char *format_duration_to(char *buf, double seconds);
+/* The same into a buffer of the calling block's own, as oid_short(). */
+#define format_duration(seconds) format_duration_to((char[32]){ 0 }, (seconds))
 
 enum build_status {
 	BUILD_OK = 1,		/* built now */
@@ -208,6 +211,21 @@ const char *branch_cross(const struct kernel_branch *b);
 const char *branch_image(const struct kernel_branch *b);
 /* MKS_ECONFIG after printing, naming the Debian package, when b's cross compiler is not on PATH. */
 int branch_check_compiler(const struct kernel_branch *b);
+
+/* The first line of `<cross>gcc --version`, or "none". Caller frees. */
+char *compiler_version(const char *cross);
+
+/*
+ * The freshness key of b's build inputs besides its source: the arch,
+ * cross prefix and image, whether ccache is used, the compiler's
+ * version, the config base (its content when it is a file of the kit)
+ * and each fragment's content. `mkseries build` (with the commit) and
+ * `mkseries run` (with the tree, runstate.c's build_key()) both decide
+ * with it whether a build is current, so they cannot disagree. Returns 0
+ * with *out (caller frees), or MKS_ECONFIG (printed) when the kit's
+ * files cannot be read.
+ */
+int build_inputs_key(char **out, const struct kit *kit, const struct kernel_branch *b);
 
 /*
  * Build variant `variant` (its commit resolved by the caller) of branch

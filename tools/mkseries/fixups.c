@@ -681,7 +681,7 @@ static int queue_commit(struct discovery *d, struct graph *g, uint32_t n)
 	} else {
 		err = git_odb_read(&node->obj, d->odb, &node->oid);
 		if (err < 0)
-			return git_error_report(err, "cannot read commit %s", git_oid_tostr_s(&node->oid));
+			return gitutil_error(err, "cannot read commit %s", git_oid_tostr_s(&node->oid));
 		if (git_odb_object_type(node->obj) != GIT_OBJECT_COMMIT ||
 		    parse_raw_commit(&c, git_odb_object_data(node->obj), git_odb_object_size(node->obj)))
 			return error("%s is not a valid commit", git_oid_tostr_s(&node->oid));
@@ -995,11 +995,11 @@ static int resolve_commit(git_oid *out, git_repository *repo, const char *spec)
 		return error_code(MKS_ENOTFOUND, "unknown revision '%s' in '%s'", spec,
 				  git_repository_path(repo));
 	if (err < 0)
-		return git_error_report(err, "cannot resolve '%s'", spec);
+		return gitutil_error(err, "cannot resolve '%s'", spec);
 	err = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
 	git_object_free(obj);
 	if (err < 0)
-		return git_error_report(err, "'%s' does not name a commit", spec);
+		return gitutil_error(err, "'%s' does not name a commit", spec);
 	git_oid_cpy(out, git_object_id(peeled));
 	git_object_free(peeled);
 	return 0;
@@ -1206,7 +1206,7 @@ static int find_candidates(struct discovery *d, struct fixups_report *rep, const
 {
 	struct commit_graph *cg = open_commit_graph(d->repo);
 	char *mismatch = NULL;
-	int ret;
+	int ret, caching, strict;
 
 	/*
 	 * Each commit is read once: libgit2's object cache would only cost
@@ -1214,8 +1214,8 @@ static int find_candidates(struct discovery *d, struct fixups_report *rep, const
 	 * and checking that each object's contents hash to its id (as git
 	 * log does not either) another sixth.
 	 */
-	git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0);
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	caching = gitutil_set_opt(GITUTIL_CACHING, 0);
+	strict = gitutil_set_opt(GITUTIL_STRICT_HASH, 0);
 	ret = walk(d, rep, ref, since, cg, &mismatch);
 	if (ret == SCAN_MISMATCH || ret == SCAN_UNREADABLE) {
 		/* the walk without the graph reports an unreadable commit itself */
@@ -1229,8 +1229,8 @@ static int find_candidates(struct discovery *d, struct fixups_report *rep, const
 		fprintf(stderr, "hint: 'git -C %s commit-graph write --reachable' makes this faster\n",
 			git_repository_path(d->repo));
 	}
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
-	git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 1);
+	gitutil_set_opt(GITUTIL_STRICT_HASH, strict);
+	gitutil_set_opt(GITUTIL_CACHING, caching);
 	free(mismatch);
 	commit_graph_free(cg);
 	return ret;
@@ -1362,7 +1362,7 @@ static int load_tags(struct tag_info **out, size_t *nr, git_repository *repo)
 	*nr = 0;
 	err = git_tag_list(&names, repo);
 	if (err < 0)
-		return git_error_report(err, "cannot list the tags of '%s'", git_repository_path(repo));
+		return gitutil_error(err, "cannot list the tags of '%s'", git_repository_path(repo));
 	for (i = 0; i < names.count; i++) {
 		git_object *obj = NULL, *peeled = NULL;
 		char *spec = xstrfmt("refs/tags/%s", names.strings[i]);
@@ -1424,7 +1424,7 @@ static int describe(struct discovery *d, struct fixups_report *rep)
 		int err = git_odb_read(&obj, d->odb, &m->oid);
 
 		if (err < 0) {
-			ret = git_error_report(err, "cannot read commit %s", oid_short(&m->oid));
+			ret = gitutil_error(err, "cannot read commit %s", oid_short(&m->oid));
 			break;
 		}
 		parse_raw_commit(&c, git_odb_object_data(obj), git_odb_object_size(obj));
@@ -1497,7 +1497,7 @@ int fixups_find(struct fixups_report *rep, const struct kit *kit, git_repository
 	d.repo = repo;
 	err = git_repository_odb(&d.odb, repo);
 	if (err < 0)
-		return git_error_report(err, "cannot open the objects of '%s'",
+		return gitutil_error(err, "cannot open the objects of '%s'",
 					git_repository_path(repo));
 	fixref_scanner_new(&d.sc);
 	for (i = 0; i < kit->nr_series; i++) {
@@ -1594,7 +1594,7 @@ int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, con
 	*rel = NULL;
 	err = git_commit_lookup(&commit, repo, oid);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot read commit %s", oid_short(oid));
+		ret = gitutil_error(err, "cannot read commit %s", oid_short(oid));
 		goto cleanup;
 	}
 	if (git_commit_parentcount(commit) > 1) {
@@ -1618,7 +1618,7 @@ int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, con
 	}
 	err = git_email_create_from_commit(&mail, commit, &email_options);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot make a patch of %s", oid_short(oid));
+		ret = gitutil_error(err, "cannot make a patch of %s", oid_short(oid));
 		goto cleanup;
 	}
 	if (mkdir_p(abs_dir, 0755) || write_file_atomic(path, mail.ptr, mail.size))

@@ -22,6 +22,26 @@ void gitutil_init(void)
 	}
 }
 
+int gitutil_set_opt(enum gitutil_opt opt, int on)
+{
+	static const git_libgit2_opt_t names[] = {
+		[GITUTIL_CACHING] = GIT_OPT_ENABLE_CACHING,
+		[GITUTIL_STRICT_HASH] = GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION,
+		[GITUTIL_STRICT_CREATION] = GIT_OPT_ENABLE_STRICT_OBJECT_CREATION,
+	};
+	/* libgit2's defaults: every one on. */
+	static int now[] = { 1, 1, 1 };
+	int was;
+
+	if ((size_t)opt >= ARRAY_SIZE(names))
+		BUG("unknown libgit2 option %d", opt);
+	was = now[opt];
+	if (git_libgit2_opts(names[opt], on) < 0)
+		BUG("libgit2 refused option %d", opt);
+	now[opt] = on;
+	return was;
+}
+
 /* "<what>: <libgit2's message>", as an error or a warning. */
 static void git_vreport(int as_error, int gerr, const char *fmt, va_list ap)
 {
@@ -40,7 +60,7 @@ static void git_vreport(int as_error, int gerr, const char *fmt, va_list ap)
 	strbuf_release(&sb);
 }
 
-int git_error_report(int gerr, const char *fmt, ...)
+int gitutil_error(int gerr, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -50,13 +70,23 @@ int git_error_report(int gerr, const char *fmt, ...)
 	return -1;
 }
 
-void git_warning_report(int gerr, const char *fmt, ...)
+void gitutil_warning(int gerr, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	git_vreport(0, gerr, fmt, ap);
 	va_end(ap);
+}
+
+char *blob_hash_hex(const void *data, size_t len)
+{
+	git_oid oid;
+
+	/* Hashing memory fails only when libgit2 cannot allocate. */
+	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
+		BUG("cannot hash %zu bytes", len);
+	return xstrdup(git_oid_tostr_s(&oid));
 }
 
 int repo_open(git_repository **out, const char *path, int create)
@@ -70,13 +100,13 @@ int repo_open(git_repository **out, const char *path, int create)
 			return error("cannot create '%s': %s", path, strerror(errno));
 		err = git_repository_init(out, path, 1);
 		if (err < 0)
-			return git_error_report(err, "cannot create repository '%s'", path);
+			return gitutil_error(err, "cannot create repository '%s'", path);
 		return 0;
 	}
 	if (err == GIT_ENOTFOUND)
 		return error_code(MKS_ENOTFOUND, "'%s' is not a git repository", path);
 	if (err < 0)
-		return git_error_report(err, "cannot open repository '%s'", path);
+		return gitutil_error(err, "cannot open repository '%s'", path);
 	return 0;
 }
 
@@ -191,7 +221,7 @@ int ref_update(git_repository *repo, const char *refname, const git_oid *target,
 		return error("cannot update '%s': it was changed by someone else meanwhile",
 			     refname);
 	if (err < 0)
-		return git_error_report(err, "cannot update '%s'", refname);
+		return gitutil_error(err, "cannot update '%s'", refname);
 	return 0;
 }
 
@@ -203,14 +233,12 @@ int backporter_signature(git_signature **out, git_repository *repo)
 		return error("who are you? set user.name and user.email with git config: "
 			     "mkseries signs off backports in your name");
 	if (err < 0)
-		return git_error_report(err, "cannot read user.name/user.email");
+		return gitutil_error(err, "cannot read user.name/user.email");
 	return 0;
 }
 
-const char *oid_short(const git_oid *oid)
+const char *oid_short_to(char *buf, const git_oid *oid)
 {
-	static char buf[GIT_OID_HEXSZ + 1];
-
 	git_oid_tostr(buf, 13, oid);
 	return buf;
 }

@@ -8,12 +8,29 @@
 void gitutil_init(void);
 
 /*
+ * libgit2's global switches that mkseries turns off for a while. libgit2
+ * 1.5 can set them but not read them back, so every change goes through
+ * gitutil_set_opt(), which remembers them (libgit2's defaults at first):
+ * it returns the previous value, which the caller sets back when done,
+ * so a switch turned off inside another caller's "off" stays off.
+ */
+enum gitutil_opt {
+	GITUTIL_CACHING,		/* GIT_OPT_ENABLE_CACHING */
+	GITUTIL_STRICT_HASH,		/* GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION */
+	GITUTIL_STRICT_CREATION,	/* GIT_OPT_ENABLE_STRICT_OBJECT_CREATION */
+};
+int gitutil_set_opt(enum gitutil_opt opt, int on);
+
+/*
  * Print "error: <what>: <libgit2's message>" and return -1. `gerr` is the
  * libgit2 return code; git_error_last() may be NULL in libgit2 1.5.1.
  */
-int git_error_report(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int gitutil_error(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same as a "warning: ...", for what mkseries can do without. */
-void git_warning_report(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gitutil_warning(int gerr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The hex id git gives `len` bytes of data as a blob. Caller frees. */
+char *blob_hash_hex(const void *data, size_t len);
 
 /* Open (or with create, init bare) a repository. Prints on failure. */
 int repo_open(git_repository **out, const char *path, int create);
@@ -41,7 +58,12 @@ int ref_update(git_repository *repo, const char *refname, const git_oid *target,
 /* The backporter's signature from git config (user.name, user.email). */
 int backporter_signature(git_signature **out, git_repository *repo);
 
-/* Short hex of an oid into a static buffer (12 digits). */
-const char *oid_short(const git_oid *oid);
+/* The first 12 hex digits of oid into buf (at least 13 bytes); returns buf. */
+const char *oid_short_to(char *buf, const git_oid *oid);
+/*
+ * The same into a buffer of the calling block's own (a compound literal):
+ * valid until that block ends, and two in one printf() stay apart.
+ */
+#define oid_short(oid) oid_short_to((char[GIT_OID_HEXSZ + 1]){ 0 }, (oid))
 
 #endif

@@ -1,6 +1,7 @@
 /* ktap.c: parse mm-regress's KTAP from a console log and spot kernel splats in it. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -704,4 +705,29 @@ const char *console_splat_kind_name(enum console_splat_kind kind)
 		return "RCU stall";
 	}
 	return "unknown";
+}
+
+int ktap_complete(const struct ktap_result *k)
+{
+	return k->version && k->has_plan && !k->missing && !k->extra && !k->misnumbered &&
+	       k->done && !k->bail_out;
+}
+
+void sample_stats(struct sample_stats *out, const double *v, size_t n)
+{
+	double sum = 0, sq = 0;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->n = (unsigned)n;
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	out->mean = sum / n;
+	if (n < 2)
+		return;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - out->mean) * (v[i] - out->mean);
+	out->stddev = sqrt(sq / (n - 1));
 }

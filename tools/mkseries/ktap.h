@@ -172,4 +172,16 @@ int console_find_splat(struct console_splat *out, const char *log, size_t len);
 void console_splat_release(struct console_splat *splat);
 const char *console_splat_kind_name(enum console_splat_kind kind);
 
+/* Whether a run is complete (header, plan, every result, done marker), whatever its cases did. */
+int ktap_complete(const struct ktap_result *k);
+
+/* The mean and spread of a metric's samples. */
+struct sample_stats {
+	unsigned n;
+	double mean;
+	double stddev;		/* sample standard deviation (n - 1); 0 when n < 2 */
+};
+
+void sample_stats(struct sample_stats *out, const double *v, size_t n);
+
 #endif

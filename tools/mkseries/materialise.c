@@ -295,7 +295,7 @@ static int write_one(struct writer *w, const char *rel, const git_oid *oid, unsi
 	strbuf_addf(&w->path, "%s/%s", w->dir, rel);
 	err = git_blob_lookup(&blob, w->repo, oid);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot read '%s' (%s)", rel, git_oid_tostr_s(oid));
+		ret = gitutil_error(err, "cannot read '%s' (%s)", rel, git_oid_tostr_s(oid));
 		goto cleanup;
 	}
 	data = git_blob_rawcontent(blob);
@@ -424,7 +424,7 @@ static int materialise_full(struct writer *w, git_tree *tree)
 	if (w->err)
 		return w->err;
 	if (err < 0)
-		return git_error_report(err, "cannot walk tree %s", git_oid_tostr_s(git_tree_id(tree)));
+		return gitutil_error(err, "cannot walk tree %s", git_oid_tostr_s(git_tree_id(tree)));
 	return 0;
 }
 
@@ -448,7 +448,7 @@ static int materialise_diff(struct writer *w, git_tree *old, git_tree *tree)
 	opts.flags = GIT_DIFF_SKIP_BINARY_CHECK;
 	err = git_diff_tree_to_tree(&diff, w->repo, old, tree, &opts);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot compare trees");
+		ret = gitutil_error(err, "cannot compare trees");
 		goto cleanup;
 	}
 	n = git_diff_num_deltas(diff);
@@ -568,7 +568,7 @@ int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 	git_tree *tree = NULL, *old = NULL;
 	char *dirty = manifest_path(dir, ".manifest.dirty");
 	double start = mono_seconds();
-	int ret = 0, err, incremental = 0;
+	int ret = 0, err, incremental = 0, strict;
 
 	gitutil_init();
 	if (!stats)
@@ -580,7 +580,7 @@ int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 	if (err >= 0)
 		err = git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot find the tree of %s", git_oid_tostr_s(commit));
+		ret = gitutil_error(err, "cannot find the tree of %s", git_oid_tostr_s(commit));
 		goto cleanup;
 	}
 
@@ -599,12 +599,12 @@ int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 	 * The blobs come from our own object database; hashing each one again
 	 * as it is read (libgit2's default) costs more than writing it out.
 	 */
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	strict = gitutil_set_opt(GITUTIL_STRICT_HASH, 0);
 	if (incremental)
 		ret = materialise_diff(&w, old, tree);
 	else
 		ret = materialise_full(&w, tree);
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	gitutil_set_opt(GITUTIL_STRICT_HASH, strict);
 	if (ret)
 		goto cleanup;
 	git_oid_cpy(&mf.tree, git_tree_id(tree));

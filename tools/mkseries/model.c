@@ -1634,11 +1634,6 @@ cleanup:
 	yfile_release(&f);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Numbers compare as numbers, so 5.10 < 6.1 < 6.12 < 7.2; a shorter name sorts first. */
 static int version_cmp(const char *a, const char *b)
 {
@@ -1703,7 +1698,7 @@ static void load_kernels(struct loader *ld)
 	closedir(d);
 	if (!names.nr)
 		goto cleanup;
-	qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
+	qsort(names.v, names.nr, sizeof(*names.v), strp_cmp);
 	kit->branches = xcalloc(names.nr, sizeof(*kit->branches));
 	for (i = 0; i < names.nr; i++)
 		load_kernel(ld, &kit->branches[kit->nr_branches++], names.v[i]);
@@ -2274,6 +2269,13 @@ struct kit_series *kit_find_series(const struct kit *kit, const char *id)
 	return NULL;
 }
 
+char *kit_file(const struct kit *kit, const char *rel)
+{
+	if (rel[0] == '/' || !kit || !kit->dir)
+		return xstrdup(rel);
+	return path_join(kit->dir, rel);
+}
+
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name)
 {
 	size_t i;
@@ -2402,17 +2404,13 @@ const struct decision *patch_decision(const struct kit_patch *p, const char *bra
 	return find_decision(p->decisions, p->nr_decisions, branch);
 }
 
-const char *kit_patch_label(const struct kit_patch *p)
+const char *kit_patch_label_to(char *buf, size_t size, const struct kit_patch *p)
 {
-	static char bufs[4][256];
-	static int next;
-	char *buf = bufs[next];
 	const struct kit_series *s = p->series;
 
-	next = (next + 1) % 4;
 	if (p->is_fixup)
-		snprintf(buf, sizeof(bufs[0]), "%s fixup %d/%zu", sid(s), p->index, s->nr_fixups);
+		snprintf(buf, size, "%s fixup %d/%zu", sid(s), p->index, s->nr_fixups);
 	else
-		snprintf(buf, sizeof(bufs[0]), "%s %d/%zu", sid(s), p->index, s->nr_patches);
+		snprintf(buf, size, "%s %d/%zu", sid(s), p->index, s->nr_patches);
 	return buf;
 }

@@ -209,6 +209,11 @@ void kit_release(struct kit *kit);
 struct kit_series *kit_find_series(const struct kit *kit, const char *id);
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name);
 /*
+ * A path the kit names: `rel` itself when absolute (or without a kit
+ * directory), else under the kit's directory. Caller frees.
+ */
+char *kit_file(const struct kit *kit, const char *rel);
+/*
  * Whether b's source can be used: for a git source, that its repository
  * is named (its variable set) and exists. Returns 0, or MKS_ECONFIG
  * after printing "kernels/B.yaml:LINE: ..." saying what is missing and
@@ -257,9 +262,16 @@ double kit_threshold_pct(const struct kit *kit, const struct kernel_branch *b);
 char *kit_claim_text(const struct kit_claim *c);
 
 /*
- * "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1/2", in one of four
- * static buffers used in turn (so two labels fit in one printf).
+ * "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1/2" into buf (size
+ * bytes, cut to fit); returns buf.
  */
-const char *kit_patch_label(const struct kit_patch *p);
+#define KIT_PATCH_LABEL_SIZE 256
+const char *kit_patch_label_to(char *buf, size_t size, const struct kit_patch *p);
+/*
+ * The same into a buffer of the calling block's own (a compound literal):
+ * valid until that block ends, however many labels one printf() holds.
+ */
+#define kit_patch_label(p) \
+	kit_patch_label_to((char[KIT_PATCH_LABEL_SIZE]){ 0 }, KIT_PATCH_LABEL_SIZE, (p))
 
 #endif

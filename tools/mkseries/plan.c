@@ -83,11 +83,6 @@ static int ids_match(const char *a, const char *b)
 	return !strncasecmp(a, b, la < lb ? la : lb);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int is_patch_name(const char *name)
 {
 	return name[0] != '.' && (ends_with(name, ".patch") || ends_with(name, ".diff") ||
@@ -141,7 +136,7 @@ static int read_backports(struct backports *out, const struct kit *kit, const st
 			names[nr++] = xstrdup(de->d_name);
 		}
 	closedir(dh);
-	qsort(names, nr, sizeof(*names), cmp_str);
+	qsort(names, nr, sizeof(*names), strp_cmp);
 	for (i = 0; i < nr; i++) {
 		char *rel = path_join(d->path, names[i]);
 		char *abs = path_join(kit->dir, rel);

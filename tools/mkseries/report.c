@@ -7,6 +7,7 @@
 
 #include "applyplan.h"
 #include "build.h"
+#include "json.h"
 #include "report.h"
 #include "verdict.h"
 
@@ -77,12 +78,6 @@ static size_t display_width(const char *s)
 		s++;
 	}
 	return w;
-}
-
-static void add_spaces(struct strbuf *sb, size_t n)
-{
-	while (n--)
-		strbuf_addch(sb, ' ');
 }
 
 /*
@@ -288,7 +283,7 @@ static void table_print_part(struct strbuf *sb, const struct table *t, const siz
 						strbuf_addch(sb, '\\');
 					strbuf_addch(sb, *text);
 				}
-				add_spaces(sb, pad);
+				strbuf_addchars(sb, ' ', pad);
 				strbuf_addstr(sb, " |");
 				continue;
 			}
@@ -300,7 +295,7 @@ static void table_print_part(struct strbuf *sb, const struct table *t, const siz
 			if (col)
 				strbuf_addstr(sb, C_RESET);
 			if (i + 1 < nr)
-				add_spaces(sb, pad);
+				strbuf_addchars(sb, ' ', pad);
 		}
 		strbuf_rtrim(sb);
 		strbuf_addch(sb, '\n');
@@ -1389,110 +1384,6 @@ static void render_markdown(struct strbuf *sb, const struct run_results *r)
 
 /* ------------------------------------------------------------------ */
 /* JSON */
-
-struct jw {
-	struct strbuf *sb;
-	int depth;
-	int first[32];
-};
-
-static void jw_str_raw(struct strbuf *sb, const char *s)
-{
-	struct strbuf c = STRBUF_INIT;
-	const char *p;
-
-	add_clean(&c, s, 1);
-	strbuf_addch(sb, '"');
-	for (p = c.buf; *p; p++) {
-		switch (*p) {
-		case '"':
-			strbuf_addstr(sb, "\\\"");
-			break;
-		case '\\':
-			strbuf_addstr(sb, "\\\\");
-			break;
-		case '\n':
-			strbuf_addstr(sb, "\\n");
-			break;
-		case '\t':
-			strbuf_addstr(sb, "\\t");
-			break;
-		default:
-			strbuf_addch(sb, *p);
-		}
-	}
-	strbuf_addch(sb, '"');
-	strbuf_release(&c);
-}
-
-/* Start a member: comma, newline, indentation and the key when inside an object. */
-static void jw_key(struct jw *w, const char *key)
-{
-	if (w->depth) {
-		if (!w->first[w->depth])
-			strbuf_addch(w->sb, ',');
-		w->first[w->depth] = 0;
-		strbuf_addch(w->sb, '\n');
-		add_spaces(w->sb, 2 * w->depth);
-	}
-	if (key) {
-		jw_str_raw(w->sb, key);
-		strbuf_addstr(w->sb, ": ");
-	}
-}
-
-static void jw_open(struct jw *w, const char *key, char bracket)
-{
-	jw_key(w, key);
-	strbuf_addch(w->sb, bracket);
-	if (w->depth + 1 >= (int)ARRAY_SIZE(w->first))
-		BUG("JSON nested too deep");
-	w->first[++w->depth] = 1;
-}
-
-static void jw_close(struct jw *w, char bracket)
-{
-	int empty = w->first[w->depth];
-
-	w->depth--;
-	if (!empty) {
-		strbuf_addch(w->sb, '\n');
-		add_spaces(w->sb, 2 * w->depth);
-	}
-	strbuf_addch(w->sb, bracket);
-	if (!w->depth)
-		strbuf_addch(w->sb, '\n');
-}
-
-static void jw_string(struct jw *w, const char *key, const char *value)
-{
-	jw_key(w, key);
-	if (value)
-		jw_str_raw(w->sb, value);
-	else
-		strbuf_addstr(w->sb, "null");
-}
-
-static void jw_number(struct jw *w, const char *key, double v)
-{
-	jw_key(w, key);
-	if (isnan(v) || isinf(v))
-		strbuf_addstr(w->sb, "null");
-	else
-		strbuf_addf(w->sb, "%.10g", v);
-}
-
-static void jw_count(struct jw *w, const char *key, size_t v)
-{
-	jw_key(w, key);
-	strbuf_addf(w->sb, "%zu", v);
-}
-
-static void jw_bool(struct jw *w, const char *key, int v)
-{
-	jw_key(w, key);
-	strbuf_addstr(w->sb, v ? "true" : "false");
-}
 
 static void json_check(struct jw *w, const char *key, const struct check *c)
 {

@@ -9,6 +9,8 @@
 #include <dirent.h>
 
 #include "build.h"
+#include "console.h"
+#include "json.h"
 #include "plan.h"
 #include "results.h"
 #include "verdict.h"
@@ -60,11 +62,6 @@ static int name_index(const char *const *names, size_t nr, const char *name)
 		if (names[i] && !strcmp(names[i], name))
 			return (int)i;
 	return -1;
-}
-
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 const char *check_status_name(enum check_status s)
@@ -636,161 +633,6 @@ void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
 /* ------------------------------------------------------------------ */
 /* Reading a console */
 
-/* How bad a case's result is, for the worst of several boots. */
-static int case_rank(enum ktap_status s)
-{
-	switch (s) {
-	case KTAP_FAIL:
-		return 3;
-	case KTAP_SKIP:
-		return 2;
-	case KTAP_TODO:
-		return 1;
-	case KTAP_PASS:
-		break;
-	}
-	return 0;
-}
-
-/* Whether m's values are all known: its samples, or the one value it printed. */
-static int has_values(const struct ktap_metric *m)
-{
-	return m->nr_samples || m->n <= 1;
-}
-
-static size_t add_values(double *to, const struct ktap_metric *m)
-{
-	if (!m->nr_samples) {
-		to[0] = m->value;
-		return 1;
-	}
-	memcpy(to, m->samples, m->nr_samples * sizeof(*to));
-	return m->nr_samples;
-}
-
-/*
- * One metric over two boots: the samples of both, with the mean and the
- * standard deviation computed from all of them; when a side printed only
- * its summary, the pooled mean and standard deviation of the two groups.
- */
-static void merge_metric(struct ktap_metric *into, const struct ktap_metric *from)
-{
-	if (has_values(into) && has_values(from)) {
-		size_t n1 = into->nr_samples ? into->nr_samples : 1;
-		size_t n2 = from->nr_samples ? from->nr_samples : 1, n;
-		double *all = xcalloc(n1 + n2, sizeof(*all));
-		struct sample_stats st;
-
-		n = add_values(all, into);
-		n += add_values(all + n, from);
-		sample_stats(&st, all, n);
-		free(into->samples);
-		into->samples = all;
-		into->nr_samples = n;
-		into->n = st.n;
-		into->value = st.mean;
-		into->stddev = st.stddev;
-	} else {
-		double n1 = into->n ? into->n : 1, n2 = from->n ? from->n : 1, n = n1 + n2;
-		double mean = (n1 * into->value + n2 * from->value) / n;
-		double ss = (n1 - 1) * into->stddev * into->stddev +
-			    (n2 - 1) * from->stddev * from->stddev +
-			    n1 * (into->value - mean) * (into->value - mean) +
-			    n2 * (from->value - mean) * (from->value - mean);
-
-		free(into->samples);
-		into->samples = NULL;
-		into->nr_samples = 0;
-		into->n = (unsigned)n;
-		into->value = mean;
-		into->stddev = sqrt(ss / (n - 1));
-	}
-}
-
-/*
- * Fold boot number `boot` (from) into `into`, what the earlier boots
- * showed: a case keeps its worst result (boot_of[i] says which boot
- * case i of into shows), metrics gather their samples, skips add up.
- * What is kept is taken from `from`; boot_of has room for every case
- * of both.
- */
-static void ktap_fold(struct ktap_result *into, struct ktap_result *from, unsigned boot,
-		      unsigned *boot_of)
-{
-	size_t i, j;
-
-	for (i = 0; i < from->nr_cases; i++) {
-		struct ktap_case *fc = &from->cases[i];
-
-		for (j = 0; j < into->nr_cases && strcmp(into->cases[j].name, fc->name); j++)
-			;
-		if (j == into->nr_cases) {
-			ALLOC_GROW(into->cases, into->nr_cases + 1, into->alloc_cases);
-			into->cases[into->nr_cases] = *fc;
-			boot_of[into->nr_cases++] = boot;
-			memset(fc, 0, sizeof(*fc));
-		} else if (case_rank(fc->status) > case_rank(into->cases[j].status)) {
-			struct ktap_case t = into->cases[j];
-
-			into->cases[j] = *fc;
-			*fc = t;
-			boot_of[j] = boot;
-		}
-	}
-	for (i = 0; i < from->nr_metrics; i++) {
-		struct ktap_metric *fm = &from->metrics[i];
-
-		for (j = 0; j < into->nr_metrics; j++)
-			if (!strcmp(into->metrics[j].case_name, fm->case_name) &&
-			    !strcmp(into->metrics[j].name, fm->name))
-				break;
-		if (j < into->nr_metrics) {
-			merge_metric(&into->metrics[j], fm);
-			continue;
-		}
-		ALLOC_GROW(into->metrics, into->nr_metrics + 1, into->alloc_metrics);
-		into->metrics[into->nr_metrics++] = *fm;
-		memset(fm, 0, sizeof(*fm));
-	}
-	for (i = 0; i < from->nr_metric_skips; i++) {
-		struct ktap_metric_skip *fs = &from->metric_skips[i];
-
-		for (j = 0; j < into->nr_metric_skips; j++)
-			if (!strcmp(into->metric_skips[j].case_name, fs->case_name) &&
-			    !strcmp(into->metric_skips[j].name, fs->name))
-				break;
-		if (j < into->nr_metric_skips)
-			continue;
-		ALLOC_GROW(into->metric_skips, into->nr_metric_skips + 1, into->alloc_metric_skips);
-		into->metric_skips[into->nr_metric_skips++] = *fs;
-		memset(fs, 0, sizeof(*fs));
-	}
-	if (!into->clocksource) {
-		into->clocksource = from->clocksource;
-		from->clocksource = NULL;
-	}
-	if (!into->clock_resolution_ns)
-		into->clock_resolution_ns = from->clock_resolution_ns;
-	into->bad_metrics += from->bad_metrics;
-	into->nr_pass = into->nr_fail = into->nr_skip = into->nr_todo = 0;
-	for (i = 0; i < into->nr_cases; i++) {
-		switch (into->cases[i].status) {
-		case KTAP_PASS:
-			into->nr_pass++;
-			break;
-		case KTAP_FAIL:
-			into->nr_fail++;
-			break;
-		case KTAP_SKIP:
-			into->nr_skip++;
-			break;
-		case KTAP_TODO:
-			into->nr_todo++;
-			break;
-		}
-	}
-}
-
 /* "boot 2: " before what a later boot showed, when there were several. */
 static void add_boot(struct strbuf *sb, unsigned boot, size_t nr)
 {
@@ -807,24 +649,20 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
 void cell_read_consoles(struct cell_result *c, const char *const *consoles, const size_t *lens,
 			size_t nr, const char *failure)
 {
-	struct ktap_result *k = xcalloc(nr ? nr : 1, sizeof(*k));
-	struct console_splat splat = CONSOLE_SPLAT_INIT;
-	struct strvec problems = STRVEC_INIT;
-	struct strbuf sb = STRBUF_INIT, cut = STRBUF_INIT;
-	struct expectations e;
-	unsigned *boot_of = NULL;
-	size_t i, splat_boot = 0, total = 0;
-	int complete = 1;
+	struct console_rules rules = {
+		.expect_fail = c->expect_fail,
+		.nr_expect_fail = c->nr_expect_fail,
+		.without = c->without,
+	};
+	struct console_verdict v;
+	const struct ktap_result *k = &v.k;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
 
-	memset(&e, 0, sizeof(e));
-	for (i = 0; i < nr; i++)
-		ktap_parse(&k[i], consoles[i], lens[i]);
-	for (i = 0; i < nr && !splat_boot; i++)
-		if (console_find_splat(&splat, consoles[i], lens[i]))
-			splat_boot = i + 1;
-	if (splat_boot) {
-		add_boot(&sb, splat_boot, nr);
-		strbuf_addf(&sb, "console line %zu: %s", splat.line, splat.text ? splat.text : "");
+	console_judge(&v, consoles, lens, nr, &rules);
+	if (v.splat_boot) {
+		add_boot(&sb, v.splat_boot, nr);
+		strbuf_addf(&sb, "console line %zu: %s", v.splat.line, v.splat.text ? v.splat.text : "");
 		check_set(&c->splats, CHECK_FAILED, sb.buf);
 	} else {
 		check_set(&c->splats, CHECK_OK, NULL);
@@ -832,11 +670,9 @@ void cell_read_consoles(struct cell_result *c, const char *const *consoles, cons
 	if (!c->boots)
 		c->boots = (unsigned)nr;
 
-	for (i = 0; i < nr; i++) {
-		if (k[i].version)
-			continue;
+	if (v.not_started) {
 		strbuf_reset(&sb);
-		add_boot(&sb, i + 1, nr);
+		add_boot(&sb, v.not_started, nr);
 		strbuf_addstr(&sb, failure ? failure : "mm-regress never started: no KTAP on the console");
 		check_set(&c->boot, CHECK_FAILED, sb.buf);
 		check_set(&c->tests, CHECK_SKIPPED, "did not boot");
@@ -849,35 +685,14 @@ void cell_read_consoles(struct cell_result *c, const char *const *consoles, cons
 	}
 	check_set(&c->boot, CHECK_OK, NULL);
 
-	/* How a run was cut short, from the first boot that was. */
-	for (i = 0; i < nr && complete; i++) {
-		if (ktap_complete(&k[i]))
-			continue;
-		complete = 0;
-		add_boot(&cut, i + 1, nr);
-		if (failure)
-			strbuf_addstr(&cut, failure);
-		else if (ktap_problems(&k[i], &problems))
-			strbuf_addstr(&cut, problems.v[0]);
-		else
-			strbuf_addstr(&cut, "mm-regress did not finish");
-	}
-	for (i = 0; i < nr; i++)
-		total += k[i].nr_cases;
-	boot_of = xcalloc(total + 1, sizeof(*boot_of));
-	for (i = 0; i < k[0].nr_cases; i++)
-		boot_of[i] = 1;
-	for (i = 1; i < nr; i++)
-		ktap_fold(&k[0], &k[i], (unsigned)i + 1, boot_of);
-
 	free(c->clocksource);
-	c->clocksource = k[0].clocksource ? xstrdup(k[0].clocksource) : NULL;
-	c->clock_resolution_ns = k[0].clock_resolution_ns;
-	for (i = 0; i < k[0].nr_metric_skips; i++)
-		cell_add_metric_skip(c, k[0].metric_skips[i].case_name, k[0].metric_skips[i].name,
-				     k[0].metric_skips[i].reason);
-	for (i = 0; i < k[0].nr_cases; i++) {
-		const struct ktap_case *kc = &k[0].cases[i];
+	c->clocksource = k->clocksource ? xstrdup(k->clocksource) : NULL;
+	c->clock_resolution_ns = k->clock_resolution_ns;
+	for (i = 0; i < k->nr_metric_skips; i++)
+		cell_add_metric_skip(c, k->metric_skips[i].case_name, k->metric_skips[i].name,
+				     k->metric_skips[i].reason);
+	for (i = 0; i < k->nr_cases; i++) {
+		const struct ktap_case *kc = &k->cases[i];
 		const char *ev = NULL;
 
 		if (kc->status == KTAP_FAIL && kc->diag.nr)
@@ -886,8 +701,8 @@ void cell_read_consoles(struct cell_result *c, const char *const *consoles, cons
 			ev = kc->reason;
 		cell_add_case(c, kc->name, kc->status, ev);
 	}
-	for (i = 0; i < k[0].nr_metrics; i++) {
-		const struct ktap_metric *m = &k[0].metrics[i];
+	for (i = 0; i < k->nr_metrics; i++) {
+		const struct ktap_metric *m = &k->metrics[i];
 
 		/* A number its clock could not resolve in one boot is not a number. */
 		if (cell_find_metric_skip(c, m->case_name, m->name))
@@ -895,45 +710,44 @@ void cell_read_consoles(struct cell_result *c, const char *const *consoles, cons
 		cell_add_metric(c, m->case_name, m->name, m->unit, m->direction, m->n, m->value,
 				m->stddev, m->samples, m->nr_samples);
 	}
-	expectations_judge(&e, &k[0], c->expect_fail, c->nr_expect_fail);
-	c->nr_pass = k[0].nr_pass + k[0].nr_todo;
-	c->nr_fail = e.nr_fail;
-	c->nr_xfail = e.xfail.nr;
-	c->nr_skip = k[0].nr_skip;
+	c->nr_pass = k->nr_pass + k->nr_todo;
+	c->nr_fail = v.e.nr_fail;
+	c->nr_xfail = v.e.xfail.nr;
+	c->nr_skip = k->nr_skip;
 	strbuf_reset(&sb);
-	expectations_describe(&sb, &e, c->without);
+	expectations_describe(&sb, &v.e, c->without);
 	free(c->expected);
 	c->expected = sb.len ? strbuf_detach(&sb, NULL) : NULL;
 
-	if (complete && !e.nr_fail && !expectations_missed(&sb, &e, c->without)) {
+	strbuf_reset(&sb);
+	switch (v.tests_rule) {
+	case CONSOLE_OK:
 		check_set(&c->tests, CHECK_OK, c->expected);
 		goto cleanup;
-	}
-	if (e.first_fail) {
-		const struct ktap_case *kc = e.first_fail;
+	case CONSOLE_CASE_FAILED: {
+		const struct ktap_case *kc = v.e.first_fail;
 
-		strbuf_reset(&sb);
-		add_boot(&sb, boot_of[kc - k[0].cases], nr);
+		add_boot(&sb, v.boot_of[kc - k->cases], nr);
 		strbuf_addf(&sb, "not ok %u %s", kc->number, kc->name);
 		if (kc->diag.nr)
 			strbuf_addf(&sb, ": %s", kc->diag.v[kc->diag.nr - 1]);
-	} else if (!complete) {
-		/* Nothing failed, so the run was cut short: say how. */
-		strbuf_reset(&sb);
-		strbuf_add(&sb, cut.buf, cut.len);
+		break;
 	}
-	/* Else sb holds what expectations_missed() said. */
+	case CONSOLE_CUT_SHORT:
+		/* Nothing failed, so the run was cut short: say how. */
+		add_boot(&sb, v.cut_short, nr);
+		strbuf_addstr(&sb, failure ? failure : v.problems.v[0]);
+		break;
+	case CONSOLE_MISSED:
+		expectations_missed(&sb, &v.e, c->without);
+		break;
+	default:
+		BUG("console_judge() gave tests rule %d without a machine to check", v.tests_rule);
+	}
 	check_set(&c->tests, CHECK_FAILED, sb.buf);
 cleanup:
 	strbuf_release(&sb);
-	strbuf_release(&cut);
-	strvec_clear(&problems);
-	expectations_release(&e);
-	console_splat_release(&splat);
-	for (i = 0; i < nr; i++)
-		ktap_release(&k[i]);
-	free(k);
-	free(boot_of);
+	console_verdict_release(&v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1324,7 +1138,7 @@ static void recorded_variants(struct strvec *out, const char *workdir, const str
 	}
 	if (d)
 		closedir(d);
-	qsort(found.v, found.nr, sizeof(*found.v), cmp_strp);
+	qsort(found.v, found.nr, sizeof(*found.v), strp_cmp);
 	for (i = 0; i < found.nr; i++)
 		strvec_push(out, found.v[i]);
 	strvec_clear(&found);
@@ -1389,384 +1203,12 @@ int results_collect_branch(struct branch_result *b, const char *workdir,
 }
 
 /* ------------------------------------------------------------------ */
-/* A small JSON reader: a tree of values, with the line each starts on */
-
-enum jtype { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT };
-
-struct jval {
-	enum jtype type;
-	int line;
-	int boolean;
-	double number;
-	char *str;
-	struct jval *items;	/* ARRAY elements, OBJECT values */
-	char **keys;		/* OBJECT */
-	size_t nr, alloc;
-};
-
-struct jparser {
-	const char *file;
-	const char *p, *end;
-	int line;
-	int depth;
-};
-
-#define JSON_MAX_DEPTH 64
-
-static void jval_release(struct jval *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->nr; i++) {
-		jval_release(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->str);
-	memset(v, 0, sizeof(*v));
-}
-
-__attribute__((format(printf, 2, 3)))
-static int jerror(struct jparser *jp, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	error("%s:%d: %s", jp->file, jp->line, sb.buf);
-	strbuf_release(&sb);
-	return MKS_ECONFIG;
-}
-
-static void jskip_ws(struct jparser *jp)
-{
-	while (jp->p < jp->end) {
-		char c = *jp->p;
-
-		if (c == '\n')
-			jp->line++;
-		else if (c != ' ' && c != '\t' && c != '\r')
-			break;
-		jp->p++;
-	}
-}
-
-static const char *jnear(struct jparser *jp)
-{
-	static char buf[16];
-
-	if (jp->p >= jp->end)
-		return "the end of the file";
-	if ((unsigned char)*jp->p < 0x20 || (unsigned char)*jp->p >= 0x7f)
-		snprintf(buf, sizeof(buf), "byte 0x%02x", (unsigned char)*jp->p);
-	else
-		snprintf(buf, sizeof(buf), "'%c'", *jp->p);
-	return buf;
-}
-
-static void utf8_put(struct strbuf *sb, unsigned cp)
-{
-	if (cp < 0x80) {
-		strbuf_addch(sb, cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, 0xc0 | (cp >> 6));
-		strbuf_addch(sb, 0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, 0xe0 | (cp >> 12));
-		strbuf_addch(sb, 0x80 | ((cp >> 6) & 0x3f));
-		strbuf_addch(sb, 0x80 | (cp & 0x3f));
-	} else {
-		strbuf_addch(sb, 0xf0 | (cp >> 18));
-		strbuf_addch(sb, 0x80 | ((cp >> 12) & 0x3f));
-		strbuf_addch(sb, 0x80 | ((cp >> 6) & 0x3f));
-		strbuf_addch(sb, 0x80 | (cp & 0x3f));
-	}
-}
-
-static int jhex4(struct jparser *jp, unsigned *out)
-{
-	int i;
-
-	*out = 0;
-	if (jp->end - jp->p < 4)
-		return jerror(jp, "incomplete \\u escape");
-	for (i = 0; i < 4; i++) {
-		char c = jp->p[i];
-		unsigned d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return jerror(jp, "bad \\u escape");
-		*out = *out * 16 + d;
-	}
-	jp->p += 4;
-	return 0;
-}
-
-/* At the opening quote. */
-static int jstring(struct jparser *jp, char **out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret = 0;
-
-	jp->p++;
-	for (;;) {
-		unsigned char c;
-
-		if (jp->p >= jp->end) {
-			ret = jerror(jp, "unterminated string");
-			goto cleanup;
-		}
-		c = *jp->p++;
-		if (c == '"')
-			break;
-		if (c < 0x20) {
-			jp->p--;
-			ret = jerror(jp, "control character in a string (%s)", jnear(jp));
-			goto cleanup;
-		}
-		if (c != '\\') {
-			strbuf_addch(&sb, c);
-			continue;
-		}
-		if (jp->p >= jp->end) {
-			ret = jerror(jp, "unterminated string");
-			goto cleanup;
-		}
-		c = *jp->p++;
-		switch (c) {
-		case '"': case '\\': case '/':
-			strbuf_addch(&sb, c);
-			break;
-		case 'b': strbuf_addch(&sb, '\b'); break;
-		case 'f': strbuf_addch(&sb, '\f'); break;
-		case 'n': strbuf_addch(&sb, '\n'); break;
-		case 'r': strbuf_addch(&sb, '\r'); break;
-		case 't': strbuf_addch(&sb, '\t'); break;
-		case 'u': {
-			unsigned cp, lo;
-
-			if ((ret = jhex4(jp, &cp)))
-				goto cleanup;
-			if (cp >= 0xd800 && cp < 0xdc00 && jp->end - jp->p >= 6 && jp->p[0] == '\\' &&
-			    jp->p[1] == 'u') {
-				const char *save = jp->p;
-
-				jp->p += 2;
-				if ((ret = jhex4(jp, &lo)))
-					goto cleanup;
-				if (lo >= 0xdc00 && lo < 0xe000)
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-				else
-					jp->p = save;
-			}
-			if (!cp) {
-				ret = jerror(jp, "\\u0000 in a string");
-				goto cleanup;
-			}
-			/* A lone surrogate is not a character. */
-			if (cp >= 0xd800 && cp < 0xe000)
-				cp = 0xfffd;
-			utf8_put(&sb, cp);
-			break;
-		}
-		default:
-			jp->p--;
-			ret = jerror(jp, "bad escape '\\%c' in a string", c >= 0x20 && c < 0x7f ? c : '?');
-			goto cleanup;
-		}
-	}
-	*out = strbuf_detach(&sb, NULL);
-cleanup:
-	strbuf_release(&sb);
-	return ret;
-}
-
-static int jnumber(struct jparser *jp, double *out)
-{
-	const char *s = jp->p, *p = s;
-	char buf[64];
-
-	if (p < jp->end && *p == '-')
-		p++;
-	if (p < jp->end && *p == '0') {
-		p++;
-	} else if (p < jp->end && *p >= '1' && *p <= '9') {
-		while (p < jp->end && *p >= '0' && *p <= '9')
-			p++;
-	} else {
-		return jerror(jp, "expected a value, found %s", jnear(jp));
-	}
-	if (p < jp->end && *p == '.') {
-		p++;
-		if (p >= jp->end || *p < '0' || *p > '9')
-			return jerror(jp, "bad number");
-		while (p < jp->end && *p >= '0' && *p <= '9')
-			p++;
-	}
-	if (p < jp->end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < jp->end && (*p == '+' || *p == '-'))
-			p++;
-		if (p >= jp->end || *p < '0' || *p > '9')
-			return jerror(jp, "bad number");
-		while (p < jp->end && *p >= '0' && *p <= '9')
-			p++;
-	}
-	if ((size_t)(p - s) >= sizeof(buf))
-		return jerror(jp, "number too long");
-	memcpy(buf, s, p - s);
-	buf[p - s] = '\0';
-	*out = strtod(buf, NULL);
-	if (!isfinite(*out))
-		return jerror(jp, "number out of range");
-	jp->p = p;
-	return 0;
-}
-
-static int jvalue(struct jparser *jp, struct jval *v);
-
-static int jcontainer(struct jparser *jp, struct jval *v, int object)
-{
-	char close = object ? '}' : ']';
-	int ret;
-
-	if (++jp->depth > JSON_MAX_DEPTH)
-		return jerror(jp, "nested deeper than %d levels", JSON_MAX_DEPTH);
-	v->type = object ? J_OBJECT : J_ARRAY;
-	jp->p++;
-	jskip_ws(jp);
-	if (jp->p < jp->end && *jp->p == close) {
-		jp->p++;
-		jp->depth--;
-		return 0;
-	}
-	for (;;) {
-		char *key = NULL;
-
-		jskip_ws(jp);
-		if (object) {
-			if (jp->p >= jp->end || *jp->p != '"')
-				return jerror(jp, "expected a key, found %s", jnear(jp));
-			if ((ret = jstring(jp, &key)))
-				return ret;
-			jskip_ws(jp);
-			if (jp->p >= jp->end || *jp->p != ':') {
-				free(key);
-				return jerror(jp, "expected ':', found %s", jnear(jp));
-			}
-			jp->p++;
-		}
-		ALLOC_GROW(v->items, v->nr + 1, v->alloc);
-		if (object) {
-			v->keys = xrealloc(v->keys, v->alloc * sizeof(*v->keys));
-			v->keys[v->nr] = key;
-		}
-		memset(&v->items[v->nr], 0, sizeof(*v->items));
-		v->nr++;
-		if ((ret = jvalue(jp, &v->items[v->nr - 1])))
-			return ret;
-		jskip_ws(jp);
-		if (jp->p < jp->end && *jp->p == ',') {
-			jp->p++;
-			continue;
-		}
-		if (jp->p < jp->end && *jp->p == close) {
-			jp->p++;
-			break;
-		}
-		return jerror(jp, "expected ',' or '%c', found %s", close, jnear(jp));
-	}
-	jp->depth--;
-	return 0;
-}
-
-static int jword(struct jparser *jp, const char *word)
-{
-	size_t n = strlen(word);
-
-	if ((size_t)(jp->end - jp->p) < n || strncmp(jp->p, word, n))
-		return 0;
-	jp->p += n;
-	return 1;
-}
-
-static int jvalue(struct jparser *jp, struct jval *v)
-{
-	jskip_ws(jp);
-	v->line = jp->line;
-	if (jp->p >= jp->end)
-		return jerror(jp, "expected a value, found the end of the file");
-	switch (*jp->p) {
-	case '{':
-		return jcontainer(jp, v, 1);
-	case '[':
-		return jcontainer(jp, v, 0);
-	case '"':
-		v->type = J_STRING;
-		return jstring(jp, &v->str);
-	}
-	if (jword(jp, "null")) {
-		v->type = J_NULL;
-		return 0;
-	}
-	if (jword(jp, "true") || jword(jp, "false")) {
-		v->type = J_BOOL;
-		v->boolean = jp->p[-1] == 'e' && jp->p[-2] == 'u';
-		return 0;
-	}
-	v->type = J_NUMBER;
-	return jnumber(jp, &v->number);
-}
-
-static int json_parse(struct jval *root, const char *file, const char *buf, size_t len)
-{
-	struct jparser jp = { file, buf, buf + len, 1, 0 };
-	int ret;
-
-	memset(root, 0, sizeof(*root));
-	/* A UTF-8 byte order mark is tolerated. */
-	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
-		jp.p += 3;
-	ret = jvalue(&jp, root);
-	if (!ret) {
-		jskip_ws(&jp);
-		if (jp.p < jp.end)
-			ret = jerror(&jp, "unexpected %s after the JSON value", jnear(&jp));
-	}
-	if (ret)
-		jval_release(root);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ */
 /* From JSON to results */
 
 struct loader {
 	const char *file;
 	int errors;
 };
-
-static const struct jval *jget(const struct jval *obj, const char *key)
-{
-	size_t i;
-
-	if (!obj || obj->type != J_OBJECT)
-		return NULL;
-	for (i = 0; i < obj->nr; i++)
-		if (!strcmp(obj->keys[i], key))
-			return &obj->items[i];
-	return NULL;
-}
 
 __attribute__((format(printf, 3, 4)))
 static void lerror(struct loader *ld, const struct jval *at, const char *fmt, ...)
@@ -1799,7 +1241,7 @@ static const char *type_name(enum jtype t)
 static const struct jval *jmember(struct loader *ld, const struct jval *obj, const char *key,
 				  enum jtype t, int required)
 {
-	const struct jval *v = jget(obj, key);
+	const struct jval *v = json_get(obj, key);
 
 	if (!v || v->type == J_NULL) {
 		if (required)
@@ -1890,7 +1332,7 @@ static void load_metric(struct loader *ld, struct cell_result *c, const struct j
 	}
 	if (case_name && name)
 		cell_add_metric(c, case_name, name, unit, d,
-				samples && !jget(m, "n") ? (unsigned)nr : jcount(ld, m, "n"),
+				samples && !json_get(m, "n") ? (unsigned)nr : jcount(ld, m, "n"),
 				jnum(ld, m, "mean", 0), jnum(ld, m, "stddev", 0), v, nr);
 cleanup:
 	free(v);
@@ -2140,7 +1582,7 @@ static void load_branch(struct loader *ld, struct run_results *r, const struct j
 	/* A report written before claims and thresholds has neither: the defaults. */
 	tmp.threshold_pct = jnum(ld, obj, "threshold_pct", 0);
 	if (tmp.threshold_pct < 0 || tmp.threshold_pct > 100) {
-		lerror(ld, jget(obj, "threshold_pct"), "'threshold_pct' must be between 0 and 100, not %g",
+		lerror(ld, json_get(obj, "threshold_pct"), "'threshold_pct' must be between 0 and 100, not %g",
 		       tmp.threshold_pct);
 		tmp.threshold_pct = 0;
 	}

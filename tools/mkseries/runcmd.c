@@ -489,3 +489,26 @@ cleanup:
 		die_of_signal(pending_signal);
 	return ret;
 }
+
+char *program_version(const char *program, const char *fallback)
+{
+	struct child c = CHILD_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *ret;
+	int status;
+
+	strvec_pushl(&c.argv, program, "--version", NULL);
+	strvec_push(&c.env, "LC_ALL=C");
+	c.out = &out;
+	c.err = &out;
+	c.timeout_sec = 30;
+	status = child_run(&c);
+	child_release(&c);
+	if (status || !out.len) {
+		strbuf_release(&out);
+		return xstrdup(fallback);
+	}
+	ret = xstrndup(out.buf, strcspn(out.buf, "\n"));
+	strbuf_release(&out);
+	return ret;
+}

@@ -73,4 +73,11 @@ void child_release(struct child *cmd);
  */
 void runcmd_setup(void);
 
+/*
+ * The first line `program --version` prints (stdout or stderr, LC_ALL=C,
+ * at most 30 s), or a copy of `fallback` when it cannot be run or says
+ * nothing. Caller frees.
+ */
+char *program_version(const char *program, const char *fallback);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "build.h"
 #include "gitutil.h"
 #include "regress.h"
 #include "runstate.h"
@@ -59,15 +60,6 @@ void step_key_add(struct step_key *k, const char *name, const char *fmt, ...)
 	strbuf_addch(&k->text, '\n');
 }
 
-static char *hash_of(const void *data, size_t len)
-{
-	git_oid oid;
-
-	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
-		BUG("cannot hash %zu bytes", len);
-	return xstrdup(git_oid_tostr_s(&oid));
-}
-
 int file_hash(char **out, const char *path)
 {
 	git_oid oid;
@@ -92,7 +84,7 @@ void step_key_add_file(struct step_key *k, const char *name, const char *path)
 
 char *step_key_hash(const struct step_key *k)
 {
-	return hash_of(k->text.buf, k->text.len);
+	return blob_hash_hex(k->text.buf, k->text.len);
 }
 
 void step_key_release(struct step_key *k)
@@ -105,21 +97,7 @@ char *mm_regress_hash(const char *machine)
 	size_t len = 0;
 	const char *why, *image = mm_regress_image_for(machine, &len, &why);
 
-	return hash_of(image ? image : "", len);
-}
-
-char *compiler_version(const char *cross)
-{
-	char *gcc = xstrfmt("%sgcc", cross ? cross : "");
-	char *v = program_version(gcc, "none");
-
-	free(gcc);
-	return v;
-}
-
-static char *kit_file(const struct kit *kit, const char *rel)
-{
-	return rel[0] == '/' ? xstrdup(rel) : path_join(kit->dir, rel);
+	return blob_hash_hex(image ? image : "", len);
 }
 
 /* Every item of one plan, with the content of the file it applies. */
@@ -171,36 +149,29 @@ char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
 }
 
 int build_key(char **out, git_repository *repo, const git_oid *commit, const struct kit *kit,
-	      const struct kernel_branch *b, const char *compiler)
+	      const struct kernel_branch *b)
 {
 	struct step_key k = STEP_KEY_INIT;
 	git_commit *c = NULL;
-	const char *base = b->config_base ? b->config_base : "defconfig";
-	char *path;
-	size_t i;
+	char *inputs = NULL;
 	int err;
 
 	*out = NULL;
 	err = git_commit_lookup(&c, repo, commit);
 	if (err < 0)
-		return git_error_report(err, "cannot read commit %s", oid_short(commit));
+		return gitutil_error(err, "cannot read commit %s", oid_short(commit));
+	err = build_inputs_key(&inputs, kit, b);
+	if (err) {
+		git_commit_free(c);
+		return err;
+	}
 	step_key_add(&k, "step", "build");
 	step_key_add(&k, "tree", "%s", git_oid_tostr_s(git_commit_tree_id(c)));
 	git_commit_free(c);
-	step_key_add(&k, "arch", "%s", b->arch ? b->arch : "x86_64");
-	step_key_add(&k, "config-base", "%s", base);
-	path = kit_file(kit, base);
-	if (b->config_base_is_file || file_exists(path))
-		step_key_add_file(&k, "config-base-file", path);
-	free(path);
-	for (i = 0; i < b->nr_fragments; i++) {
-		path = kit_file(kit, b->fragments[i]);
-		step_key_add_file(&k, b->fragments[i], path);
-		free(path);
-	}
-	step_key_add(&k, "compiler", "%s", compiler ? compiler : "none");
+	step_key_add(&k, "inputs", "%s", inputs);
 	*out = step_key_hash(&k);
 	step_key_release(&k);
+	free(inputs);
 	return 0;
 }
 

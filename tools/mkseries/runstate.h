@@ -54,8 +54,6 @@ void step_key_release(struct step_key *k);
 int file_hash(char **out, const char *path);
 /* Of the mm-regress carried inside this mkseries. Caller frees. */
 char *mm_regress_hash(const char *machine);
-/* The first line of `gcc --version`, or "none". Caller frees. */
-char *compiler_version(const char *cross);
 
 /*
  * The apply key: the base commit, the backporter, this mkseries's
@@ -67,13 +65,13 @@ char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
 		const char *backporter);
 
 /*
- * The build key of `variant` at `commit`: its tree id, the arch, the
- * config base (its content when it is a file of the kit) and each
- * fragment's content, and `compiler`. Returns 0, or -1 (printed) when
- * the commit cannot be read.
+ * The build key of b at `commit`: its tree id and build_inputs_key()
+ * (what `mkseries build` checks too). Returns 0, or -1 (printed) when
+ * the commit cannot be read, MKS_ECONFIG (printed) when the kit's
+ * config files cannot be.
  */
 int build_key(char **out, git_repository *repo, const git_oid *commit, const struct kit *kit,
-	      const struct kernel_branch *b, const char *compiler);
+	      const struct kernel_branch *b);
 
 /*
  * The test key. `accel` is what was asked for (auto, kvm or tcg);

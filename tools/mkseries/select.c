@@ -54,3 +54,30 @@ int select_branches(struct kernel_branch ***out, size_t *nr, const struct kit *k
 		return error_code(MKS_ECONFIG, "the kit has no default branch in kernels/");
 	return 0;
 }
+
+int for_each_selected_branch(const char *branch, int all, int default_all,
+			     int (*fn)(const struct kit *kit, const struct kernel_branch *b,
+				       void *data),
+			     void *data)
+{
+	struct kernel_branch **sel = NULL;
+	struct kit kit = KIT_INIT;
+	size_t nr = 0, i;
+	int ret = 0;
+
+	if (kit_open(&kit))
+		return MKS_ECONFIG;
+	if (select_branches(&sel, &nr, &kit, branch, all, default_all)) {
+		kit_release(&kit);
+		return MKS_ECONFIG;
+	}
+	for (i = 0; i < nr; i++) {
+		int r = fn(&kit, sel[i], data);
+
+		if (r > ret)
+			ret = r;
+	}
+	free(sel);
+	kit_release(&kit);
+	return ret;
+}

@@ -19,4 +19,15 @@ int kit_open(struct kit *kit);
 int select_branches(struct kernel_branch ***out, size_t *nr, const struct kit *kit,
 		    const char *branch, int all, int default_all);
 
+/*
+ * Open the kit, choose its branches as select_branches() does and call
+ * fn on each in turn. Returns the highest value fn returned (a command's
+ * exit status: one branch's failure does not stop the next), or
+ * MKS_ECONFIG (printed) when the kit or the choice does not do.
+ */
+int for_each_selected_branch(const char *branch, int all, int default_all,
+			     int (*fn)(const struct kit *kit, const struct kernel_branch *b,
+				       void *data),
+			     void *data);
+
 #endif

@@ -127,7 +127,7 @@ int stable_log_read(struct stable_log *log, const struct kernel_branch *b)
 	if (!err)
 		err = git_revwalk_hide(walk, &since);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot walk %s..%s in '%s'", log->since, log->ref,
+		ret = gitutil_error(err, "cannot walk %s..%s in '%s'", log->since, log->ref,
 				       src->repo);
 		goto cleanup;
 	}
@@ -168,7 +168,7 @@ int stable_log_read(struct stable_log *log, const struct kernel_branch *b)
 		git_commit_free(c);
 	}
 	if (err != GIT_ITEROVER) {
-		ret = git_error_report(err, "cannot walk %s..%s in '%s'", log->since, log->ref,
+		ret = gitutil_error(err, "cannot walk %s..%s in '%s'", log->since, log->ref,
 				       src->repo);
 		goto cleanup;
 	}

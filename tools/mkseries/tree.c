@@ -37,14 +37,6 @@ static char *cache_dir(void)
 	return NULL;
 }
 
-/* A path from the kit: absolute as written, else relative to the kit directory. */
-static char *kit_path(const struct kit *kit, const char *p)
-{
-	if (*p == '/' || !kit || !kit->dir)
-		return xstrdup(p);
-	return path_join(kit->dir, p);
-}
-
 /* kernel_repo_path(), and whether it is mkseries' own repository under the cache. */
 static int repo_path_of(char **out, int *own, const struct kit *kit,
 			const struct kernel_branch *b, const char *repo_opt)
@@ -61,7 +53,7 @@ static int repo_path_of(char **out, int *own, const struct kit *kit,
 		/* A repository the user's environment names: say which file and variable. */
 		if ((!b->source.repo || b->source.repo_var) && kernel_source_check(b))
 			return MKS_ECONFIG;
-		*out = kit_path(kit, b->source.repo);
+		*out = kit_file(kit, b->source.repo);
 		return 0;
 	}
 	*own = 1;
@@ -100,7 +92,7 @@ static void log_all_ref_updates(git_repository *repo, const char *path)
 		     strcasecmp(value.ptr, "always")))
 		err = git_config_set_string(local, "core.logAllRefUpdates", "always");
 	if (err < 0)
-		git_warning_report(err, "cannot turn on the reflog of '%s'; ref updates go unlogged",
+		gitutil_warning(err, "cannot turn on the reflog of '%s'; ref updates go unlogged",
 				   path);
 	git_buf_dispose(&value);
 	git_config_free(local);
@@ -179,7 +171,7 @@ static int import_history_add(git_repository *repo, const struct kernel_branch *
 	name = import_history_ref(b, n + 1);
 	err = git_reference_create(&ref, repo, name, tag, 0, "mkseries import");
 	if (err < 0)
-		ret = git_error_report(err, "cannot write '%s'", name);
+		ret = gitutil_error(err, "cannot write '%s'", name);
 	git_reference_free(ref);
 	free(name);
 	return ret;
@@ -222,10 +214,9 @@ int tree_import_log(struct strbuf *out, git_repository *repo, const struct kerne
 	return (int)n;
 }
 
-/* "86691" -> "86,691" into a static buffer. */
-static const char *thousands(size_t n)
+/* "86691" -> "86,691" into buf (at least 32 bytes). */
+static const char *thousands_to(char *buf, size_t n)
 {
-	static char buf[32];
 	char tmp[32];
 	size_t len, i, o = 0;
 
@@ -239,6 +230,7 @@ static const char *thousands(size_t n)
 	buf[o] = '\0';
 	return buf;
 }
+#define thousands(n) thousands_to((char[32]){ 0 }, (n))
 
 /* ------------------------------------------------------------------ */
 /* An in-memory directory tree of the archive's files */
@@ -595,7 +587,7 @@ static int fast_odb(git_odb **out, git_repository *repo)
 	if (err < 0) {
 		git_odb_free(*out);
 		*out = NULL;
-		return git_error_report(err, "cannot open the object database of '%s'",
+		return gitutil_error(err, "cannot open the object database of '%s'",
 					git_repository_path(repo));
 	}
 	return 0;
@@ -849,7 +841,7 @@ static int stream_entry(git_oid *out, git_odb *odb, struct archive *a, struct ar
 	if (err >= 0)
 		err = git_odb_stream_finalize_write(out, st);
 	if (err < 0)
-		ret = git_error_report(err, "'%s': cannot write '%s'", label, shown(path));
+		ret = gitutil_error(err, "'%s': cannot write '%s'", label, shown(path));
 cleanup:
 	git_odb_stream_free(st);
 	free(zeros);
@@ -994,7 +986,7 @@ static int write_dir(git_oid *out, int *empty, git_repository *repo, struct tnod
 	*empty = 1;
 	err = git_treebuilder_new(&bld, repo, NULL);
 	if (err < 0)
-		return git_error_report(err, "cannot build a tree");
+		return gitutil_error(err, "cannot build a tree");
 	for (i = 0; i < n->nr_kids; i++) {
 		struct tnode *k = n->kids[i];
 
@@ -1011,14 +1003,14 @@ static int write_dir(git_oid *out, int *empty, git_repository *repo, struct tnod
 		}
 		err = git_treebuilder_insert(NULL, bld, k->name, &k->oid, k->mode);
 		if (err < 0) {
-			ret = git_error_report(err, "cannot add '%s' to a tree", shown(k->path));
+			ret = gitutil_error(err, "cannot add '%s' to a tree", shown(k->path));
 			goto cleanup;
 		}
 		*empty = 0;
 	}
 	err = git_treebuilder_write(out, bld);
 	if (err < 0)
-		ret = git_error_report(err, "cannot write the tree of '%s'",
+		ret = gitutil_error(err, "cannot write the tree of '%s'",
 				       *n->path ? shown(n->path) : "/");
 cleanup:
 	git_treebuilder_free(bld);
@@ -1049,11 +1041,11 @@ static int check_gitmodules(git_repository *repo, struct ftree *ft, const char *
 			break;
 		}
 		if (!odb && (err = git_repository_odb(&odb, repo)) < 0) {
-			ret = git_error_report(err, "cannot open the object database");
+			ret = gitutil_error(err, "cannot open the object database");
 			break;
 		}
 		if ((err = git_odb_read_header(&size, &type, odb, &n->oid)) < 0) {
-			ret = git_error_report(err, "'%s': cannot read '%s'", label, shown(n->path));
+			ret = gitutil_error(err, "'%s': cannot read '%s'", label, shown(n->path));
 			break;
 		}
 		if (size > TREECHECK_GITMODULES_MAX) {
@@ -1064,7 +1056,7 @@ static int check_gitmodules(git_repository *repo, struct ftree *ft, const char *
 			break;
 		}
 		if ((err = git_odb_read(&obj, odb, &n->oid)) < 0) {
-			ret = git_error_report(err, "'%s': cannot read '%s'", label, shown(n->path));
+			ret = gitutil_error(err, "'%s': cannot read '%s'", label, shown(n->path));
 			break;
 		}
 		strbuf_reset(&why);
@@ -1132,9 +1124,10 @@ static int import_archive(git_oid *out_tree, size_t *nr_files, time_t *newest,
 		 * Every blob was just written: libgit2 need not read each one
 		 * back to check it exists (4 s on a kernel tree).
 		 */
-		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
+		int strict = gitutil_set_opt(GITUTIL_STRICT_CREATION, 0);
+
 		ret = ftree_write(out_tree, nr_files, repo, &ft, label);
-		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1);
+		gitutil_set_opt(GITUTIL_STRICT_CREATION, strict);
 	}
 	if (!ret) {
 		*newest = ft.newest;
@@ -1566,11 +1559,6 @@ cleanup:
 	return ret;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int tree_apt_sources(struct strbuf *out, struct strvec *looked_in, const char *root,
 		     const char *suite)
 {
@@ -1597,7 +1585,7 @@ int tree_apt_sources(struct strbuf *out, struct strvec *looked_in, const char *r
 		while ((de = readdir(d)))
 			if (ends_with(de->d_name, ".list") || ends_with(de->d_name, ".sources"))
 				strvec_push(&names, de->d_name);
-		qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
+		qsort(names.v, names.nr, sizeof(*names.v), strp_cmp);
 		for (i = 0; i < names.nr; i++)
 			strvec_pushf(&files, "%s/%s", dir, names.v[i]);
 		strvec_clear(&names);
@@ -1857,11 +1845,11 @@ int tree_base(git_oid *out, git_repository *repo, const struct kernel_branch *b)
 	if (err == GIT_ENOTFOUND)
 		return MKS_ENOTFOUND;
 	if (err < 0)
-		return git_error_report(err, "cannot read '%s'", tree_base_refname(b));
+		return gitutil_error(err, "cannot read '%s'", tree_base_refname(b));
 	err = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
 	git_reference_free(ref);
 	if (err < 0)
-		return git_error_report(err, "'%s' does not name a commit", tree_base_refname(b));
+		return gitutil_error(err, "'%s' does not name a commit", tree_base_refname(b));
 	git_oid_cpy(out, git_object_id(obj));
 	git_object_free(obj);
 	return 0;
@@ -1929,14 +1917,14 @@ static int write_base_tag(git_repository *repo, const struct kernel_branch *b,
 	if (!err)
 		err = git_object_lookup(&target, repo, commit, GIT_OBJECT_COMMIT);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot tag the base of '%s'", b->name);
+		ret = gitutil_error(err, "cannot tag the base of '%s'", b->name);
 		goto cleanup;
 	}
 	name = xstrfmt("mkseries/base/%s", b->name);
 	msg = xstrfmt("mkseries base for branch %s\n\nsource: %s\n", b->name, key);
 	err = git_tag_annotation_create(&tag, repo, name, target, sig, msg);
 	if (err < 0) {
-		ret = git_error_report(err, "cannot write tag '%s'", name);
+		ret = gitutil_error(err, "cannot write tag '%s'", name);
 		goto cleanup;
 	}
 	reflog = xstrfmt("mkseries import: %s", key);
@@ -1969,7 +1957,7 @@ static int write_import_commit(git_oid *out, git_repository *repo, const git_oid
 	git_tree_free(tree);
 	git_signature_free(sig);
 	if (err < 0)
-		return git_error_report(err, "cannot write the import commit");
+		return gitutil_error(err, "cannot write the import commit");
 	return 0;
 }
 
@@ -1980,14 +1968,24 @@ static int count_blob(const char *root, const git_tree_entry *entry, void *paylo
 	return 0;
 }
 
+/* The files of commit_id's tree, for the import's summary line; 0 (with a warning) when unreadable. */
 static size_t count_files(git_repository *repo, const git_oid *commit_id)
 {
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
 	size_t n = 0;
+	int err;
 
-	if (!git_commit_lookup(&commit, repo, commit_id) && !git_commit_tree(&tree, commit))
-		git_tree_walk(tree, GIT_TREEWALK_PRE, count_blob, &n);
+	err = git_commit_lookup(&commit, repo, commit_id);
+	if (!err)
+		err = git_commit_tree(&tree, commit);
+	if (!err)
+		err = git_tree_walk(tree, GIT_TREEWALK_PRE, count_blob, &n);
+	if (err < 0) {
+		/* A count of part of the tree would be a wrong number, not a smaller one. */
+		gitutil_warning(err, "cannot count the files of %s", oid_short(commit_id));
+		n = 0;
+	}
 	git_tree_free(tree);
 	git_commit_free(commit);
 	return n;
@@ -2031,7 +2029,7 @@ static int fetch_commit(git_repository *repo, git_repository *src, const char *u
 	if (!err)
 		err = git_remote_fetch(remote, &specs, &opts, "mkseries import");
 	if (err < 0) {
-		ret = git_error_report(err, "cannot fetch '%s' from '%s'", ref, url);
+		ret = gitutil_error(err, "cannot fetch '%s' from '%s'", ref, url);
 		goto cleanup;
 	}
 	if (git_commit_lookup(&commit, repo, id) < 0) {
@@ -2041,8 +2039,8 @@ static int fetch_commit(git_repository *repo, git_repository *src, const char *u
 	}
 cleanup:
 	/* The tag keeps what was fetched; the helper ref is not needed. */
-	if (!git_reference_lookup(&tmp, repo, tmpname))
-		git_reference_delete(tmp);
+	if (!git_reference_lookup(&tmp, repo, tmpname) && (err = git_reference_delete(tmp)) < 0)
+		gitutil_warning(err, "cannot remove the helper ref '%s'", tmpname);
 	git_reference_free(tmp);
 	git_reference_free(full);
 	git_commit_free(commit);
@@ -2059,7 +2057,7 @@ static int import_git(git_oid *out, struct tree_import_info *info, git_repositor
 	git_object *obj = NULL, *peeled = NULL;
 	git_oid commit, old;
 	const git_signature *committer;
-	char *path = b->source.repo ? kit_path(kit, b->source.repo) : NULL, *abs = NULL, *key = NULL;
+	char *path = b->source.repo ? kit_file(kit, b->source.repo) : NULL, *abs = NULL, *key = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
 	const char *ref = b->source.ref ? b->source.ref : "HEAD";
 	int exists, err, ret = 0;
@@ -2078,7 +2076,7 @@ static int import_git(git_oid *out, struct tree_import_info *info, git_repositor
 	if (!err)
 		err = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
 	if (err < 0) {
-		ret = git_error_report(err, "branch '%s': no commit '%s' in '%s'", b->name, ref,
+		ret = gitutil_error(err, "branch '%s': no commit '%s' in '%s'", b->name, ref,
 				       abs);
 		goto cleanup;
 	}
@@ -2114,7 +2112,7 @@ cleanup:
 static int import_tarball(git_oid *out, struct tree_import_info *info, git_repository *repo,
 			  const struct kit *kit, const struct kernel_branch *b, int force)
 {
-	char *path = kit_path(kit, b->source.tarball), *abs = NULL, *key = NULL, *msg = NULL;
+	char *path = kit_file(kit, b->source.tarball), *abs = NULL, *key = NULL, *msg = NULL;
 	const char *base;
 	git_oid tree, old;
 	struct stat st;

@@ -222,6 +222,13 @@ void strbuf_addch(struct strbuf *sb, int c)
 	sb->buf[sb->len] = '\0';
 }
 
+void strbuf_addchars(struct strbuf *sb, int c, size_t n)
+{
+	strbuf_grow(sb, n);
+	memset(sb->buf + sb->len, c, n);
+	strbuf_setlen(sb, sb->len + n);
+}
+
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;
@@ -437,29 +444,6 @@ void strvec_clear(struct strvec *sv)
 	strvec_init(sv);
 }
 
-char *program_version(const char *program, const char *fallback)
-{
-	struct child c = CHILD_INIT;
-	struct strbuf out = STRBUF_INIT;
-	char *ret;
-	int status;
-
-	strvec_pushl(&c.argv, program, "--version", NULL);
-	strvec_push(&c.env, "LC_ALL=C");
-	c.out = &out;
-	c.err = &out;
-	c.timeout_sec = 30;
-	status = child_run(&c);
-	child_release(&c);
-	if (status || !out.len) {
-		strbuf_release(&out);
-		return xstrdup(fallback);
-	}
-	ret = xstrndup(out.buf, strcspn(out.buf, "\n"));
-	strbuf_release(&out);
-	return ret;
-}
-
 int mkdir_p(const char *path, mode_t mode)
 {
 	char *p = xstrdup(path), *s;
@@ -563,6 +547,11 @@ fail_unlink:
 fail:
 	free(tmp);
 	return -1;
+}
+
+int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 char *path_join(const char *dir, const char *name)

@@ -75,6 +75,8 @@ void strbuf_setlen(struct strbuf *sb, size_t len);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
+/* Append n copies of c. */
+void strbuf_addchars(struct strbuf *sb, int c, size_t n);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_rtrim(struct strbuf *sb);
@@ -118,13 +120,6 @@ void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format
 void strvec_pushl(struct strvec *sv, ...); /* NULL-terminated list */
 void strvec_clear(struct strvec *sv);
 
-/*
- * The first line `program --version` prints (stdout or stderr, LC_ALL=C,
- * at most 30 s), or a copy of `fallback` when it cannot be run or says
- * nothing. Caller frees.
- */
-char *program_version(const char *program, const char *fallback);
-
 /* Filesystem helpers. */
 int mkdir_p(const char *path, mode_t mode);
 int remove_tree(const char *path);
@@ -135,6 +130,9 @@ int write_in_full(int fd, const void *buf, size_t len);
 /* Write a file atomically (temporary file + rename). */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* Join dir and name into a new string (caller frees). */
+/* strcmp() of two char * array elements, for qsort() and bsearch(). */
+int strp_cmp(const void *a, const void *b);
+
 char *path_join(const char *dir, const char *name);
 
 int starts_with(const char *s, const char *prefix);

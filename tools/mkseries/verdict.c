@@ -5,25 +5,6 @@
 
 #include "verdict.h"
 
-void sample_stats(struct sample_stats *out, const double *v, size_t n)
-{
-	double sum = 0, sq = 0;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	out->n = (unsigned)n;
-	if (!n)
-		return;
-	for (i = 0; i < n; i++)
-		sum += v[i];
-	out->mean = sum / n;
-	if (n < 2)
-		return;
-	for (i = 0; i < n; i++)
-		sq += (v[i] - out->mean) * (v[i] - out->mean);
-	out->stddev = sqrt(sq / (n - 1));
-}
-
 void metric_stats(struct sample_stats *out, const struct metric_result *m)
 {
 	if (m->nr_samples) {
@@ -226,100 +207,6 @@ enum cell_health cell_health(const struct cell_result *c)
 	if (p->status == CHECK_CONFLICT)
 		return CELL_CONFLICT;
 	return p->status == CHECK_FAILED ? CELL_FAILED : CELL_INCOMPLETE;
-}
-
-/* ------------------------------------------------------------------ */
-/* Expected failures */
-
-int ktap_complete(const struct ktap_result *k)
-{
-	return k->version && k->has_plan && !k->missing && !k->extra && !k->misnumbered &&
-	       k->done && !k->bail_out;
-}
-
-void expectations_judge(struct expectations *e, const struct ktap_result *k,
-			char *const *expect_fail, size_t nr)
-{
-	size_t i, j;
-
-	memset(e, 0, sizeof(*e));
-	strvec_init(&e->xfail);
-	strvec_init(&e->unexpected_pass);
-	strvec_init(&e->not_run);
-	strvec_init(&e->skipped);
-	for (i = 0; i < k->nr_cases; i++) {
-		const struct ktap_case *c = &k->cases[i];
-
-		for (j = 0; j < nr && strcmp(expect_fail[j], c->name); j++)
-			;
-		if (c->status == KTAP_FAIL && j == nr) {
-			if (!e->nr_fail++)
-				e->first_fail = c;
-		}
-	}
-	for (j = 0; j < nr; j++) {
-		const struct ktap_case *c = ktap_find_case(k, expect_fail[j]);
-
-		if (!c)
-			strvec_push(&e->not_run, expect_fail[j]);
-		else if (c->status == KTAP_FAIL)
-			strvec_push(&e->xfail, c->name);
-		else if (c->status == KTAP_SKIP)
-			strvec_pushf(&e->skipped, "%s: %s", c->name, c->reason ? c->reason : "no reason given");
-		else
-			strvec_push(&e->unexpected_pass, c->name);
-	}
-}
-
-void expectations_release(struct expectations *e)
-{
-	strvec_clear(&e->xfail);
-	strvec_clear(&e->unexpected_pass);
-	strvec_clear(&e->not_run);
-	strvec_clear(&e->skipped);
-	memset(e, 0, sizeof(*e));
-}
-
-void expectations_describe(struct strbuf *sb, const struct expectations *e, const char *without)
-{
-	size_t i;
-
-	for (i = 0; i < e->xfail.nr; i++) {
-		if (sb->len)
-			strbuf_addstr(sb, "; ");
-		strbuf_addf(sb, "%s failed as expected", e->xfail.v[i]);
-		if (without && *without)
-			strbuf_addf(sb, ": shows %s %s", without,
-				    strchr(without, ',') ? "matter" : "matters");
-	}
-	for (i = 0; i < e->skipped.nr; i++) {
-		const char *colon = strchr(e->skipped.v[i], ':');
-
-		if (sb->len)
-			strbuf_addstr(sb, "; ");
-		strbuf_addf(sb, "%.*s was expected to fail, but was skipped:%s",
-			    (int)(colon - e->skipped.v[i]), e->skipped.v[i], colon + 1);
-	}
-}
-
-size_t expectations_missed(struct strbuf *sb, const struct expectations *e, const char *without)
-{
-	const char *w = without && *without ? without : NULL;
-	size_t i;
-
-	for (i = 0; i < e->unexpected_pass.nr; i++) {
-		if (sb->len)
-			strbuf_addstr(sb, "; ");
-		strbuf_addf(sb, "unexpected pass: %s was expected to fail%s%s (the demonstration did not work)",
-			    e->unexpected_pass.v[i], w ? " without " : "", w ? w : "");
-	}
-	for (i = 0; i < e->not_run.nr; i++) {
-		if (sb->len)
-			strbuf_addstr(sb, "; ");
-		strbuf_addf(sb, "%s was expected to fail%s%s but did not run", e->not_run.v[i],
-			    w ? " without " : "", w ? w : "");
-	}
-	return e->unexpected_pass.nr + e->not_run.nr;
 }
 
 /* ------------------------------------------------------------------ */

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "console.h"
 #include "results.h"
 
 /*
@@ -22,13 +23,6 @@
 #define VERDICT_MIN_CHANGE_PCT 5.0
 #define VERDICT_NOISE_FACTOR 2.0
 
-struct sample_stats {
-	unsigned n;
-	double mean;
-	double stddev;		/* sample standard deviation (n - 1); 0 when n < 2 */
-};
-
-void sample_stats(struct sample_stats *out, const double *v, size_t n);
 /* A metric's statistics: from its samples when it has them, else as recorded. */
 void metric_stats(struct sample_stats *out, const struct metric_result *m);
 
@@ -77,43 +71,6 @@ enum cell_health cell_status(const struct branch_result *b, const struct cell_re
  * not run; *what names it. NULL when none.
  */
 const struct check *cell_first_problem(const struct cell_result *c, const char **what);
-
-/*
- * How the cases of a run meet a variant's `expect-fail` list. A listed
- * case that failed is an expected failure (XFAIL): it does not fail the
- * cell. One that passed, or that a complete run never reached, means the
- * variant did not show what it was declared to show: that fails the
- * cell. A listed case that was skipped is neither: mm-regress said why
- * it could not run, and the reason is kept.
- */
-struct expectations {
-	struct strvec xfail;		/* listed, and failed */
-	struct strvec unexpected_pass;	/* listed, and passed */
-	struct strvec not_run;		/* listed, and not in the output */
-	struct strvec skipped;		/* listed and skipped: "name: reason" */
-	size_t nr_fail;			/* failed cases that were not listed */
-	const struct ktap_case *first_fail;	/* the first of those, or NULL */
-};
-
-void expectations_judge(struct expectations *e, const struct ktap_result *k,
-			char *const *expect_fail, size_t nr);
-void expectations_release(struct expectations *e);
-/* Whether a run is complete (header, plan, every result, done marker), whatever its cases did. */
-int ktap_complete(const struct ktap_result *k);
-/*
- * Sentences for the expected failures, joined with "; ":
- * "steady failed as expected: shows F1 matters", and "steady was
- * expected to fail, but was skipped: <reason>". `without` is what the
- * variant leaves out ("F1", "A, B"), or NULL.
- */
-void expectations_describe(struct strbuf *sb, const struct expectations *e, const char *without);
-/*
- * Sentences for the demonstrations that did not work, joined with "; ":
- * "unexpected pass: steady was expected to fail without F1 (the
- * demonstration did not work)", "steady was expected to fail without F1
- * but did not run". Returns how many.
- */
-size_t expectations_missed(struct strbuf *sb, const struct expectations *e, const char *without);
 
 /*
  * One metric of a branch, base against kit, or against a declared

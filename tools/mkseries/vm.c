@@ -12,6 +12,7 @@
 
 #include "arch.h"
 #include "build.h"
+#include "console.h"
 #include "initramfs.h"
 #include "ktap.h"
 #include "regress.h"
@@ -365,101 +366,91 @@ static char *last_line(const char *log)
 }
 
 /*
- * The machine mm-regress said it ran on ("# machine: aarch64"), or NULL
- * when it said none. Caller frees.
+ * Read the console and decide, by console_judge()'s rules (the report
+ * reads the console back by the same ones); the sentence for the first
+ * rule broken says what the boot itself saw too: a timeout, QEMU's exit.
  */
-static char *console_machine(const char *console)
-{
-	const char *p;
-
-	for (p = console; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		const char *q = p, *v;
-
-		/* A printk prefix may stand before it, as in watch_on_line(). */
-		if (*q == '[' && strchr(q, ']') && strchr(q, ']') < strchr(q, '\n'))
-			q = strchr(q, ']') + 1 + (strchr(q, ']')[1] == ' ');
-		if (skip_prefix(q, "# machine: ", &v))
-			return xstrndup(v, strcspn(v, " \r\n"));
-	}
-	return NULL;
-}
-
-/*
- * Whether mm-regress ran on b's arch: a kernel or mm-regress of the
- * host's arch booted in place of a cross-built one must not pass.
- * Returns 0, or -1 with `why` filled.
- */
-static int check_machine(struct strbuf *why, const char *console, const struct kernel_branch *b)
-{
-	const struct arch_info *a = branch_arch(b);
-	char *m = console_machine(console);
-	int ret = 0;
-
-	if (!m) {
-		strbuf_addf(why, "mm-regress did not say which machine it ran on (no '# machine:' line); branch '%s' is %s",
-			    b->name, a->name);
-		ret = -1;
-	} else if (strcmp(m, a->machine)) {
-		strbuf_addf(why, "mm-regress ran on machine '%s', but branch '%s' is %s ('%s')", m,
-			    b->name, a->name, a->machine);
-		ret = -1;
-	}
-	free(m);
-	return ret;
-}
-
-/* Read the console and decide. */
 static void judge(struct vm_result *res, enum boot_end end, int status, const char *console,
 		  const struct kernel_branch *b, const struct kernel_variant *v)
 {
-	struct ktap_result k;
-	struct console_splat splat = CONSOLE_SPLAT_INIT;
-	struct strvec problems = STRVEC_INIT;
+	const struct arch_info *a = branch_arch(b);
+	struct console_rules rules = {
+		.machine = a->machine,
+		.expect_fail = v ? v->expect_fail : NULL,
+		.nr_expect_fail = v ? v->nr_expect_fail : 0,
+	};
+	struct console_verdict cv;
+	size_t len = strlen(console);
 	struct strbuf why = STRBUF_INIT, note = STRBUF_INIT;
-	struct expectations e;
 	char *without = v ? variant_without_text(v) : NULL;
+	const struct ktap_result *k = &cv.k;
 	size_t i;
 
-	ktap_result_init(&k);
-	ktap_parse(&k, console, strlen(console));
-	expectations_judge(&e, &k, v ? v->expect_fail : NULL, v ? v->nr_expect_fail : 0);
-	res->nr_pass = k.nr_pass + k.nr_todo;
-	res->nr_fail = e.nr_fail;
-	res->nr_xfail = e.xfail.nr;
-	res->nr_skip = k.nr_skip;
-	expectations_describe(&note, &e, without);
+	rules.without = without;
+	console_judge(&cv, &console, &len, 1, &rules);
+	res->nr_pass = k->nr_pass + k->nr_todo;
+	res->nr_fail = cv.e.nr_fail;
+	res->nr_xfail = cv.e.xfail.nr;
+	res->nr_skip = k->nr_skip;
+	expectations_describe(&note, &cv.e, without);
 	if (note.len)
 		res->expected = strbuf_detach(&note, NULL);
 
-	if (console_find_splat(&splat, console, strlen(console))) {
-		strbuf_addf(&why, "%s (console line %zu)", splat.text ? splat.text : "splat", splat.line);
-	} else if (end == END_TIMEOUT_BOOT) {
-		strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us",
-			    b->boot.boot_timeout ? b->boot.boot_timeout : 300);
-	} else if (end == END_TIMEOUT_RUN) {
-		ktap_problems(&k, &problems);
-		strbuf_addf(&why, "timeout (run): mm-regress did not finish in %us",
-			    b->boot.run_timeout ? b->boot.run_timeout : 900);
-		if (problems.nr)
-			strbuf_addf(&why, "; %s", problems.v[0]);
-	} else if (!k.version) {
-		char *last = last_line(console);
+	switch (cv.rule) {
+	case CONSOLE_OK:
+		/* Killed just after the done marker: still not a run that ended by itself. */
+		if (end == END_TIMEOUT_BOOT)
+			strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us",
+				    b->boot.boot_timeout ? b->boot.boot_timeout : 300);
+		else if (end == END_TIMEOUT_RUN)
+			strbuf_addf(&why, "timeout (run): mm-regress did not finish in %us",
+				    b->boot.run_timeout ? b->boot.run_timeout : 900);
+		break;
+	case CONSOLE_SPLAT:
+		strbuf_addf(&why, "%s (console line %zu)", cv.splat.text ? cv.splat.text : "splat",
+			    cv.splat.line);
+		break;
+	case CONSOLE_NOT_STARTED:
+		if (end == END_TIMEOUT_BOOT) {
+			strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us",
+				    b->boot.boot_timeout ? b->boot.boot_timeout : 300);
+		} else {
+			char *last = last_line(console);
 
-		strbuf_addf(&why, "mm-regress never started: QEMU exited with status %d", status);
-		if (last)
-			strbuf_addf(&why, " after '%s'", last);
-		free(last);
-	} else if (check_machine(&why, console, b)) {
-		;
-	} else if (ktap_problems(&k, &problems)) {
-		strbuf_addf(&why, "mm-regress did not finish: %s", problems.v[0]);
-	} else if (e.nr_fail) {
-		strbuf_addf(&why, "%zu case%s failed:", e.nr_fail, e.nr_fail > 1 ? "s" : "");
-		for (i = 0; i < k.nr_cases; i++)
-			if (k.cases[i].status == KTAP_FAIL && !variant_expects_fail(v, k.cases[i].name))
-				strbuf_addf(&why, " %s", k.cases[i].name);
-	} else {
-		expectations_missed(&why, &e, without);
+			strbuf_addf(&why, "mm-regress never started: QEMU exited with status %d", status);
+			if (last)
+				strbuf_addf(&why, " after '%s'", last);
+			free(last);
+		}
+		break;
+	case CONSOLE_WRONG_MACHINE:
+		if (!cv.machine)
+			strbuf_addf(&why, "mm-regress did not say which machine it ran on (no '# machine:' line); branch '%s' is %s",
+				    b->name, a->name);
+		else
+			strbuf_addf(&why, "mm-regress ran on machine '%s', but branch '%s' is %s ('%s')",
+				    cv.machine, b->name, a->name, a->machine);
+		break;
+	case CONSOLE_CASE_FAILED:
+		strbuf_addf(&why, "%zu case%s failed:", cv.e.nr_fail, cv.e.nr_fail > 1 ? "s" : "");
+		for (i = 0; i < k->nr_cases; i++)
+			if (k->cases[i].status == KTAP_FAIL && !variant_expects_fail(v, k->cases[i].name))
+				strbuf_addf(&why, " %s", k->cases[i].name);
+		break;
+	case CONSOLE_CUT_SHORT:
+		if (end == END_TIMEOUT_BOOT)
+			/* The header came as QEMU was being killed. */
+			strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us; %s",
+				    b->boot.boot_timeout ? b->boot.boot_timeout : 300, cv.problems.v[0]);
+		else if (end == END_TIMEOUT_RUN)
+			strbuf_addf(&why, "timeout (run): mm-regress did not finish in %us; %s",
+				    b->boot.run_timeout ? b->boot.run_timeout : 900, cv.problems.v[0]);
+		else
+			strbuf_addf(&why, "mm-regress did not finish: %s", cv.problems.v[0]);
+		break;
+	case CONSOLE_MISSED:
+		expectations_missed(&why, &cv.e, without);
+		break;
 	}
 	if (why.len) {
 		res->status = VM_FAILED;
@@ -469,10 +460,7 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 	}
 	strbuf_release(&why);
 	strbuf_release(&note);
-	strvec_clear(&problems);
-	expectations_release(&e);
-	console_splat_release(&splat);
-	ktap_release(&k);
+	console_verdict_release(&cv);
 	free(without);
 }
 

@@ -209,12 +209,6 @@ static yaml_node_t *find_series(struct ydoc *y, const char *name, const char *id
 	return NULL;
 }
 
-static void add_spaces(struct strbuf *sb, size_t n)
-{
-	while (n--)
-		strbuf_addch(sb, ' ');
-}
-
 /* Insert `ins` at `at` in text; a line is ended first when `at` is the end of an unterminated file. */
 static void splice(struct strbuf *text, size_t at, const struct strbuf *ins)
 {
@@ -248,32 +242,36 @@ static void style_of(struct ydoc *y, yaml_node_t *seq, size_t key_col, struct li
 		st->item = st->dash + 2;
 }
 
+/*
+ * "key: value" and a newline, after *indent spaces (then item_col for the
+ * next member: only the first stands right after the dash).
+ */
+static void add_member(struct strbuf *sb, size_t *indent, size_t item_col, const char *key,
+		       const char *value, void (*add_value)(struct strbuf *, const char *))
+{
+	strbuf_addchars(sb, ' ', *indent);
+	*indent = item_col;
+	strbuf_addf(sb, "%s: ", key);
+	add_value(sb, value);
+	strbuf_addch(sb, '\n');
+}
+
 static void format_entries(struct strbuf *sb, size_t dash_col, size_t item_col,
 			   const struct yaml_fixup_entry *e, size_t nr)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		add_spaces(sb, dash_col);
+		strbuf_addchars(sb, ' ', dash_col);
 		strbuf_addch(sb, '-');
-		add_spaces(sb, item_col > dash_col + 1 ? item_col - dash_col - 1 : 1);
-		if (e[i].file) {
-			strbuf_addstr(sb, "file: ");
-			yaml_scalar(sb, e[i].file);
-			strbuf_addch(sb, '\n');
-			add_spaces(sb, item_col);
-		}
-		strbuf_addstr(sb, "upstream: ");
-		yaml_scalar(sb, e[i].upstream);
-		strbuf_addch(sb, '\n');
-		add_spaces(sb, item_col);
-		strbuf_addstr(sb, "subject: ");
-		yaml_quote(sb, e[i].subject);
-		strbuf_addch(sb, '\n');
-		add_spaces(sb, item_col);
-		strbuf_addstr(sb, "fixes: ");
-		yaml_scalar(sb, e[i].fixes);
-		strbuf_addch(sb, '\n');
+		strbuf_addchars(sb, ' ', item_col > dash_col + 1 ? item_col - dash_col - 1 : 1);
+		size_t indent = 0;	/* the first member stands on the dash's line */
+
+		if (e[i].file)
+			add_member(sb, &indent, item_col, "file", e[i].file, yaml_scalar);
+		add_member(sb, &indent, item_col, "upstream", e[i].upstream, yaml_scalar);
+		add_member(sb, &indent, item_col, "subject", e[i].subject, yaml_quote);
+		add_member(sb, &indent, item_col, "fixes", e[i].fixes, yaml_scalar);
 	}
 }
 
@@ -321,7 +319,7 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 	}
 	style_of(&y, map_get(&y, s, "patches", NULL), key_col, &st);
 	if (!fixups) {
-		add_spaces(&ins, key_col);
+		strbuf_addchars(&ins, ' ', key_col);
 		strbuf_addstr(&ins, "fixups:\n");
 		format_entries(&ins, key_col + st.dash, key_col + st.item, e, nr);
 		at = next_line(&y, mark_offset(&y, text_end(&y, s)));
@@ -439,7 +437,7 @@ int yamledit_add_entry_key(struct strbuf *text, const char *name, const char *se
 		splice(text, at, &ins);
 		goto cleanup;
 	}
-	add_spaces(&ins, node(&y, p->data.mapping.pairs.start[0].key)->start_mark.column);
+	strbuf_addchars(&ins, ' ', node(&y, p->data.mapping.pairs.start[0].key)->start_mark.column);
 	strbuf_addf(&ins, "%s: ", key);
 	yaml_scalar(&ins, value);
 	strbuf_addch(&ins, '\n');
@@ -618,7 +616,7 @@ int yamledit_add_branch_decision(struct strbuf *text, const char *name, const ch
 	if (branches && branches->type == YAML_MAPPING_NODE &&
 	    branches->data.mapping.pairs.top > branches->data.mapping.pairs.start) {
 		/* a block mapping: one more line lined up with its first key */
-		add_spaces(&ins, node(&y, branches->data.mapping.pairs.start[0].key)->start_mark.column);
+		strbuf_addchars(&ins, ' ', node(&y, branches->data.mapping.pairs.start[0].key)->start_mark.column);
 		yaml_quote(&ins, branch);
 		strbuf_addf(&ins, ": %s\n", decision);
 		at = next_line(&y, mark_offset(&y, text_end(&y, branches)));
@@ -637,9 +635,9 @@ int yamledit_add_branch_decision(struct strbuf *text, const char *name, const ch
 		goto cleanup;
 	}
 	col = node(&y, p->data.mapping.pairs.start[0].key)->start_mark.column;
-	add_spaces(&ins, col);
+	strbuf_addchars(&ins, ' ', col);
 	strbuf_addstr(&ins, "branches:\n");
-	add_spaces(&ins, col + 2);
+	strbuf_addchars(&ins, ' ', col + 2);
 	yaml_quote(&ins, branch);
 	strbuf_addf(&ins, ": %s\n", decision);
 	at = next_line(&y, mark_offset(&y, text_end(&y, p)));

@@ -151,6 +151,11 @@ cleanup:
 	return ret;
 }
 
+static int apply_one(const struct kit *kit, const struct kernel_branch *b, void *repo)
+{
+	return apply_branch(kit, b, repo);
+}
+
 int cmd_apply(int argc, const char **argv)
 {
 	const char *branch = NULL, *repo = NULL;
@@ -163,26 +168,10 @@ int cmd_apply(int argc, const char **argv)
 		{ OPT_END },
 	};
 	const char *usage = "mkseries apply (--branch B | --all) [--repo DIR]";
-	struct kernel_branch **sel = NULL;
-	struct kit kit = KIT_INIT;
-	size_t nr = 0, i;
 
 	if (parse_options(argc, argv, opts, usage))
 		usage_with_options(usage, opts, 2);
 	mks_verbose = !quiet;
-	if (kit_open(&kit))
-		return 2;
-	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
-		kit_release(&kit);
-		return 2;
-	}
-	for (i = 0; i < nr; i++) {
-		int r = apply_branch(&kit, sel[i], repo);
-
-		if (r > ret)
-			ret = r;
-	}
-	free(sel);
-	kit_release(&kit);
-	return ret;
+	ret = for_each_selected_branch(branch, all, 0, apply_one, (void *)repo);
+	return ret < 0 ? 2 : ret;
 }

@@ -300,7 +300,7 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 	if (backport_worktree_tree(&tree_id, l->paths.tree))
 		goto cleanup;
 	if ((err = git_commit_lookup(&onto_c, l->repo, &onto)) < 0) {
-		git_error_report(err, "cannot read commit %s", oid_short(&onto));
+		gitutil_error(err, "cannot read commit %s", oid_short(&onto));
 		goto cleanup;
 	}
 	if (git_oid_equal(&tree_id, git_commit_tree_id(onto_c))) {
@@ -347,7 +347,7 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 	if (err < 0 || (err = git_tree_lookup(&tree, l->repo, &tree_id)) < 0 ||
 	    (err = git_commit_create(&commit_id, l->repo, NULL, author, l->me, NULL, noted, tree,
 				     1, (const git_commit **)&onto_c)) < 0) {
-		git_error_report(err, "cannot write the backport of %s", kit_patch_label(p));
+		gitutil_error(err, "cannot write the backport of %s", kit_patch_label(p));
 		goto cleanup;
 	}
 	{
@@ -359,7 +359,7 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 					   "mkseries backport: recorded");
 		git_reference_free(ref);
 		if (err < 0) {
-			git_error_report(err, "cannot write '%s'", keep);
+			gitutil_error(err, "cannot write '%s'", keep);
 			free(keep);
 			goto cleanup;
 		}

@@ -7,34 +7,11 @@
 #include "builtin.h"
 #include "fixups.h"
 #include "gitutil.h"
+#include "json.h"
 #include "options.h"
 #include "select.h"
 #include "util.h"
 #include "yamledit.h"
-
-static void json_string(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", stdout);
-		else if (*p == '\t')
-			fputs("\\t", stdout);
-		else if (*p < 0x20 || *p == 0x7f)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
-}
 
 /* What a patch is called in a listing: its upstream id, else its file. */
 static const char *patch_id(const struct kit_patch *p)
@@ -42,12 +19,35 @@ static const char *patch_id(const struct kit_patch *p)
 	return p->upstream ? p->upstream : p->file ? p->file : "-";
 }
 
+/* A declared fixup as JSON, inside the "fixups" array. */
+static void json_declared(struct jw *w, const struct kit_series *s, const struct kit_patch *f)
+{
+	const struct kit_patch *t = f->fixes_patch;
+
+	jw_open(w, NULL, '{');
+	jw_string(w, "series", s->id);
+	jw_string(w, "label", kit_patch_label(f));
+	jw_string(w, "upstream", f->upstream);
+	jw_string(w, "file", f->file);
+	jw_string(w, "subject", f->subject);
+	jw_open(w, "fixes", '{');
+	jw_string(w, "label", t ? kit_patch_label(t) : NULL);
+	jw_string(w, "as_written", f->fixes);
+	jw_close(w, '}');
+	jw_bool(w, "squash", f->squash);
+	jw_close(w, '}');
+}
+
 static int list_declared(const struct kit *kit, int json)
 {
+	struct strbuf out = STRBUF_INIT;
+	struct jw w = { &out, 0, { 0 } };
 	size_t i, j, n = 0;
 
-	if (json)
-		fputs("{\"fixups\": [", stdout);
+	if (json) {
+		jw_open(&w, NULL, '{');
+		jw_open(&w, "fixups", '[');
+	}
 	for (i = 0; i < kit->nr_series; i++) {
 		const struct kit_series *s = &kit->series[i];
 
@@ -55,22 +55,7 @@ static int list_declared(const struct kit *kit, int json)
 			const struct kit_patch *f = &s->fixups[j], *t = f->fixes_patch;
 
 			if (json) {
-				fputs(n ? ",\n  " : "\n  ", stdout);
-				fputs("{\"series\": ", stdout);
-				json_string(s->id);
-				fputs(", \"label\": ", stdout);
-				json_string(kit_patch_label(f));
-				fputs(", \"upstream\": ", stdout);
-				json_string(f->upstream);
-				fputs(", \"file\": ", stdout);
-				json_string(f->file);
-				fputs(", \"subject\": ", stdout);
-				json_string(f->subject);
-				fputs(", \"fixes\": {\"label\": ", stdout);
-				json_string(t ? kit_patch_label(t) : NULL);
-				fputs(", \"as_written\": ", stdout);
-				json_string(f->fixes);
-				printf("}, \"squash\": %s}", f->squash ? "true" : "false");
+				json_declared(&w, s, f);
 			} else {
 				printf("%s  %s  %s\n", kit_patch_label(f), shown(patch_id(f)),
 				       f->subject ? shown(f->subject) : "");
@@ -81,10 +66,14 @@ static int list_declared(const struct kit *kit, int json)
 			n++;
 		}
 	}
-	if (json)
-		printf("%s]}\n", n ? "\n" : "");
-	else if (!n)
+	if (json) {
+		jw_close(&w, ']');
+		jw_close(&w, '}');
+		fwrite(out.buf, 1, out.len, stdout);
+	} else if (!n) {
 		printf("the kit declares no fixups\n");
+	}
+	strbuf_release(&out);
 	return 0;
 }
 
@@ -120,46 +109,55 @@ static void print_text(const struct fixups_report *rep)
 	       rep->walked, rep->candidates);
 }
 
+/* A missing fixup as JSON, inside the "missing" array. */
+static void json_missing(struct jw *w, const struct fixups_report *rep, const struct fixup_missing *m)
+{
+	char id[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(id, sizeof(id), &m->oid);
+	jw_open(w, NULL, '{');
+	jw_string(w, "series", missing_series(m));
+	jw_string(w, "id", id);
+	jw_string(w, "subject", m->subject);
+	jw_string(w, "kind", fixref_kind_name(m->kind));
+	jw_open(w, "target", '{');
+	if (m->target) {
+		jw_string(w, "id", patch_id(m->target));
+		jw_string(w, "label", kit_patch_label(m->target));
+	} else {
+		git_oid_tostr(id, sizeof(id), &rep->missing[m->target_missing].oid);
+		jw_string(w, "id", id);
+		jw_string(w, "label", NULL);
+	}
+	jw_bool(w, "missing", !m->target);
+	jw_close(w, '}');
+	jw_string(w, "tag", m->tag);
+	jw_bool(w, "stable", m->stable);
+	jw_string(w, "stable_comment", m->stable_comment);
+	jw_number(w, "depth", m->depth);
+	jw_close(w, '}');
+}
+
 static void print_json(const struct fixups_report *rep, const char *mainline, const char *ref,
 		       const char *since)
 {
+	struct strbuf out = STRBUF_INIT;
+	struct jw w = { &out, 0, { 0 } };
 	size_t i;
 
-	fputs("{\"mainline\": ", stdout);
-	json_string(mainline);
-	fputs(", \"ref\": ", stdout);
-	json_string(ref ? ref : "HEAD");
-	fputs(", \"since\": ", stdout);
-	json_string(since);
-	printf(", \"walked\": %zu, \"candidates\": %zu, \"missing\": [", rep->walked,
-	       rep->candidates);
-	for (i = 0; i < rep->nr; i++) {
-		const struct fixup_missing *m = &rep->missing[i];
-		char id[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(id, sizeof(id), &m->oid);
-		fputs(i ? ",\n  {\"series\": " : "\n  {\"series\": ", stdout);
-		json_string(missing_series(m));
-		printf(", \"id\": \"%s\", \"subject\": ", id);
-		json_string(m->subject);
-		printf(", \"kind\": \"%s\", \"target\": {", fixref_kind_name(m->kind));
-		if (m->target) {
-			fputs("\"id\": ", stdout);
-			json_string(patch_id(m->target));
-			fputs(", \"label\": ", stdout);
-			json_string(kit_patch_label(m->target));
-			fputs(", \"missing\": false}", stdout);
-		} else {
-			git_oid_tostr(id, sizeof(id), &rep->missing[m->target_missing].oid);
-			printf("\"id\": \"%s\", \"label\": null, \"missing\": true}", id);
-		}
-		fputs(", \"tag\": ", stdout);
-		json_string(m->tag);
-		printf(", \"stable\": %s, \"stable_comment\": ", m->stable ? "true" : "false");
-		json_string(m->stable_comment);
-		printf(", \"depth\": %d}", m->depth);
-	}
-	printf("%s]}\n", rep->nr ? "\n" : "");
+	jw_open(&w, NULL, '{');
+	jw_string(&w, "mainline", mainline);
+	jw_string(&w, "ref", ref ? ref : "HEAD");
+	jw_string(&w, "since", since);
+	jw_count(&w, "walked", rep->walked);
+	jw_count(&w, "candidates", rep->candidates);
+	jw_open(&w, "missing", '[');
+	for (i = 0; i < rep->nr; i++)
+		json_missing(&w, rep, &rep->missing[i]);
+	jw_close(&w, ']');
+	jw_close(&w, '}');
+	fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
 }
 
 /*

@@ -58,6 +58,21 @@ static int import_log(const struct kit *kit, const struct kernel_branch *b, cons
 	return 0;
 }
 
+struct import_args {
+	const char *repo;
+	int force;
+	int log;
+};
+
+static int import_one(const struct kit *kit, const struct kernel_branch *b, void *data)
+{
+	const struct import_args *args = data;
+
+	if (args->log)
+		return import_log(kit, b, args->repo);
+	return import_branch(kit, b, args->repo, args->force);
+}
+
 int cmd_import(int argc, const char **argv)
 {
 	const char *branch = NULL, *repo = NULL;
@@ -73,27 +88,15 @@ int cmd_import(int argc, const char **argv)
 		{ OPT_END },
 	};
 	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--force | --log]";
-	struct kernel_branch **sel = NULL;
-	struct kit kit = KIT_INIT;
-	size_t nr = 0, i;
+	struct import_args args;
 
 	if (parse_options(argc, argv, opts, usage)) {
 		error("'mkseries import' takes no arguments");
 		usage_with_options(usage, opts, 2);
 	}
-	if (kit_open(&kit))
-		return 2;
-	if (select_branches(&sel, &nr, &kit, branch, all, 0)) {
-		kit_release(&kit);
-		return 2;
-	}
-	for (i = 0; i < nr; i++) {
-		int r = log ? import_log(&kit, sel[i], repo) : import_branch(&kit, sel[i], repo, force);
-
-		if (r > ret)
-			ret = r;
-	}
-	free(sel);
-	kit_release(&kit);
-	return ret;
+	args.repo = repo;
+	args.force = force;
+	args.log = log;
+	ret = for_each_selected_branch(branch, all, 0, import_one, &args);
+	return ret < 0 ? 2 : ret;
 }

@@ -15,63 +15,6 @@
 
 static const char regress_usage[] = "mkseries regress [--list] [-- <mm-regress options>...]";
 
-const char *mm_regress_image(size_t *len)
-{
-	*len = (size_t)(mm_regress_end - mm_regress_start);
-	return mm_regress_start;
-}
-
-const char *mm_regress_image_for(const char *machine, size_t *len, const char **why)
-{
-	static const struct {
-		const char *machine;
-		const char *start, *end, *why;
-	} blobs[] = {
-		{ "x86_64", mm_regress_x86_64_start, mm_regress_x86_64_end, mm_regress_x86_64_why_start },
-		{ "aarch64", mm_regress_aarch64_start, mm_regress_aarch64_end, mm_regress_aarch64_why_start },
-		{ "sparc64", mm_regress_sparc64_start, mm_regress_sparc64_end, mm_regress_sparc64_why_start },
-	};
-	size_t i;
-
-	*len = 0;
-	*why = "no such machine";
-	for (i = 0; i < sizeof(blobs) / sizeof(*blobs); i++) {
-		if (strcmp(blobs[i].machine, machine))
-			continue;
-		*len = (size_t)(blobs[i].end - blobs[i].start);
-		*why = *blobs[i].why ? blobs[i].why : "its build left it empty";
-		return blobs[i].start;
-	}
-	return NULL;
-}
-
-int mm_regress_write(const char *path)
-{
-	size_t len;
-	const char *img = mm_regress_image(&len);
-	int fd, ret = -1;
-
-	if (!len)
-		return error("mkseries was built without mm-regress");
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (fd < 0)
-		return error("cannot create '%s': %s", path, strerror(errno));
-	if (write_in_full(fd, img, len)) {
-		error("cannot write '%s': %s", path, strerror(errno));
-		goto cleanup;
-	}
-	/* The umask may have taken bits away. */
-	if (fchmod(fd, 0755)) {
-		error("cannot make '%s' executable: %s", path, strerror(errno));
-		goto cleanup;
-	}
-	ret = 0;
-cleanup:
-	if (close(fd) && !ret)
-		ret = error("cannot write '%s': %s", path, strerror(errno));
-	return ret;
-}
-
 /*
  * Run from an anonymous memfd: nothing lands on disk, and nothing is left
  * behind. Returns the exit status, or -1 when the memfd route is closed

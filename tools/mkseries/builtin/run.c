@@ -458,18 +458,16 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 	struct state rb = STATE_INIT, bs = STATE_INIT, now = STATE_INIT;
 	struct build_result res;
 	struct build_opts opts = { 0 };
-	char *name = xstrfmt("%s.build", variant), *key = NULL, *compiler = NULL;
+	char *name = xstrfmt("%s.build", variant), *key = NULL;
 	char *label = xstrfmt("%s %s", br->b->name, variant);
 	const char *old_key, *v;
 	int err, ret = 0;
 
 	memset(&res, 0, sizeof(res));
 	*bzimage = NULL;
-	/* Per branch: branches of other arches build with other compilers. */
-	compiler = compiler_version(branch_cross(br->b));
-	if (build_key(&key, br->repo, commit, br->kit, br->b, compiler) ||
-	    read_run_state(&rb, br, name) || read_module_state(&bs, br, variant, "build")) {
-		ret = -1;
+	err = build_key(&key, br->repo, commit, br->kit, br->b);
+	if (err || read_run_state(&rb, br, name) || read_module_state(&bs, br, variant, "build")) {
+		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
 		goto error;
 	}
 	if (!forced(br->args, STEP_BUILD) && runstate_current(&rb, key) &&
@@ -483,7 +481,7 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 		}
 		goto cleanup;
 	}
-	/* A changed key that build.c cannot see (the compiler) must rebuild too. */
+	/* The run's key changed: rebuild, whatever build.c's own record says. */
 	old_key = state_get(&rb, "key");
 	opts.workdir = br->workdir;
 	opts.jobs = br->args->jobs;
@@ -540,7 +538,6 @@ cleanup:
 	state_release(&rb);
 	state_release(&bs);
 	state_release(&now);
-	free(compiler);
 	free(name);
 	free(key);
 	free(label);
