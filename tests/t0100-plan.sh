@@ -129,8 +129,8 @@ test_expect_success 'plan --format json: the variants, and a cell for each' '
 	test_grep "^mkseries run --branch t --variant no-fix --format json --output mkseries-t-no-fix.json$" cell &&
 	jq -r ".branches[0].variants[] | [.name, .ref, (.without | map(.upstream) | join(\",\")), (.expect_fail | join(\",\"))] | join(\" \")" \
 		plan.json >vars &&
-	printf "%s\n" "no-fix refs/heads/mkseries-variants/t/no-fix $(short $F1) steady" \
-		"no-beta refs/heads/mkseries-variants/t/no-beta $(short $B1) " >vars.expect &&
+	printf "%s\n" "no-fix $(kit_ref kitv t no-fix) $(short $F1) steady" \
+		"no-beta $(kit_ref kitv t no-beta) $(short $B1) " >vars.expect &&
 	test_cmp vars.expect vars &&
 	jq -r ".branches[0].variants[0].items[] | select(.left_out) | .patch" plan.json >left &&
 	echo "alpha fixup 1/2" >left.expect &&

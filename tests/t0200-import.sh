@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0200-import.sh: mkseries import brings a branch's tree (tarball or git) into the kernel repository and tags it.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 REPO="$XDG_CACHE_HOME/mkseries/linux.git"
 TAG=refs/tags/mkseries/base/t
@@ -413,18 +414,18 @@ test_expect_success 'the default repository logs mkseries ref updates in the ref
 	mkseries --kit kit apply --branch t >out &&
 	cat out &&
 	test "$(git --git-dir="$REPO" config core.logAllRefUpdates)" = always &&
-	git --git-dir="$REPO" reflog show mkseries/t >log &&
+	git --git-dir="$REPO" reflog show $(kit_ref kit t) >log &&
 	cat log &&
 	test_grep "mkseries apply: 0 commits onto" log
 '
 
 test_expect_success 'a default repository made before the reflog setting gets it' '
 	git --git-dir="$REPO" config --unset core.logAllRefUpdates &&
-	git --git-dir="$REPO" update-ref -d refs/heads/mkseries/t &&
+	git --git-dir="$REPO" update-ref -d $(kit_ref kit t) &&
 	rm -rf "$REPO/logs" &&
 	mkseries --kit kit apply --branch t >out &&
 	test "$(git --git-dir="$REPO" config core.logAllRefUpdates)" = always &&
-	git --git-dir="$REPO" reflog show mkseries/t >log &&
+	git --git-dir="$REPO" reflog show $(kit_ref kit t) >log &&
 	cat log &&
 	test_grep "mkseries apply: 0 commits onto" log
 '

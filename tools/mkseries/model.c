@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
+#include <git2.h>
 
 #include "arch.h"
+#include "gitutil.h"
 
 #include "model.h"
 #include "util.h"
@@ -2132,6 +2134,44 @@ static char *display_prefix(const char *dir)
 	return xstrfmt("%.*s/", (int)n, dir);
 }
 
+/* See kit_id() in model.h for why the id is made this way. */
+static char *make_kit_id(const char *realdir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *base = strrchr(realdir, '/');
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid oid;
+
+	base = base ? base + 1 : realdir;
+	for (; *base && sb.len < 40; base++)
+		strbuf_addch(&sb, isalnum((unsigned char)*base) || *base == '_' || *base == '-' ?
+				  *base : '-');
+	if (!sb.len)
+		strbuf_addstr(&sb, "kit");
+	gitutil_init();
+	if (git_odb_hash(&oid, realdir, strlen(realdir), GIT_OBJECT_BLOB) < 0)
+		BUG("cannot hash '%s'", realdir);
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	strbuf_addf(&sb, "-%.8s", hex);
+	return strbuf_detach(&sb, NULL);
+}
+
+const char *kit_id(const struct kit *kit)
+{
+	if (!kit->id)
+		BUG("kit_id() of a kit that was not loaded");
+	return kit->id;
+}
+
+char *kit_refname(const struct kit *kit, const struct kernel_branch *b, const char *variant)
+{
+	/* Variants are not under refs/heads/mkseries/<id>/<branch>, which is a ref itself. */
+	if (variant && strcmp(variant, "kit"))
+		return xstrfmt("refs/heads/mkseries-variants/%s/%s/%s", kit_id(kit), b->name,
+			       variant);
+	return xstrfmt("refs/heads/mkseries/%s/%s", kit_id(kit), b->name);
+}
+
 int kit_load(struct kit *kit, const char *dir)
 {
 	struct loader ld = { kit, NULL, 0 };
@@ -2146,6 +2186,7 @@ int kit_load(struct kit *kit, const char *dir)
 		kit_release(kit);
 		return error_code(MKS_ECONFIG, "kit '%s' is not a directory", dir);
 	}
+	kit->id = make_kit_id(kit->dir);
 	ld.prefix = display_prefix(dir);
 	load_kernels(&ld);
 	load_series(&ld, &sf);
@@ -2261,6 +2302,7 @@ void kit_release(struct kit *kit)
 	}
 	free(kit->branches);
 	free(kit->dir);
+	free(kit->id);
 	memset(kit, 0, sizeof(*kit));
 }
 

@@ -27,7 +27,7 @@ static int build_one(git_repository *repo, const struct kit *kit, const struct k
 	int err, ret = 1;
 
 	memset(&res, 0, sizeof(res));
-	err = variant_resolve(&commit, &refname, &why, repo, b, variant);
+	err = variant_resolve(&commit, &refname, &why, repo, kit, b, variant);
 	if (err == MKS_ENOTFOUND) {
 		printf("%s: %s\n", label, why.buf);
 		goto cleanup;
@@ -86,7 +86,7 @@ static int build_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec list = STRVEC_INIT, *variants = &list;
 	git_repository *repo = NULL;
-	char *workdir = branch_workdir(args->workdir, b);
+	char *workdir = branch_workdir(kit, args->workdir, b);
 	git_oid base;
 	size_t i;
 	int err, ret = 0;
@@ -133,7 +133,7 @@ int cmd_build(int argc, const char **argv)
 		{ OPT_LIST, "variant", 0, &given, "V",
 		  "base, kit or a declared variant (repeatable; default: every one)" },
 		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
-		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work)" },
+		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
 		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
 		{ OPT_BOOL, "force", 'f', &args.force, NULL, "build even when nothing changed" },
