@@ -115,6 +115,16 @@ test_expect_success 'setup: a fake kernel tree and a kit whose patch breaks it' 
 
 WORK=$(kit_workdir kit t)
 
+test_expect_success 'build will not import while another mkseries holds the repository lock' '
+	flock linux/.git/mkseries.lock sh -c "cd kit && mkseries build --branch t --variant base >../out 2>../err; echo \$? >../code" &&
+	cat out err &&
+	echo 1 >code.expect &&
+	test_cmp code.expect code &&
+	test_grep "linux/.git/. is locked by another mkseries (pid .*); wait for it to finish" err &&
+	! git -C linux rev-parse -q --verify refs/tags/mkseries/base/t &&
+	! test -e "$WORK/out-base"
+'
+
 test_expect_success 'build base: built, with a note for the option the tree does not know' '
 	(cd kit && mkseries build --branch t --variant base >../out 2>../err) &&
 	cat out err &&

@@ -101,12 +101,25 @@ static int build_branch(const struct kit *kit, const struct kernel_branch *b,
 		ret = 1;
 		goto cleanup;
 	}
-	/* The base is the imported tree: import it now unless that was done already. */
-	for (i = 0; i < variants->nr; i++)
-		if (!strcmp(variants->v[i], "base") && tree_import(&base, repo, kit, b, 0)) {
+	/*
+	 * The base is the imported tree: import it now unless that was done
+	 * already. An import writes objects and the base tag, so it holds the
+	 * repository lock as apply and import do; the build itself only reads.
+	 */
+	for (i = 0; i < variants->nr; i++) {
+		struct repo_lock rl = REPO_LOCK_INIT;
+
+		if (strcmp(variants->v[i], "base"))
+			continue;
+		err = repo_lock(&rl, repo);
+		if (!err)
+			err = tree_import(&base, repo, kit, b, 0);
+		repo_unlock(&rl);
+		if (err) {
 			ret = 1;
 			goto cleanup;
 		}
+	}
 	for (i = 0; i < variants->nr; i++) {
 		int r = build_one(repo, kit, b, variants->v[i], workdir, args);
 
