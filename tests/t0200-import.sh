@@ -225,6 +225,61 @@ test_expect_success 'a .gitmodules git fsck accepts is imported' '
 	git -C "$REPO" fsck --strict
 '
 
+# git_source_refused REPO PATTERN...: importing REPO's HEAD as branch m
+# is refused, and nothing is tagged in REPO (a git source's own repository
+# is the kernel repository of its branch).
+git_source_refused() {
+	printf "name: m\nsource:\n  git: { repo: $PWD/$1, ref: HEAD }\n" >kit2/kernels/m.yaml &&
+	src=$1 &&
+	shift &&
+	test_expect_code 1 mkseries --kit kit2 import --branch m >out 2>err &&
+	cat err &&
+	test_grep "$@" err &&
+	! git -C "$src" rev-parse -q --verify refs/tags/mkseries/base/m
+}
+
+test_expect_success 'a git source whose .gitmodules git fsck rejects is refused, naming repository, ref and entry' '
+	git init -q evil-modules &&
+	mkdir evil-modules/sub &&
+	printf "[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch /tmp/pwned\n" >evil-modules/sub/.gitmodules &&
+	echo ok >evil-modules/ok &&
+	git -C evil-modules add . &&
+	git -C evil-modules commit -q -m evil &&
+	git_source_refused evil-modules -F "error: ${SQ}$PWD/evil-modules HEAD${SQ}: refusing entry ${SQ}sub/.gitmodules${SQ}: .gitmodules line 3: disallowed submodule url ${SQ}--upload-pack=touch /tmp/pwned${SQ}: it could be taken for an option"
+'
+
+# tree_repo DIR NAME MODE CONTENT: a repository whose one commit holds one
+# entry NAME (MODE 100644 or 120000) made with git mktree, which takes
+# names git add refuses.
+tree_repo() {
+	git init -q "$1" &&
+	blob=$(printf "%s" "$4" | git -C "$1" hash-object -w --stdin) &&
+	tree=$(printf "%s blob %s\t%s\n" "$3" "$blob" "$2" | git -C "$1" mktree) &&
+	commit=$(echo evil | git -C "$1" commit-tree "$tree") &&
+	git -C "$1" update-ref HEAD "$commit"
+}
+
+test_expect_success 'a git source whose .gitmodules is a symbolic link is refused' '
+	tree_repo evil-link .gitmodules 120000 ok &&
+	git_source_refused evil-link "refusing entry .\.gitmodules.: a .gitmodules that is a symbolic link"
+'
+
+test_expect_success 'a git source with .git spelled with an HFS+ ignorable code point is refused' '
+	tree_repo evil-dotgit "$(printf ".g\342\200\214it")" 100644 "[core]" &&
+	git_source_refused evil-dotgit "refusing entry .\.g.*it.: path reaches into .git"
+'
+
+test_expect_success 'a git source with a .gitmodules git fsck accepts is imported' '
+	git init -q fine-modules &&
+	printf "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.org/lib.git\n" >fine-modules/.gitmodules &&
+	git -C fine-modules add . &&
+	git -C fine-modules commit -q -m fine &&
+	printf "name: m\nsource:\n  git: { repo: $PWD/fine-modules, ref: HEAD }\n" >kit2/kernels/m.yaml &&
+	mkseries --kit kit2 import --branch m >out &&
+	test_grep "^m: imported HEAD of $PWD/fine-modules" out &&
+	git -C fine-modules rev-parse -q --verify refs/tags/mkseries/base/m
+'
+
 # A sanitizer build reserves terabytes of address space: it cannot run under ulimit -v.
 test_lazy_prereq ULIMIT_V '(ulimit -v 150000 && mkseries --version)'
 
