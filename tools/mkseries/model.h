@@ -87,6 +87,7 @@ struct kit_series {
 	struct kit_claim *claims;	/* checked where the series is applied or present */
 	size_t nr_claims;
 	int line;
+	int id_line;
 };
 
 enum source_kind {
@@ -193,6 +194,9 @@ struct kit {
 	struct kernel_branch *branches;	/* sorted by version */
 	size_t nr_branches;
 	double threshold_pct;	/* series.yaml `verdicts: { threshold: N% }`; 0 when unset */
+	/* The series that have an id, sorted by id, then in file order: kit_find_series()'s index. */
+	struct kit_series **by_id;
+	size_t nr_by_id;
 };
 
 #define KIT_INIT { 0 }
