@@ -160,15 +160,24 @@ test_expect_success 'a missing tarball is an error; nothing is tagged' '
 	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
 '
 
-# import_refused TARBALL GREP-ARGS...: importing branch m of kit2 from
-# TARBALL fails (exit 1), stderr matches GREP-ARGS, and nothing is tagged.
-import_refused() {
-	printf "name: m\nsource:\n  tarball: $PWD/$1\n" >kit2/kernels/m.yaml &&
-	shift &&
+# refused_source SOURCE TAGREPO GREP-ARGS...: importing branch m of kit2
+# from SOURCE (the value of source:) fails (exit 1), stderr matches
+# GREP-ARGS, and nothing is tagged in TAGREPO.
+refused_source() {
+	printf "name: m\nsource:\n  %s\n" "$1" >kit2/kernels/m.yaml &&
+	tagrepo=$2 &&
+	shift 2 &&
 	test_expect_code 1 mkseries --kit kit2 import --branch m >out 2>err &&
 	cat err &&
 	test_grep "$@" err &&
-	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+	! git -C "$tagrepo" rev-parse -q --verify refs/tags/mkseries/base/m
+}
+
+# import_refused TARBALL GREP-ARGS...: so for a tarball, into the default repository.
+import_refused() {
+	tarball=$1 &&
+	shift &&
+	refused_source "tarball: $PWD/$tarball" "$REPO" "$@"
 }
 
 test_expect_success 'a broken archive is an error; nothing is tagged' '
@@ -225,17 +234,12 @@ test_expect_success 'a .gitmodules git fsck accepts is imported' '
 	git -C "$REPO" fsck --strict
 '
 
-# git_source_refused REPO PATTERN...: importing REPO's HEAD as branch m
-# is refused, and nothing is tagged in REPO (a git source's own repository
-# is the kernel repository of its branch).
+# git_source_refused REPO GREP-ARGS...: so for REPO's HEAD, tagged in REPO
+# itself if at all (a git source's own repository is its branch's).
 git_source_refused() {
-	printf "name: m\nsource:\n  git: { repo: $PWD/$1, ref: HEAD }\n" >kit2/kernels/m.yaml &&
 	src=$1 &&
 	shift &&
-	test_expect_code 1 mkseries --kit kit2 import --branch m >out 2>err &&
-	cat err &&
-	test_grep "$@" err &&
-	! git -C "$src" rev-parse -q --verify refs/tags/mkseries/base/m
+	refused_source "git: { repo: $PWD/$src, ref: HEAD }" "$PWD/$src" "$@"
 }
 
 test_expect_success 'a git source whose .gitmodules git fsck rejects is refused, naming repository, ref and entry' '
