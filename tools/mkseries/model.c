@@ -2086,7 +2086,8 @@ static size_t index_match(const struct upstream_index *ix, const char *what, str
 	}
 	add_file_matches(&v, &n, &alloc, e, ix->by_path, ix->nr_files, skip_dot_slash, path);
 	add_file_matches(&v, &n, &alloc, e, ix->by_base, ix->nr_files, base_name, path);
-	qsort(v, n, sizeof(*v), cmp_size);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_size);
 	*out = NULL;
 	for (i = k = 0; i < n; i++)
 		if (!i || v[i] != v[i - 1])
