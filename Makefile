@@ -148,7 +148,8 @@ ci-checks: deps
 # (read only) and what earlier runs found (build-fuzz/corpus/<target>/).
 # A finding stops make; its input is build-fuzz/crash-<target>-*: add it
 # to tests/fuzz/<target>/ with the fix. The targets' stderr (mkseries'
-# own error messages) is closed; libFuzzer's report still shows.
+# own error messages) is closed; libFuzzer's report still shows. The
+# targets' scratch files go to build-fuzz/tmp/, made anew for each.
 FUZZ_TARGETS = mail kit console tarball
 FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 65536
@@ -164,9 +165,9 @@ fuzz-targets: $(FUZZ_BIN)
 fuzz: deps
 	$(MAKE) B=build-fuzz CC=clang SANITIZE=fuzzer-no-link,address,undefined fuzz-targets
 	@for t in $(FUZZ_TARGETS); do \
-		mkdir -p build-fuzz/corpus/$$t && \
+		mkdir -p build-fuzz/corpus/$$t && rm -rf build-fuzz/tmp && mkdir build-fuzz/tmp && \
 		echo "fuzz-$$t: $(FUZZ_SECONDS)s" && \
-		UBSAN_OPTIONS=print_stacktrace=1 build-fuzz/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
+		TMPDIR=$(CURDIR)/build-fuzz/tmp UBSAN_OPTIONS=print_stacktrace=1 build-fuzz/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
 			-max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 \
 			-artifact_prefix=build-fuzz/crash-$$t- build-fuzz/corpus/$$t tests/fuzz/$$t \
 			2>build-fuzz/fuzz-$$t.log || { tail -n 60 build-fuzz/fuzz-$$t.log; exit 1; }; \
