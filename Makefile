@@ -26,8 +26,8 @@ endif
 
 # pkg-config's failures are errors, not silently empty flags. Not for the
 # goals that install the packages first and then run make again (deps,
-# test, run, ci-checks): on a fresh machine pkg-config is not there yet.
-ifeq ($(filter deps clean test run ci-checks,$(MAKECMDGOALS)),)
+# test, run, ci-checks, fuzz): on a fresh machine pkg-config is not there yet.
+ifeq ($(filter deps clean test run ci-checks fuzz,$(MAKECMDGOALS)),)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo PKG_CONFIG_FAILED)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo PKG_CONFIG_FAILED)
 ifneq ($(findstring PKG_CONFIG_FAILED,$(PKG_CFLAGS) $(PKG_LIBS)),)
@@ -43,7 +43,7 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
 	qemu-system-x86 apt-utils python3 libxml2-utils jq \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
-	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc
+	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang
 
 B ?= build
 MKS_SRC = $(wildcard tools/mkseries/*.c tools/mkseries/builtin/*.c)
@@ -141,6 +141,39 @@ ci-checks: deps
 	MKSERIES_BIN=$(CURDIR)/build-sanitize/mkseries MKSERIES_SKIP_REAL=1 \
 		ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		prove -j1 tests/t0[0-8]*.sh
+	$(MAKE) fuzz FUZZ_SECONDS=20
+
+# Fuzzing: one libFuzzer target per parser of hostile input (tests/fuzz/
+# fuzz-<target>.c), built with clang under ASan and UBSan in build-fuzz/,
+# each run for FUZZ_SECONDS from its seed corpus tests/fuzz/<target>/
+# (read only) and what earlier runs found (build-fuzz/corpus/<target>/).
+# A finding stops make; its input is build-fuzz/crash-<target>-*: add it
+# to tests/fuzz/<target>/ with the fix. The targets' stderr (mkseries'
+# own error messages) is closed; libFuzzer's report still shows. The
+# targets' scratch files go to build-fuzz/tmp/, made anew for each.
+FUZZ_TARGETS = mail kit console tarball
+FUZZ_SECONDS ?= 60
+FUZZ_MAX_LEN ?= 65536
+FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz-%,$(FUZZ_TARGETS))
+
+$(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-common.h $(LIB_OBJ) $(B)/obj/embed.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer -Itools/mkseries -o $@ $< \
+		$(LIB_OBJ) $(B)/obj/embed.o $(ALL_LDFLAGS) -fsanitize=fuzzer -pthread $(PKG_LIBS) -lm
+
+fuzz-targets: $(FUZZ_BIN)
+
+fuzz: deps
+	$(MAKE) B=build-fuzz CC=clang SANITIZE=fuzzer-no-link,address,undefined fuzz-targets
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p build-fuzz/corpus/$$t && rm -rf build-fuzz/tmp && mkdir build-fuzz/tmp && \
+		echo "fuzz-$$t: $(FUZZ_SECONDS)s" && \
+		TMPDIR=$(CURDIR)/build-fuzz/tmp UBSAN_OPTIONS=print_stacktrace=1 build-fuzz/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
+			-max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 \
+			-artifact_prefix=build-fuzz/crash-$$t- build-fuzz/corpus/$$t tests/fuzz/$$t \
+			2>build-fuzz/fuzz-$$t.log || { tail -n 60 build-fuzz/fuzz-$$t.log; exit 1; }; \
+		grep -E '^(stat::number_of_executed_units|Done)' build-fuzz/fuzz-$$t.log; \
+	done
 
 # No call cycle between the objects, no library call into a builtin;
 # notes the functions and files the later splits are to shorten.
@@ -161,6 +194,6 @@ install: all
 	install -m 755 $(B)/mkseries $(DESTDIR)$(PREFIX)/bin/mkseries
 
 clean:
-	rm -rf build/obj build/tests build/mkseries build/mm-regress build/mm-regress-* build-sanitize
+	rm -rf build/obj build/tests build/mkseries build/mm-regress build/mm-regress-* build-sanitize build-fuzz
 
-.PHONY: all deps units test ci-checks check-layers run bench install clean
+.PHONY: all deps units test ci-checks check-layers run bench install clean fuzz fuzz-targets

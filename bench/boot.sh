@@ -19,7 +19,10 @@ b=${BENCH_BRANCH:-6.12}
 runs=${BENCH_RUNS:-3}
 metric=${BENCH_METRIC:-mremap_pte_loop us_per_iteration}
 export XDG_CACHE_HOME=${BENCH_CACHE:-$top/build/real-cache}
-work=$XDG_CACHE_HOME/mkseries/work/$b
+# kit_workdir: the default work directory of this kit's branch (the ids of
+# kit_id() in model.h).
+. "$top/tests/lib-kit.sh"
+work=$(kit_workdir "$top" "$b")
 
 now() { date +%s.%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

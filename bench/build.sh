@@ -15,7 +15,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 mks=${MKSERIES_BIN:-$top/build/mkseries}
 b=${BENCH_BRANCH:-6.12}
 export XDG_CACHE_HOME=${BENCH_CACHE:-$top/build/real-cache}
-work=$XDG_CACHE_HOME/mkseries/work/$b
+# kit_workdir: the default work directory of this kit's branch (the ids of
+# kit_id() in model.h).
+. "$top/tests/lib-kit.sh"
+work=$(kit_workdir "$top" "$b")
 jobs=$(nproc)
 
 now() { date +%s.%N; }

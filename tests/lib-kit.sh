@@ -180,3 +180,32 @@ Signed-off-by: Greg Kroah-Hartman <gregkh@linuxfoundation.org>" &&
 	) &&
 	STABLE_FIX=$(git -C "$1" rev-parse v6.17.9~1)
 }
+
+# kit_id DIR: the id mkseries keys DIR's refs and default work directories
+# by (kit_id() in model.h): DIR's name made safe for a ref, '-', and the
+# first 8 hex digits of the blob id of DIR's real path.
+kit_id() {
+	(
+		cd "$1" &&
+		d=$(pwd -P) &&
+		n=$(basename "$d" | tr -c "A-Za-z0-9_\n-" "-" | cut -c1-40) &&
+		h=$(printf %s "$d" | git hash-object --stdin | cut -c1-8) &&
+		printf "%s-%s\n" "$n" "$h"
+	)
+}
+
+# kit_ref DIR BRANCH [VARIANT]: the ref apply writes for kit DIR's BRANCH
+# (or its VARIANT), as kit_refname() names it.
+kit_ref() {
+	if test $# -gt 2
+	then
+		echo "refs/heads/mkseries-variants/$(kit_id "$1")/$2/$3"
+	else
+		echo "refs/heads/mkseries/$(kit_id "$1")/$2"
+	fi
+}
+
+# kit_workdir DIR BRANCH: the default work directory of kit DIR's BRANCH.
+kit_workdir() {
+	echo "$XDG_CACHE_HOME/mkseries/work/$(kit_id "$1")/$2"
+}

@@ -129,8 +129,8 @@ test_expect_success 'plan --format json: the variants, and a cell for each' '
 	test_grep "^mkseries run --branch t --variant no-fix --format json --output mkseries-t-no-fix.json$" cell &&
 	jq -r ".branches[0].variants[] | [.name, .ref, (.without | map(.upstream) | join(\",\")), (.expect_fail | join(\",\"))] | join(\" \")" \
 		plan.json >vars &&
-	printf "%s\n" "no-fix refs/heads/mkseries-variants/t/no-fix $(short $F1) steady" \
-		"no-beta refs/heads/mkseries-variants/t/no-beta $(short $B1) " >vars.expect &&
+	printf "%s\n" "no-fix $(kit_ref kitv t no-fix) $(short $F1) steady" \
+		"no-beta $(kit_ref kitv t no-beta) $(short $B1) " >vars.expect &&
 	test_cmp vars.expect vars &&
 	jq -r ".branches[0].variants[0].items[] | select(.left_out) | .patch" plan.json >left &&
 	echo "alpha fixup 1/2" >left.expect &&
@@ -224,6 +224,40 @@ test_expect_success 'no kit here: a clear error' '
 	mkdir -p empty &&
 	(cd empty && test_expect_code 2 mkseries plan 2>../err) &&
 	test_grep "series.yaml" err
+'
+
+test_expect_success 'a kit of 5,000 series loads and plans, in requires order, its mistakes found' '
+	mkdir -p big/kernels &&
+	printf "name: t\nsource:\n  git: { repo: $PWD/linux, ref: v1.0 }\n" >big/kernels/t.yaml &&
+	awk "BEGIN {
+		print \"series:\"
+		for (i = 0; i < 5000; i++) {
+			printf \"  - id: s%d\n    title: t\n\", i
+			if (i % 10 == 0 && i)
+				printf \"    requires: [s%d]\n\", i + 5
+			printf \"    patches:\n      - { upstream: %010x01, subject: one }\n\", i
+			printf \"    fixups:\n      - { upstream: %010x03, fixes: %010x01, subject: fix }\n\", i, i
+			printf \"    branches:\n      t: { skip: no }\n\"
+		}
+	}" >big/series.yaml &&
+	mkseries --kit big plan --branch t --format json >big.json &&
+	jq -r ".branches[0].items[].series" big.json | uniq >order &&
+	test $(wc -l <order) = 5000 &&
+	grep -n "^s15$" order | cut -d: -f1 >at15 &&
+	grep -n "^s10$" order | cut -d: -f1 >at10 &&
+	test $(cat at15) -lt $(cat at10) &&
+	n=$(wc -l <big/series.yaml) &&
+	first=$(grep -n "^  - id: s42\$" big/series.yaml | cut -d: -f1) &&
+	up=$(grep -n "upstream: 000000002901," big/series.yaml | cut -d: -f1) &&
+	cat >>big/series.yaml <<-\EOF &&
+	  - id: s42
+	    title: again
+	    patches:
+	      - { upstream: 00000000290102, subject: dup }
+	EOF
+	test_expect_code 2 mkseries --kit big plan --branch t 2>err &&
+	test_grep "^error: big/series.yaml:$((n + 1)): duplicate series id .s42. (first at big/series.yaml:$first)" err &&
+	test_grep "^error: big/series.yaml:$((n + 4)): upstream id .00000000290102. is listed twice: big/series.yaml:$up and :$((n + 4))" err
 '
 
 test_done

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0200-import.sh: mkseries import brings a branch's tree (tarball or git) into the kernel repository and tags it.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 REPO="$XDG_CACHE_HOME/mkseries/linux.git"
 TAG=refs/tags/mkseries/base/t
@@ -159,15 +160,24 @@ test_expect_success 'a missing tarball is an error; nothing is tagged' '
 	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
 '
 
-# import_refused TARBALL GREP-ARGS...: importing branch m of kit2 from
-# TARBALL fails (exit 1), stderr matches GREP-ARGS, and nothing is tagged.
-import_refused() {
-	printf "name: m\nsource:\n  tarball: $PWD/$1\n" >kit2/kernels/m.yaml &&
-	shift &&
+# refused_source SOURCE TAGREPO GREP-ARGS...: importing branch m of kit2
+# from SOURCE (the value of source:) fails (exit 1), stderr matches
+# GREP-ARGS, and nothing is tagged in TAGREPO.
+refused_source() {
+	printf "name: m\nsource:\n  %s\n" "$1" >kit2/kernels/m.yaml &&
+	tagrepo=$2 &&
+	shift 2 &&
 	test_expect_code 1 mkseries --kit kit2 import --branch m >out 2>err &&
 	cat err &&
 	test_grep "$@" err &&
-	! git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m
+	! git -C "$tagrepo" rev-parse -q --verify refs/tags/mkseries/base/m
+}
+
+# import_refused TARBALL GREP-ARGS...: so for a tarball, into the default repository.
+import_refused() {
+	tarball=$1 &&
+	shift &&
+	refused_source "tarball: $PWD/$tarball" "$REPO" "$@"
 }
 
 test_expect_success 'a broken archive is an error; nothing is tagged' '
@@ -222,6 +232,56 @@ test_expect_success 'a .gitmodules git fsck accepts is imported' '
 	cat out &&
 	git -C "$REPO" rev-parse -q --verify refs/tags/mkseries/base/m &&
 	git -C "$REPO" fsck --strict
+'
+
+# git_source_refused REPO GREP-ARGS...: so for REPO's HEAD, tagged in REPO
+# itself if at all (a git source's own repository is its branch's).
+git_source_refused() {
+	src=$1 &&
+	shift &&
+	refused_source "git: { repo: $PWD/$src, ref: HEAD }" "$PWD/$src" "$@"
+}
+
+test_expect_success 'a git source whose .gitmodules git fsck rejects is refused, naming repository, ref and entry' '
+	git init -q evil-modules &&
+	mkdir evil-modules/sub &&
+	printf "[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch /tmp/pwned\n" >evil-modules/sub/.gitmodules &&
+	echo ok >evil-modules/ok &&
+	git -C evil-modules add . &&
+	git -C evil-modules commit -q -m evil &&
+	git_source_refused evil-modules -F "error: ${SQ}$PWD/evil-modules HEAD${SQ}: refusing entry ${SQ}sub/.gitmodules${SQ}: .gitmodules line 3: disallowed submodule url ${SQ}--upload-pack=touch /tmp/pwned${SQ}: it could be taken for an option"
+'
+
+# tree_repo DIR NAME MODE CONTENT: a repository whose one commit holds one
+# entry NAME (MODE 100644 or 120000) made with git mktree, which takes
+# names git add refuses.
+tree_repo() {
+	git init -q "$1" &&
+	blob=$(printf "%s" "$4" | git -C "$1" hash-object -w --stdin) &&
+	tree=$(printf "%s blob %s\t%s\n" "$3" "$blob" "$2" | git -C "$1" mktree) &&
+	commit=$(echo evil | git -C "$1" commit-tree "$tree") &&
+	git -C "$1" update-ref HEAD "$commit"
+}
+
+test_expect_success 'a git source whose .gitmodules is a symbolic link is refused' '
+	tree_repo evil-link .gitmodules 120000 ok &&
+	git_source_refused evil-link "refusing entry .\.gitmodules.: a .gitmodules that is a symbolic link"
+'
+
+test_expect_success 'a git source with .git spelled with an HFS+ ignorable code point is refused' '
+	tree_repo evil-dotgit "$(printf ".g\342\200\214it")" 100644 "[core]" &&
+	git_source_refused evil-dotgit "refusing entry .\.g.*it.: path reaches into .git"
+'
+
+test_expect_success 'a git source with a .gitmodules git fsck accepts is imported' '
+	git init -q fine-modules &&
+	printf "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.org/lib.git\n" >fine-modules/.gitmodules &&
+	git -C fine-modules add . &&
+	git -C fine-modules commit -q -m fine &&
+	printf "name: m\nsource:\n  git: { repo: $PWD/fine-modules, ref: HEAD }\n" >kit2/kernels/m.yaml &&
+	mkseries --kit kit2 import --branch m >out &&
+	test_grep "^m: imported HEAD of $PWD/fine-modules" out &&
+	git -C fine-modules rev-parse -q --verify refs/tags/mkseries/base/m
 '
 
 # A sanitizer build reserves terabytes of address space: it cannot run under ulimit -v.
@@ -413,18 +473,18 @@ test_expect_success 'the default repository logs mkseries ref updates in the ref
 	mkseries --kit kit apply --branch t >out &&
 	cat out &&
 	test "$(git --git-dir="$REPO" config core.logAllRefUpdates)" = always &&
-	git --git-dir="$REPO" reflog show mkseries/t >log &&
+	git --git-dir="$REPO" reflog show $(kit_ref kit t) >log &&
 	cat log &&
 	test_grep "mkseries apply: 0 commits onto" log
 '
 
 test_expect_success 'a default repository made before the reflog setting gets it' '
 	git --git-dir="$REPO" config --unset core.logAllRefUpdates &&
-	git --git-dir="$REPO" update-ref -d refs/heads/mkseries/t &&
+	git --git-dir="$REPO" update-ref -d $(kit_ref kit t) &&
 	rm -rf "$REPO/logs" &&
 	mkseries --kit kit apply --branch t >out &&
 	test "$(git --git-dir="$REPO" config core.logAllRefUpdates)" = always &&
-	git --git-dir="$REPO" reflog show mkseries/t >log &&
+	git --git-dir="$REPO" reflog show $(kit_ref kit t) >log &&
 	cat log &&
 	test_grep "mkseries apply: 0 commits onto" log
 '

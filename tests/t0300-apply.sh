@@ -13,11 +13,11 @@ test_expect_success 'setup: upstream repository and kit' '
 	test -s status.before
 '
 
-test_expect_success 'apply writes refs/heads/mkseries/t with one commit per patch' '
+test_expect_success 'apply writes refs/heads/mkseries/<kit id>/t with one commit per patch' '
 	(cd kit && mkseries apply --branch t >../out 2>../err) &&
 	cat out &&
-	test_grep "t: refs/heads/mkseries/t ->" out &&
-	git -C linux rev-list v1.0..mkseries/t >commits &&
+	test_grep "t: $(kit_ref kit t) ->" out &&
+	git -C linux rev-list v1.0..$(kit_ref kit t) >commits &&
 	test $(wc -l <commits) = 5
 '
 
@@ -32,14 +32,14 @@ test_expect_success 'the user HEAD, index and working tree are untouched' '
 '
 
 test_expect_success 'the applied tree equals upstream' '
-	test "$(git -C linux rev-parse mkseries/t^{tree})" = "$(git -C linux rev-parse master^{tree})"
+	test "$(git -C linux rev-parse $(kit_ref kit t)^{tree})" = "$(git -C linux rev-parse master^{tree})"
 '
 
 test_expect_success 'commits keep the upstream author and date, in the stable style' '
 	git -C linux log -1 --format="%an <%ae> %at" "$A2" >want &&
-	git -C linux log -1 --format="%an <%ae> %at" mkseries/t~3 >got &&
+	git -C linux log -1 --format="%an <%ae> %at" $(kit_ref kit t)~3 >got &&
 	test_cmp want got &&
-	git -C linux log -1 --format=%B mkseries/t~3 >msg &&
+	git -C linux log -1 --format=%B $(kit_ref kit t)~3 >msg &&
 	head -1 msg >subject &&
 	echo "mm: batch ptes" >subject.expect &&
 	test_cmp subject.expect subject &&
@@ -50,50 +50,49 @@ test_expect_success 'commits keep the upstream author and date, in the stable st
 	printf "%s\n" "Signed-off-by: Dev Eloper <dev@example.org>" \
 		"Signed-off-by: Back Porter <backporter@example.com>" >sobs.expect &&
 	test_cmp sobs.expect sobs &&
-	git -C linux log -1 --format="%cn <%ce>" mkseries/t >committer &&
+	git -C linux log -1 --format="%cn <%ce>" $(kit_ref kit t) >committer &&
 	echo "Back Porter <backporter@example.com>" >committer.expect &&
 	test_cmp committer.expect committer
 '
 
 test_expect_success 'the backporter signs off once' '
-	git -C linux log --format=%B v1.0..mkseries/t >all &&
+	git -C linux log --format=%B v1.0..$(kit_ref kit t) >all &&
 	test $(grep -c "Signed-off-by: Back Porter" all) = 5
 '
 
 test_expect_success 'fixups follow the patch they fix, fixes of fixes after them' '
-	git -C linux log --reverse --format=%s v1.0..mkseries/t >order &&
+	git -C linux log --reverse --format=%s v1.0..$(kit_ref kit t) >order &&
 	printf "%s\n" "mm: rename ptes" "mm: batch ptes" "mm: fix batch ptes" \
 		"mm: fix the fix" "madvise: split locking" >order.expect &&
 	test_cmp order.expect order
 '
 
 test_expect_success 'the ref update is in the reflog' '
-	git -C linux reflog show mkseries/t >reflog &&
+	git -C linux reflog show $(kit_ref kit t) >reflog &&
 	test_grep "mkseries apply" reflog
 '
 
 test_expect_success 'applying twice gives the same branch' '
-	git -C linux rev-parse mkseries/t >tip1 &&
+	git -C linux rev-parse $(kit_ref kit t) >tip1 &&
 	(cd kit && mkseries apply --branch t >../out2) &&
 	test_grep "up to date" out2 &&
-	git -C linux rev-parse mkseries/t >tip2 &&
+	git -C linux rev-parse $(kit_ref kit t) >tip2 &&
 	test_cmp tip1 tip2
 '
 
 test_expect_success 'a patch already in the tree is found, not applied twice' '
-	git -C linux branch -f mkseries/t v1.0 &&
 	mkdir -p kit2 && cp -r kit/patches kit2/ && mkdir -p kit2/kernels &&
 	sed "s/ref: v1.0/ref: $A1/" kit/kernels/t.yaml >kit2/kernels/t.yaml &&
 	cp kit/series.yaml kit2/ &&
 	(cd kit2 && mkseries apply --branch t >../out3) &&
 	test_grep "found .*alpha 1/2.*already in the tree" out3 &&
-	git -C linux rev-list $A1..mkseries/t >commits3 &&
+	git -C linux rev-list $A1..$(kit_ref kit2 t) >commits3 &&
 	test $(wc -l <commits3) = 4
 '
 
 test_expect_success 'a patch that does not apply: exit 1, a report, the ref not moved' '
 	(cd kit && mkseries apply --branch t >/dev/null) &&
-	git -C linux rev-parse mkseries/t >tip.before &&
+	git -C linux rev-parse $(kit_ref kit t) >tip.before &&
 	cp -r kit kitc &&
 	sed -i "s/^-line 4/-line FOUR/; s/^ line 3/ line three/" kitc/patches/beta/0001-madvise-split-locking.patch &&
 	(cd kitc && test_expect_code 1 mkseries apply --branch t >../out4 2>../err4) &&
@@ -106,8 +105,9 @@ test_expect_success 'a patch that does not apply: exit 1, a report, the ref not 
 	test_grep "the 4 entries before it apply, but a branch is applied whole or not at all: nothing was committed" err4 &&
 	test_grep ! "^  applied" out4 &&
 	test_grep ! "000000000000" out4 &&
-	git -C linux rev-parse mkseries/t >tip.after &&
-	test_cmp tip.before tip.after
+	git -C linux rev-parse $(kit_ref kit t) >tip.after &&
+	test_cmp tip.before tip.after &&
+	! git -C linux rev-parse -q --verify $(kit_ref kitc t)
 '
 
 test_expect_success 'a patch reaching outside the tree is refused' '
@@ -151,7 +151,7 @@ test_expect_success 'a second mkseries on the same repository is refused' '
 '
 
 test_expect_success 'a checked-out mkseries branch is not moved' '
-	git -C linux worktree add -q ../wt mkseries/t &&
+	git -C linux worktree add -q ../wt mkseries/$(kit_id kit)/t &&
 	(cd kit && test_expect_code 1 mkseries apply --branch t 2>../err6) &&
 	test_grep "checked out" err6 &&
 	git -C linux worktree remove ../wt
@@ -173,27 +173,27 @@ test_expect_success 'setup: variants of t, each leaving something out' '
 test_expect_success 'apply writes the kit, then a branch per variant, one line each' '
 	(cd kitv && mkseries apply -q --branch t >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t: refs/heads/mkseries/t " out &&
-	test_grep "^t no-fix: refs/heads/mkseries-variants/t/no-fix -> [0-9a-f]* (3 commits, 2 shared with the kit, 0 squashed; without $(short $F1))$" out &&
-	test_grep "^t no-beta: refs/heads/mkseries-variants/t/no-beta -> [0-9a-f]* (4 commits, 4 shared with the kit, 0 squashed; without $(short $B1))$" out &&
-	test_grep "^t no-batch: refs/heads/mkseries-variants/t/no-batch -> [0-9a-f]* (2 commits, 1 shared with the kit, 0 squashed; without $(short $A2))$" out &&
+	test_grep "^t: $(kit_ref kitv t) " out &&
+	test_grep "^t no-fix: $(kit_ref kitv t no-fix) -> [0-9a-f]* (3 commits, 2 shared with the kit, 0 squashed; without $(short $F1))$" out &&
+	test_grep "^t no-beta: $(kit_ref kitv t no-beta) -> [0-9a-f]* (4 commits, 4 shared with the kit, 0 squashed; without $(short $B1))$" out &&
+	test_grep "^t no-batch: $(kit_ref kitv t no-batch) -> [0-9a-f]* (2 commits, 1 shared with the kit, 0 squashed; without $(short $A2))$" out &&
 	test $(wc -l <out) = 4
 '
 
 test_expect_success 'commits shared with the kit have the kit commits ids' '
-	test "$(git -C linux rev-parse mkseries-variants/t/no-beta)" = "$(git -C linux rev-parse mkseries/t~1)" &&
-	test "$(git -C linux rev-parse mkseries-variants/t/no-fix~1)" = "$(git -C linux rev-parse mkseries/t~3)" &&
-	test "$(git -C linux rev-parse mkseries-variants/t/no-batch~1)" = "$(git -C linux rev-parse mkseries/t~4)" &&
-	test "$(git -C linux rev-parse mkseries-variants/t/no-batch~2)" = "$(git -C linux rev-parse v1.0)"
+	test "$(git -C linux rev-parse $(kit_ref kitv t no-beta))" = "$(git -C linux rev-parse $(kit_ref kitv t)~1)" &&
+	test "$(git -C linux rev-parse $(kit_ref kitv t no-fix)~1)" = "$(git -C linux rev-parse $(kit_ref kitv t)~3)" &&
+	test "$(git -C linux rev-parse $(kit_ref kitv t no-batch)~1)" = "$(git -C linux rev-parse $(kit_ref kitv t)~4)" &&
+	test "$(git -C linux rev-parse $(kit_ref kitv t no-batch)~2)" = "$(git -C linux rev-parse v1.0)"
 '
 
 test_expect_success 'a variant leaves out its entries and the fixups of them' '
-	git -C linux log --reverse --format=%s v1.0..mkseries-variants/t/no-fix >order &&
+	git -C linux log --reverse --format=%s v1.0..$(kit_ref kitv t no-fix) >order &&
 	printf "%s\n" "mm: rename ptes" "mm: batch ptes" "madvise: split locking" >order.expect &&
 	test_cmp order.expect order &&
-	git -C linux show mkseries-variants/t/no-fix:mm/mremap.c >mremap.c &&
+	git -C linux show $(kit_ref kitv t no-fix):mm/mremap.c >mremap.c &&
 	test_grep "return 1;" mremap.c &&
-	git -C linux log --reverse --format=%s v1.0..mkseries-variants/t/no-batch >order &&
+	git -C linux log --reverse --format=%s v1.0..$(kit_ref kitv t no-batch) >order &&
 	printf "%s\n" "mm: rename ptes" "madvise: split locking" >order.expect &&
 	test_cmp order.expect order
 '
@@ -205,7 +205,7 @@ test_expect_success 'applying again: the kit and every variant are up to date' '
 	test $(grep -c "up to date at" out) = 4 &&
 	git -C linux for-each-ref --format="%(objectname) %(refname)" refs/heads/mkseries refs/heads/mkseries-variants >refs2 &&
 	test_cmp refs1 refs2 &&
-	git -C linux reflog show mkseries-variants/t/no-fix >reflog &&
+	git -C linux reflog show $(kit_ref kitv t no-fix) >reflog &&
 	test_grep "mkseries apply" reflog
 '
 
@@ -242,14 +242,14 @@ test_expect_success 'a variant that does not apply fails alone, exit 1' '
 	EOF
 	(cd kitr && test_expect_code 1 mkseries apply -q --branch t >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t: refs/heads/mkseries/t -> " out &&
-	test_grep "^t no-fix: refs/heads/mkseries-variants/t/no-fix -> .* (4 commits, 2 shared" out &&
-	test_grep "^t no-rename: FAILED without $(short $A1): nothing applied; .refs/heads/mkseries-variants/t/no-rename. not created$" out &&
+	test_grep "^t: $(kit_ref kitr t) -> " out &&
+	test_grep "^t no-fix: $(kit_ref kitr t no-fix) -> .* (4 commits, 2 shared" out &&
+	test_grep "^t no-rename: FAILED without $(short $A1): nothing applied; .$(kit_ref kitr t no-rename). not created$" out &&
 	test_grep "^error: cannot apply .gamma 1/1. (mm: count pteps) onto .t. (variant .no-rename.)$" err &&
 	test_grep "mm/mremap.c" err &&
 	test_must_fail mkseries --kit kitr build --branch t --variant no-rename --workdir wd >out 2>err &&
-	test_grep "^t no-rename: no applied branch refs/heads/mkseries-variants/t/no-rename: run mkseries apply --branch t$" out &&
-	git -C linux log -1 --format=%s mkseries/t >subject &&
+	test_grep "^t no-rename: no applied branch $(kit_ref kitr t no-rename): run mkseries apply --branch t$" out &&
+	git -C linux log -1 --format=%s $(kit_ref kitr t) >subject &&
 	echo "mm: count pteps" >subject.expect &&
 	test_cmp subject.expect subject
 '
@@ -292,23 +292,24 @@ test_expect_success 'a format-patch whose last file is binary applies as git am 
 	one_patch_kit kitlb lastbin.patch &&
 	(cd kitlb && mkseries apply --branch t >../out 2>../err) &&
 	cat out err &&
-	test "$(git -C linux rev-parse mkseries/t^{tree})" = "$(git -C bin rev-parse lastbin^{tree})"
+	test "$(git -C linux rev-parse $(kit_ref kitlb t)^{tree})" = "$(git -C bin rev-parse lastbin^{tree})"
 '
 
 test_expect_success 'a corrupt binary patch is refused at once, naming the file, line and path' '
 	awk "/^literal 3001/ { lit = NR } lit && NR == lit + 3 { next } { print }" blob.patch >bad.patch &&
 	! cmp -s blob.patch bad.patch &&
-	git -C linux rev-parse mkseries/t >tip.before &&
+	git -C linux rev-parse $(kit_ref kitlb t) >tip.before &&
 	one_patch_kit kitbad bad.patch &&
 	(cd kitbad && test_expect_code 1 timeout 60 mkseries apply --branch t >../out 2>../err) &&
 	cat err &&
 	test_grep "from patches/0001.patch" err &&
 	test_grep "line [0-9]*: corrupt binary patch for .firmware/blob.bin." err &&
-	git -C linux rev-parse mkseries/t >tip.after &&
+	git -C linux rev-parse $(kit_ref kitlb t) >tip.after &&
+	! git -C linux rev-parse -q --verify $(kit_ref kitbad t) &&
 	test_cmp tip.before tip.after &&
 	one_patch_kit kitgood blob.patch &&
 	(cd kitgood && mkseries apply --branch t >../out) &&
-	test "$(git -C linux rev-parse mkseries/t^{tree})" = "$(git -C bin rev-parse blob^{tree})"
+	test "$(git -C linux rev-parse $(kit_ref kitgood t)^{tree})" = "$(git -C bin rev-parse blob^{tree})"
 '
 
 test_expect_success 'a variant can add a patch the kit skips on its branch (with:)' '
@@ -328,11 +329,11 @@ test_expect_success 'a variant can add a patch the kit skips on its branch (with
 	test_grep "^variant other-way: apply beta 1/1 ($(short $B1)): added by variant ${SQ}other-way${SQ} (the kit skips it: the review chose another way)$" out &&
 	(cd kitw && mkseries apply -q --branch t >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t other-way: refs/heads/mkseries-variants/t/other-way -> [0-9a-f]* (5 commits, 4 shared with the kit, 0 squashed; with beta 1/1)$" out &&
-	git -C linux log --format=%s -1 mkseries-variants/t/other-way >tip &&
+	test_grep "^t other-way: $(kit_ref kitw t other-way) -> [0-9a-f]* (5 commits, 4 shared with the kit, 0 squashed; with beta 1/1)$" out &&
+	git -C linux log --format=%s -1 $(kit_ref kitw t other-way) >tip &&
 	echo "madvise: split locking" >tip.expect &&
 	test_cmp tip.expect tip &&
-	test "$(git -C linux rev-parse mkseries-variants/t/other-way~1)" = "$(git -C linux rev-parse mkseries/t)" &&
+	test "$(git -C linux rev-parse $(kit_ref kitw t other-way)~1)" = "$(git -C linux rev-parse $(kit_ref kitw t))" &&
 	(cd kitw && mkseries plan --format json >../plan.json) &&
 	jq -r ".branches[] | select(.name == \"t\") | .variants[0].with[0].patch" plan.json >with &&
 	echo "beta 1/1" >with.expect &&
@@ -345,6 +346,36 @@ test_expect_success 'with: names only patches the kit skips there by their own d
 	(cd kitw2 && test_expect_code 2 mkseries plan --branch t >../out 2>../err) &&
 	cat err &&
 	test_grep "kernels/t.yaml:[0-9]*: variant ${SQ}other-way${SQ} adds ${SQ}alpha 1/2${SQ}, which is not a patch the kit skips on t by its own decision" err
+'
+
+test_expect_success 'two kits applying branch t to one repository keep their own refs' '
+	cp -r kit kitone &&
+	sed -i "/^  - id: beta/,\$d" kitone/series.yaml &&
+	(cd kit && mkseries apply --branch t >../out) &&
+	git -C linux rev-parse $(kit_ref kit t) >tip.kit &&
+	(cd kitone && mkseries apply --branch t >../out) &&
+	test_grep "^t: $(kit_ref kitone t) -> .* (4 commits" out &&
+	git -C linux rev-parse $(kit_ref kit t) >tip.kit.after &&
+	test_cmp tip.kit tip.kit.after &&
+	git -C linux log -1 --format=%s $(kit_ref kitone t) >one.tip &&
+	echo "mm: fix the fix" >one.expect &&
+	test_cmp one.expect one.tip &&
+	(cd kit && mkseries apply --branch t >../out) &&
+	test_grep "up to date" out &&
+	git -C linux reflog show $(kit_ref kit t) >reflog &&
+	test_grep ! "4 commits" reflog
+'
+
+test_expect_success 'a kit id is stable for one checkout and differs between checkouts' '
+	test "$(kit_id kit)" = "$(kit_id "$TRASH_DIRECTORY/kit/")" &&
+	test "$(kit_id kit)" != "$(kit_id kitone)" &&
+	mkdir "odd name.d" && cp -r kit/* "odd name.d"/ &&
+	(cd "odd name.d" && mkseries apply --branch t >../out) &&
+	case "$(kit_id "odd name.d")" in
+	odd-name-d-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) ;;
+	*) false ;;
+	esac &&
+	git -C linux rev-parse -q --verify $(kit_ref "odd name.d" t)
 '
 
 test_done

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0500-build.sh: mkseries build and test on a fake kernel tree with a fake QEMU.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 # A stand-in for a kernel tree: just the make targets mkseries runs. Its
 # olddefconfig drops what a real one would (an option whose dependency
@@ -114,7 +115,17 @@ test_expect_success 'setup: a fake kernel tree and a kit whose patch breaks it' 
 	EOF
 '
 
-WORK="$TRASH_DIRECTORY/.cache/mkseries/work/t"
+WORK=$(kit_workdir kit t)
+
+test_expect_success 'build will not import while another mkseries holds the repository lock' '
+	flock linux/.git/mkseries.lock sh -c "cd kit && mkseries build --branch t --variant base >../out 2>../err; echo \$? >../code" &&
+	cat out err &&
+	echo 1 >code.expect &&
+	test_cmp code.expect code &&
+	test_grep "linux/.git/. is locked by another mkseries (pid .*); wait for it to finish" err &&
+	! git -C linux rev-parse -q --verify refs/tags/mkseries/base/t &&
+	! test -e "$WORK/out-base"
+'
 
 test_expect_success 'build base: built, with a note for the option the tree does not know' '
 	(cd kit && mkseries build --branch t --variant base >../out 2>../err) &&
@@ -141,7 +152,7 @@ test_expect_success 'before apply: the kit variant says so, the base is up to da
 	(cd kit && test_expect_code 1 mkseries build --branch t >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t base: up to date" out &&
-	test_grep "^t kit: no applied branch refs/heads/mkseries/t: run mkseries apply --branch t$" out
+	test_grep "^t kit: no applied branch $(kit_ref kit t): run mkseries apply --branch t$" out
 '
 
 test_expect_success 'a failed kit build reports the first compiler error and exits 1' '
@@ -304,7 +315,7 @@ test_expect_success 'setup: variants without the breaking patch, each expecting 
 	EOF
 	(cd kit && mkseries apply --branch t >../out 2>../err) &&
 	cat out &&
-	test_grep "^t no-breaker: refs/heads/mkseries-variants/t/no-breaker -> [0-9a-f]* (0 commits" out &&
+	test_grep "^t no-breaker: $(kit_ref kit t no-breaker) -> [0-9a-f]* (0 commits" out &&
 	# The recorded console has CRLF line ends: no "$" anchors.
 	sed "s/^ok 9 pte_batch_cow/# pte_batch_cow: the child saw a write of its parent\nnot ok 9 pte_batch_cow/" \
 		"$CONSOLE_DATA/clean-6.12.log" >xfail.log &&

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0510-arch.sh: an arm64 branch built and booted from an x86_64 host, with stand-ins, and nothing falls back to x86.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 # What a silent fallback would look like: make building for the host
 # (ARCH= or CROSS_COMPILE= ignored), an x86 mm-regress packed for an
@@ -107,8 +108,6 @@ write_fake_aarch64_qemu() {
 	write_fake_qemu "$1" 56 41524d64 b700 aarch64 pte_batch_wrbit
 }
 
-WORK="$TRASH_DIRECTORY/.cache/mkseries/work/a"
-
 test_expect_success 'setup: an arm64 branch, stand-ins for its compiler and QEMU first on PATH' '
 	make_arch_tree linux &&
 	mkdir -p bin kit/kernels &&
@@ -130,6 +129,8 @@ test_expect_success 'setup: an arm64 branch, stand-ins for its compiler and QEMU
 	FAKE_QEMU_LOG=$PWD/qemu.log && export FAKE_QEMU_LOG &&
 	PATH=$PWD/bin:$PATH && export PATH
 '
+
+WORK=$(kit_workdir kit a)
 
 test_expect_success 'the cross build gets ARCH=arm64 and the Debian prefix, and makes Image' '
 	(cd kit && mkseries build --branch a --variant base >../out 2>../err) &&
@@ -280,8 +281,6 @@ write_fake_sparc64_qemu() {
 	write_fake_qemu "$1" 16 0002002b 002b sparc64 cache_colour
 }
 
-WORK_S="$TRASH_DIRECTORY/.cache/mkseries/work/s"
-
 test_expect_success 'setup: a sparc64 branch, stand-ins for its compiler and QEMU' '
 	make_sparc_tree slinux &&
 	write_fake_cross_gcc bin/sparc64-linux-gnu-gcc &&
@@ -298,6 +297,8 @@ test_expect_success 'setup: a sparc64 branch, stand-ins for its compiler and QEM
 	  run-timeout: 10
 	EOF
 '
+
+WORK_S=$(kit_workdir kit s)
 
 test_expect_success 'sparc64: the cross build gets ARCH=sparc and the Debian prefix, and makes image' '
 	(cd kit && mkseries build --branch s --variant base >../out 2>../err) &&

@@ -68,7 +68,7 @@ test_expect_success 'run imports, applies, builds and tests base and kit, then r
 	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
 	cat out &&
 	test_grep "^t: import: v1.0-mk of .* as " out &&
-	test_grep "^t: apply: refs/heads/mkseries/t -> .* (5 commits" out &&
+	test_grep "^t: apply: $(kit_ref kit t) -> .* (5 commits" out &&
 	test_grep "^t base: build: built in" out &&
 	test_grep "^t base: test: booted (tcg, instruction-paced, 2 boots) 3 ok, 0 skip, 0 fail" out &&
 	test_grep "^t kit: test: booted (tcg, instruction-paced, 2 boots) 3 ok" out &&
@@ -120,7 +120,7 @@ test_expect_success '--force=build redoes the builds and the tests, not import a
 test_expect_success '--force redoes every step' '
 	(cd kit && mkseries run --branch t --workdir ../work --force >../out) &&
 	test_grep "^t: import: v1.0-mk of" out &&
-	test_grep "^t: apply: refs/heads/mkseries/t" out &&
+	test_grep "^t: apply: $(kit_ref kit t)" out &&
 	test_grep ! "up to date" out
 '
 
@@ -227,7 +227,7 @@ test_expect_success 'an import that fails is recorded; the other branches go on'
 
 test_expect_success 'a conflict makes the kit cells conflict; base still runs' '
 	(cd kit && test_must_fail mkseries run --branch c --workdir ../work >../out) &&
-	test_grep "^c: apply: CONFLICT; .refs/heads/mkseries/c. not created" out &&
+	test_grep "^c: apply: CONFLICT; .$(kit_ref kit c). not created" out &&
 	test_grep "^cannot apply .alpha 1/2." out &&
 	test_grep "^c base: test: booted" out &&
 	test_grep "^c kit: skipped: the kit did not apply" out &&
@@ -411,9 +411,9 @@ test_expect_success 'setup: variants of t; a QEMU whose kernel without the fix f
 test_expect_success 'run applies, builds and tests the variants; the expected failure is an XFAIL' '
 	(cd kitv && mkseries run --branch t --workdir ../wv >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t: apply: refs/heads/mkseries/t -> .* (5 commits" out &&
-	test_grep "^t no-fix: apply: refs/heads/mkseries-variants/t/no-fix -> [0-9a-f]* (3 commits, 2 shared with the kit; without $(short $F1))$" out &&
-	test_grep "^t no-beta: apply: refs/heads/mkseries-variants/t/no-beta -> [0-9a-f]* (4 commits, 4 shared with the kit; without $(short $B1))$" out &&
+	test_grep "^t: apply: $(kit_ref kitv t) -> .* (5 commits" out &&
+	test_grep "^t no-fix: apply: $(kit_ref kitv t no-fix) -> [0-9a-f]* (3 commits, 2 shared with the kit; without $(short $F1))$" out &&
+	test_grep "^t no-beta: apply: $(kit_ref kitv t no-beta) -> [0-9a-f]* (4 commits, 4 shared with the kit; without $(short $B1))$" out &&
 	test_grep "^t no-fix: build: built in" out &&
 	test_grep "^t no-fix: test: booted (tcg, instruction-paced, 2 boots) 2 ok, 0 skip, 0 fail, 1 xfail in" out &&
 	test_grep "^    XFAIL steady failed as expected: shows $(short $F1) matters$" out &&
@@ -430,7 +430,7 @@ test_expect_success 'run applies, builds and tests the variants; the expected fa
 test_expect_success 'a rerun is up to date at every step, the variants included' '
 	(cd kitv && mkseries run --branch t --workdir ../wv >../out) &&
 	cat out &&
-	test_grep "^t no-fix: apply: up to date (refs/heads/mkseries-variants/t/no-fix at " out &&
+	test_grep "^t no-fix: apply: up to date ($(kit_ref kitv t no-fix) at " out &&
 	test_grep "^t no-fix: test: up to date (2 passed, 1 xfail)" out &&
 	test $(grep -c ": up to date" out) = 12
 '
@@ -461,7 +461,7 @@ test_expect_success 'one variant of a fanned-out run: --variant NAME' '
 	(cd kitv && mkseries run --branch t --variant no-fix --workdir ../wv2 --format json \
 		--output ../no-fix.json >../out) &&
 	cat out &&
-	test_grep "^t: apply: refs/heads/mkseries/t" out &&
+	test_grep "^t: apply: $(kit_ref kitv t)" out &&
 	test_grep "^t no-beta: apply: " out &&
 	test_grep ! "^t base: build" out &&
 	test_grep ! "^t no-beta: build" out &&

@@ -48,8 +48,8 @@ test_expect_success 'a clean three-way merge is recorded and the loop goes on' '
 	test_grep "merged    mm/mremap.c (three-way merge, clean)" out &&
 	test_grep "recorded patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch" out &&
 	test_grep "recorded patches/alpha/t/0002-$ID_A2-mm-batch-ptes.patch" out &&
-	test_grep "t: refs/heads/mkseries/t -> " out &&
-	git -C linux show mkseries/t:mm/mremap.c >tree.c &&
+	test_grep "t: $(kit_ref k-clean t) -> " out &&
+	git -C linux show $(kit_ref k-clean t):mm/mremap.c >tree.c &&
 	test_grep "move_pteps" tree.c &&
 	test_grep "stable" tree.c &&
 	test_grep "return 3;" tree.c &&
@@ -72,10 +72,11 @@ test_expect_success 'the recorded backport is in the kit style' '
 '
 
 test_expect_success 'plain apply applies the recorded backports' '
-	git -C linux log --format="%T %an %at%n%B" v1.0..mkseries/t >log.backport &&
-	git -C linux update-ref -d refs/heads/mkseries/t &&
+	ref=$(kit_ref k-clean t) &&
+	git -C linux log --format="%T %an %at%n%B" v1.0..$ref >log.backport &&
+	git -C linux update-ref -d $ref &&
 	(cd k-clean && mkseries apply --branch t >../out 2>../err) &&
-	git -C linux log --format="%T %an %at%n%B" v1.0..mkseries/t >log.apply &&
+	git -C linux log --format="%T %an %at%n%B" v1.0..$ref >log.apply &&
 	test_cmp log.backport log.apply &&
 	test_grep "^\[ Back Porter: backported to t" log.apply
 '
@@ -100,11 +101,11 @@ test_expect_success 'apply replays a recorded backport three-way onto a moved ba
 	cat out &&
 	test_grep "replayed: t no longer takes patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch as written; merged three-way" out &&
 	test_grep "replayed: t no longer takes patches/alpha/t/0002-$ID_A2-mm-batch-ptes.patch" out &&
-	git -C linux show mkseries/t:mm/mremap.c >tree.c &&
+	git -C linux show $(kit_ref k-replay t):mm/mremap.c >tree.c &&
 	test_grep "static int move_pteps" tree.c &&
 	test_grep "stable, v2" tree.c &&
 	test_grep "return 3;" tree.c &&
-	git -C linux for-each-ref refs/mkseries-backports/t/ >keep &&
+	git -C linux for-each-ref refs/mkseries-backports/$(kit_id k-clean)/t/ >keep &&
 	test $(wc -l <keep) -ge 2
 '
 
@@ -127,7 +128,7 @@ test_expect_success 'a replay that conflicts enters the loop with both sides sho
 	test_cmp yaml.before k-replay2/series.yaml &&
 	test_grep "^+static unsigned move_pteps" k-replay2/patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch &&
 	(cd k-replay2 && mkseries apply --branch t >../out 2>../err) &&
-	git -C linux show mkseries/t:mm/mremap.c >tree.c &&
+	git -C linux show $(kit_ref k-replay2 t):mm/mremap.c >tree.c &&
 	test_grep "static unsigned move_pteps" tree.c
 '
 
@@ -216,7 +217,7 @@ test_expect_success 'resolved by an edit, --continue records it and finishes the
 	test_grep "edited: from-the-terminal" $f &&
 	test_grep "mm/mremap.c (conflict resolved)" $f &&
 	test_grep "^+static long move_pteps(void)" $f &&
-	git -C linux show mkseries/t:mm/mremap.c >tree.c &&
+	git -C linux show $(kit_ref k-conf t):mm/mremap.c >tree.c &&
 	test_grep "static long move_pteps" tree.c &&
 	test_grep "return 3;" tree.c &&
 	! test -d wd-conf/t/backport &&
@@ -231,7 +232,7 @@ test_expect_success 'the work tree was a worktree of its own: the user checkout 
 	test_cmp status.before status.after &&
 	git -C linux worktree list >wt &&
 	! test_grep "mkseries-backport" wt &&
-	test_must_fail git -C linux rev-parse --verify -q refs/heads/mkseries-backport/t
+	test_must_fail git -C linux rev-parse --verify -q refs/heads/mkseries-backport/$(kit_id k-conf)/t
 '
 
 test_expect_success 'a loop interrupted while recording resumes with --continue' '
@@ -365,7 +366,7 @@ test_expect_success '--continue refuses while .rej files are left, then records 
 	cat out &&
 	f=$(ls k-rej/patches/gamma/t/*.patch) &&
 	test_grep "lib/list.c (rejected hunks redone)" $f &&
-	git -C up2 show mkseries/t:lib/list.c >list.c &&
+	git -C up2 show $(kit_ref k-rej t):lib/list.c >list.c &&
 	test_grep "^line five\$" list.c &&
 	test_grep "^line 17 (stable)\$" list.c &&
 	test_grep "^line eighteen\$" list.c

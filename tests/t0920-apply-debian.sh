@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0920-apply-debian.sh: apply a small series with a fixup onto Debian's real linux-source-6.12 tree.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 # The real trees are big: share their cache between the real-tree tests and runs.
 export XDG_CACHE_HOME="$SRC_DIR/build/real-cache"
@@ -42,26 +43,26 @@ test_expect_success REAL_TREES 'apply the series onto 6.12' '
 	(cd kit && mkseries apply --branch 6.12 >../apply.out 2>&1) &&
 	cat apply.out &&
 	repo="$XDG_CACHE_HOME/mkseries/linux.git" &&
-	git -C "$repo" log --format=%s refs/tags/mkseries/base/6.12..refs/heads/mkseries/6.12 >subjects &&
+	git -C "$repo" log --format=%s refs/tags/mkseries/base/6.12..$(kit_ref kit 6.12) >subjects &&
 	printf "%s\n" "mm/madvise: note how process_madvise() walks its ranges" \
 		"mm/mremap: reword the rmap lock comment" \
 		"mm/mremap: say why move_ptes() may take the rmap locks" >subjects.expect &&
 	test_cmp subjects.expect subjects &&
-	git -C "$repo" show refs/heads/mkseries/6.12:mm/mremap.c >mremap.c &&
+	git -C "$repo" show $(kit_ref kit 6.12):mm/mremap.c >mremap.c &&
 	test_grep "callers that can not" mremap.c &&
-	git -C "$repo" log -1 --format=%B refs/heads/mkseries/6.12~2 >msg &&
+	git -C "$repo" log -1 --format=%B $(kit_ref kit 6.12)~2 >msg &&
 	test_grep "^mm/mremap: say why move_ptes() may take the rmap locks$" msg &&
 	test_grep "^commit c410334bbfe6 upstream.$" msg &&
-	git -C "$repo" diff --stat refs/tags/mkseries/base/6.12 refs/heads/mkseries/6.12 >stat &&
+	git -C "$repo" diff --stat refs/tags/mkseries/base/6.12 $(kit_ref kit 6.12) >stat &&
 	test_grep "2 files changed" stat
 '
 
 test_expect_success REAL_TREES 'applying again changes nothing' '
 	repo="$XDG_CACHE_HOME/mkseries/linux.git" &&
-	git -C "$repo" rev-parse refs/heads/mkseries/6.12 >tip1 &&
+	git -C "$repo" rev-parse $(kit_ref kit 6.12) >tip1 &&
 	(cd kit && mkseries apply --branch 6.12 >again.out) &&
 	test_grep "up to date" kit/again.out &&
-	git -C "$repo" rev-parse refs/heads/mkseries/6.12 >tip2 &&
+	git -C "$repo" rev-parse $(kit_ref kit 6.12) >tip2 &&
 	test_cmp tip1 tip2
 '
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0930-run-612.sh: the kit's own 6.12 job for real: import, apply, build, boot under QEMU, mm-regress, report.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 # Shared with the other real-tree tests and kept between runs: the Debian
 # package, the imported tree, the work directories and ccache.
@@ -75,7 +76,7 @@ test_expect_success REAL_TREES 'no-hotfix: realloc_rate is reported next to the 
 	test $(grep -o "%" realloc.line | wc -l) -ge 4
 '
 
-WORK="$XDG_CACHE_HOME/mkseries/work/6.12"
+WORK=$(kit_workdir "$SRC_DIR" 6.12)
 test_expect_success REAL_TREES 'the kit claims hold, each on the cells where its code runs' '
 	jq -r ".branches[] | select(.name == \"6.12\") | .cells[] | .variant as \$v |
 		.claims[]? | \"\(\$v) \(.metric) \(.outcome)\"" run.json | sort >claims &&

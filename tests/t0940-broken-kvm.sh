@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0940-broken-kvm.sh: the real 6.12 kernel booted through a KVM that aborts, and one that hangs: TCG runs, saying why.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 # t0930 built the kit's 6.12 base here. The probe record must not land in
 # that shared cache (it would tell later runs that this host's real QEMU
@@ -10,8 +11,8 @@ REAL="$SRC_DIR/build/real-cache/mkseries"
 export XDG_CACHE_HOME="$TRASH_DIRECTORY/.cache"
 
 test_lazy_prereq BUILT_612 '
-	test -f "$REAL/work/6.12/state/base.build" &&
-	grep -q "^status=ok" "$REAL/work/6.12/state/base.build"
+	test -f "$REAL/work/$(kit_id "$SRC_DIR")/6.12/state/base.build" &&
+	grep -q "^status=ok" "$REAL/work/$(kit_id "$SRC_DIR")/6.12/state/base.build"
 '
 
 # A stand-in qemu-system-x86_64 first on PATH: under -accel kvm it does
@@ -49,8 +50,8 @@ boot_612() {
 
 test_expect_success REAL_TREES,BUILT_612 'setup: a work directory holding the built 6.12 base' '
 	mkdir -p work/6.12/state work/6.12/logs &&
-	sed "s|^bzimage=.*|bzimage=$REAL/work/6.12/out-base/arch/x86/boot/bzImage|" \
-		"$REAL/work/6.12/state/base.build" >work/6.12/state/base.build &&
+	sed "s|^bzimage=.*|bzimage=$REAL/work/$(kit_id "$SRC_DIR")/6.12/out-base/arch/x86/boot/bzImage|" \
+		"$REAL/work/$(kit_id "$SRC_DIR")/6.12/state/base.build" >work/6.12/state/base.build &&
 	test_grep "^commit=" work/6.12/state/base.build
 '
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0950-backport-real.sh: one of the kit's 6.12 backports through the backport loop on the real 6.1 tree, then plain apply.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 # The real trees are big: share their cache between the real-tree tests and runs.
 export XDG_CACHE_HOME="${MKSERIES_REAL_CACHE:-$SRC_DIR/build/real-cache}"
@@ -8,14 +9,15 @@ REPO="$XDG_CACHE_HOME/mkseries/linux.git"
 PATCH=0001-94dab12d86cf-mm-call-pointers-to-ptes-as-ptep.patch
 
 # The loop writes into the shared repository: put its refs back as they were.
+# The kit's refs are its own (its kit id), but the cache is kept between runs.
 restore_refs() {
 	if test -s "$TRASH_DIRECTORY/tip.before"; then
-		git -C "$REPO" update-ref -m "t0950: put back" refs/heads/mkseries/6.1 \
+		git -C "$REPO" update-ref -m "t0950: put back" "$(kit_ref "$TRASH_DIRECTORY/kit" 6.1)" \
 			"$(cat "$TRASH_DIRECTORY/tip.before")"
 	else
-		git -C "$REPO" update-ref -d refs/heads/mkseries/6.1 2>/dev/null
+		git -C "$REPO" update-ref -d "$(kit_ref "$TRASH_DIRECTORY/kit" 6.1)" 2>/dev/null
 	fi
-	git -C "$REPO" for-each-ref --format="%(refname)" refs/mkseries-backports/6.1/ |
+	git -C "$REPO" for-each-ref --format="%(refname)" "refs/mkseries-backports/$(kit_id "$TRASH_DIRECTORY/kit")/6.1/" |
 	while read -r ref; do
 		grep -qx "$ref" "$TRASH_DIRECTORY/keep.before" || git -C "$REPO" update-ref -d "$ref"
 	done
@@ -36,8 +38,8 @@ test_expect_success REAL_TREES 'setup: a kit of one 6.12 backport, for 6.1, copi
 	EOF
 	(cd kit && mkseries import --branch 6.1 >../import.out 2>&1) &&
 	cat import.out &&
-	{ git -C "$REPO" rev-parse -q --verify refs/heads/mkseries/6.1 >tip.before || :; } &&
-	git -C "$REPO" for-each-ref --format="%(refname)" refs/mkseries-backports/6.1/ >keep.before
+	{ git -C "$REPO" rev-parse -q --verify "$(kit_ref "$TRASH_DIRECTORY/kit" 6.1)" >tip.before || :; } &&
+	git -C "$REPO" for-each-ref --format="%(refname)" "refs/mkseries-backports/$(kit_id "$TRASH_DIRECTORY/kit")/6.1/" >keep.before
 '
 
 test_expect_success REAL_TREES 'the 6.12 backport does not apply on 6.1' '
@@ -67,11 +69,11 @@ test_expect_success REAL_TREES 'resolved by keeping the tree side of each confli
 '
 
 test_expect_success REAL_TREES 'plain apply takes the recorded file' '
-	git -C "$REPO" update-ref -d refs/heads/mkseries/6.1 &&
+	git -C "$REPO" update-ref -d "$(kit_ref "$TRASH_DIRECTORY/kit" 6.1)" &&
 	(cd kit && mkseries apply --branch 6.1 >../out 2>../err) &&
 	cat out &&
 	test_grep "applied   pte 1/1" out &&
-	git -C "$REPO" diff --stat refs/tags/mkseries/base/6.1 refs/heads/mkseries/6.1 >stat &&
+	git -C "$REPO" diff --stat refs/tags/mkseries/base/6.1 "$(kit_ref "$TRASH_DIRECTORY/kit" 6.1)" >stat &&
 	test_grep "mm/mremap.c" stat
 '
 

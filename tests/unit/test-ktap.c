@@ -234,6 +234,23 @@ static void test_no_false_splats(void)
 	}
 }
 
+/*
+ * fuzz-console found it: an empty line (or one of NUL bytes and blanks)
+ * made the splat finder look for a printk prefix past the line's end.
+ * Only a sanitizer build sees the read; every build checks the answer.
+ */
+static void test_empty_lines(void)
+{
+	static const char console[] = "\n\0\0 \t\n\n[    1.000000] BUG: Bad page map in process x\n";
+	struct console_splat splat = CONSOLE_SPLAT_INIT;
+
+	ok(console_find_splat(&splat, console, sizeof(console) - 1) && splat.kind == SPLAT_BUG &&
+	   splat.line == 4, "empty lines before a splat: found on line 4");
+	console_splat_release(&splat);
+	ok(!console_find_splat(&splat, "\n\n\n", 3), "only empty lines: no splat");
+	console_splat_release(&splat);
+}
+
 static void test_result_lines(void)
 {
 	struct ktap_result res;
@@ -491,6 +508,7 @@ int main(int argc, char **argv)
 	test_guest_oops();
 	test_splat_kinds();
 	test_no_false_splats();
+	test_empty_lines();
 	test_result_lines();
 	test_clock_lines();
 	test_image();

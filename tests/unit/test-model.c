@@ -349,6 +349,25 @@ static const struct bad_case bad_cases[] = {
 	  "      - upstream: 94DAB12D\n"
 	  "        subject: two\n",
 	  { { NULL, NULL } }, "error: series.yaml:7: upstream id '94dab12d' is listed twice: series.yaml:5 and :7\n", 0 },
+	{ "upstream id abbreviating an earlier one, in another series",
+	  "series:\n"
+	  "  - id: a\n"
+	  "    title: A\n"
+	  "    patches:\n"
+	  "      - upstream: 94dab12d\n"
+	  "        subject: one\n"
+	  "  - id: b\n"
+	  "    title: B\n"
+	  "    patches:\n"
+	  "      - upstream: 94dab12e86cf\n"
+	  "        subject: two\n"
+	  "      - upstream: 94dab12d86cf\n"
+	  "        subject: three\n"
+	  "      - upstream: 94dab12d86cf\n"
+	  "        subject: four\n",
+	  { { NULL, NULL } },
+	  "error: series.yaml:12: upstream id '94dab12d86cf' is listed twice: series.yaml:5 and :12\n"
+	  "error: series.yaml:14: upstream id '94dab12d86cf' is listed twice: series.yaml:5 and :14\n", 0 },
 	{ "fixes matches no patch",
 	  "series:\n"
 	  "  - id: a\n"

@@ -409,11 +409,7 @@ cleanup:
 
 char *branch_refname(const struct plan *plan)
 {
-	/* Not under refs/heads/mkseries/<branch>, which is a ref itself. */
-	if (plan->variant)
-		return xstrfmt("refs/heads/mkseries-variants/%s/%s", plan->branch->name,
-			       plan->variant->name);
-	return xstrfmt("refs/heads/mkseries/%s", plan->branch->name);
+	return kit_refname(plan->kit, plan->branch, plan->variant ? plan->variant->name : NULL);
 }
 
 /* Moving a branch that a working tree has checked out would dirty that tree. */

@@ -53,8 +53,8 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 	       const git_signature *backporter);
 
 /*
- * The branch ref of a plan: refs/heads/mkseries/<branch> for the kit,
- * refs/heads/mkseries-variants/<branch>/<variant> for a variant. Caller
+ * The branch ref of a plan, as kit_refname() names it: refs/heads/mkseries/<kit id>/<branch>
+ * for the kit, refs/heads/mkseries-variants/<kit id>/<branch>/<variant> for a variant. Caller
  * frees.
  */
 char *branch_refname(const struct plan *plan);

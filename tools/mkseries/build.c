@@ -66,7 +66,7 @@ static void known_variants(struct strbuf *sb, struct kernel_branch *const *sel, 
 }
 
 int variant_resolve(git_oid *out, char **refname, struct strbuf *why, git_repository *repo,
-		    const struct kernel_branch *b, const char *variant)
+		    const struct kit *kit, const struct kernel_branch *b, const char *variant)
 {
 	git_object *obj = NULL;
 	int err;
@@ -80,10 +80,8 @@ int variant_resolve(git_oid *out, char **refname, struct strbuf *why, git_reposi
 				    *refname, b->name);
 		return err;
 	}
-	if (!strcmp(variant, "kit")) {
-		*refname = xstrfmt("refs/heads/mkseries/%s", b->name);
-	} else if (branch_find_variant(b, variant)) {
-		*refname = xstrfmt("refs/heads/mkseries-variants/%s/%s", b->name, variant);
+	if (!strcmp(variant, "kit") || branch_find_variant(b, variant)) {
+		*refname = kit_refname(kit, b, variant);
 	} else {
 		struct strbuf known = STRBUF_INIT;
 		struct kernel_branch *one = (struct kernel_branch *)b;
@@ -248,7 +246,7 @@ static char *absolute_path(const char *path)
 	return strbuf_detach(&sb, NULL);
 }
 
-char *branch_workdir(const char *workdir_opt, const struct kernel_branch *b)
+char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b)
 {
 	char *root, *ret;
 
@@ -257,7 +255,7 @@ char *branch_workdir(const char *workdir_opt, const struct kernel_branch *b)
 	} else {
 		char *cache = mks_cache_dir();
 
-		root = path_join(cache, "work");
+		root = xstrfmt("%s/work/%s", cache, kit_id(kit));
 		free(cache);
 	}
 	ret = path_join(root, b->name);

@@ -11,9 +11,10 @@
 /*
  * Variants of a branch B: "base", the commit tagged
  * refs/tags/mkseries/base/B by an import, "kit", the branch
- * refs/heads/mkseries/B that apply writes, then the variants
+ * refs/heads/mkseries/<kit id>/B that apply writes, then the variants
  * kernels/B.yaml declares, in file order, each on the branch
- * refs/heads/mkseries-variants/B/<variant> that apply writes too.
+ * refs/heads/mkseries-variants/<kit id>/B/<variant> that apply writes
+ * too (kit_refname() names them).
  */
 extern const char *const build_variants[];	/* NULL-terminated: "base", "kit" */
 /* Whether `variant` is "base" or "kit". */
@@ -25,12 +26,12 @@ int variant_name_ok(const char *variant);
  * The commit of `variant` of branch b. *refname (caller frees, may be
  * NULL on return) names the ref read. MKS_ENOTFOUND, without printing,
  * when the ref does not exist yet: `why` then says so and which command
- * makes it ("no applied branch refs/heads/mkseries/6.12: run mkseries
+ * makes it ("no applied branch refs/heads/mkseries/<kit id>/6.12: run mkseries
  * apply --branch 6.12"). An unknown variant is MKS_ECONFIG; other
  * failures are printed.
  */
 int variant_resolve(git_oid *out, char **refname, struct strbuf *why, git_repository *repo,
-		    const struct kernel_branch *b, const char *variant);
+		    const struct kit *kit, const struct kernel_branch *b, const char *variant);
 
 /*
  * The variants named by --variant options (`given`, each a possible
@@ -83,12 +84,13 @@ char *mks_cache_dir(void);
 
 /*
  * Work directory of branch b: <root>/<branch>, where root is `workdir_opt`
- * when given, else <cache>/work. It holds src/ (the one materialised
+ * when given (the user chose it for this kit), else <cache>/work/<kit id>
+ * (see kit_id(): the cache is shared by every kit). It holds src/ (the one materialised
  * source tree the variants share), out-<variant>/ (make O=),
  * logs/<variant>-build.log, logs/<variant>-console.log and
  * state/<variant>.build, state/<variant>.test. Caller frees.
  */
-char *branch_workdir(const char *workdir_opt, const struct kernel_branch *b);
+char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b);
 
 /*
  * State files: "key=value" lines, one per key, values on one line.

@@ -627,8 +627,11 @@ static enum console_splat_kind line_splat(const char *s)
 	kind = classify(msg ? msg : s);
 	if (kind != SPLAT_NONE)
 		return kind;
-	/* Another writer may have left half a line in front of the kernel's. */
-	for (p = strchr(s + 1, '['); p; p = strchr(p + 1, '[')) {
+	/*
+	 * Another writer may have left half a line in front of the kernel's.
+	 * Not on an empty line: s + 1 would be past its end.
+	 */
+	for (p = *s ? strchr(s + 1, '[') : NULL; p; p = strchr(p + 1, '[')) {
 		msg = skip_printk_prefix(p);
 		if (msg && (kind = classify(msg)) != SPLAT_NONE)
 			return kind;

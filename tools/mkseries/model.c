@@ -5,13 +5,16 @@
 #include <errno.h>
 #include <math.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
+#include <git2.h>
 
 #include "arch.h"
+#include "gitutil.h"
 
 #include "model.h"
 #include "util.h"
@@ -1115,7 +1118,6 @@ static void parse_message_id(struct yfile *f, yaml_node_t *n, struct kit_series 
 
 static void parse_series(struct yfile *f, yaml_node_t *node, struct kit_series *s)
 {
-	struct kit *kit = f->ld->kit;
 	yaml_node_t *v[S_NR], **items;
 	char *owner = NULL;
 	size_t n, i;
@@ -1126,21 +1128,13 @@ static void parse_series(struct yfile *f, yaml_node_t *node, struct kit_series *
 	if (!v[S_ID]) {
 		report(f, s->line, "a series needs an 'id'");
 	} else if (!get_str(f, v[S_ID], "id", &s->id)) {
-		struct kit_series *o;
-
 		if (!s->id)
 			report(f, line_of(v[S_ID]), "'id' must not be empty");
 		else if (!valid_series_id(s->id))
 			report(f, line_of(v[S_ID]),
 			       "invalid series id '%s' (lowercase letters, digits, '.', '_' and '-', starting with a letter or digit)",
 			       s->id);
-		for (o = kit->series; s->id && o < s; o++) {
-			if (o->id && !strcmp(o->id, s->id)) {
-				report(f, line_of(v[S_ID]), "duplicate series id '%s' (first at %s:%d)",
-				       s->id, f->name, o->line);
-				break;
-			}
-		}
+		s->id_line = line_of(v[S_ID]);
 	}
 	owner = s->id ? xstrfmt("series '%s'", s->id) : xstrdup("the series");
 	need_str(f, v[S_TITLE], "title", s->line, owner, &s->title);
@@ -1178,6 +1172,41 @@ static void parse_series(struct yfile *f, yaml_node_t *node, struct kit_series *
 	free(owner);
 }
 
+static int cmp_series_by_id(const void *a, const void *b)
+{
+	const struct kit_series *x = *(const struct kit_series *const *)a;
+	const struct kit_series *y = *(const struct kit_series *const *)b;
+	int c = strcmp(x->id, y->id);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/*
+ * Sort the series by id (kit->by_id) and report each id used again, at
+ * its first use: one sort instead of comparing every pair, which took
+ * minutes on a kit of 100,000 series.
+ */
+static void index_series(struct yfile *f, struct kit *kit)
+{
+	size_t i, first = 0;
+
+	kit->by_id = xcalloc(kit->nr_series + 1, sizeof(*kit->by_id));
+	for (i = 0; i < kit->nr_series; i++)
+		if (kit->series[i].id)
+			kit->by_id[kit->nr_by_id++] = &kit->series[i];
+	qsort(kit->by_id, kit->nr_by_id, sizeof(*kit->by_id), cmp_series_by_id);
+	for (i = 1; i < kit->nr_by_id; i++) {
+		const struct kit_series *s = kit->by_id[i], *o = kit->by_id[first];
+
+		if (strcmp(s->id, o->id)) {
+			first = i;
+			continue;
+		}
+		report(f, s->id_line, "duplicate series id '%s' (first at %s:%d)", s->id, f->name,
+		       o->id_line);
+	}
+}
+
 static void load_series(struct loader *ld, struct yfile *f)
 {
 	struct kit *kit = ld->kit;
@@ -1200,6 +1229,7 @@ static void load_series(struct loader *ld, struct yfile *f)
 	for (i = 0; i < n; i++)
 		parse_series(f, items[i], &kit->series[kit->nr_series++]);
 	free(items);
+	index_series(f, kit);
 }
 
 /*
@@ -1885,26 +1915,237 @@ static int series_requires(const struct kit *kit, const struct kit_series *from,
 	return found;
 }
 
-static void check_upstream_twice(struct yfile *f, const struct entries *e)
-{
-	size_t i, j;
+/* The kit's entries sorted by upstream id, by file and by file name, to find them by name. */
+struct upstream_index {
+	const struct entries *e;
+	size_t *pos;		/* entries with an upstream id: sorted by id, then in kit order */
+	size_t nr;
+	char lens[41];		/* lens[n]: some id has n digits */
+	size_t *by_path, *by_base;	/* entries with a file: by skip_dot_slash(), by base_name() */
+	size_t nr_files;
+};
 
+static const struct entries *cmp_upstream_entries;
+
+static int cmp_upstream(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(cmp_upstream_entries->v[x]->upstream, cmp_upstream_entries->v[y]->upstream);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/* The first position in ix whose id is exactly key[0..len), or ix->nr. */
+static size_t upstream_find(const struct upstream_index *ix, const char *key, size_t len)
+{
+	size_t lo = 0, hi = ix->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *id = ix->e->v[ix->pos[mid]]->upstream;
+		int c = strncmp(id, key, len);
+
+		if (!c && id[len])
+			c = 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ix->nr) {
+		const char *id = ix->e->v[ix->pos[lo]]->upstream;
+
+		if (!strncmp(id, key, len) && !id[len])
+			return lo;
+	}
+	return ix->nr;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(skip_dot_slash(cmp_upstream_entries->v[x]->file),
+		       skip_dot_slash(cmp_upstream_entries->v[y]->file));
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(base_name(cmp_upstream_entries->v[x]->file),
+		       base_name(cmp_upstream_entries->v[y]->file));
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+static void upstream_index_init(struct upstream_index *ix, const struct entries *e)
+{
+	size_t j;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->e = e;
+	ix->pos = xcalloc(e->nr + 1, sizeof(*ix->pos));
+	ix->by_path = xcalloc(e->nr + 1, sizeof(*ix->by_path));
+	ix->by_base = xcalloc(e->nr + 1, sizeof(*ix->by_base));
 	for (j = 0; j < e->nr; j++) {
-		if (!e->v[j]->upstream)
-			continue;
-		for (i = 0; i < j; i++) {
-			if (e->v[i]->upstream && same_commit(e->v[i]->upstream, e->v[j]->upstream)) {
-				report(f, e->v[j]->line, "upstream id '%s' is listed twice: %s:%d and :%d",
-				       e->v[j]->upstream, f->name, e->v[i]->line, e->v[j]->line);
-				break;
-			}
+		if (e->v[j]->upstream) {
+			ix->pos[ix->nr++] = j;
+			ix->lens[strlen(e->v[j]->upstream)] = 1;	/* 8 to 40: is_hex_id() */
 		}
+		if (e->v[j]->file) {
+			ix->by_path[ix->nr_files] = ix->by_base[ix->nr_files] = j;
+			ix->nr_files++;
+		}
+	}
+	cmp_upstream_entries = e;
+	qsort(ix->pos, ix->nr, sizeof(*ix->pos), cmp_upstream);
+	qsort(ix->by_path, ix->nr_files, sizeof(*ix->by_path), cmp_path);
+	qsort(ix->by_base, ix->nr_files, sizeof(*ix->by_base), cmp_base);
+}
+
+static void upstream_index_release(struct upstream_index *ix)
+{
+	free(ix->pos);
+	free(ix->by_path);
+	free(ix->by_base);
+}
+
+/* Add to *v the entries of sorted `by` (nr long) whose key(file) is `name`. */
+static void add_file_matches(size_t **v, size_t *n, size_t *alloc, const struct entries *e,
+			     const size_t *by, size_t nr, const char *(*key)(const char *),
+			     const char *name)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(key(e->v[by[mid]]->file), name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nr && !strcmp(key(e->v[by[lo]]->file), name); lo++) {
+		ALLOC_GROW(*v, *n + 1, *alloc);
+		(*v)[(*n)++] = by[lo];
 	}
 }
 
-static void resolve_fixes(struct yfile *f, const struct entries *e)
+static int cmp_size(const void *a, const void *b)
 {
-	struct kit *kit = f->ld->kit;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* match_entries() through the index: the same entries, in kit order, without a scan of them all. */
+static size_t index_match(const struct upstream_index *ix, const char *what, struct kit_patch ***out)
+{
+	const struct entries *e = ix->e;
+	const char *path = skip_dot_slash(what);
+	size_t *v = NULL, n = 0, alloc = 0, i, k;
+
+	if (is_hex_id(what)) {
+		char *w = xstrdup(what);
+		size_t len = strlen(w), L, g, lo = 0, hi = ix->nr;
+
+		for (i = 0; w[i]; i++)
+			w[i] = tolower((unsigned char)w[i]);
+		/* ids that w abbreviates or equals: they start with w */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strncmp(e->v[ix->pos[mid]]->upstream, w, len) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ix->nr && !strncmp(e->v[ix->pos[lo]]->upstream, w, len); lo++) {
+			ALLOC_GROW(v, n + 1, alloc);
+			v[n++] = ix->pos[lo];
+		}
+		/* ids abbreviating w */
+		for (L = 8; L < len; L++) {
+			if (!ix->lens[L])
+				continue;
+			for (g = upstream_find(ix, w, L);
+			     g < ix->nr && !strncmp(e->v[ix->pos[g]]->upstream, w, L) &&
+			     !e->v[ix->pos[g]]->upstream[L];
+			     g++) {
+				ALLOC_GROW(v, n + 1, alloc);
+				v[n++] = ix->pos[g];
+			}
+		}
+		free(w);
+	}
+	add_file_matches(&v, &n, &alloc, e, ix->by_path, ix->nr_files, skip_dot_slash, path);
+	add_file_matches(&v, &n, &alloc, e, ix->by_base, ix->nr_files, base_name, path);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_size);
+	*out = NULL;
+	for (i = k = 0; i < n; i++)
+		if (!i || v[i] != v[i - 1])
+			v[k++] = v[i];
+	if (k) {
+		*out = xcalloc(k, sizeof(**out));
+		for (i = 0; i < k; i++)
+			(*out)[i] = e->v[v[i]];
+	}
+	free(v);
+	return k;
+}
+
+/*
+ * Report each entry whose upstream id names the same commit as an earlier
+ * one's (one abbreviates the other), naming the earliest. Ids are
+ * lowercase (parse_patch()); an abbreviation is a prefix, and only the
+ * lengths some id has can be one, so each entry looks up its prefixes of
+ * those lengths in the sorted ids instead of comparing every pair (a kit
+ * of 100,000 patches took minutes that way).
+ */
+static void check_upstream_twice(struct yfile *f, const struct entries *e,
+				 const struct upstream_index *ixp)
+{
+	const struct upstream_index ix = *ixp;
+	const char *lens = ix.lens;
+	size_t *ext_min = NULL, i, j, L;
+
+	/* ext_min[g]: the earliest entry whose id the id at position g abbreviates. */
+	ext_min = xcalloc(ix.nr + 1, sizeof(*ext_min));
+	for (i = 0; i < ix.nr; i++)
+		ext_min[i] = SIZE_MAX;
+	for (i = 0; i < ix.nr; i++) {
+		const char *id = e->v[ix.pos[i]]->upstream;
+		size_t n = strlen(id), g;
+
+		for (L = 8; L < n; L++)
+			if (lens[L] && (g = upstream_find(&ix, id, L)) < ix.nr && ix.pos[i] < ext_min[g])
+				ext_min[g] = ix.pos[i];
+	}
+	for (j = 0; j < e->nr; j++) {
+		const char *id = e->v[j]->upstream;
+		size_t n, g, best = SIZE_MAX;
+
+		if (!id)
+			continue;
+		n = strlen(id);
+		/* Earlier ids equal to or abbreviating this one: the first of each group is the earliest. */
+		for (L = 8; L <= n; L++)
+			if (lens[L] && (g = upstream_find(&ix, id, L)) < ix.nr && ix.pos[g] < best)
+				best = ix.pos[g];
+		g = upstream_find(&ix, id, n);
+		if (ext_min[g] < best)
+			best = ext_min[g];
+		if (best < j)
+			report(f, e->v[j]->line, "upstream id '%s' is listed twice: %s:%d and :%d",
+			       id, f->name, e->v[best]->line, e->v[j]->line);
+	}
+	free(ext_min);
+}
+
+static void resolve_fixes(struct yfile *f, const struct entries *e, const struct upstream_index *ix)
+{
 	size_t i, k, nr;
 
 	for (i = 0; i < e->nr; i++) {
@@ -1913,7 +2154,7 @@ static void resolve_fixes(struct yfile *f, const struct entries *e)
 
 		if (!p->is_fixup || !p->fixes)
 			continue;
-		nr = match_entries(kit, p->fixes, &m);
+		nr = index_match(ix, p->fixes, &m);
 		if (!nr) {
 			report(f, p->fixes_line, "fixes '%s' matches no patch of the kit", p->fixes);
 		} else if (nr > 1) {
@@ -2099,13 +2340,16 @@ const char *branch_decisions(const struct kernel_branch *b)
 /* The checks that need the whole kit. */
 static void check_kit(struct yfile *f)
 {
+	struct upstream_index ix;
 	struct entries e;
 
 	check_requires(f);
 	check_requires_cycles(f);
 	entries_init(&e, f->ld->kit);
-	check_upstream_twice(f, &e);
-	resolve_fixes(f, &e);
+	upstream_index_init(&ix, &e);
+	check_upstream_twice(f, &e, &ix);
+	resolve_fixes(f, &e, &ix);
+	upstream_index_release(&ix);
 	check_fixup_cycles(f, &e);
 	check_fixup_requires(f, &e);
 	entries_release(&e);
@@ -2127,6 +2371,44 @@ static char *display_prefix(const char *dir)
 	return xstrfmt("%.*s/", (int)n, dir);
 }
 
+/* See kit_id() in model.h for why the id is made this way. */
+static char *make_kit_id(const char *realdir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *base = strrchr(realdir, '/');
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid oid;
+
+	base = base ? base + 1 : realdir;
+	for (; *base && sb.len < 40; base++)
+		strbuf_addch(&sb, isalnum((unsigned char)*base) || *base == '_' || *base == '-' ?
+				  *base : '-');
+	if (!sb.len)
+		strbuf_addstr(&sb, "kit");
+	gitutil_init();
+	if (git_odb_hash(&oid, realdir, strlen(realdir), GIT_OBJECT_BLOB) < 0)
+		BUG("cannot hash '%s'", realdir);
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	strbuf_addf(&sb, "-%.8s", hex);
+	return strbuf_detach(&sb, NULL);
+}
+
+const char *kit_id(const struct kit *kit)
+{
+	if (!kit->id)
+		BUG("kit_id() of a kit that was not loaded");
+	return kit->id;
+}
+
+char *kit_refname(const struct kit *kit, const struct kernel_branch *b, const char *variant)
+{
+	/* Variants are not under refs/heads/mkseries/<id>/<branch>, which is a ref itself. */
+	if (variant && strcmp(variant, "kit"))
+		return xstrfmt("refs/heads/mkseries-variants/%s/%s/%s", kit_id(kit), b->name,
+			       variant);
+	return xstrfmt("refs/heads/mkseries/%s/%s", kit_id(kit), b->name);
+}
+
 int kit_load(struct kit *kit, const char *dir)
 {
 	struct loader ld = { kit, NULL, 0 };
@@ -2141,6 +2423,7 @@ int kit_load(struct kit *kit, const char *dir)
 		kit_release(kit);
 		return error_code(MKS_ECONFIG, "kit '%s' is not a directory", dir);
 	}
+	kit->id = make_kit_id(kit->dir);
 	ld.prefix = display_prefix(dir);
 	load_kernels(&ld);
 	load_series(&ld, &sf);
@@ -2256,17 +2539,25 @@ void kit_release(struct kit *kit)
 	}
 	free(kit->branches);
 	free(kit->dir);
+	free(kit->id);
+	free(kit->by_id);
 	memset(kit, 0, sizeof(*kit));
 }
 
 struct kit_series *kit_find_series(const struct kit *kit, const char *id)
 {
-	size_t i;
+	size_t lo = 0, hi = kit->nr_by_id;
 
-	for (i = 0; id && i < kit->nr_series; i++)
-		if (kit->series[i].id && !strcmp(kit->series[i].id, id))
-			return &kit->series[i];
-	return NULL;
+	/* The first in file order of the series named id: the lowest match. */
+	while (id && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(kit->by_id[mid]->id, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return id && lo < kit->nr_by_id && !strcmp(kit->by_id[lo]->id, id) ? kit->by_id[lo] : NULL;
 }
 
 char *kit_file(const struct kit *kit, const char *rel)

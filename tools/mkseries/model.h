@@ -87,6 +87,7 @@ struct kit_series {
 	struct kit_claim *claims;	/* checked where the series is applied or present */
 	size_t nr_claims;
 	int line;
+	int id_line;
 };
 
 enum source_kind {
@@ -187,11 +188,15 @@ struct kernel_branch {
 
 struct kit {
 	char *dir;		/* absolute path of the kit directory */
+	char *id;		/* kit_id(): "<dir name>-<8 hex>", never NULL after kit_load() */
 	struct kit_series *series;
 	size_t nr_series;
 	struct kernel_branch *branches;	/* sorted by version */
 	size_t nr_branches;
 	double threshold_pct;	/* series.yaml `verdicts: { threshold: N% }`; 0 when unset */
+	/* The series that have an id, sorted by id, then in file order: kit_find_series()'s index. */
+	struct kit_series **by_id;
+	size_t nr_by_id;
 };
 
 #define KIT_INIT { 0 }
@@ -207,6 +212,32 @@ int kit_load(struct kit *kit, const char *dir);
 void kit_release(struct kit *kit);
 
 struct kit_series *kit_find_series(const struct kit *kit, const char *id);
+
+/*
+ * What keeps two kits apart in one repository. The default repository
+ * under the cache directory is shared by every kit on the machine, and
+ * two kits (or two checkouts of one kit) may both have a branch "7.2":
+ * refs and work directories keyed by the branch alone would clobber each
+ * other. The id is the kit directory's name, made safe for a ref (only
+ * letters, digits, '_' and '-'; anything else becomes '-'), then '-' and
+ * the first 8 hex digits of the git blob id of the directory's real path
+ * (`printf %s "$(pwd -P)" | git hash-object --stdin`). It is stable for a
+ * kit across runs and differs between checkouts; a kit that is moved or
+ * renamed gets a new id, so its branches are applied and built again
+ * (nothing is lost: the old refs and work directories stay as they were).
+ * A `kit:` key in series.yaml was not chosen: two checkouts of one kit
+ * carry the same file and would still share names.
+ */
+const char *kit_id(const struct kit *kit);
+
+/*
+ * The one place that names the refs apply writes for kit on branch b:
+ * refs/heads/mkseries/<kit id>/<branch> for the kit itself (variant NULL
+ * or "kit"), refs/heads/mkseries-variants/<kit id>/<branch>/<variant>
+ * for a declared variant. Caller frees. Work directories are named by
+ * branch_workdir() from the same id.
+ */
+char *kit_refname(const struct kit *kit, const struct kernel_branch *b, const char *variant);
 struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name);
 /*
  * A path the kit names: `rel` itself when absolute (or without a kit

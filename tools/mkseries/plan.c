@@ -190,39 +190,86 @@ static const char *backport_for(const struct backports *b, const struct kit_patc
 	return NULL;
 }
 
-/* Series in `requires` order; among independent ones, the file's order. */
+static void heap_push(size_t *h, size_t *n, size_t x)
+{
+	size_t i = (*n)++;
+
+	for (; i && h[(i - 1) / 2] > x; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = x;
+}
+
+static size_t heap_pop(size_t *h, size_t *n)
+{
+	size_t top = h[0], x = h[--*n], i = 0, c;
+
+	while ((c = 2 * i + 1) < *n) {
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (x <= h[c])
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = x;
+	return top;
+}
+
+/*
+ * Series in `requires` order; among independent ones, the file's order:
+ * each step takes the earliest series whose requirements are all placed
+ * (Kahn's algorithm with the ready series in a min-heap by file index,
+ * so a kit of 100,000 series does not rescan the list at every step).
+ */
 static int order_series(const struct kit_series ***out, const struct kit *kit)
 {
-	const struct kit_series **v = xcalloc(kit->nr_series ? kit->nr_series : 1, sizeof(*v));
-	char *done = xcalloc(kit->nr_series ? kit->nr_series : 1, 1);
-	size_t n = 0, i, r;
+	size_t nr = kit->nr_series, i, r, n = 0, nr_ready = 0, nr_edges = 0;
+	const struct kit_series **v = xcalloc(nr ? nr : 1, sizeof(*v));
+	size_t *waiting = xcalloc(nr + 1, sizeof(*waiting));	/* requirements not placed yet */
+	size_t *first = xcalloc(nr + 2, sizeof(*first));	/* dependents of q: dep[first[q]..first[q + 1]) */
+	size_t *dep, *ready = xcalloc(nr + 1, sizeof(*ready));
 
-	while (n < kit->nr_series) {
-		size_t before = n;
+	for (i = 0; i < nr; i++)
+		for (r = 0; r < kit->series[i].nr_requires; r++) {
+			const struct kit_series *q = kit_find_series(kit, kit->series[i].requires[r]);
 
-		for (i = 0; i < kit->nr_series; i++) {
-			const struct kit_series *s = &kit->series[i];
-			int ready = !done[i];
-
-			for (r = 0; ready && r < s->nr_requires; r++) {
-				const struct kit_series *q = kit_find_series(kit, s->requires[r]);
-
-				if (q && !done[q - kit->series])
-					ready = 0;
-			}
-			if (ready) {
-				done[i] = 1;
-				v[n++] = s;
-				break;
+			if (q) {
+				first[q - kit->series + 2]++;
+				nr_edges++;
 			}
 		}
-		if (n == before) {
-			free(v);
-			free(done);
-			return error("series.yaml: the series' requires form a cycle");
+	for (i = 2; i < nr + 2; i++)
+		first[i] += first[i - 1];
+	dep = xcalloc(nr_edges + 1, sizeof(*dep));
+	for (i = 0; i < nr; i++)
+		for (r = 0; r < kit->series[i].nr_requires; r++) {
+			const struct kit_series *q = kit_find_series(kit, kit->series[i].requires[r]);
+
+			if (q) {
+				dep[first[q - kit->series + 1]++] = i;
+				waiting[i]++;
+			}
 		}
+	for (i = 0; i < nr; i++)
+		if (!waiting[i])
+			heap_push(ready, &nr_ready, i);
+	while (nr_ready) {
+		size_t s = heap_pop(ready, &nr_ready), k;
+
+		v[n++] = &kit->series[s];
+		for (k = first[s]; k < first[s + 1]; k++)
+			if (!--waiting[dep[k]])
+				heap_push(ready, &nr_ready, dep[k]);
 	}
-	free(done);
+	free(waiting);
+	free(first);
+	free(dep);
+	free(ready);
+	if (n < nr) {
+		free(v);
+		return error("series.yaml: the series' requires form a cycle");
+	}
 	*out = v;
 	return 0;
 }

@@ -186,7 +186,7 @@ struct series_result {
 struct branch_result {
 	char *name;
 	char *base;		/* the imported commit, or NULL */
-	char *tip;		/* refs/heads/mkseries/<name> as applied, or NULL */
+	char *tip;		/* the kit ref (kit_refname()) as applied, or NULL */
 	struct check import, apply;
 	struct series_result *series;
 	size_t nr_series, alloc_series;

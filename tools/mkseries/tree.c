@@ -2050,6 +2050,89 @@ cleanup:
 	return ret;
 }
 
+struct git_tree_check {
+	git_repository *repo;
+	const char *label;
+	struct strbuf path, why;
+	int ret;
+};
+
+static int git_tree_check_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct git_tree_check *tc = payload;
+	const char *name = git_tree_entry_name(e), *reason;
+	git_odb_object *obj = NULL;
+	git_odb *odb = NULL;
+	size_t size;
+	git_object_t type;
+	int err;
+
+	strbuf_reset(&tc->path);
+	strbuf_addf(&tc->path, "%s%s", root, name);
+	reason = treecheck_path(name, strlen(name));
+	if (reason) {
+		tc->ret = refuse(tc->label, tc->path.buf, reason);
+		return -1;
+	}
+	if (git_tree_entry_type(e) == GIT_OBJECT_TREE ||
+	    !treecheck_is_gitmodules(name, strlen(name)))
+		return 0;
+	if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
+		tc->ret = refuse(tc->label, tc->path.buf, "a .gitmodules that is a symbolic link");
+		return -1;
+	}
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return 0;
+	strbuf_reset(&tc->why);
+	if ((err = git_repository_odb(&odb, tc->repo)) < 0 ||
+	    (err = git_odb_read_header(&size, &type, odb, git_tree_entry_id(e))) < 0) {
+		tc->ret = gitutil_error(err, "'%s': cannot read '%s'", tc->label, tc->path.buf);
+	} else if (size > TREECHECK_GITMODULES_MAX) {
+		strbuf_addf(&tc->why, "a .gitmodules of more than %u bytes, too large to check",
+			    TREECHECK_GITMODULES_MAX);
+		tc->ret = refuse(tc->label, tc->path.buf, tc->why.buf);
+	} else if ((err = git_odb_read(&obj, odb, git_tree_entry_id(e))) < 0) {
+		tc->ret = gitutil_error(err, "'%s': cannot read '%s'", tc->label, tc->path.buf);
+	} else {
+		strbuf_addstr(&tc->why, ".gitmodules ");
+		if (treecheck_gitmodules(git_odb_object_data(obj), git_odb_object_size(obj),
+					 &tc->why))
+			tc->ret = refuse(tc->label, tc->path.buf, tc->why.buf);
+	}
+	git_odb_object_free(obj);
+	git_odb_free(odb);
+	return tc->ret ? -1 : 0;
+}
+
+/*
+ * Hold the tree of a git source's commit to the rules an imported
+ * archive meets (treecheck.h: no .git in any spelling, no control
+ * characters in names, every .gitmodules as git fsck wants it): the
+ * repository a kernel file names is input like any tarball, and its
+ * tree is what build materialises. Returns 0, MKS_EUNSAFE after
+ * printing which entry, or -1.
+ */
+static int check_git_tree(git_repository *repo, const git_oid *commit, const char *label)
+{
+	struct git_tree_check tc = { repo, label, STRBUF_INIT, STRBUF_INIT, 0 };
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	int err;
+
+	err = git_commit_lookup(&c, repo, commit);
+	if (!err)
+		err = git_commit_tree(&tree, c);
+	if (err < 0)
+		tc.ret = gitutil_error(err, "'%s': cannot read its tree", label);
+	else if (git_tree_walk(tree, GIT_TREEWALK_PRE, git_tree_check_cb, &tc) < 0 && !tc.ret)
+		tc.ret = gitutil_error(-1, "'%s': cannot walk its tree", label);
+	git_tree_free(tree);
+	git_commit_free(c);
+	strbuf_release(&tc.path);
+	strbuf_release(&tc.why);
+	return tc.ret;
+}
+
 static int import_git(git_oid *out, struct tree_import_info *info, git_repository *repo,
 		      const struct kit *kit, const struct kernel_branch *b, int force)
 {
@@ -2058,7 +2141,7 @@ static int import_git(git_oid *out, struct tree_import_info *info, git_repositor
 	git_oid commit, old;
 	const git_signature *committer;
 	char *path = b->source.repo ? kit_file(kit, b->source.repo) : NULL, *abs = NULL, *key = NULL;
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GIT_OID_HEXSZ + 1], *label = NULL;
 	const char *ref = b->source.ref ? b->source.ref : "HEAD";
 	int exists, err, ret = 0;
 
@@ -2092,6 +2175,10 @@ static int import_git(git_oid *out, struct tree_import_info *info, git_repositor
 		if (ret)
 			goto cleanup;
 	}
+	label = xstrfmt("%s %s", abs, ref);
+	ret = check_git_tree(repo, &commit, label);
+	if (ret)
+		goto cleanup;
 	committer = git_commit_committer((git_commit *)peeled);
 	ret = write_base_tag(repo, b, &commit, committer->when.time, key,
 			     exists ? &old : NULL, force);
@@ -2106,6 +2193,7 @@ cleanup:
 	free(path);
 	free(abs);
 	free(key);
+	free(label);
 	return ret;
 }
 

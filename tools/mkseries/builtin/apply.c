@@ -92,7 +92,7 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct repo_lock lock = REPO_LOCK_INIT;
 	git_repository *repo = NULL;
 	git_signature *me = NULL;
-	char *refname = xstrfmt("refs/heads/mkseries/%s", b->name);
+	char *refname = kit_refname(kit, b, NULL);
 	git_oid base, kit_tip;
 	int err, ret = 1, have_kit = 0;
 	size_t i;

@@ -29,10 +29,10 @@ struct loop_paths {
 	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
 };
 
-static void loop_paths_init(struct loop_paths *lp, const char *workdir_opt,
+static void loop_paths_init(struct loop_paths *lp, const struct kit *kit, const char *workdir_opt,
 			    const struct kernel_branch *b)
 {
-	char *workdir = branch_workdir(workdir_opt, b);
+	char *workdir = branch_workdir(kit, workdir_opt, b);
 	char *p;
 
 	lp->dir = path_join(workdir, "backport");
@@ -41,12 +41,13 @@ static void loop_paths_init(struct loop_paths *lp, const char *workdir_opt,
 	lp->yaml_orig = path_join(lp->dir, "series.yaml.orig");
 	lp->tree = path_join(lp->dir, "tree");
 	lp->backup = path_join(lp->dir, "replaced");
-	lp->keep_prefix = xstrfmt("refs/mkseries-backports/%s/", b->name);
-	lp->wt_name = xstrfmt("mkseries-backport-%s", b->name);
+	/* Per kit, as kit_refname(): two kits' loops on one branch stay apart. */
+	lp->keep_prefix = xstrfmt("refs/mkseries-backports/%s/%s/", kit_id(kit), b->name);
+	lp->wt_name = xstrfmt("mkseries-backport-%s-%s", kit_id(kit), b->name);
 	for (p = lp->wt_name; *p; p++)
 		if (*p == '/')
 			*p = '-';
-	lp->refname = xstrfmt("refs/heads/mkseries-backport/%s", b->name);
+	lp->refname = xstrfmt("refs/heads/mkseries-backport/%s/%s", kit_id(kit), b->name);
 	free(workdir);
 }
 
@@ -505,10 +506,13 @@ static int run_loop(struct loop *l)
 			goto next;
 		err = branch_apply(&o, l->repo, &plan, &base, NULL, l->me, "mkseries backport");
 		if (!err) {
-			printf("%s: refs/heads/mkseries/%s %s %s (%zu commits, %zu squashed, "
-			       "%zu already in the tree)\n", l->b->name, l->b->name,
+			char *ref = kit_refname(l->kit, l->b, NULL);
+
+			printf("%s: %s %s %s (%zu commits, %zu squashed, "
+			       "%zu already in the tree)\n", l->b->name, ref,
 			       o.moved ? "->" : "up to date at", oid_short(&o.tip), o.nr_commits,
 			       o.nr_squashed, o.nr_found);
+			free(ref);
 			if (remove_tree(l->paths.dir) && errno != ENOENT)
 				warning("cannot remove '%s': %s", l->paths.dir, strerror(errno));
 			ret = 0;
@@ -863,7 +867,7 @@ int cmd_backport(int argc, const char **argv)
 		kit_release(&kit);
 		return 2;
 	}
-	loop_paths_init(&l.paths, workdir, l.b);
+	loop_paths_init(&l.paths, &kit, workdir, l.b);
 	if (status) {
 		ret = cmd_status(&l);
 		goto cleanup;

@@ -27,7 +27,7 @@ static int build_one(git_repository *repo, const struct kit *kit, const struct k
 	int err, ret = 1;
 
 	memset(&res, 0, sizeof(res));
-	err = variant_resolve(&commit, &refname, &why, repo, b, variant);
+	err = variant_resolve(&commit, &refname, &why, repo, kit, b, variant);
 	if (err == MKS_ENOTFOUND) {
 		printf("%s: %s\n", label, why.buf);
 		goto cleanup;
@@ -86,7 +86,7 @@ static int build_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec list = STRVEC_INIT, *variants = &list;
 	git_repository *repo = NULL;
-	char *workdir = branch_workdir(args->workdir, b);
+	char *workdir = branch_workdir(kit, args->workdir, b);
 	git_oid base;
 	size_t i;
 	int err, ret = 0;
@@ -101,12 +101,25 @@ static int build_branch(const struct kit *kit, const struct kernel_branch *b,
 		ret = 1;
 		goto cleanup;
 	}
-	/* The base is the imported tree: import it now unless that was done already. */
-	for (i = 0; i < variants->nr; i++)
-		if (!strcmp(variants->v[i], "base") && tree_import(&base, repo, kit, b, 0)) {
+	/*
+	 * The base is the imported tree: import it now unless that was done
+	 * already. An import writes objects and the base tag, so it holds the
+	 * repository lock as apply and import do; the build itself only reads.
+	 */
+	for (i = 0; i < variants->nr; i++) {
+		struct repo_lock rl = REPO_LOCK_INIT;
+
+		if (strcmp(variants->v[i], "base"))
+			continue;
+		err = repo_lock(&rl, repo);
+		if (!err)
+			err = tree_import(&base, repo, kit, b, 0);
+		repo_unlock(&rl);
+		if (err) {
 			ret = 1;
 			goto cleanup;
 		}
+	}
 	for (i = 0; i < variants->nr; i++) {
 		int r = build_one(repo, kit, b, variants->v[i], workdir, args);
 
@@ -133,7 +146,7 @@ int cmd_build(int argc, const char **argv)
 		{ OPT_LIST, "variant", 0, &given, "V",
 		  "base, kit or a declared variant (repeatable; default: every one)" },
 		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
-		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work)" },
+		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
 		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
 		{ OPT_BOOL, "force", 'f', &args.force, NULL, "build even when nothing changed" },

@@ -30,7 +30,7 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 	}
 	for (i = 0; i < nr; i++) {
 		struct run_results one;
-		char *dir = branch_workdir(workdir, sel[i]);
+		char *dir = branch_workdir(&kit, workdir, sel[i]);
 		int r;
 
 		results_init(&one);
@@ -79,7 +79,7 @@ int cmd_report(int argc, const char **argv)
 		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
 		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
 		{ OPT_STRING, "workdir", 0, &workdir, "DIR",
-		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work)" },
+		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
 		{ OPT_BOOL, "merge", 0, &merge, NULL,
 		  "merge the JSON reports named as arguments (from separate CI jobs)" },
 		{ OPT_END },

@@ -325,7 +325,7 @@ static int step_apply(struct branch_run *br)
 	struct strbuf names = STRBUF_INIT;
 	const struct plan **plans = xcalloc(br->b->nr_variants + 1, sizeof(*plans));
 	git_signature *me = NULL;
-	char *refname = xstrfmt("refs/heads/mkseries/%s", br->b->name);
+	char *refname = kit_refname(br->kit, br->b, NULL);
 	char *key = NULL, *who = NULL, *evidence = NULL;
 	git_oid old_tip;
 	size_t i;
@@ -811,7 +811,7 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 	br.kit = kit;
 	br.b = b;
 	br.args = args;
-	br.workdir = branch_workdir(args->workdir, b);
+	br.workdir = branch_workdir(kit, args->workdir, b);
 	strvec_init(&br.variants);
 	variants_of_branch(&br.variants, b, &args->given);
 	br.vplans = xcalloc(b->nr_variants + 1, sizeof(*br.vplans));
@@ -856,7 +856,7 @@ static int run_branch(struct run_results *res, const struct kit *kit,
 			say(&br, variant, "skipped: %s", skipped);
 			continue;
 		}
-		err = variant_resolve(&commit, &refname, &why, br.repo, b, variant);
+		err = variant_resolve(&commit, &refname, &why, br.repo, kit, b, variant);
 		if (err) {
 			say(&br, variant, "FAILED %s", why.len ? why.buf : "cannot find its commit");
 		} else if (!reuse_base(&br, variant, &commit)) {
@@ -956,7 +956,7 @@ int cmd_run(int argc, const char **argv)
 		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
 		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
 		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
-		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work)" },
+		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
 		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
 		{ OPT_END },

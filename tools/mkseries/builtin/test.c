@@ -24,8 +24,8 @@ struct test_args {
  * The bzImage the last build of `variant` made, when it was built from
  * the commit the variant names now. *why says otherwise. Caller frees.
  */
-static char *built_image(struct strbuf *why, git_repository *repo, const struct kernel_branch *b,
-			 const char *variant, const char *workdir)
+static char *built_image(struct strbuf *why, git_repository *repo, const struct kit *kit,
+			 const struct kernel_branch *b, const char *variant, const char *workdir)
 {
 	struct state st = STATE_INIT;
 	char *path = xstrfmt("%s/state/%s.build", workdir, variant), *refname = NULL, *ret = NULL;
@@ -53,7 +53,7 @@ static char *built_image(struct strbuf *why, git_repository *repo, const struct 
 			    b->name);
 		goto cleanup;
 	}
-	if (variant_resolve(&now, &refname, why, repo, b, variant)) {
+	if (variant_resolve(&now, &refname, why, repo, kit, b, variant)) {
 		if (!why->len)
 			strbuf_addstr(why, "cannot find its commit");
 		goto cleanup;
@@ -71,8 +71,8 @@ cleanup:
 	return ret;
 }
 
-static int test_one(git_repository *repo, const struct kernel_branch *b, const char *variant,
-		    const char *workdir, struct test_args *args)
+static int test_one(git_repository *repo, const struct kit *kit, const struct kernel_branch *b,
+		    const char *variant, const char *workdir, struct test_args *args)
 {
 	struct vm_result res;
 	struct vm_opts opts = { 0 };
@@ -81,7 +81,7 @@ static int test_one(git_repository *repo, const struct kernel_branch *b, const c
 	int ret = 1, err;
 
 	memset(&res, 0, sizeof(res));
-	image = built_image(&why, repo, b, variant, workdir);
+	image = built_image(&why, repo, kit, b, variant, workdir);
 	if (!image) {
 		printf("%s: %s\n", label, why.buf);
 		goto cleanup;
@@ -134,7 +134,7 @@ static int test_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec list = STRVEC_INIT, *variants = &list;
 	git_repository *repo = NULL;
-	char *workdir = branch_workdir(args->workdir, b);
+	char *workdir = branch_workdir(kit, args->workdir, b);
 	size_t i;
 	int err, ret = 0;
 
@@ -149,7 +149,7 @@ static int test_branch(const struct kit *kit, const struct kernel_branch *b,
 		goto cleanup;
 	}
 	for (i = 0; i < variants->nr; i++) {
-		int r = test_one(repo, b, variants->v[i], workdir, args);
+		int r = test_one(repo, kit, b, variants->v[i], workdir, args);
 
 		if (r > ret)
 			ret = r;
@@ -180,7 +180,7 @@ int cmd_test(int argc, const char **argv)
 		{ OPT_UINT, "boots", 0, &args.boots, "N",
 		  "boots of each variant, samples pooled (default: the branch's boot.boots, else 2)" },
 		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
-		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work)" },
+		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
 		{ OPT_END },
 	};
