@@ -152,6 +152,8 @@ test_expect_success 'setup: a kit whose series comes from lore, a b4 that hangs'
 	EOF
 	cat >bin/b4 <<-\EOF_B4 &&
 	#!/bin/sh
+	# b4 am -o DIR ...: DIR is the temporary directory mkseries made.
+	echo "$3" >"$HANG.dir"
 	echo $$ >"$HANG.sh"
 	sleep 60 &
 	echo $! >"$HANG.sleep"
@@ -160,14 +162,18 @@ test_expect_success 'setup: a kit whose series comes from lore, a b4 that hangs'
 	chmod +x bin/b4
 '
 
-test_expect_success 'SIGTERM during b4: 143, and no b4 or sleep left' '
+test_expect_success 'SIGTERM during b4: 143, and no b4, sleep or temporary directory left' '
 	start_hung kb mkseries fetch s &&
-	signal_ends_all TERM $pid 143
+	test -d "$(cat hang.dir)" &&
+	signal_ends_all TERM $pid 143 &&
+	! test -e "$(cat hang.dir)"
 '
 
 test_expect_success PERL 'Ctrl-C during b4: 130, and no b4 or sleep left' '
 	start_hung kb --setpgrp mkseries fetch s &&
-	signal_ends_all INT -$pid 130
+	test -d "$(cat hang.dir)" &&
+	signal_ends_all INT -$pid 130 &&
+	! test -e "$(cat hang.dir)"
 '
 
 test_done

@@ -405,6 +405,43 @@ static void test_terminal(void)
 	free(pidfile);
 }
 
+/* In a fork: register a temporary file and a directory with a file in it, then end by `how`. */
+static int temp_paths_end(const char *file, const char *dir, int how)
+{
+	int status = -1;
+
+	fflush(NULL);
+	if (!fork()) {
+		char *inner = path_join(dir, "f");
+
+		if (write_file_atomic(file, "x", 1) || mkdir_p(dir, 0700) || write_file_atomic(inner, "y", 1))
+			_exit(99);
+		temp_path_add(file);
+		temp_path_add(dir);
+		if (how == 'k')
+			raise(SIGTERM);
+		exit(0);
+	}
+	wait(&status);
+	return status;
+}
+
+static void test_temp_paths(void)
+{
+	char *file = path_join(tmpdir, "temp.file"), *dir = path_join(tmpdir, "temp.dir");
+	int status;
+
+	status = temp_paths_end(file, dir, 'x');
+	ok(WIFEXITED(status) && !WEXITSTATUS(status) && !file_exists(file) && !file_exists(dir),
+	   "temporary paths: removed at exit, a directory whole");
+	status = temp_paths_end(file, dir, 'k');
+	ok(WIFSIGNALED(status) && !file_exists(file),
+	   "temporary paths: a signal with no child running removes a file");
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -418,6 +455,7 @@ int main(void)
 	test_tick();
 	test_signals();
 	test_terminal();
+	test_temp_paths();
 	remove_tree(tmpdir);
 	strbuf_release(&sink);
 	return tap_done();

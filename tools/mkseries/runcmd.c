@@ -27,6 +27,13 @@ extern char **environ;
 static volatile pid_t live[MAX_GROUPS];
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t pending_signal;
+/*
+ * Temporary files and directories mkseries made and removes itself when
+ * all goes well; a signal that ends mkseries, or an exit before their
+ * owner is done, removes them here. Owned copies; NULL is a free slot.
+ */
+#define MAX_TEMP 16
+static char *volatile temp_paths[MAX_TEMP];
 static volatile sig_atomic_t terminal_children;	/* Ctrl-C is theirs while they run */
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
@@ -50,7 +57,13 @@ static void on_signal(int sig)
 		}
 	}
 	if (!any) {
-		/* Nothing to wait for: die now, as if we had no handler. */
+		/*
+		 * Nothing to wait for: die now, as if we had no handler, after
+		 * what can be removed safely here (a file, an empty directory).
+		 */
+		for (i = 0; i < MAX_TEMP; i++)
+			if (temp_paths[i] && unlink(temp_paths[i]))
+				rmdir(temp_paths[i]);
 		signal(sig, SIG_DFL);
 		raise(sig);
 	}
@@ -129,6 +142,56 @@ static void kill_live_groups(void)
 	pthread_mutex_unlock(&live_lock);
 }
 
+void temp_path_add(const char *path)
+{
+	size_t i;
+
+	runcmd_setup();
+	for (i = 0; i < MAX_TEMP; i++) {
+		if (!temp_paths[i]) {
+			temp_paths[i] = xstrdup(path);
+			return;
+		}
+	}
+	warning("more than %d temporary paths at once: '%s' is not cleaned on a signal", MAX_TEMP,
+		path);
+}
+
+void temp_path_done(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_TEMP; i++) {
+		char *p = temp_paths[i];
+
+		if (p && !strcmp(p, path)) {
+			temp_paths[i] = NULL;	/* before the free: the handler may look */
+			free(p);
+		}
+	}
+}
+
+static void remove_temp_paths(void)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_TEMP; i++) {
+		char *p = temp_paths[i];
+
+		if (p) {
+			temp_paths[i] = NULL;
+			remove_tree(p);
+			free(p);
+		}
+	}
+}
+
+static void at_exit(void)
+{
+	kill_live_groups();
+	remove_temp_paths();
+}
+
 static void setup(void)
 {
 	struct sigaction sa, old;
@@ -146,7 +209,7 @@ static void setup(void)
 			continue;
 		handled[i] = !sigaction(forwarded[i], &sa, NULL);
 	}
-	atexit(kill_live_groups);
+	atexit(at_exit);
 }
 
 void runcmd_setup(void)
@@ -160,6 +223,7 @@ static void __attribute__((noreturn)) die_of_signal(int sig)
 	sigset_t set;
 
 	kill_live_groups();
+	remove_temp_paths();
 	fflush(NULL);
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);

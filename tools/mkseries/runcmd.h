@@ -74,6 +74,15 @@ void child_release(struct child *cmd);
 void runcmd_setup(void);
 
 /*
+ * A temporary file or directory (removed whole) that mkseries removes
+ * itself when done: until temp_path_done(), a signal that ends mkseries
+ * or an exit removes it (in a signal handler with no child running, only
+ * a file or an empty directory can be removed). At most 16 at once.
+ */
+void temp_path_add(const char *path);
+void temp_path_done(const char *path);
+
+/*
  * The first line `program --version` prints (stdout or stderr, LC_ALL=C,
  * at most 30 s), or a copy of `fallback` when it cannot be run or says
  * nothing. Caller frees.

@@ -184,6 +184,7 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 		ret = error("cannot make a temporary directory: %s", strerror(errno));
 		goto cleanup;
 	}
+	temp_path_add(tmpl);
 	strvec_pushl(&cmd.argv, "b4", "am", "-o", tmpl, "-n", "series", NULL);
 	if (mbox)
 		strvec_pushl(&cmd.argv, "-m", mbox, NULL);
@@ -242,8 +243,10 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 		if (!out[i].file)
 			warning("b4 gave nothing for %s", kit_patch_label(entry(s, i)));
 cleanup:
-	if (tmpl[sizeof(tmpl) - 7] != 'X')
+	if (tmpl[sizeof(tmpl) - 7] != 'X') {
 		remove_tree(tmpl);
+		temp_path_done(tmpl);
+	}
 	strvec_clear(&mails);
 	strbuf_release(&text);
 	strbuf_release(&err);

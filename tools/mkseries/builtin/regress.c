@@ -69,6 +69,7 @@ static int run_tmpfile(const char **argv)
 		return 1;
 	}
 	close(fd);
+	temp_path_add(path);
 	if (mm_regress_write(path))
 		goto cleanup;
 	for (; *argv; argv++)
@@ -87,6 +88,7 @@ static int run_tmpfile(const char **argv)
 cleanup:
 	child_release(&c);
 	unlink(path);
+	temp_path_done(path);
 	free(path);
 	return ret;
 }
