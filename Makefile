@@ -43,7 +43,7 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
 	qemu-system-x86 apt-utils python3 libxml2-utils jq \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
-	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang
+	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev
 
 B ?= build
 MKS_SRC = $(wildcard tools/mkseries/*.c tools/mkseries/builtin/*.c)

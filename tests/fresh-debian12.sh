@@ -13,9 +13,10 @@ set -u
 
 usage() {
 	cat <<-EOF
-	usage: tests/fresh-debian12.sh [--keep] [--refresh] [--variant V] [--env NAME=VALUE]... [DIR]
+	usage: tests/fresh-debian12.sh [--keep] [--refresh] [--variant V] [--env NAME=VALUE]... [--goal G]... [DIR]
 
-	Runs \`make test\` on this repository's HEAD in a fresh Debian 12 chroot made
+	Runs \`make test\` (or the goals given, in order: \`--goal ci-checks --goal
+	test\` is what .ci/run does) on this repository's HEAD in a fresh Debian 12 chroot made
 	in DIR (default build/fresh-debian12). Needs root; installs mmdebstrap with
 	apt-get if it is missing. MKSERIES_SKIP_REAL is passed in when set.
 
@@ -25,6 +26,8 @@ usage() {
 	  --variant V        mmdebstrap variant: minbase, important (default: what
 	                     debootstrap installs) or standard
 	  --env NAME=VALUE   also set NAME in the chroot's environment
+	  --goal G           run \`make G\` (repeat for several, run in order;
+	                     default: test)
 
 	Exits with make's status; 1 when the chroot cannot be made, 2 on usage errors.
 	EOF
@@ -40,6 +43,7 @@ KEEP=
 REFRESH=
 VARIANT=important
 EXTRA_ENV=()
+GOALS=()
 DIR=
 
 while [ $# -gt 0 ]; do
@@ -49,6 +53,14 @@ while [ $# -gt 0 ]; do
 	--variant)
 		[ $# -ge 2 ] || { usage >&2; exit 2; }
 		VARIANT=$2
+		shift
+		;;
+	--goal)
+		[ $# -ge 2 ] || { usage >&2; exit 2; }
+		case $2 in
+		[a-z]*) GOALS+=("$2") ;;
+		*) echo "fresh-debian12: --goal wants a make goal, not '$2'" >&2; exit 2 ;;
+		esac
 		shift
 		;;
 	--env)
@@ -241,9 +253,12 @@ ENVIRONMENT+=("${EXTRA_ENV[@]}")
 GIVEN="${ENVIRONMENT[*]:5}"
 GIVEN=${GIVEN:-nothing but HOME, PATH, LANG and TERM}
 
-echo "fresh-debian12: make test on $(git -C "$SRC" rev-parse --short HEAD) ($BRANCH) in $DIR, environment: $GIVEN"
+[ ${#GOALS[@]} -gt 0 ] || GOALS=(test)
+echo "fresh-debian12: make ${GOALS[*]} on $(git -C "$SRC" rev-parse --short HEAD) ($BRANCH) in $DIR, environment: $GIVEN"
 MAKE_START=$(date +%s)
-chroot "$DIR" /usr/bin/env -i "${ENVIRONMENT[@]}" /bin/sh -c 'cd /root/mkseries && exec make test' \
+# Each goal in its own make, as .ci/run does; the first that fails stops.
+chroot "$DIR" /usr/bin/env -i "${ENVIRONMENT[@]}" /bin/sh -c \
+	'cd /root/mkseries && for g; do make "$g" || exit; done' sh "${GOALS[@]}" \
 	</dev/null 2>&1 | tee "$LOG"
 STATUS=${PIPESTATUS[0]}
 MAKE_TIME=$(elapsed "$MAKE_START")
@@ -267,6 +282,6 @@ environment:  $GIVEN
 make deps:    ${INSTALLED:-installed nothing}
 skipped:      ${SKIPPED:-nothing}
 prove:        ${PROVE:-did not run}
-make test:    $RESULT (status $STATUS) in $MAKE_TIME; $(elapsed "$START") in all; log: $LOG
+make ${GOALS[*]}:   $RESULT (status $STATUS) in $MAKE_TIME; $(elapsed "$START") in all; log: $LOG
 EOF
 exit "$STATUS"
