@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gio/gio.h>
-
 #include "apply.h"
 #include "diffscan.h"
 #include "gitutil.h"
