@@ -143,6 +143,25 @@ test_expect_success 'a patch reaching outside the tree is refused' '
 	test ! -e outside && test ! -e linux/../outside
 '
 
+test_expect_success 'an apply step that hangs is stopped after MKSERIES_APPLY_TIMEOUT, the ref kept' '
+	cp -r kit kith &&
+	(cd kith && mkseries apply --branch t >../outh1) &&
+	git -C linux rev-parse $(kit_ref kith t) >tiph.before &&
+	sed -i "s/^Date: .*/Date: Tue, 2 Jan 2024 00:00:00 +0000/" \
+		kith/patches/alpha/0001-mm-rename-ptes.patch &&
+	(cd kith && MKSERIES_APPLY_TIMEOUT=1 MKSERIES_TEST_APPLY_STALL=beta/0001 \
+		test_expect_code 1 mkseries apply --branch t >../outh2 2>../errh2) &&
+	cat errh2 &&
+	test_grep "applying .patches/beta/0001-madvise-split-locking.patch. onto .t. took more than 1 s" errh2 &&
+	test_grep "no ref was moved, the repository is unchanged" errh2 &&
+	git -C linux rev-parse $(kit_ref kith t) >tiph.after &&
+	test_cmp tiph.before tiph.after &&
+	(cd kith && mkseries apply --branch t >../outh3 2>../errh3) &&
+	git -C linux rev-parse $(kit_ref kith t) >tiph.next &&
+	! test_cmp tiph.before tiph.next &&
+	test "$(git -C linux rev-parse $(kit_ref kith t)^{tree})" = "$(git -C linux rev-parse master^{tree})"
+'
+
 test_expect_success 'a second mkseries on the same repository is refused' '
 	flock linux/.git/mkseries.lock sh -c "cd kit && mkseries apply --branch t >../out5 2>../err5; echo \$? >../code5" &&
 	echo 1 >code5.expect &&

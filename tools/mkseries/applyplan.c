@@ -1,11 +1,14 @@
 /* applyplan.c: apply a branch's plan in memory and write one stable-style commit per patch. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "applyplan.h"
 #include "backport.h"
 #include "gitutil.h"
+#include "watchdog.h"
 
 void apply_outcome_init(struct apply_outcome *o)
 {
@@ -266,143 +269,245 @@ static void forget_applied(struct apply_outcome *o, size_t failed)
 			    n == 1 ? "applies" : "apply");
 }
 
+/* Longest that one patch's in-memory apply may take: libgit2 cannot be interrupted. */
+#define APPLY_TIMEOUT_DEFAULT 300
+
+/*
+ * Arm the watchdog around the apply of item i: a libgit2 call that never
+ * returns (a hang in zlib under git_apply_to_tree()) must not hold the
+ * repository lock for ever. Nothing but objects is written before the
+ * branch ref moves at the very end (branch_apply()), so ending the
+ * process there leaves every ref as it was.
+ */
+static void arm_apply_watchdog(const struct plan *plan, size_t i)
+{
+	unsigned secs = watchdog_seconds("MKSERIES_APPLY_TIMEOUT", APPLY_TIMEOUT_DEFAULT);
+	char *msg = xstrfmt("error: applying '%s' onto '%s' took more than %u s: stopped; "
+			    "no ref was moved, the repository is unchanged "
+			    "(MKSERIES_APPLY_TIMEOUT sets the limit)\n",
+			    shown(plan->items[i].source), plan->branch->name, secs);
+
+	watchdog_arm(secs, msg, 1);
+	free(msg);
+}
+
+/*
+ * Test-only: MKSERIES_TEST_APPLY_STALL=TEXT makes the apply of every
+ * patch file whose kit path contains TEXT wait 20 s first, standing in
+ * for a libgit2 call that hangs (tests/t0300). Bounded, so that without
+ * the watchdog the test fails instead of hanging.
+ */
+static void test_stall(const struct plan_item *it)
+{
+	const char *stall = getenv("MKSERIES_TEST_APPLY_STALL");
+	unsigned left = 20;
+
+	if (stall && *stall && strstr(it->source, stall))
+		while (left)
+			left = sleep(left);
+}
+
+/* The one mail of item i's patch file, into mails[i]. */
+static int read_item_mail(struct mail_patch **mails, size_t *nr_mails, const struct plan *plan,
+			  size_t i)
+{
+	const struct plan_item *it = &plan->items[i];
+	char *path = path_join(plan->kit->dir, it->source);
+	int err = mail_parse_file(&mails[i], &nr_mails[i], path);
+
+	free(path);
+	if (err < 0)
+		return -1;
+	if (nr_mails[i] != 1)
+		return error("'%s' holds %zu patches; the kit names one patch per file",
+			     it->source, nr_mails[i]);
+	if (!mails[i][0].diff)
+		return error("'%s' has no diff", it->source);
+	return 0;
+}
+
+/* Item i is a recorded branch backport the base moved under: merge it from its own tree. */
+static int replay_item(git_oid *next, struct apply_outcome *o, git_repository *repo,
+		       const git_oid *tree, const struct mail_patch *m, size_t i)
+{
+	struct strbuf files = STRBUF_INIT;
+	int r = backport_replay(next, repo, tree, m->diff, m->diff_len, &files);
+
+	if (r == 0) {
+		o->replayed[i] = strbuf_detach(&files, NULL);
+		o->nr_replayed++;
+	}
+	strbuf_release(&files);
+	return r;
+}
+
+/*
+ * Apply item i's mail `m` onto `tree`, under the watchdog: 0 with *next
+ * set, 1 when its change is in the tree already, MKS_EAPPLYFAIL or
+ * MKS_EUNSAFE with the reason in `why`, or -1 (printed).
+ */
+static int apply_item(git_oid *next, struct apply_outcome *o, git_repository *repo,
+		      const struct plan *plan, size_t i, const struct mail_patch *m,
+		      const git_oid *tree, struct strbuf *why)
+{
+	int err, r;
+
+	arm_apply_watchdog(plan, i);
+	test_stall(&plan->items[i]);
+	err = apply_diff(next, repo, tree, m->diff, m->diff_len, why);
+	if (err == MKS_EAPPLYFAIL && apply_is_present(repo, tree, m->diff, m->diff_len) == 1) {
+		err = 1;
+	} else if (err == MKS_EAPPLYFAIL && plan->items[i].branch_backport) {
+		r = replay_item(next, o, repo, tree, m, i);
+		if (r == 0)
+			err = 0;
+		else if (r != MKS_EAPPLYFAIL)
+			err = -1;
+	}
+	watchdog_disarm();
+	return err;
+}
+
+/* Say why item i stopped the branch, and drop what was applied before it. */
+static void report_failure(struct apply_outcome *o, const struct plan *plan, size_t i, int err,
+			   const struct strbuf *why)
+{
+	strbuf_addstr(&o->report, err == MKS_EUNSAFE ? "refusing " : "cannot apply ");
+	describe_item(&o->report, plan, i);
+	strbuf_addf(&o->report, " onto '%s'", plan->branch->name);
+	if (plan->variant)
+		strbuf_addf(&o->report, " (variant '%s')", plan->variant->name);
+	strbuf_addf(&o->report, "\n  from %s\n", shown(plan->items[i].source));
+	strbuf_add_indented(&o->report, why->buf, "  ");
+	forget_applied(o, i);
+	o->failed = i;
+}
+
+/* What plan_apply() works with besides the outcome. */
+struct apply_run {
+	git_repository *repo;
+	const struct plan *plan;
+	const git_signature *backporter;
+	struct mail_patch **mails;
+	size_t *nr_mails;
+	struct pending pd;
+	struct chains ch;
+	git_oid parent, tree;
+};
+
+/*
+ * Item i applied, giving r->tree: fold it into the open commit (a squash
+ * with a host), else close that commit and open one for i.
+ */
+static int take_applied(struct apply_outcome *o, struct apply_run *r, size_t i)
+{
+	const struct plan_item *it = &r->plan->items[i];
+	struct pending *pd = &r->pd;
+
+	if (it->action == PLAN_SQUASH && pd->open) {
+		ALLOC_GROW(pd->sq, pd->nr_sq + 1, pd->alloc_sq);
+		ALLOC_GROW(pd->sq_patches, pd->nr_sq + 1, pd->alloc_sq);
+		pd->sq_patches[pd->nr_sq] = it->patch;
+		pd->sq[pd->nr_sq++] = &r->mails[i][0];
+		pd->tree = r->tree;
+		o->state[i] = APPLIED_SQUASHED;
+		o->nr_squashed++;
+		return 0;
+	}
+	/* A squash whose host was found already present becomes a commit of its own. */
+	if (write_pending(o, r->repo, r->plan, pd, &r->parent, &r->ch, r->backporter))
+		return -1;
+	pd->open = 1;
+	pd->item = i;
+	pd->mail = &r->mails[i][0];
+	pd->nr_sq = 0;
+	pd->tree = r->tree;
+	o->state[i] = APPLIED_COMMIT;
+	return 0;
+}
+
+/* One APPLY or SQUASH item: 0 to go on, else what plan_apply() returns. */
+static int plan_apply_item(struct apply_outcome *o, struct apply_run *r, size_t i)
+{
+	struct strbuf why = STRBUF_INIT;
+	git_oid next;
+	int err;
+
+	if (read_item_mail(r->mails, r->nr_mails, r->plan, i))
+		return -1;
+	err = apply_item(&next, o, r->repo, r->plan, i, &r->mails[i][0], &r->tree, &why);
+	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE)
+		report_failure(o, r->plan, i, err, &why);
+	strbuf_release(&why);
+	if (err == 1) {
+		o->state[i] = APPLIED_FOUND;
+		o->nr_found++;
+		/* What follows must not fold into an unrelated earlier commit. */
+		if (r->plan->items[i].action == PLAN_APPLY &&
+		    write_pending(o, r->repo, r->plan, &r->pd, &r->parent, &r->ch, r->backporter))
+			return -1;
+		return 0;
+	}
+	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE)
+		return err;
+	if (err)
+		return -1;
+	r->tree = next;
+	return take_applied(o, r, i);
+}
+
+static void *alloc_per_item(const struct plan *plan, size_t size)
+{
+	return xcalloc(plan->nr ? plan->nr : 1, size);
+}
+
 int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
 	       const git_oid *base, const git_oid *old_tip, const git_oid *reuse,
 	       const git_signature *backporter)
 {
-	struct pending pd = { 0 };
-	struct mail_patch **mails = xcalloc(plan->nr ? plan->nr : 1, sizeof(*mails));
-	size_t *nr_mails = xcalloc(plan->nr ? plan->nr : 1, sizeof(*nr_mails));
-	struct chains ch = { NULL, NULL, 0, 0 };
-	git_oid parent = *base, tree;
+	struct apply_run r;
 	git_commit *base_c = NULL;
 	size_t i;
 	int ret = 0, err;
 
-	o->state = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->state));
-	o->replayed = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->replayed));
+	memset(&r, 0, sizeof(r));
+	r.repo = repo;
+	r.plan = plan;
+	r.backporter = backporter;
+	r.mails = alloc_per_item(plan, sizeof(*r.mails));
+	r.nr_mails = alloc_per_item(plan, sizeof(*r.nr_mails));
+	r.parent = *base;
+	o->state = alloc_per_item(plan, sizeof(*o->state));
+	o->replayed = alloc_per_item(plan, sizeof(*o->replayed));
 	o->nr_items = plan->nr;
-	o->commit = xcalloc(plan->nr ? plan->nr : 1, sizeof(*o->commit));
+	o->commit = alloc_per_item(plan, sizeof(*o->commit));
 	if ((err = git_commit_lookup(&base_c, repo, base)) < 0) {
 		ret = gitutil_error(err, "cannot read base commit %s", oid_short(base));
 		goto cleanup;
 	}
-	tree = *git_commit_tree_id(base_c);
-	if (old_tip && existing_chain(&ch.own, &ch.nr_own, repo, base, old_tip))
+	r.tree = *git_commit_tree_id(base_c);
+	if (old_tip && existing_chain(&r.ch.own, &r.ch.nr_own, repo, base, old_tip))
 		goto cleanup;
-	if (reuse && existing_chain(&ch.shared, &ch.nr_shared, repo, base, reuse))
+	if (reuse && existing_chain(&r.ch.shared, &r.ch.nr_shared, repo, base, reuse))
 		goto cleanup;
 
-	for (i = 0; i < plan->nr; i++) {
-		const struct plan_item *it = &plan->items[i];
-		struct strbuf why = STRBUF_INIT;
-		char *path;
-		git_oid next;
-
-		if (it->action != PLAN_APPLY && it->action != PLAN_SQUASH)
-			continue;
-		path = path_join(plan->kit->dir, it->source);
-		err = mail_parse_file(&mails[i], &nr_mails[i], path);
-		free(path);
-		if (err < 0) {
-			ret = -1;
-			goto cleanup;
-		}
-		if (nr_mails[i] != 1) {
-			ret = error("'%s' holds %zu patches; the kit names one patch per file",
-				    it->source, nr_mails[i]);
-			goto cleanup;
-		}
-		if (!mails[i][0].diff) {
-			ret = error("'%s' has no diff", it->source);
-			goto cleanup;
-		}
-		err = apply_diff(&next, repo, &tree, mails[i][0].diff, mails[i][0].diff_len, &why);
-		if (err == MKS_EAPPLYFAIL &&
-		    apply_is_present(repo, &tree, mails[i][0].diff, mails[i][0].diff_len) == 1) {
-			o->state[i] = APPLIED_FOUND;
-			o->nr_found++;
-			strbuf_release(&why);
-			/* What follows must not fold into an unrelated earlier commit. */
-			if (it->action == PLAN_APPLY &&
-			    write_pending(o, repo, plan, &pd, &parent, &ch, backporter)) {
-				ret = -1;
-				goto cleanup;
-			}
-			continue;
-		}
-		if (err == MKS_EAPPLYFAIL && it->branch_backport) {
-			/* the base moved under a recorded backport: merge it from its own tree */
-			struct strbuf files = STRBUF_INIT;
-			int r = backport_replay(&next, repo, &tree, mails[i][0].diff,
-						mails[i][0].diff_len, &files);
-
-			if (r == 0) {
-				o->replayed[i] = strbuf_detach(&files, NULL);
-				o->nr_replayed++;
-				err = 0;
-			}
-			strbuf_release(&files);
-			if (r < 0 && r != MKS_EAPPLYFAIL) {
-				strbuf_release(&why);
-				ret = -1;
-				goto cleanup;
-			}
-		}
-		if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
-			strbuf_addstr(&o->report, err == MKS_EUNSAFE ? "refusing " : "cannot apply ");
-			describe_item(&o->report, plan, i);
-			strbuf_addf(&o->report, " onto '%s'", plan->branch->name);
-			if (plan->variant)
-				strbuf_addf(&o->report, " (variant '%s')", plan->variant->name);
-			strbuf_addf(&o->report, "\n  from %s\n", shown(it->source));
-			strbuf_add_indented(&o->report, why.buf, "  ");
-			forget_applied(o, i);
-			o->failed = i;
-			strbuf_release(&why);
-			ret = err;
-			goto cleanup;
-		}
-		strbuf_release(&why);
-		if (err < 0) {
-			ret = -1;
-			goto cleanup;
-		}
-		tree = next;
-		if (it->action == PLAN_SQUASH && pd.open) {
-			ALLOC_GROW(pd.sq, pd.nr_sq + 1, pd.alloc_sq);
-			ALLOC_GROW(pd.sq_patches, pd.nr_sq + 1, pd.alloc_sq);
-			pd.sq_patches[pd.nr_sq] = it->patch;
-			pd.sq[pd.nr_sq++] = &mails[i][0];
-			pd.tree = tree;
-			o->state[i] = APPLIED_SQUASHED;
-			o->nr_squashed++;
-			continue;
-		}
-		/* A squash whose host was found already present becomes a commit of its own. */
-		if (write_pending(o, repo, plan, &pd, &parent, &ch, backporter)) {
-			ret = -1;
-			goto cleanup;
-		}
-		pd.open = 1;
-		pd.item = i;
-		pd.mail = &mails[i][0];
-		pd.nr_sq = 0;
-		pd.tree = tree;
-		o->state[i] = APPLIED_COMMIT;
-	}
-	if (write_pending(o, repo, plan, &pd, &parent, &ch, backporter))
+	for (i = 0; !ret && i < plan->nr; i++)
+		if (plan->items[i].action == PLAN_APPLY || plan->items[i].action == PLAN_SQUASH)
+			ret = plan_apply_item(o, &r, i);
+	if (ret)
+		goto cleanup;
+	if (write_pending(o, repo, plan, &r.pd, &r.parent, &r.ch, backporter))
 		ret = -1;
-	o->tip = parent;
+	o->tip = r.parent;
 cleanup:
 	for (i = 0; i < plan->nr; i++)
-		mail_patches_free(mails[i], nr_mails[i]);
-	free(mails);
-	free(nr_mails);
-	free(pd.sq);
-	free(pd.sq_patches);
-	free(ch.own);
-	free(ch.shared);
+		mail_patches_free(r.mails[i], r.nr_mails[i]);
+	free(r.mails);
+	free(r.nr_mails);
+	free(r.pd.sq);
+	free(r.pd.sq_patches);
+	free(r.ch.own);
+	free(r.ch.shared);
 	git_commit_free(base_c);
 	return ret;
 }

@@ -47,6 +47,11 @@ void apply_outcome_release(struct apply_outcome *o);
  * branch and a variant shares its first commits with the kit. Either may
  * be NULL. Returns 0, MKS_EAPPLYFAIL or MKS_EUNSAFE with o->report and
  * o->failed set, or -1 (printed).
+ *
+ * Each patch's apply is bounded (watchdog.h): past MKSERIES_APPLY_TIMEOUT
+ * seconds (300 when unset) the process prints which patch hung and that
+ * no ref moved, and exits with status 1. Only objects are written here,
+ * so the repository keeps every ref as it was.
  */
 int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
 	       const git_oid *base, const git_oid *old_tip, const git_oid *reuse,

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <unistd.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,8 @@
 #include "plan.h"
 #include "stable.h"
 #include "util.h"
+
+static void plan_index_free(struct plan_index *ix);
 
 const char *plan_action_name(enum plan_action a)
 {
@@ -46,6 +49,7 @@ void plan_release(struct plan *plan)
 		free(plan->items[i].stable_commit);
 	}
 	free(plan->items);
+	plan_index_free(plan->index);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -274,13 +278,88 @@ static int order_series(const struct kit_series ***out, const struct kit *kit)
 	return 0;
 }
 
+/*
+ * Open addressing from kit entry to item index: planning looks up the
+ * target of every fixup, and a scan of the plan for each made a large
+ * kit quadratic. Sized once for every entry of the kit, never grown.
+ */
+struct plan_index {
+	const struct kit_patch **keys;
+	size_t *pos;
+	size_t mask;
+	/*
+	 * While plan_build() works: items are appended to plan->items and
+	 * chained in plan order through next[] (SIZE_MAX ends the chain),
+	 * so placing a fixup moves nothing; items are put in order at the end.
+	 */
+	size_t *next;
+	size_t head, tail;
+};
+
+#define NO_ITEM ((size_t)-1)
+
+static size_t patch_hash(const struct kit_patch *p)
+{
+	uint64_t x = (uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+static struct plan_index *plan_index_new(size_t nr)
+{
+	struct plan_index *ix = xcalloc(1, sizeof(*ix));
+	size_t cap = 16;
+
+	while (cap < 2 * nr + 1)
+		cap <<= 1;
+	ix->keys = xcalloc(cap, sizeof(*ix->keys));
+	ix->pos = xcalloc(cap, sizeof(*ix->pos));
+	ix->mask = cap - 1;
+	ix->head = ix->tail = NO_ITEM;
+	return ix;
+}
+
+static void plan_index_free(struct plan_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->keys);
+	free(ix->pos);
+	free(ix->next);
+	free(ix);
+}
+
+/* The first item added for p keeps the slot, as the scan it replaces found. */
+static void plan_index_add(struct plan_index *ix, const struct kit_patch *p, size_t pos)
+{
+	size_t h = patch_hash(p) & ix->mask;
+
+	while (ix->keys[h]) {
+		if (ix->keys[h] == p)
+			return;
+		h = (h + 1) & ix->mask;
+	}
+	ix->keys[h] = p;
+	ix->pos[h] = pos;
+}
+
 static int find_item(const struct plan *plan, const struct kit_patch *p)
 {
+	const struct plan_index *ix = plan->index;
 	size_t i;
 
-	for (i = 0; i < plan->nr; i++)
-		if (plan->items[i].patch == p)
-			return (int)i;
+	if (!ix) {
+		for (i = 0; i < plan->nr; i++)
+			if (plan->items[i].patch == p)
+				return (int)i;
+		return -1;
+	}
+	for (i = patch_hash(p) & ix->mask; ix->keys[i]; i = (i + 1) & ix->mask)
+		if (ix->keys[i] == p)
+			return (int)ix->pos[i];
 	return -1;
 }
 
@@ -297,13 +376,57 @@ static int fixes_chain_has(const struct kit_patch *f, const struct kit_patch *ta
 	return 0;
 }
 
-static struct plan_item *insert_item(struct plan *plan, size_t pos)
+/*
+ * A new item for p, chained after item `after` (NO_ITEM: at the end of
+ * the plan). The array only grows at its end while planning.
+ */
+static struct plan_item *add_item(struct plan *plan, const struct kit_patch *p, size_t after)
 {
-	ALLOC_GROW(plan->items, plan->nr + 1, plan->alloc);
-	memmove(plan->items + pos + 1, plan->items + pos, (plan->nr - pos) * sizeof(*plan->items));
+	struct plan_index *ix = plan->index;
+	size_t n = plan->nr;
+
+	ALLOC_GROW(plan->items, n + 1, plan->alloc);
+	ix->next = xrealloc(ix->next, plan->alloc * sizeof(*ix->next));
 	plan->nr++;
-	memset(&plan->items[pos], 0, sizeof(plan->items[pos]));
-	return &plan->items[pos];
+	memset(&plan->items[n], 0, sizeof(plan->items[n]));
+	plan->items[n].patch = p;
+	plan_index_add(ix, p, n);
+	if (after == NO_ITEM)
+		after = ix->tail;
+	if (after == NO_ITEM) {
+		ix->next[n] = ix->head;
+		ix->head = n;
+	} else {
+		ix->next[n] = ix->next[after];
+		ix->next[after] = n;
+	}
+	if (ix->next[n] == NO_ITEM)
+		ix->tail = n;
+	return &plan->items[n];
+}
+
+/*
+ * Put plan->items in the order of the chain, and index the result for
+ * plan_find(). The items move; what they own does not.
+ */
+static void plan_put_in_order(struct plan *plan)
+{
+	struct plan_index *old = plan->index, *ix = plan_index_new(plan->nr);
+	struct plan_item *items = xcalloc(plan->nr ? plan->nr : 1, sizeof(*items));
+	size_t i, n = 0;
+
+	for (i = old->head; i != NO_ITEM; i = old->next[i]) {
+		items[n] = plan->items[i];
+		plan_index_add(ix, items[n].patch, n);
+		n++;
+	}
+	if (n != plan->nr)
+		BUG("plan chain holds %zu of %zu items", n, plan->nr);
+	free(plan->items);
+	plan->items = items;
+	plan->alloc = plan->nr;
+	plan_index_free(old);
+	plan->index = ix;
 }
 
 /* The file that carries `p` on this branch, or NULL; sets *backport. */
@@ -385,9 +508,8 @@ static int plan_patch_kit(struct plan *plan, const struct kit_patch *p, const st
 	const char *bname = branch_decisions(plan->branch);
 	const struct decision *own = patch_decision(p, bname);
 	const struct decision *d = own ? own : sd;
-	struct plan_item *it = insert_item(plan, plan->nr);
+	struct plan_item *it = add_item(plan, p, NO_ITEM);
 
-	it->patch = p;
 	if (own && own->kind == DECISION_SKIP && in_variant_with(plan, p)) {
 		/* plan_build_variant() checked that the kit skips it by this decision */
 		it->action = PLAN_APPLY;
@@ -474,7 +596,7 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 	enum plan_action ta;
 	struct plan_item *it;
 	char *target;
-	size_t pos;
+	size_t pos, after;
 	int squash = f->squash, ret = 0;
 
 	if (ti < 0)
@@ -489,13 +611,15 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 	else if (ta != PLAN_APPLY && ta != PLAN_SQUASH)
 		squash = 0;
 	/* Right after the target, behind fixups already there (squashed ones first). */
-	pos = ti + 1;
-	while (pos < plan->nr && plan->items[pos].patch->is_fixup &&
-	       fixes_chain_has(plan->items[pos].patch, t) &&
-	       (!squash || plan->items[pos].action == PLAN_SQUASH))
-		pos++;
-	it = insert_item(plan, pos);
-	it->patch = f;
+	after = ti;
+	for (pos = plan->index->next[ti]; pos != NO_ITEM; pos = plan->index->next[pos]) {
+		if (!plan->items[pos].patch->is_fixup ||
+		    !fixes_chain_has(plan->items[pos].patch, t) ||
+		    (squash && plan->items[pos].action != PLAN_SQUASH))
+			break;
+		after = pos;
+	}
+	it = add_item(plan, f, after);
 	if (own && own->kind == DECISION_SKIP) {
 		it->action = PLAN_SKIP;
 		it->reason = decision_reason("skipped", own);
@@ -619,10 +743,14 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	plan->variant = v;
 	if (order_series(&order, kit))
 		return MKS_ECONFIG;
+	for (i = 0, j = 0; i < kit->nr_series; i++)
+		j += kit->series[i].nr_patches + kit->series[i].nr_fixups;
+	plan->index = plan_index_new(j);
 	if (b->source.kind == SOURCE_GIT && b->source.release) {
 		ret = stable_log_read(&log, b);
 		if (ret) {
 			free(order);
+			plan_release(plan);
 			return MKS_ECONFIG;
 		}
 		plan->stable = &log;
@@ -644,6 +772,7 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	free(order);
 	plan->stable = NULL;
 	stable_log_release(&log);
+	plan_put_in_order(plan);
 	for (i = 0; i < plan->nr; i++)
 		plan->items[i].subject = item_subject(kit, &plan->items[i]);
 	for (i = 0; i < plan->nr; i++) {

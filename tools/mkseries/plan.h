@@ -5,6 +5,7 @@
 #include "model.h"
 
 struct stable_log;
+struct plan_index;
 
 enum plan_action {
 	PLAN_APPLY = 1,	/* apply `source` as a commit of its own */
@@ -49,9 +50,11 @@ struct plan {
 	size_t nr, alloc;
 	/* While plan_build() works: the branch's stable backports, or NULL. */
 	const struct stable_log *stable;
+	/* Finds an item by its kit entry; NULL in a plan made by hand. Owned. */
+	struct plan_index *index;
 };
 
-#define PLAN_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL }
+#define PLAN_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL }
 
 /*
  * Work out the plan of `b`. Reads branch backport directories to match

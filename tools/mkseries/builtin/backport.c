@@ -273,50 +273,60 @@ static int add_loop_file(const char *loop_path, const char *key, const char *rel
 }
 
 /*
- * Turn the work tree into the branch's backport of the patch in `st`:
- * the patch file, then the decision in series.yaml. Each step is marked
- * done in the state file, so an interrupted --continue does the rest.
+ * The tree the work tree holds (*tree_id) and the commit it was checked
+ * out from (*onto_c, caller frees); an error when nothing changed.
  */
-static int record_backport(struct loop *l, struct state *st, const struct kit_patch *p,
-			   const struct backport_result *r)
+static int worktree_change(git_oid *tree_id, git_commit **onto_c, struct loop *l,
+			   const struct state *st)
 {
-	struct mail_patch *mails = NULL;
-	size_t nr_mails = 0, i;
-	git_oid onto, tree_id, commit_id;
-	git_commit *onto_c = NULL;
-	git_tree *tree = NULL;
-	git_signature *author = NULL;
-	struct strbuf note = STRBUF_INIT;
-	char *src = NULL, *message = NULL, *noted = NULL, *rel = NULL, *dir = NULL, *msgfile = NULL;
-	const char *replaces;
-	char *bname = xstrdup(branch_decisions(l->b)), *label = xstrdup(kit_patch_label(p));
-	int declared, err, ret = -1;
+	git_oid onto;
+	int err;
 
-	if (state_get(st, "recorded"))
-		goto decide;
-	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : "")) {
-		error("the loop's state has no valid 'onto' commit");
-		goto cleanup;
+	*onto_c = NULL;
+	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
+		return error("the loop's state has no valid 'onto' commit");
+	if (backport_worktree_tree(tree_id, l->paths.tree))
+		return -1;
+	if ((err = git_commit_lookup(onto_c, l->repo, &onto)) < 0)
+		return gitutil_error(err, "cannot read commit %s", oid_short(&onto));
+	if (git_oid_equal(tree_id, git_commit_tree_id(*onto_c)))
+		return error("the work tree has no change left; use --skip -m \"why\" to skip the patch");
+	return 0;
+}
+
+/* Let the backporter edit *message (-e) in the loop's MESSAGE file. */
+static int edit_message(struct loop *l, char **message)
+{
+	struct strbuf edited = STRBUF_INIT;
+	char *msgfile = path_join(l->paths.dir, "MESSAGE");
+	int ret = -1;
+
+	if (write_file_atomic(msgfile, *message, strlen(*message)))
+		error("cannot write '%s': %s", msgfile, strerror(errno));
+	else if (!edit_file(msgfile) && !strbuf_read_file(&edited, msgfile))
+		ret = 0;
+	if (!ret) {
+		free(*message);
+		*message = strbuf_detach(&edited, NULL);
 	}
-	if (backport_worktree_tree(&tree_id, l->paths.tree))
-		goto cleanup;
-	if ((err = git_commit_lookup(&onto_c, l->repo, &onto)) < 0) {
-		gitutil_error(err, "cannot read commit %s", oid_short(&onto));
-		goto cleanup;
-	}
-	if (git_oid_equal(&tree_id, git_commit_tree_id(onto_c))) {
-		error("the work tree has no change left; use --skip -m \"why\" to skip the patch");
-		goto cleanup;
-	}
-	src = path_join(l->kit->dir, state_get(st, "source"));
-	if (mail_parse_file(&mails, &nr_mails, src) < 0)
-		goto cleanup;
-	if (nr_mails != 1) {
-		error("'%s' holds %zu patches; the kit names one patch per file", src, nr_mails);
-		goto cleanup;
-	}
-	message = stable_message(&mails[0], p, NULL, NULL, 0, l->me);
-	strbuf_addf(&note, "[ %s: backported to %s;", l->me->name, bname);
+	strbuf_release(&edited);
+	free(msgfile);
+	return ret;
+}
+
+/*
+ * The backport's commit message: the stable-style message of mail `m`
+ * with a note of how each file that did not apply as it was got in.
+ * NULL when the editor failed (printed). Caller frees.
+ */
+static char *backport_message(struct loop *l, const struct kit_patch *p,
+			      const struct mail_patch *m, const struct backport_result *r)
+{
+	struct strbuf note = STRBUF_INIT;
+	char *message = stable_message(m, p, NULL, NULL, 0, l->me), *noted;
+	size_t i;
+
+	strbuf_addf(&note, "[ %s: backported to %s;", l->me->name, branch_decisions(l->b));
 	for (i = 0; i < r->nr; i++)
 		if (r->files[i].how != BACKPORT_APPLIED)
 			strbuf_addf(&note, " %s (%s)", r->files[i].path,
@@ -325,134 +335,200 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 				    "rejected hunks redone");
 	strbuf_addstr(&note, " ]");
 	noted = backport_add_note(message, note.buf);
-	if (l->opts->edit) {
-		struct strbuf edited = STRBUF_INIT;
-
-		msgfile = path_join(l->paths.dir, "MESSAGE");
-		if (write_file_atomic(msgfile, noted, strlen(noted))) {
-			error("cannot write '%s': %s", msgfile, strerror(errno));
-			goto cleanup;
-		}
-		if (edit_file(msgfile) || strbuf_read_file(&edited, msgfile)) {
-			strbuf_release(&edited);
-			goto cleanup;
-		}
+	strbuf_release(&note);
+	free(message);
+	if (l->opts->edit && edit_message(l, &noted)) {
 		free(noted);
-		noted = strbuf_detach(&edited, NULL);
+		return NULL;
 	}
-	if (mails[0].author_name && mails[0].author_email)
-		err = git_signature_new(&author, mails[0].author_name, mails[0].author_email,
-					mails[0].date, mails[0].tz_offset);
+	return noted;
+}
+
+/*
+ * Write the backport's commit (author from mail `m`, committed by the
+ * backporter) and a ref that keeps it: the blobs its index lines name
+ * stay in the repository, for replays.
+ */
+static int write_backport_commit(git_oid *out, struct loop *l, const struct kit_patch *p,
+				 const struct mail_patch *m, const git_oid *tree_id,
+				 git_commit *onto_c, const char *message)
+{
+	git_signature *author = NULL;
+	git_reference *ref = NULL;
+	git_tree *tree = NULL;
+	char *keep = NULL;
+	int err, ret = 0;
+
+	if (m->author_name && m->author_email)
+		err = git_signature_new(&author, m->author_name, m->author_email, m->date,
+					m->tz_offset);
 	else
 		err = git_signature_dup(&author, l->me);
-	if (err < 0 || (err = git_tree_lookup(&tree, l->repo, &tree_id)) < 0 ||
-	    (err = git_commit_create(&commit_id, l->repo, NULL, author, l->me, NULL, noted, tree,
+	if (err < 0 || (err = git_tree_lookup(&tree, l->repo, tree_id)) < 0 ||
+	    (err = git_commit_create(out, l->repo, NULL, author, l->me, NULL, message, tree,
 				     1, (const git_commit **)&onto_c)) < 0) {
-		gitutil_error(err, "cannot write the backport of %s", kit_patch_label(p));
+		ret = gitutil_error(err, "cannot write the backport of %s", kit_patch_label(p));
 		goto cleanup;
 	}
-	{
-		char *keep = xstrfmt("%s%s", l->paths.keep_prefix, git_oid_tostr_s(&commit_id));
-		git_reference *ref = NULL;
+	keep = xstrfmt("%s%s", l->paths.keep_prefix, git_oid_tostr_s(out));
+	err = git_reference_create(&ref, l->repo, keep, out, 1, "mkseries backport: recorded");
+	if (err < 0)
+		ret = gitutil_error(err, "cannot write '%s'", keep);
+cleanup:
+	git_reference_free(ref);
+	free(keep);
+	git_tree_free(tree);
+	git_signature_free(author);
+	return ret;
+}
 
-		/* the blobs its index lines name stay in the repository: replays need them */
-		err = git_reference_create(&ref, l->repo, keep, &commit_id, 1,
-					   "mkseries backport: recorded");
-		git_reference_free(ref);
-		if (err < 0) {
-			gitutil_error(err, "cannot write '%s'", keep);
-			free(keep);
-			goto cleanup;
-		}
-		free(keep);
-	}
-	replaces = state_get(st, "replaces");
-	if (replaces && *replaces) {
-		/* a recorded backport that no longer applies: its file is rewritten */
-		char *abs = path_join(l->kit->dir, replaces), *bak = NULL;
-		struct strbuf old = STRBUF_INIT;
-		size_t n = 0;
+/*
+ * A recorded backport that no longer applies is rewritten in place: keep
+ * a copy of it first, and note both in the loop file for --abort.
+ */
+static int keep_replaced(struct loop *l, const char *replaces)
+{
+	char *abs = path_join(l->kit->dir, replaces), *bak = NULL;
+	struct strbuf old = STRBUF_INIT;
+	size_t n = 0;
+	int err;
 
-		while (bak = xstrfmt("%s.%zu", l->paths.backup, n), file_exists(bak)) {
-			free(bak);
-			n++;
-		}
-		err = strbuf_read_file(&old, abs) || write_file_atomic(bak, old.buf, old.len);
-		free(abs);
-		strbuf_release(&old);
-		if (err) {
-			error("cannot keep a copy of '%s': %s", replaces, strerror(errno));
-			free(bak);
-			goto cleanup;
-		}
-		err = add_loop_file(l->paths.loop, "replaced", replaces) ||
-		      add_loop_file(l->paths.loop, "backup", bak);
+	while (bak = xstrfmt("%s.%zu", l->paths.backup, n), file_exists(bak)) {
 		free(bak);
-		if (err)
-			goto cleanup;
-		rel = xstrdup(replaces);
-	} else {
-		dir = backport_dir(p->series, l->b, &declared);
-		rel = backport_file_name(l->kit->dir, dir, p,
-					 mails[0].subject && *mails[0].subject ? mails[0].subject :
-					 p->subject ? p->subject : "backport");
-		if (add_loop_file(l->paths.loop, "created", rel))
-			goto cleanup;
+		n++;
 	}
-	{
-		char *written = NULL;
+	err = strbuf_read_file(&old, abs) || write_file_atomic(bak, old.buf, old.len);
+	free(abs);
+	strbuf_release(&old);
+	if (err) {
+		error("cannot keep a copy of '%s': %s", replaces, strerror(errno));
+		free(bak);
+		return -1;
+	}
+	err = add_loop_file(l->paths.loop, "replaced", replaces) ||
+	      add_loop_file(l->paths.loop, "backup", bak);
+	free(bak);
+	return err ? -1 : 0;
+}
 
-		if (patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0,
-				       replaces && *replaces))
-			goto cleanup;
-		free(written);
+/* The kit file the backport goes to (*rel, caller frees): the one it replaces, or a new one. */
+static int backport_target(char **rel, struct loop *l, const char *replaces,
+			   const struct kit_patch *p, const struct mail_patch *m)
+{
+	char *dir;
+	int declared;
+
+	*rel = NULL;
+	if (replaces && *replaces) {
+		if (keep_replaced(l, replaces))
+			return -1;
+		*rel = xstrdup(replaces);
+		return 0;
 	}
+	dir = backport_dir(p->series, l->b, &declared);
+	*rel = backport_file_name(l->kit->dir, dir, p,
+				  m->subject && *m->subject ? m->subject :
+				  p->subject ? p->subject : "backport");
+	free(dir);
+	return add_loop_file(l->paths.loop, "created", *rel) ? -1 : 0;
+}
+
+/*
+ * The first step of recording: commit the work tree and write it as the
+ * branch's patch file, then mark "recorded" in the state file.
+ */
+static int record_file(struct loop *l, struct state *st, const struct kit_patch *p,
+		       const struct backport_result *r)
+{
+	struct mail_patch *mails = NULL;
+	size_t nr_mails = 0;
+	git_oid tree_id, commit_id;
+	git_commit *onto_c = NULL;
+	char *src = NULL, *message = NULL, *rel = NULL, *written = NULL;
+	const char *replaces = state_get(st, "replaces");
+	int ret = -1;
+
+	if (worktree_change(&tree_id, &onto_c, l, st))
+		goto cleanup;
+	src = path_join(l->kit->dir, state_get(st, "source"));
+	if (mail_parse_file(&mails, &nr_mails, src) < 0)
+		goto cleanup;
+	if (nr_mails != 1) {
+		error("'%s' holds %zu patches; the kit names one patch per file", src, nr_mails);
+		goto cleanup;
+	}
+	message = backport_message(l, p, &mails[0], r);
+	if (!message ||
+	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message) ||
+	    backport_target(&rel, l, replaces, p, &mails[0]) ||
+	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0,
+			       replaces && *replaces))
+		goto cleanup;
 	state_set(st, "recorded", rel);
 	if (replaces && *replaces)
 		state_set(st, "decided", "1");
 	if (state_write(st, l->paths.patch))
 		goto cleanup;
 	printf("recorded %s\n", rel);
-	/* tests/t0800 stands in for a crash here: the file written, series.yaml not yet */
-	if (getenv("MKSERIES_TEST_BACKPORT_CRASH"))
-		_exit(3);
-decide:
-	if (!state_get(st, "decided")) {
-		struct strbuf flow = STRBUF_INIT;
-
-		free(dir);
-		dir = backport_dir(p->series, l->b, &declared);
-		if (!declared) {
-			strbuf_addstr(&flow, "{ file: ");
-			yaml_scalar(&flow, state_get(st, "recorded"));
-			strbuf_addstr(&flow, " }");
-			err = add_decision(l->kit, p, bname, flow.buf, "the new backport");
-			strbuf_release(&flow);
-			if (err || loop_kit_reloaded(l))
-				goto cleanup;
-			printf("series.yaml: %s on '%s': %s\n", label, bname,
-			       state_get(st, "recorded"));
-		}
-		state_set(st, "decided", "1");
-		if (state_write(st, l->paths.patch))
-			goto cleanup;
-	}
 	ret = 0;
 cleanup:
-	free(label);
-	free(bname);
-	free(msgfile);
-	free(dir);
+	free(written);
 	free(rel);
-	free(noted);
 	free(message);
 	free(src);
-	strbuf_release(&note);
-	git_signature_free(author);
-	git_tree_free(tree);
 	git_commit_free(onto_c);
 	mail_patches_free(mails, nr_mails);
 	return ret;
+}
+
+/* The second step: declare the new file in series.yaml unless its directory is declared. */
+static int record_decision(struct loop *l, struct state *st, const struct kit_patch *p)
+{
+	struct strbuf flow = STRBUF_INIT;
+	char *bname = xstrdup(branch_decisions(l->b)), *label = xstrdup(kit_patch_label(p));
+	char *dir;
+	int declared, err, ret = -1;
+
+	dir = backport_dir(p->series, l->b, &declared);
+	if (!declared) {
+		strbuf_addstr(&flow, "{ file: ");
+		yaml_scalar(&flow, state_get(st, "recorded"));
+		strbuf_addstr(&flow, " }");
+		err = add_decision(l->kit, p, bname, flow.buf, "the new backport");
+		if (err || loop_kit_reloaded(l))
+			goto cleanup;
+		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
+	}
+	state_set(st, "decided", "1");
+	if (state_write(st, l->paths.patch))
+		goto cleanup;
+	ret = 0;
+cleanup:
+	strbuf_release(&flow);
+	free(dir);
+	free(label);
+	free(bname);
+	return ret;
+}
+
+/*
+ * Turn the work tree into the branch's backport of the patch in `st`:
+ * the patch file, then the decision in series.yaml. Each step is marked
+ * done in the state file, so an interrupted --continue does the rest.
+ */
+static int record_backport(struct loop *l, struct state *st, const struct kit_patch *p,
+			   const struct backport_result *r)
+{
+	if (!state_get(st, "recorded")) {
+		if (record_file(l, st, p, r))
+			return -1;
+		/* tests/t0800 stands in for a crash here: the file written, series.yaml not yet */
+		if (getenv("MKSERIES_TEST_BACKPORT_CRASH"))
+			_exit(3);
+	}
+	if (state_get(st, "decided"))
+		return 0;
+	return record_decision(l, st, p);
 }
 
 /* The patch is done with (recorded or skipped): its tree and state go. */
@@ -474,6 +550,87 @@ static void print_next_steps(const struct loop *l)
 	       l->paths.tree, l->b->name, branch_decisions(l->b), l->b->name, l->b->name);
 }
 
+/* The kit applies on the branch: say so, and the loop's directory goes. */
+static void kit_applied(struct loop *l, const struct apply_outcome *o)
+{
+	char *ref = kit_refname(l->kit, l->b, NULL);
+
+	printf("%s: %s %s %s (%zu commits, %zu squashed, %zu already in the tree)\n",
+	       l->b->name, ref, o->moved ? "->" : "up to date at", oid_short(&o->tip),
+	       o->nr_commits, o->nr_squashed, o->nr_found);
+	free(ref);
+	if (remove_tree(l->paths.dir) && errno != ENOENT)
+		warning("cannot remove '%s': %s", l->paths.dir, strerror(errno));
+}
+
+/* What --continue, --skip and status need to know of the patch worked on. */
+static void set_patch_state(struct state *st, const struct loop *l, const struct plan_item *it,
+			    const git_oid *onto, const struct backport_result *r)
+{
+	size_t i;
+
+	state_set(st, "branch", l->b->name);
+	state_set(st, "series", it->patch->series->id);
+	state_set(st, "list", it->patch->is_fixup ? "fixups" : "patches");
+	state_setf(st, "index", "%d", it->patch->index - 1);
+	state_set(st, "label", kit_patch_label(it->patch));
+	state_set(st, "upstream", it->patch->upstream ? it->patch->upstream : "");
+	state_set(st, "subject", it->subject ? it->subject : "");
+	state_set(st, "source", it->source);
+	state_set(st, "replaces", it->branch_backport ? it->source : "");
+	state_set(st, "onto", git_oid_tostr_s(onto));
+	state_set(st, "tree", l->paths.tree);
+	for (i = 0; i < r->nr; i++) {
+		char *kf = xstrfmt("file.%zu", i), *kh = xstrfmt("how.%zu", i);
+
+		state_set(st, kf, r->files[i].path);
+		state_setf(st, kh, "%d", (int)r->files[i].how);
+		free(kf);
+		free(kh);
+	}
+}
+
+/* The patch that does not apply, the tree checked out for it, and how each file went. */
+static void print_checked_out(const struct loop *l, const struct plan_item *it,
+			      const struct apply_outcome *before, const struct backport_result *r)
+{
+	printf("%s: %s does not apply; the tree it goes on (%s: the base", l->b->name,
+	       kit_patch_label(it->patch), oid_short(&before->tip));
+	if (before->nr_commits)
+		printf(" and the %zu %s before it", before->nr_commits,
+		       before->nr_commits == 1 ? "commit" : "commits");
+	printf(") is checked out in %s:\n", l->paths.tree);
+	print_files(r, l->paths.tree);
+}
+
+/*
+ * Check out `onto` in the loop's work tree (a fresh one) and apply mail
+ * m's diff there as well as it goes. Returns 0 or -1 (printed; the work
+ * tree removed again when the apply failed).
+ */
+static int apply_in_work_tree(struct backport_result *r, struct loop *l, const git_oid *onto,
+			      const struct mail_patch *m)
+{
+	struct strbuf report = STRBUF_INIT;
+	int err;
+
+	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
+				     l->paths.refname) ||
+	    mkdir_p(l->paths.dir, 0755) ||
+	    backport_worktree_add(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname,
+				  onto))
+		return -1;
+	err = backport_apply_in_tree(r, &report, l->repo, onto, l->paths.tree, m->diff,
+				     m->diff_len);
+	if (err) {
+		if (err == MKS_EUNSAFE)
+			fprintf(stderr, "error: %s", report.buf);
+		finish_patch(l);
+	}
+	strbuf_release(&report);
+	return err ? -1 : 0;
+}
+
 /*
  * Apply the kit; at the first patch that does not apply, check out the
  * tree before it and apply it there as well as possible. A clean result
@@ -487,11 +644,10 @@ static int run_loop(struct loop *l)
 		struct plan plan = PLAN_INIT;
 		struct apply_outcome o, before;
 		struct backport_result r = { 0 };
-		struct strbuf report = STRBUF_INIT;
 		struct state st = STATE_INIT;
 		const struct plan_item *it;
 		struct mail_patch *mails = NULL;
-		size_t nr_mails = 0, i, keep;
+		size_t nr_mails = 0, keep;
 		char *src = NULL;
 		git_oid base;
 		int again = 0;
@@ -506,15 +662,7 @@ static int run_loop(struct loop *l)
 			goto next;
 		err = branch_apply(&o, l->repo, &plan, &base, NULL, l->me, "mkseries backport");
 		if (!err) {
-			char *ref = kit_refname(l->kit, l->b, NULL);
-
-			printf("%s: %s %s %s (%zu commits, %zu squashed, "
-			       "%zu already in the tree)\n", l->b->name, ref,
-			       o.moved ? "->" : "up to date at", oid_short(&o.tip), o.nr_commits,
-			       o.nr_squashed, o.nr_found);
-			free(ref);
-			if (remove_tree(l->paths.dir) && errno != ENOENT)
-				warning("cannot remove '%s': %s", l->paths.dir, strerror(errno));
+			kit_applied(l, &o);
 			ret = 0;
 			goto next;
 		}
@@ -547,48 +695,12 @@ static int run_loop(struct loop *l)
 			error("'%s' does not hold one patch", it->source);
 			goto next;
 		}
-		if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
-					     l->paths.refname) ||
-		    mkdir_p(l->paths.dir, 0755) ||
-		    backport_worktree_add(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname,
-					  &before.tip))
+		if (apply_in_work_tree(&r, l, &before.tip, &mails[0]))
 			goto next;
-		err = backport_apply_in_tree(&r, &report, l->repo, &before.tip, l->paths.tree,
-					     mails[0].diff, mails[0].diff_len);
-		if (err) {
-			if (err == MKS_EUNSAFE)
-				fprintf(stderr, "error: %s", report.buf);
-			finish_patch(l);
-			goto next;
-		}
-		state_set(&st, "branch", l->b->name);
-		state_set(&st, "series", it->patch->series->id);
-		state_set(&st, "list", it->patch->is_fixup ? "fixups" : "patches");
-		state_setf(&st, "index", "%d", it->patch->index - 1);
-		state_set(&st, "label", kit_patch_label(it->patch));
-		state_set(&st, "upstream", it->patch->upstream ? it->patch->upstream : "");
-		state_set(&st, "subject", it->subject ? it->subject : "");
-		state_set(&st, "source", it->source);
-		state_set(&st, "replaces", it->branch_backport ? it->source : "");
-		state_set(&st, "onto", git_oid_tostr_s(&before.tip));
-		state_set(&st, "tree", l->paths.tree);
-		for (i = 0; i < r.nr; i++) {
-			char *kf = xstrfmt("file.%zu", i), *kh = xstrfmt("how.%zu", i);
-
-			state_set(&st, kf, r.files[i].path);
-			state_setf(&st, kh, "%d", (int)r.files[i].how);
-			free(kf);
-			free(kh);
-		}
+		set_patch_state(&st, l, it, &before.tip, &r);
 		if (state_write(&st, l->paths.patch))
 			goto next;
-		printf("%s: %s does not apply; the tree it goes on (%s: the base", l->b->name,
-		       kit_patch_label(it->patch), oid_short(&before.tip));
-		if (before.nr_commits)
-			printf(" and the %zu %s before it", before.nr_commits,
-			       before.nr_commits == 1 ? "commit" : "commits");
-		printf(") is checked out in %s:\n", l->paths.tree);
-		print_files(&r, l->paths.tree);
+		print_checked_out(l, it, &before, &r);
 		if (!backport_result_needs_work(&r)) {
 			printf("every file applied or merged cleanly: recording it\n");
 			if (record_backport(l, &st, it->patch, &r) || finish_patch(l))
@@ -602,7 +714,6 @@ next:
 		state_release(&st);
 		mail_patches_free(mails, nr_mails);
 		free(src);
-		strbuf_release(&report);
 		backport_result_release(&r);
 		apply_outcome_release(&before);
 		apply_outcome_release(&o);

@@ -1,0 +1,32 @@
+/* aptsuite.h: the tree module's use of apt, confined to a private directory per suite. */
+#ifndef MKSERIES_APTSUITE_H
+#define MKSERIES_APTSUITE_H
+
+#include "util.h"
+
+/*
+ * Make the private apt directory `aptdir` of one suite (its sources,
+ * as tree_apt_sources() wrote them, lists, caches and an empty status)
+ * and the download directory `debs`. Returns 0 or -1 (printed).
+ */
+int apt_prepare(const char *aptdir, const char *debs, const struct strbuf *sources);
+
+/*
+ * Refresh the suite's package lists and set *version (caller frees) to
+ * the version of `package` apt would fetch. MKS_ENOTFOUND, printed with
+ * the places looked in and apt's own errors, when the suite lacks it.
+ */
+int apt_candidate(char **version, const char *aptdir, const char *package,
+		  const char *suite, const struct strvec *looked_in);
+
+/*
+ * Download package=version into `debs` unless it is there already; *deb
+ * (caller frees) names the file. Returns 0 or -1 (printed).
+ */
+int apt_download(char **deb, const char *aptdir, const char *debs, const char *package,
+		 const char *version);
+
+/* Append the blank-separated words of s to sv. */
+void apt_split_words(struct strvec *sv, const char *s);
+
+#endif
