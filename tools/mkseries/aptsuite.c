@@ -525,6 +525,7 @@ int apt_download(char **deb, const char *aptdir, const char *debs, const char *p
 	ret = ensure_dir(tmp);
 	if (ret)
 		goto cleanup;
+	temp_path_add(tmp);
 	if (mks_isatty_stderr())
 		fprintf(stderr, "downloading %s %s\n", package, version);
 	apt_command(&dl, "apt-get", aptdir);
@@ -554,8 +555,10 @@ int apt_download(char **deb, const char *aptdir, const char *debs, const char *p
 	}
 	*deb = name;
 cleanup:
-	if (tmp)
+	if (tmp) {
 		remove_tree(tmp);
+		temp_path_done(tmp);
+	}
 	child_release(&dl);
 	strbuf_release(&err);
 	free(tmp);
