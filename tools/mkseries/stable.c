@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixups.h"
+#include "fixref.h"
 #include "gitutil.h"
 #include "stable.h"
 #include "util.h"
