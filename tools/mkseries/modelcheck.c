@@ -1,12 +1,9 @@
 /* modelcheck.c: the checks that need the whole kit: entries named by id or file, requires, fixes, variants, decisions. */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 #include "model.h"

@@ -1,12 +1,7 @@
 /* modelfind.c: look things up in a loaded kit: series, branches, variants, patches, decisions and their labels. */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <yaml.h>
 
 #include "model.h"
 #include "modelload.h"

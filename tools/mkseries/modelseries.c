@@ -1,11 +1,8 @@
 /* modelseries.c: load series.yaml: the series, their patches and fixups, per-branch decisions. */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 #include "model.h"

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>

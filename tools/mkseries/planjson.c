@@ -5,7 +5,6 @@
 #include "build.h"
 #include "json.h"
 #include "report.h"
-#include "verdict.h"
 
 static void describe_source(struct strbuf *sb, const struct kernel_branch *b)
 {

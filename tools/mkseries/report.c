@@ -5,7 +5,6 @@
 
 #include "report.h"
 #include "reportrender.h"
-#include "verdict.h"
 
 int report_format_parse(enum report_format *out, const char *name)
 {

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "json.h"
-#include "report.h"
 #include "reportperf.h"
 #include "reportrender.h"
 #include "verdict.h"

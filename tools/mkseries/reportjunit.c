@@ -1,8 +1,6 @@
 /* reportjunit.c: the results of a run as JUnit XML, a testsuite per branch x variant. */
-#include <math.h>
 #include <string.h>
 
-#include "report.h"
 #include "reportperf.h"
 #include "reportrender.h"
 #include "reportwords.h"

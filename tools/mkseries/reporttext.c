@@ -1,9 +1,6 @@
 /* reporttext.c: the matrix for a terminal and the Markdown for a mailing-list reply. */
-#include <math.h>
 #include <string.h>
 
-#include "applyplan.h"
-#include "build.h"
 #include "report.h"
 #include "reportperf.h"
 #include "reportrender.h"
