@@ -65,18 +65,14 @@ static void json_claim_members(struct jw *w, const struct claim *cl)
 static void json_cell_claims(struct jw *w, const struct branch_result *b,
 			     const struct cell_result *c)
 {
-	size_t i;
+	const struct claim *cl;
+	struct claim_verdict v;
+	size_t i = 0;
 
 	jw_open(w, "claims", '[');
-	for (i = 0; i < b->nr_claims; i++) {
-		const struct claim *cl = &b->claims[i];
-		struct claim_verdict v;
-		char *text;
+	while ((cl = cell_claim_next(b, c, &i, &v))) {
+		char *text = kit_claim_text(&cl->c);
 
-		if (!claim_applies(b, c, cl))
-			continue;
-		claim_judge(&v, b, c, cl);
-		text = kit_claim_text(&cl->c);
 		jw_open(w, NULL, '{');
 		json_claim_members(w, cl);
 		jw_string(w, "claim", text);

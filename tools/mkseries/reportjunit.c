@@ -105,17 +105,13 @@ static void junit_claims(struct junit_suite *js, const char *suite, const struct
 			 const struct cell_result *c)
 {
 	char *classname = xstrfmt("%s/claims", suite);
-	size_t i;
+	const struct claim *cl;
+	struct claim_verdict v;
+	size_t i = 0;
 
-	for (i = 0; i < b->nr_claims; i++) {
-		const struct claim *cl = &b->claims[i];
-		struct claim_verdict v;
-		char *text, *name, *msg;
+	while ((cl = cell_claim_next(b, c, &i, &v))) {
+		char *text = kit_claim_text(&cl->c), *name, *msg;
 
-		if (!claim_applies(b, c, cl))
-			continue;
-		claim_judge(&v, b, c, cl);
-		text = kit_claim_text(&cl->c);
 		name = xstrfmt("%s: %s", claim_owner_label(cl), text);
 		if (v.outcome == CLAIM_FAILED) {
 			char *details;

@@ -457,6 +457,20 @@ skips:
 }
 
 
+const struct claim *cell_claim_next(const struct branch_result *b, const struct cell_result *c,
+				    size_t *i, struct claim_verdict *v)
+{
+	while (*i < b->nr_claims) {
+		const struct claim *cl = &b->claims[(*i)++];
+
+		if (claim_applies(b, c, cl)) {
+			claim_judge(v, b, c, cl);
+			return cl;
+		}
+	}
+	return NULL;
+}
+
 /* The most notable called change of a branch, for the matrix; NULL when none. */
 void perf_notable(struct strbuf *sb, const struct branch_comparison *bc)
 {

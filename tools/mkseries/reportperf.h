@@ -43,4 +43,12 @@ void lkp_row(struct strbuf *sb, const struct metric_row *r, const char *indent,
 /* The most notable called change of a branch, for the matrix; "-" when none. */
 void perf_notable(struct strbuf *sb, const struct branch_comparison *bc);
 
+/*
+ * The next claim of b from *i on that cell c checks, judged into *v
+ * (the caller releases it with claim_verdict_release()); NULL when no
+ * claim is left. Start with *i = 0.
+ */
+const struct claim *cell_claim_next(const struct branch_result *b, const struct cell_result *c,
+				    size_t *i, struct claim_verdict *v);
+
 #endif

@@ -178,18 +178,14 @@ static size_t expected_failures(struct strbuf *sb, const struct run_results *r, 
 static void claim_problems(struct strvec *lines, const struct branch_result *b,
 			   const struct cell_result *c)
 {
-	size_t i;
+	const struct claim *cl;
+	struct claim_verdict v;
+	size_t i = 0;
 
-	for (i = 0; i < b->nr_claims; i++) {
-		const struct claim *cl = &b->claims[i];
-		struct claim_verdict v;
-		char *text;
-
-		if (!claim_applies(b, c, cl))
-			continue;
-		claim_judge(&v, b, c, cl);
+	while ((cl = cell_claim_next(b, c, &i, &v))) {
 		if (v.outcome == CLAIM_FAILED) {
-			text = kit_claim_text(&cl->c);
+			char *text = kit_claim_text(&cl->c);
+
 			strvec_pushf(lines, "%s %s: claim did not hold: %s: %s", b->name, c->variant,
 				     claim_owner_label(cl), text);
 			free(text);
@@ -214,16 +210,15 @@ static size_t claims_section(struct strbuf *sb, const struct run_results *r, int
 		for (j = 0; j < b->nr_cells; j++) {
 			const struct cell_result *c = &b->cells[j];
 
-			for (k = 0; k < b->nr_claims; k++) {
-				const struct claim *cl = &b->claims[k];
-				struct claim_verdict v;
+			const struct claim *cl;
+			struct claim_verdict v;
+
+			k = 0;
+			while ((cl = cell_claim_next(b, c, &k, &v))) {
 				struct strbuf line = STRBUF_INIT;
 				const char *word, *col;
 				char *text, *one;
 
-				if (!claim_applies(b, c, cl))
-					continue;
-				claim_judge(&v, b, c, cl);
 				word = v.outcome == CLAIM_HELD ? "held" :
 				       v.outcome == CLAIM_FAILED ? "DID NOT HOLD" : "not checked";
 				col = v.outcome == CLAIM_HELD ? C_GREEN :
