@@ -7,7 +7,7 @@
 
 #include "apply.h"
 #include "backport.h"
-#include "fixups.h"
+#include "patchfile.h"
 #include "gitutil.h"
 
 void backport_result_release(struct backport_result *r)

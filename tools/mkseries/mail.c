@@ -752,6 +752,125 @@ static char *upstream_of(const char *message)
  * Parse one mail (headers and body, without its mbox separator) into p.
  * Returns 0, 1 when the mail carries no diff (dropped), or -1 (printed).
  */
+/* Where the diff starts in body: its first "diff --git " line. 0 when there is none. */
+static int find_diff(const struct strbuf *body, size_t *diff_start)
+{
+	size_t pos = 0, llen;
+	const char *line;
+
+	while (next_line(body->buf, body->len, &pos, &line, &llen))
+		if (llen >= 11 && !memcmp(line, "diff --git ", 11)) {
+			*diff_start = line - body->buf;
+			return 1;
+		}
+	return 0;
+}
+
+/* The author: an in-body From: (raw, in `charset`) wins over the mail's. */
+static int take_author(struct mail_patch *p, GMimeMessage *msg, const char *inbody,
+		       const char *charset, const char *name, size_t index)
+{
+	const char *from = g_mime_object_get_header(GMIME_OBJECT(msg), "From");
+	InternetAddressList *list;
+	char *text;
+	int ret = 0;
+
+	if (!inbody && !from)
+		return error("%s: mail %zu: no From header", name, index);
+	if (!inbody) {
+		if (set_author(p, g_mime_message_get_from(msg)) < 0)
+			return error("%s: mail %zu: cannot parse From header '%s'", name, index,
+				     from);
+		return 0;
+	}
+	text = to_utf8(inbody, strlen(inbody), charset);
+	list = internet_address_list_parse(mime_options, text);
+	if (set_author(p, list) < 0)
+		ret = error("%s: mail %zu: cannot parse in-body From '%s'", name, index, text);
+	if (list)
+		g_object_unref(list);
+	free(text);
+	return ret;
+}
+
+/* The subject: numbering comes from the mail's, unless the in-body one has it. */
+static int take_subject(struct mail_patch *p, GMimeMessage *msg, const char *inbody,
+			const char *charset, const char *name, size_t index)
+{
+	const char *hsubject = g_mime_message_get_subject(msg);
+	char *text, *decoded;
+	int v, n, t;
+
+	if (!hsubject && !inbody)
+		return error("%s: mail %zu: no Subject header", name, index);
+	if (hsubject) {
+		text = utf8_dup(hsubject);
+		p->subject = subject_clean(text, &p->version, &p->number, &p->total);
+		free(text);
+	}
+	if (!inbody)
+		return 0;
+	text = to_utf8(inbody, strlen(inbody), charset);
+	decoded = from_glib(g_mime_utils_header_decode_text(mime_options, text));
+	free(p->subject);
+	p->subject = subject_clean(decoded, &v, &n, &t);
+	if (v || n || t) {
+		p->version = v;
+		p->number = n;
+		p->total = t;
+	}
+	free(decoded);
+	free(text);
+	return 0;
+}
+
+/* The date: an in-body Date: wins over the mail's; none leaves it unset. */
+static void take_date(struct mail_patch *p, GMimeMessage *msg, const char *inbody,
+		      const char *charset)
+{
+	GDateTime *in_date = NULL, *date;
+
+	if (inbody) {
+		char *text = to_utf8(inbody, strlen(inbody), charset);
+
+		in_date = g_mime_utils_header_decode_date(text);
+		free(text);
+	}
+	date = in_date ? in_date : g_mime_message_get_date(msg);
+	if (date)
+		set_date(p, date);
+	if (in_date)
+		g_date_time_unref(in_date);
+}
+
+/*
+ * The commit message, from msg_start to the "---" before the diffstat
+ * (or to the diff), with its trailers and upstream id; then the diff,
+ * in the bytes the mail carried, as git am applies them.
+ */
+static void take_message_and_diff(struct mail_patch *p, const struct strbuf *body,
+				  size_t msg_start, size_t diff_start, const char *charset)
+{
+	size_t pos = msg_start, msg_end = diff_start, llen;
+	const char *line;
+	char *text;
+
+	while (next_line(body->buf, diff_start, &pos, &line, &llen)) {
+		if (llen >= 3 && !memcmp(line, "---", 3) && is_blank(line + 3, llen - 3)) {
+			msg_end = line - body->buf;
+			break;
+		}
+	}
+	text = to_utf8(body->buf + msg_start, msg_end - msg_start, charset);
+	p->message = message_tidy(text);
+	free(text);
+	p->nr_trailers = trailers_parse(&p->trailers, p->message, &p->message_body_len);
+	p->upstream = upstream_of(p->message);
+
+	p->diff_len = diff_span(body->buf + diff_start, body->len - diff_start);
+	p->diff = xstrndup(body->buf + diff_start, p->diff_len);
+}
+
 static int parse_one(struct mail_patch *p, const char *mail, size_t size, const char *name,
 		     size_t index)
 {
@@ -759,14 +878,11 @@ static int parse_one(struct mail_patch *p, const char *mail, size_t size, const 
 	GMimeParser *parser = NULL;
 	GMimeMessage *msg = NULL;
 	GMimeObject *part;
-	InternetAddressList *in_list = NULL;
-	GDateTime *in_date = NULL, *date;
 	struct strbuf body = STRBUF_INIT;
-	const char *charset = NULL, *line, *hsubject, *id;
+	const char *charset = NULL, *id;
 	char *inbody[3] = { NULL, NULL, NULL };
-	char *text = NULL, *decoded = NULL;
-	size_t pos = 0, llen, diff_start = 0, msg_start, msg_end;
-	int found = 0, ret = -1, v, n, t;
+	size_t diff_start = 0, msg_start;
+	int ret = -1;
 
 	stream = g_mime_stream_mem_new_with_buffer(mail, size);
 	parser = g_mime_parser_new_with_stream(stream);
@@ -780,14 +896,7 @@ static int parse_one(struct mail_patch *p, const char *mail, size_t size, const 
 	if (part)
 		collect_text(part, &body, &charset, 0);
 
-	while (next_line(body.buf, body.len, &pos, &line, &llen)) {
-		if (llen >= 11 && !memcmp(line, "diff --git ", 11)) {
-			diff_start = line - body.buf;
-			found = 1;
-			break;
-		}
-	}
-	if (!found) {
+	if (!find_diff(&body, &diff_start)) {
 		ret = 1;
 		goto cleanup;
 	}
@@ -797,95 +906,20 @@ static int parse_one(struct mail_patch *p, const char *mail, size_t size, const 
 	}
 
 	msg_start = parse_inbody(body.buf, diff_start, inbody);
-
-	/* Author: an in-body From: wins over the mail's. */
-	if (inbody[0]) {
-		text = to_utf8(inbody[0], strlen(inbody[0]), charset);
-		in_list = internet_address_list_parse(mime_options, text);
-		if (set_author(p, in_list) < 0) {
-			error("%s: mail %zu: cannot parse in-body From '%s'", name, index, text);
-			goto cleanup;
-		}
-		free(text);
-		text = NULL;
-	} else if (!g_mime_object_get_header(GMIME_OBJECT(msg), "From")) {
-		error("%s: mail %zu: no From header", name, index);
+	if (take_author(p, msg, inbody[0], charset, name, index) < 0 ||
+	    take_subject(p, msg, inbody[1], charset, name, index) < 0)
 		goto cleanup;
-	} else if (set_author(p, g_mime_message_get_from(msg)) < 0) {
-		error("%s: mail %zu: cannot parse From header '%s'", name, index,
-		      g_mime_object_get_header(GMIME_OBJECT(msg), "From"));
-		goto cleanup;
-	}
-
-	/* Subject: numbering comes from the mail's, unless the in-body one has it. */
-	hsubject = g_mime_message_get_subject(msg);
-	if (!hsubject && !inbody[1]) {
-		error("%s: mail %zu: no Subject header", name, index);
-		goto cleanup;
-	}
-	if (hsubject) {
-		text = utf8_dup(hsubject);
-		p->subject = subject_clean(text, &p->version, &p->number, &p->total);
-		free(text);
-		text = NULL;
-	}
-	if (inbody[1]) {
-		text = to_utf8(inbody[1], strlen(inbody[1]), charset);
-		decoded = from_glib(g_mime_utils_header_decode_text(mime_options, text));
-		free(p->subject);
-		p->subject = subject_clean(decoded, &v, &n, &t);
-		if (v || n || t) {
-			p->version = v;
-			p->number = n;
-			p->total = t;
-		}
-		free(text);
-		text = NULL;
-	}
-
-	if (inbody[2]) {
-		text = to_utf8(inbody[2], strlen(inbody[2]), charset);
-		in_date = g_mime_utils_header_decode_date(text);
-		free(text);
-		text = NULL;
-	}
-	date = in_date ? in_date : g_mime_message_get_date(msg);
-	if (date)
-		set_date(p, date);
-
+	take_date(p, msg, inbody[2], charset);
 	id = g_mime_message_get_message_id(msg);
 	if (id && *id)
 		p->message_id = utf8_dup(id);
-
-	/* The message ends at the "---" before the diffstat, or at the diff. */
-	msg_end = diff_start;
-	pos = msg_start;
-	while (next_line(body.buf, diff_start, &pos, &line, &llen)) {
-		if (llen >= 3 && !memcmp(line, "---", 3) && is_blank(line + 3, llen - 3)) {
-			msg_end = line - body.buf;
-			break;
-		}
-	}
-	text = to_utf8(body.buf + msg_start, msg_end - msg_start, charset);
-	p->message = message_tidy(text);
-	p->nr_trailers = trailers_parse(&p->trailers, p->message, &p->message_body_len);
-	p->upstream = upstream_of(p->message);
-
-	/* The diff stays in the bytes the mail carried, as git am applies them. */
-	p->diff_len = diff_span(body.buf + diff_start, body.len - diff_start);
-	p->diff = xstrndup(body.buf + diff_start, p->diff_len);
+	take_message_and_diff(p, &body, msg_start, diff_start, charset);
 	ret = 0;
 
 cleanup:
-	free(decoded);
-	free(text);
 	free(inbody[0]);
 	free(inbody[1]);
 	free(inbody[2]);
-	if (in_date)
-		g_date_time_unref(in_date);
-	if (in_list)
-		g_object_unref(in_list);
 	strbuf_release(&body);
 	if (msg)
 		g_object_unref(msg);

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixups.h"
+#include "fixref.h"
 #include "gitutil.h"
 #include "stable.h"
 #include "util.h"
@@ -87,13 +87,73 @@ cleanup:
 	return best;
 }
 
+/* The reverts seen in the walk, each with the commit that made it. */
+struct reverts {
+	struct fixref *refs;
+	size_t nr, alloc, alloc_by;
+	git_oid *by;		/* by[k] made the revert refs[k] */
+};
+
+/* Record commit c (oid) of the walk: a backport it is, and the reverts it makes. */
+static void scan_commit(struct stable_log *log, struct fixref_scanner *sc, struct reverts *rv,
+			git_commit *c, const git_oid *oid)
+{
+	const char *msg = git_commit_message(c);
+	char hex[GIT_OID_HEXSZ + 1];
+	size_t before = rv->nr, i, j;
+
+	log->walked++;
+	if (!msg)
+		return;
+	if (fixref_upstream(sc, msg, strlen(msg), hex)) {
+		struct stable_backport *bp;
+
+		ALLOC_GROW(log->v, log->nr + 1, log->alloc);
+		bp = &log->v[log->nr++];
+		memset(bp, 0, sizeof(*bp));
+		memcpy(bp->upstream, hex, sizeof(hex));
+		git_oid_cpy(&bp->oid, oid);
+		bp->subject = subject_of(git_commit_summary(c) ? git_commit_summary(c) : "");
+	}
+	fixref_scan(sc, msg, strlen(msg), &rv->refs, &rv->nr, &rv->alloc);
+	/* Keep the reverts only, each with the commit that made it. */
+	for (i = j = before; i < rv->nr; i++) {
+		if (rv->refs[i].kind != FIXREF_REVERTS)
+			continue;
+		rv->refs[j] = rv->refs[i];
+		ALLOC_GROW(rv->by, j + 1, rv->alloc_by);
+		git_oid_cpy(&rv->by[j++], oid);
+	}
+	rv->nr = j;
+}
+
+/* Mark each backport reverted later in the walk, and find the tag that first holds it. */
+static void mark_backports(struct stable_log *log, git_repository *repo,
+			   const struct reverts *rv)
+{
+	size_t i, j;
+
+	for (i = 0; i < log->nr; i++) {
+		struct stable_backport *bp = &log->v[i];
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &bp->oid);
+		for (j = 0; j < rv->nr; j++)
+			if (rv->refs[j].kind == FIXREF_REVERTS && !strcmp(rv->refs[j].hex, hex))
+				break;
+		if (j < rv->nr) {
+			bp->reverted = 1;
+			git_oid_cpy(&bp->reverted_by, &rv->by[j]);
+		}
+		bp->tag = first_tag(repo, log->since, &bp->oid);
+	}
+}
+
 int stable_log_read(struct stable_log *log, const struct kernel_branch *b)
 {
 	const struct kernel_source *src = &b->source;
 	struct fixref_scanner *sc = NULL;
-	struct fixref *refs = NULL;
-	size_t nr_refs = 0, alloc_refs = 0, alloc_reverters = 0, i, j;
-	git_oid *reverters = NULL;	/* reverters[k] made the revert refs[k] */
+	struct reverts rv = { 0 };
 	git_repository *repo = NULL;
 	git_revwalk *walk = NULL;
 	git_oid since, oid;
@@ -133,38 +193,11 @@ int stable_log_read(struct stable_log *log, const struct kernel_branch *b)
 	}
 	while (!(err = git_revwalk_next(&oid, walk))) {
 		git_commit *c = NULL;
-		const char *msg;
-		char hex[GIT_OID_HEXSZ + 1];
 
 		err = git_commit_lookup(&c, repo, &oid);
 		if (err < 0)
 			break;
-		log->walked++;
-		msg = git_commit_message(c);
-		if (msg && fixref_upstream(sc, msg, strlen(msg), hex)) {
-			struct stable_backport *bp;
-
-			ALLOC_GROW(log->v, log->nr + 1, log->alloc);
-			bp = &log->v[log->nr++];
-			memset(bp, 0, sizeof(*bp));
-			memcpy(bp->upstream, hex, sizeof(hex));
-			git_oid_cpy(&bp->oid, &oid);
-			bp->subject = subject_of(git_commit_summary(c) ? git_commit_summary(c) : "");
-		}
-		if (msg) {
-			size_t before = nr_refs;
-
-			fixref_scan(sc, msg, strlen(msg), &refs, &nr_refs, &alloc_refs);
-			/* Keep the reverts only, each with the commit that made it. */
-			for (i = j = before; i < nr_refs; i++) {
-				if (refs[i].kind != FIXREF_REVERTS)
-					continue;
-				refs[j] = refs[i];
-				ALLOC_GROW(reverters, j + 1, alloc_reverters);
-				git_oid_cpy(&reverters[j++], &oid);
-			}
-			nr_refs = j;
-		}
+		scan_commit(log, sc, &rv, c, &oid);
 		git_commit_free(c);
 	}
 	if (err != GIT_ITEROVER) {
@@ -172,23 +205,10 @@ int stable_log_read(struct stable_log *log, const struct kernel_branch *b)
 				       src->repo);
 		goto cleanup;
 	}
-	for (i = 0; i < log->nr; i++) {
-		struct stable_backport *bp = &log->v[i];
-		char hex[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(hex, sizeof(hex), &bp->oid);
-		for (j = 0; j < nr_refs; j++)
-			if (refs[j].kind == FIXREF_REVERTS && !strcmp(refs[j].hex, hex))
-				break;
-		if (j < nr_refs) {
-			bp->reverted = 1;
-			git_oid_cpy(&bp->reverted_by, &reverters[j]);
-		}
-		bp->tag = first_tag(repo, log->since, &bp->oid);
-	}
+	mark_backports(log, repo, &rv);
 cleanup:
-	free(refs);
-	free(reverters);
+	free(rv.refs);
+	free(rv.by);
 	fixref_scanner_free(sc);
 	git_revwalk_free(walk);
 	git_repository_free(repo);

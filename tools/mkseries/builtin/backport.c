@@ -7,7 +7,7 @@
 #include "backport.h"
 #include "build.h"
 #include "builtin.h"
-#include "fixups.h"
+#include "patchfile.h"
 #include "gitutil.h"
 #include "mail.h"
 #include "options.h"

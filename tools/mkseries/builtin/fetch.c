@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "fixups.h"
 #include "gitutil.h"
 #include "mail.h"
 #include "options.h"
+#include "patchfile.h"
 #include "select.h"
 #include "util.h"
 #include "yamledit.h"

@@ -9,6 +9,7 @@
 #include "gitutil.h"
 #include "json.h"
 #include "options.h"
+#include "patchfile.h"
 #include "select.h"
 #include "util.h"
 #include "yamledit.h"

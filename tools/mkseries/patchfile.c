@@ -1,0 +1,129 @@
+/* patchfile.c: commits written as git format-patch files into the kit, and their numbering. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gitutil.h"
+#include "patchfile.h"
+#include "util.h"
+
+static int title_char(int c)
+{
+	return isalnum(c) || c == '.' || c == '_';
+}
+
+char *patch_file_name(unsigned number, const char *subject)
+{
+	/* as git's format-patch: the whole name within 64 bytes with ".patch" */
+	const size_t max = 64 - (sizeof(".patch") - 1) - 1;
+	struct strbuf sb = STRBUF_INIT;
+	size_t start;
+	int space = 0;
+
+	strbuf_addf(&sb, "%04u-", number);
+	start = sb.len;
+	for (; *subject && sb.len < max; subject++) {
+		unsigned char c = *subject;
+
+		if (!title_char(c)) {
+			space = 1;
+			continue;
+		}
+		if (c == '.' && sb.len > start && sb.buf[sb.len - 1] == '.')
+			continue;
+		if (space && sb.len > start)
+			strbuf_addch(&sb, '-');
+		space = 0;
+		strbuf_addch(&sb, c);
+	}
+	while (sb.len > start && (sb.buf[sb.len - 1] == '.' || sb.buf[sb.len - 1] == '-'))
+		strbuf_setlen(&sb, sb.len - 1);
+	if (sb.len == start)
+		strbuf_addstr(&sb, "patch");
+	strbuf_addstr(&sb, ".patch");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* libgit2's initialiser leaves trailing fields to C's zeroing, as it means to. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const git_email_create_options email_options = GIT_EMAIL_CREATE_OPTIONS_INIT;
+#pragma GCC diagnostic pop
+
+int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, const char *kit_dir,
+		       const char *file, const char *dir, unsigned number, int force)
+{
+	git_commit *commit = NULL;
+	git_buf mail = { 0 };
+	char *name = NULL, *abs_dir = NULL, *path = NULL, *slash;
+	int err, ret = 0;
+
+	*rel = NULL;
+	err = git_commit_lookup(&commit, repo, oid);
+	if (err < 0) {
+		ret = gitutil_error(err, "cannot read commit %s", oid_short(oid));
+		goto cleanup;
+	}
+	if (git_commit_parentcount(commit) > 1) {
+		ret = error("%s is a merge; it cannot be written as a patch", oid_short(oid));
+		goto cleanup;
+	}
+	if (file) {
+		*rel = xstrdup(file);
+	} else {
+		name = patch_file_name(number, git_commit_summary(commit) ? git_commit_summary(commit) : "");
+		*rel = xstrfmt("%s/%s", dir, name);
+	}
+	path = path_join(kit_dir, *rel);
+	abs_dir = xstrdup(path);
+	slash = strrchr(abs_dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (!force && file_exists(path)) {
+		ret = error("%s exists; use --force to overwrite", *rel);
+		goto cleanup;
+	}
+	err = git_email_create_from_commit(&mail, commit, &email_options);
+	if (err < 0) {
+		ret = gitutil_error(err, "cannot make a patch of %s", oid_short(oid));
+		goto cleanup;
+	}
+	if (mkdir_p(abs_dir, 0755) || write_file_atomic(path, mail.ptr, mail.size))
+		ret = error("cannot write '%s': %s", *rel, strerror(errno));
+cleanup:
+	if (ret) {
+		free(*rel);
+		*rel = NULL;
+	}
+	git_buf_dispose(&mail);
+	git_commit_free(commit);
+	free(path);
+	free(name);
+	free(abs_dir);
+	return ret;
+}
+
+unsigned patch_dir_last_number(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	unsigned last = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+
+		if (isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) &&
+		    isdigit((unsigned char)n[2]) && isdigit((unsigned char)n[3]) && n[4] == '-') {
+			unsigned v = (unsigned)strtoul(n, NULL, 10);
+
+			if (v > last)
+				last = v;
+		}
+	}
+	closedir(d);
+	return last;
+}

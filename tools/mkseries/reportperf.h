@@ -1,0 +1,54 @@
+/* reportperf.h: base against kit in the kernel test robot's layout; internal to the report files. */
+#ifndef MKSERIES_REPORTPERF_H
+#define MKSERIES_REPORTPERF_H
+
+#include "results.h"
+#include "util.h"
+#include "verdict.h"
+
+/* When a change is called, in words, for the foot of a performance section. */
+#define RULE_TEXT "a change is called when Welch's t-test gives p < 0.01 and |%change| " \
+		  "reaches max(the threshold, 2 x the pooled stddev%); fewer than 3 samples: " \
+		  "no call; the kit's regressions fail the run in hardware and " \
+		  "instruction-paced time, never in emulated time"
+
+/*
+ * Every cell of a branch compared with its base: the kit and the
+ * declared variants, in cell order.
+ */
+struct comparisons {
+	struct branch_comparison *v;
+	size_t nr;
+};
+
+/* Compare every cell of b with its base; comparisons_release() frees. */
+void comparisons_init(struct comparisons *cs, const struct branch_result *b);
+void comparisons_release(struct comparisons *cs);
+
+/* The comparison of cell `variant`, or NULL. */
+const struct branch_comparison *comparison_of(const struct comparisons *cs,
+					      const char *variant);
+
+/* The performance section of a branch: every compared cell against base. */
+void perf_section(struct strbuf *sb, const struct branch_result *b,
+		  const struct comparisons *cs, int markdown, int color);
+
+/* The four header lines of the layout, each line starting with `indent`. */
+void lkp_header(struct strbuf *sb, const char *indent);
+
+/* The kit-only layout (JUnit's failure details): one row of one comparison. */
+void lkp_row(struct strbuf *sb, const struct metric_row *r, const char *indent,
+	     int name_above, int color);
+
+/* The most notable called change of a branch, for the matrix; "-" when none. */
+void perf_notable(struct strbuf *sb, const struct branch_comparison *bc);
+
+/*
+ * The next claim of b from *i on that cell c checks, judged into *v
+ * (the caller releases it with claim_verdict_release()); NULL when no
+ * claim is left. Start with *i = 0.
+ */
+const struct claim *cell_claim_next(const struct branch_result *b, const struct cell_result *c,
+				    size_t *i, struct claim_verdict *v);
+
+#endif

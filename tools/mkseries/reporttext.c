@@ -1,0 +1,473 @@
+/* reporttext.c: the matrix for a terminal and the Markdown for a mailing-list reply. */
+#include <string.h>
+
+#include "report.h"
+#include "reportperf.h"
+#include "reportrender.h"
+#include "reporttable.h"
+#include "reportwords.h"
+#include "verdict.h"
+
+static int have_series(const struct run_results *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_branches; i++)
+		if (r->branches[i].nr_series)
+			return 1;
+	return 0;
+}
+
+static void series_table(struct table *t, const struct run_results *r)
+{
+	struct strvec ids = STRVEC_INIT;
+	size_t i, j, k, col;
+
+	for (i = 0; i < r->nr_branches; i++)
+		for (j = 0; j < r->branches[i].nr_series; j++) {
+			const char *id = r->branches[i].series[j].id;
+
+			for (k = 0; k < ids.nr && strcmp(ids.v[k], id); k++)
+				;
+			if (k == ids.nr)
+				strvec_push(&ids, id);
+		}
+	for (i = 0, col = 1; i < r->nr_branches; i++)
+		col += r->branches[i].nr_series > 0;
+	table_init(t, col);
+	table_row(t);
+	table_set(t, 0, NULL, "series");
+	for (i = 0, col = 1; i < r->nr_branches; i++)
+		if (r->branches[i].nr_series)
+			table_set(t, col++, NULL, r->branches[i].name);
+	for (k = 0; k < ids.nr; k++) {
+		table_row(t);
+		table_set(t, 0, NULL, ids.v[k]);
+		for (i = 0, col = 1; i < r->nr_branches; i++) {
+			const struct branch_result *b = &r->branches[i];
+			const struct series_result *s = NULL;
+
+			if (!b->nr_series)
+				continue;
+			for (j = 0; j < b->nr_series; j++)
+				if (!strcmp(b->series[j].id, ids.v[k]))
+					s = &b->series[j];
+			if (s)
+				table_set(t, col, series_color(s->state), series_state_name(s->state));
+			else
+				table_set(t, col, NULL, "-");
+			col++;
+		}
+	}
+	strvec_clear(&ids);
+}
+
+/*
+ * The branch x variant matrix. `compact` (Markdown) folds splats into
+ * the boot column and shortens the tests and perf columns, to fit in 72.
+ */
+static void cells_table(struct table *t, const struct run_results *r, int compact)
+{
+	static const char *const head[] = { "cell", "apply", "build", "boot", "tests", "splats",
+					    "perf" };
+	size_t i, j, k, cols = compact ? 6 : 7;
+	/* Compact folds splats into boot, so perf moves into the splats column. */
+	size_t perf = compact ? 5 : 6;
+
+	table_init(t, cols);
+	table_row(t);
+	for (k = 0; k < cols; k++)
+		table_set(t, k, NULL, head[k]);
+	table_set(t, perf, NULL, "perf");
+	for (i = 0; i < r->nr_branches; i++) {
+		const struct branch_result *b = &r->branches[i];
+		struct comparisons cs;
+
+		comparisons_init(&cs, b);
+		for (j = 0; j < b->nr_cells; j++) {
+			const struct cell_result *c = &b->cells[j];
+			const struct branch_comparison *bc = comparison_of(&cs, c->variant);
+			struct strbuf sb = STRBUF_INIT;
+			char *name = cell_name(b, c);
+			int is_kit = !strcmp(c->variant, "kit");
+
+			table_row(t);
+			table_set(t, 0, NULL, name);
+			table_set(t, 1, check_color(c->apply.status),
+				  c->apply.status == CHECK_NA ? "-" : check_word(&c->apply));
+			table_set(t, 2, check_color(c->build.status), check_word(&c->build));
+			if (compact && c->splats.status == CHECK_FAILED)
+				table_set(t, 3, NULL, "SPLAT");
+			else if (!compact && c->boot.status == CHECK_OK && c->accel)
+				table_setf(t, 3, C_GREEN, "ok %s", c->accel);
+			else
+				table_set(t, 3, check_color(c->boot.status), check_word(&c->boot));
+			if (compact && c->tests.status == CHECK_OK && c->nr_xfail)
+				strbuf_addf(&sb, "%zu ok, %zu xfail", c->nr_pass, c->nr_xfail);
+			else if (compact && c->tests.status == CHECK_OK)
+				strbuf_addf(&sb, "%zu ok", c->nr_pass);
+			else if (compact && c->tests.status == CHECK_FAILED && c->nr_fail)
+				strbuf_addf(&sb, "%zu failed", c->nr_fail);
+			else
+				tests_word(&sb, c);
+			table_set(t, 4, check_color(c->tests.status), sb.buf);
+			strbuf_reset(&sb);
+			if (!bc) {
+				strbuf_addstr(&sb, "-");
+			} else if (!compact) {
+				perf_notable(&sb, bc);
+			} else if (!bc->comparable) {
+				strbuf_addstr(&sb, c->nr_metrics && bc->nr ? "not compared" : "-");
+			} else if (bc->same_tree) {
+				strbuf_addstr(&sb, "base's tree");
+			} else {
+				if (bc->nr_regressions)
+					strbuf_addf(&sb, "%zu worse", bc->nr_regressions);
+				if (bc->nr_improvements)
+					strbuf_addf(&sb, "%s%zu better", sb.len ? ", " : "",
+						    bc->nr_improvements);
+				if (!sb.len)
+					strbuf_addstr(&sb, bc->nr ? "no change" : "-");
+			}
+			/* Only the kit's regressions are failures; a variant's are its point. */
+			table_set(t, perf, bc && bc->nr_regressions ? is_kit ? C_RED : C_YELLOW : NULL,
+				  sb.buf);
+			if (!compact)
+				table_set(t, 5, check_color(c->splats.status), splat_word(&c->splats));
+			strbuf_release(&sb);
+			free(name);
+		}
+		comparisons_release(&cs);
+	}
+}
+
+/* One line per cell whose variant expected failures: what they showed. */
+static size_t expected_failures(struct strbuf *sb, const struct run_results *r, int markdown)
+{
+	size_t i, j, nr = 0;
+
+	for (i = 0; i < r->nr_branches; i++) {
+		const struct branch_result *b = &r->branches[i];
+
+		for (j = 0; j < b->nr_cells; j++) {
+			const struct cell_result *c = &b->cells[j];
+			char *line;
+
+			if (!c->expected)
+				continue;
+			line = xstrfmt("%s %s: %s", b->name, c->variant, c->expected);
+			if (markdown) {
+				char *one = report_clean(line);
+
+				add_wrapped(sb, one, REPORT_MARKDOWN_WIDTH, "    ", "      ");
+				free(one);
+			} else {
+				char *one = report_clean(line);
+
+				strbuf_addf(sb, "  %s\n", one);
+				free(one);
+			}
+			free(line);
+			nr++;
+		}
+	}
+	return nr;
+}
+
+/* "6.12 kit: claim did not hold: series x: m better by 20% than base", one per such claim. */
+static void claim_problems(struct strvec *lines, const struct branch_result *b,
+			   const struct cell_result *c)
+{
+	const struct claim *cl;
+	struct claim_verdict v;
+	size_t i = 0;
+
+	while ((cl = cell_claim_next(b, c, &i, &v))) {
+		if (v.outcome == CLAIM_FAILED) {
+			char *text = kit_claim_text(&cl->c);
+
+			strvec_pushf(lines, "%s %s: claim did not hold: %s: %s", b->name, c->variant,
+				     claim_owner_label(cl), text);
+			free(text);
+		}
+		claim_verdict_release(&v);
+	}
+}
+
+/*
+ * Every claim checked on a cell, with its outcome and evidence:
+ * "6.12 kit: series x: m better by 20% than base ("why"): held: ...".
+ * Returns how many.
+ */
+static size_t claims_section(struct strbuf *sb, const struct run_results *r, int markdown,
+			     int color)
+{
+	size_t i, j, k, nr = 0;
+
+	for (i = 0; i < r->nr_branches; i++) {
+		const struct branch_result *b = &r->branches[i];
+
+		for (j = 0; j < b->nr_cells; j++) {
+			const struct cell_result *c = &b->cells[j];
+
+			const struct claim *cl;
+			struct claim_verdict v;
+
+			k = 0;
+			while ((cl = cell_claim_next(b, c, &k, &v))) {
+				struct strbuf line = STRBUF_INIT;
+				const char *word, *col;
+				char *text, *one;
+
+				word = v.outcome == CLAIM_HELD ? "held" :
+				       v.outcome == CLAIM_FAILED ? "DID NOT HOLD" : "not checked";
+				col = v.outcome == CLAIM_HELD ? C_GREEN :
+				      v.outcome == CLAIM_FAILED ? C_RED : C_YELLOW;
+				text = kit_claim_text(&cl->c);
+				strbuf_addf(&line, "%s %s: %s: %s", b->name, c->variant,
+					    claim_owner_label(cl), text);
+				if (cl->c.why)
+					strbuf_addf(&line, " (\"%s\")", cl->c.why);
+				one = report_clean(line.buf);
+				strbuf_reset(&line);
+				strbuf_addf(&line, "%s: %s%s%s: ", one, color ? col : "", word,
+					    color ? C_RESET : "");
+				free(one);
+				one = report_clean(v.evidence);
+				strbuf_addstr(&line, one);
+				free(one);
+				if (markdown)
+					add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "    ", "      ");
+				else
+					strbuf_addf(sb, "  %s\n", line.buf);
+				strbuf_release(&line);
+				free(text);
+				claim_verdict_release(&v);
+				nr++;
+			}
+		}
+	}
+	return nr;
+}
+
+/* One line per problem: "6.12 kit: build: mm/mremap.c:12:3: error: ..." */
+static size_t problems(struct strbuf *sb, const struct run_results *r, int markdown)
+{
+	struct strvec lines = STRVEC_INIT;
+	size_t i, j, nr;
+
+	for (i = 0; i < r->nr_branches; i++) {
+		const struct branch_result *b = &r->branches[i];
+
+		if (b->import.status == CHECK_FAILED) {
+			strvec_pushf(&lines, "%s: import: %s", b->name,
+				     b->import.evidence ? b->import.evidence : "failed");
+			continue;
+		}
+		for (j = 0; j < b->nr_cells; j++) {
+			const struct cell_result *c = &b->cells[j];
+			const struct check *checks[] = { &c->apply, &c->build, &c->boot,
+							 &c->splats, &c->tests };
+			static const char *const names[] = { "apply", "build", "boot", "splats",
+							     "tests" };
+			const char *what;
+			const struct check *p;
+			size_t k, before = lines.nr;
+
+			if (cell_status(b, c) == CELL_OK)
+				continue;
+			claim_problems(&lines, b, c);
+			/* Every check that failed has its own evidence. */
+			for (k = 0; k < ARRAY_SIZE(checks); k++)
+				if (checks[k]->status == CHECK_FAILED ||
+				    checks[k]->status == CHECK_CONFLICT)
+					strvec_pushf(&lines, "%s %s: %s: %s", b->name, c->variant,
+						     names[k], checks[k]->evidence ?
+						     checks[k]->evidence : check_word(checks[k]));
+			if (lines.nr == before && (p = cell_first_problem(c, &what)))
+				strvec_pushf(&lines, "%s %s: %s: %s", b->name, c->variant, what,
+					     p->evidence ? p->evidence : check_word(p));
+		}
+	}
+	for (i = 0; i < lines.nr; i++) {
+		char *one = report_clean(lines.v[i]);
+
+		if (markdown)
+			add_wrapped(sb, one, REPORT_MARKDOWN_WIDTH, "    ", "      ");
+		else
+			strbuf_addf(sb, "  %s\n", one);
+		free(one);
+	}
+	nr = lines.nr;
+	strvec_clear(&lines);
+	return nr;
+}
+
+static void summary_line(struct strbuf *sb, const struct run_results *r)
+{
+	struct run_summary s;
+
+	results_summarise(&s, r);
+	strbuf_addf(sb, "%zu cell%s: %zu ok", s.cells, s.cells == 1 ? "" : "s", s.ok);
+	if (s.failed)
+		strbuf_addf(sb, ", %zu failed", s.failed);
+	if (s.conflicts)
+		strbuf_addf(sb, ", %zu conflict%s", s.conflicts, s.conflicts > 1 ? "s" : "");
+	if (s.incomplete)
+		strbuf_addf(sb, ", %zu incomplete", s.incomplete);
+	if (s.branch_failures)
+		strbuf_addf(sb, "; %zu branch%s failed to import or apply", s.branch_failures,
+			    s.branch_failures > 1 ? "es" : "");
+	strbuf_addf(sb, "; %zu regression%s, %zu improvement%s", s.regressions,
+		    s.regressions == 1 ? "" : "s", s.improvements, s.improvements == 1 ? "" : "s");
+	if (s.emulated_regressions)
+		strbuf_addf(sb, " (%zu of the regressions in emulated time, TCG on host time: not a failure)",
+			    s.emulated_regressions);
+	if (s.variant_regressions || s.variant_improvements)
+		strbuf_addf(sb, " (variants: %zu worse, %zu better)", s.variant_regressions,
+			    s.variant_improvements);
+	if (s.xfail)
+		strbuf_addf(sb, "; %zu expected failure%s", s.xfail, s.xfail == 1 ? "" : "s");
+	if (s.claims_held || s.claims_failed || s.claims_not_checked)
+		strbuf_addf(sb, "; claims: %zu held, %zu did not hold, %zu not checked",
+			    s.claims_held, s.claims_failed, s.claims_not_checked);
+}
+
+void render_text(struct strbuf *sb, const struct run_results *r, int color)
+{
+	struct table t;
+	struct strbuf sum = STRBUF_INIT, probs = STRBUF_INIT;
+	size_t i;
+
+	if (!r->nr_branches) {
+		strbuf_addstr(sb, "no results\n");
+		return;
+	}
+	if (have_series(r)) {
+		series_table(&t, r);
+		table_print(sb, &t, 0, 0, color);
+		table_release(&t);
+		strbuf_addch(sb, '\n');
+	}
+	cells_table(&t, r, 0);
+	table_print(sb, &t, 0, 0, color);
+	table_release(&t);
+	strbuf_addch(sb, '\n');
+	if (problems(&probs, r, 0)) {
+		strbuf_addf(sb, "%sproblems:%s\n%s\n", color ? C_BOLD : "", color ? C_RESET : "",
+			    probs.buf);
+	}
+	strbuf_reset(&probs);
+	if (expected_failures(&probs, r, 0)) {
+		strbuf_addf(sb, "%sexpected failures:%s\n%s\n", color ? C_BOLD : "",
+			    color ? C_RESET : "", probs.buf);
+	}
+	for (i = 0; i < r->nr_branches; i++) {
+		struct comparisons cs;
+
+		comparisons_init(&cs, &r->branches[i]);
+		perf_section(sb, &r->branches[i], &cs, 0, color);
+		comparisons_release(&cs);
+	}
+	strbuf_reset(&probs);
+	if (claims_section(&probs, r, 0, color))
+		strbuf_addf(sb, "%sclaims:%s\n%s\n", color ? C_BOLD : "", color ? C_RESET : "",
+			    probs.buf);
+	summary_line(&sum, r);
+	strbuf_addf(sb, "%s\n", sum.buf);
+	strbuf_release(&sum);
+	strbuf_release(&probs);
+}
+
+/* Branches whose every cell is ok, with no regression: what a Tested-by can vouch for. */
+static void passed_branches(struct strvec *out, const struct run_results *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nr_branches; i++) {
+		const struct branch_result *b = &r->branches[i];
+		struct branch_comparison bc;
+		int ok = b->nr_cells > 0 && b->import.status != CHECK_FAILED;
+
+		for (j = 0; ok && j < b->nr_cells; j++)
+			ok = cell_status(b, &b->cells[j]) == CELL_OK;
+		branch_compare(&bc, b);
+		if (ok && (!bc.nr_regressions || bc.emulated))
+			strvec_push(out, b->name);
+		branch_comparison_release(&bc);
+	}
+}
+
+void render_markdown(struct strbuf *sb, const struct run_results *r)
+{
+	struct table t;
+	struct strbuf line = STRBUF_INIT, probs = STRBUF_INIT;
+	struct strvec passed = STRVEC_INIT;
+	size_t i;
+
+	strbuf_addstr(sb, "## mkseries results\n\n");
+	summary_line(&line, r);
+	add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "", "");
+	strbuf_addch(sb, '\n');
+	if (have_series(r)) {
+		strbuf_addstr(sb, "### Series\n\n");
+		series_table(&t, r);
+		table_print(sb, &t, 1, REPORT_MARKDOWN_WIDTH, 0);
+		table_release(&t);
+		strbuf_addch(sb, '\n');
+	}
+	if (r->nr_branches) {
+		strbuf_addstr(sb, "### Builds, boots and tests\n\n");
+		cells_table(&t, r, 1);
+		table_print(sb, &t, 1, REPORT_MARKDOWN_WIDTH, 0);
+		table_release(&t);
+		strbuf_addch(sb, '\n');
+	}
+	if (problems(&probs, r, 1))
+		strbuf_addf(sb, "Problems:\n\n%s\n", probs.buf);
+	strbuf_reset(&probs);
+	if (expected_failures(&probs, r, 1))
+		strbuf_addf(sb, "Expected failures:\n\n%s\n", probs.buf);
+	for (i = 0; i < r->nr_branches; i++) {
+		struct comparisons cs;
+
+		comparisons_init(&cs, &r->branches[i]);
+		perf_section(sb, &r->branches[i], &cs, 1, 0);
+		comparisons_release(&cs);
+	}
+	strbuf_reset(&probs);
+	if (claims_section(&probs, r, 1, 0))
+		strbuf_addf(sb, "Claims:\n\n%s\n", probs.buf);
+	add_wrapped(sb, "Performance: " RULE_TEXT ".", REPORT_MARKDOWN_WIDTH, "", "");
+	strbuf_addch(sb, '\n');
+
+	passed_branches(&passed, r);
+	strbuf_reset(&line);
+	if (passed.nr && r->tester) {
+		char *tester = report_clean(r->tester);
+		struct strbuf which = STRBUF_INIT;
+
+		for (i = 0; i < passed.nr; i++)
+			strbuf_addf(&which, "%s%s", i ? ", " : "", passed.v[i]);
+		strbuf_addf(&line, "Tested-by: %s", tester);
+		/* A trailer is one line: the branches follow as a comment when it would be long. */
+		if (display_width(line.buf) + 3 + display_width(which.buf) <= REPORT_MARKDOWN_WIDTH) {
+			strbuf_addf(sb, "%s # %s\n", line.buf, which.buf);
+		} else {
+			strbuf_addf(sb, "%s\n", line.buf);
+			add_wrapped(sb, which.buf, REPORT_MARKDOWN_WIDTH, "# ", "# ");
+		}
+		strbuf_release(&which);
+		free(tester);
+	} else if (passed.nr) {
+		strbuf_addstr(&line, "Passed on:");
+		for (i = 0; i < passed.nr; i++)
+			strbuf_addf(&line, " %s", passed.v[i]);
+		add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "", "");
+	} else {
+		strbuf_addstr(sb, "No branch passed every check: no Tested-by.\n");
+	}
+	strvec_clear(&passed);
+	strbuf_release(&line);
+	strbuf_release(&probs);
+}
