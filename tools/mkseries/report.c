@@ -6,9 +6,9 @@
 #include <time.h>
 
 #include "applyplan.h"
-#include "build.h"
 #include "json.h"
 #include "report.h"
+#include "variant.h"
 #include "verdict.h"
 
 int report_format_parse(enum report_format *out, const char *name)

@@ -8,11 +8,12 @@
 
 #include <dirent.h>
 
-#include "build.h"
 #include "console.h"
 #include "json.h"
 #include "plan.h"
 #include "results.h"
+#include "state.h"
+#include "variant.h"
 #include "verdict.h"
 
 static const char *const check_names[] = {

@@ -16,8 +16,10 @@
 #include "initramfs.h"
 #include "ktap.h"
 #include "regress.h"
+#include "state.h"
 #include "verdict.h"
 #include "vm.h"
+#include "workdir.h"
 
 /* Seconds QEMU gets to exit by itself after the done marker (mm-regress reboots). */
 #define DONE_GRACE 30

@@ -3,11 +3,14 @@
 
 #include "build.h"
 #include "builtin.h"
+#include "cells.h"
 #include "gitutil.h"
 #include "options.h"
 #include "select.h"
 #include "tree.h"
 #include "util.h"
+#include "variant.h"
+#include "workdir.h"
 
 struct build_args {
 	const char *workdir, *repo;

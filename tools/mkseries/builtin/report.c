@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "build.h"
 #include "builtin.h"
 #include "gitutil.h"
 #include "options.h"
@@ -10,7 +9,9 @@
 #include "results.h"
 #include "select.h"
 #include "util.h"
+#include "variant.h"
 #include "verdict.h"
+#include "workdir.h"
 
 /* The results recorded in the work directories of the chosen branches. */
 static int collect(struct run_results *res, const char *branch, int all, const char *workdir,

@@ -16,10 +16,13 @@
 #include "results.h"
 #include "runstate.h"
 #include "select.h"
+#include "state.h"
 #include "tree.h"
 #include "util.h"
+#include "variant.h"
 #include "verdict.h"
 #include "vm.h"
+#include "workdir.h"
 
 #define DEFAULT_REPEAT 5
 

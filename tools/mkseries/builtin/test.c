@@ -5,11 +5,15 @@
 
 #include "build.h"
 #include "builtin.h"
+#include "cells.h"
 #include "gitutil.h"
 #include "options.h"
 #include "select.h"
+#include "state.h"
 #include "tree.h"
 #include "util.h"
+#include "variant.h"
+#include "workdir.h"
 #include "vm.h"
 
 struct test_args {
