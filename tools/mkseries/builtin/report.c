@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "collect.h"
 #include "gitutil.h"
 #include "options.h"
 #include "report.h"

@@ -9,6 +9,7 @@
 #include "arch.h"
 #include "build.h"
 #include "builtin.h"
+#include "collect.h"
 #include "gitutil.h"
 #include "options.h"
 #include "plan.h"
