@@ -161,21 +161,9 @@ int cmd_test(int argc, const char **argv)
 	if (parse_options(argc, argv, opts, usage))
 		usage_with_options(usage, opts, 2);
 	gitutil_init();
-	if (quick && args.full) {
-		error("--quick and --full cannot be used together");
+	if (vm_check_options(quick, args.full, args.accel, args.boots))
 		usage_with_options(usage, opts, 2);
-	}
-	if (args.accel && strcmp(args.accel, "auto") && strcmp(args.accel, "kvm") &&
-	    strcmp(args.accel, "tcg")) {
-		error("unknown accelerator '%s' (auto, kvm or tcg)", args.accel);
-		usage_with_options(usage, opts, 2);
-	}
-	if (args.boots > 100) {
-		error("--boots must be between 1 and 100, not %u", args.boots);
-		usage_with_options(usage, opts, 2);
-	}
-	if (getenv("MKSERIES_KVM_PROBE_TIMEOUT"))
-		args.probe_timeout = strtoul(getenv("MKSERIES_KVM_PROBE_TIMEOUT"), NULL, 10);
+	args.probe_timeout = vm_probe_timeout_env();
 	loop.branch = branch;
 	loop.all = all;
 	loop.given = &given;
