@@ -1,4 +1,4 @@
-/* build.h: variants of a branch, their work directories and state, config fragments, kernel builds. */
+/* build.h: building a variant of a branch: its inputs key, the make run, the image and its state file. */
 #ifndef MKSERIES_BUILD_H
 #define MKSERIES_BUILD_H
 

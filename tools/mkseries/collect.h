@@ -6,7 +6,7 @@
 
 /*
  * The state files a run leaves in a branch's work directory (see
- * builtin/run.c and runstate.h):
+ * runsteps.c and runstate.h):
  *   state/run.import       status, evidence, base, at
  *   state/run.apply        status, evidence, tip, series (a count) and
  *                          series.<n>.id, .title, .state, .detail, at;

@@ -1,4 +1,4 @@
-/* results.c: the recorded results of a run: gathered from the work directory, or read from JSON reports. */
+/* results.c: the results of a run: cells, checks, metrics and claims, read back from JSON reports and merged. */
 #include <errno.h>
 #include <math.h>
 

@@ -1,4 +1,4 @@
-/* builtin/run.c: `mkseries run`: import, apply, build, test and report, each step redone only when its inputs changed. */
+/* builtin/run.c: `mkseries run`: the options, the branches to run (runsteps.c runs each) and the report. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
