@@ -219,7 +219,9 @@ test_expect_success 'usage errors exit 2' '
 	(cd kit && test_expect_code 2 mkseries test --branch t --accel xen 2>../err) &&
 	test_grep "unknown accelerator .xen." err &&
 	(cd kit && test_expect_code 2 mkseries test --branch t --quick --full 2>../err) &&
-	test_grep "cannot be used together" err
+	test_grep "cannot be used together" err &&
+	(cd kit && test_expect_code 2 mkseries test --branch t --boots 101 2>../err) &&
+	test_grep "boots must be between 1 and 100, not 101" err
 '
 
 test_expect_success 'a --workdir puts the branch under DIR/<branch>' '

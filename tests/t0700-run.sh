@@ -493,6 +493,8 @@ test_expect_success 'usage and configuration errors exit 2' '
 	 test_grep "unknown variant .tip." ../err &&
 	 test_expect_code 2 mkseries run --branch t --accel hvf 2>../err &&
 	 test_grep "unknown accelerator .hvf." ../err &&
+	 test_expect_code 2 mkseries run --branch t --boots 101 2>../err &&
+	 test_grep "boots must be between 1 and 100, not 101" ../err &&
 	 test_expect_code 2 mkseries run --branch nope 2>../err &&
 	 test_expect_code 2 mkseries run 2>../err)
 '

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "kconfig.h"
+#include "state.h"
 #include "tap.h"
 #include "util.h"
 

@@ -18,694 +18,12 @@
 
 #include "arch.h"
 #include "build.h"
-#include "select.h"
 #include "gitutil.h"
+#include "kconfig.h"
+#include "select.h"
+#include "state.h"
 #include "tree.h"
-
-const char *const build_variants[] = { "base", "kit", NULL };
-
-int variant_known(const char *variant)
-{
-	size_t i;
-
-	for (i = 0; build_variants[i]; i++)
-		if (!strcmp(variant, build_variants[i]))
-			return 1;
-	return 0;
-}
-
-int variant_name_ok(const char *variant)
-{
-	if (!islower((unsigned char)*variant) && !isdigit((unsigned char)*variant))
-		return 0;
-	return !variant[strspn(variant, "abcdefghijklmnopqrstuvwxyz0123456789-")];
-}
-
-static int branch_has_variant(const struct kernel_branch *b, const char *variant)
-{
-	return variant_known(variant) || branch_find_variant(b, variant);
-}
-
-static void known_variants(struct strbuf *sb, struct kernel_branch *const *sel, size_t nr)
-{
-	struct strvec seen = STRVEC_INIT;
-	size_t i, j, k;
-
-	for (i = 0; build_variants[i]; i++)
-		strvec_push(&seen, build_variants[i]);
-	for (i = 0; i < nr; i++)
-		for (j = 0; j < sel[i]->nr_variants; j++) {
-			for (k = 0; k < seen.nr && strcmp(seen.v[k], sel[i]->variants[j].name); k++)
-				;
-			if (k == seen.nr)
-				strvec_push(&seen, sel[i]->variants[j].name);
-		}
-	for (i = 0; i < seen.nr; i++)
-		strbuf_addf(sb, "%s%s", i ? ", " : "", seen.v[i]);
-	strvec_clear(&seen);
-}
-
-int variant_resolve(git_oid *out, char **refname, struct strbuf *why, git_repository *repo,
-		    const struct kit *kit, const struct kernel_branch *b, const char *variant)
-{
-	git_object *obj = NULL;
-	int err;
-
-	*refname = NULL;
-	if (!strcmp(variant, "base")) {
-		*refname = xstrdup(tree_base_refname(b));
-		err = tree_base(out, repo, b);
-		if (err == MKS_ENOTFOUND)
-			strbuf_addf(why, "not imported (no %s): run mkseries import --branch %s",
-				    *refname, b->name);
-		return err;
-	}
-	if (!strcmp(variant, "kit") || branch_find_variant(b, variant)) {
-		*refname = kit_refname(kit, b, variant);
-	} else {
-		struct strbuf known = STRBUF_INIT;
-		struct kernel_branch *one = (struct kernel_branch *)b;
-
-		known_variants(&known, &one, 1);
-		err = error_code(MKS_ECONFIG, "unknown variant '%s' of '%s' (known: %s)", variant,
-				 b->name, known.buf);
-		strbuf_release(&known);
-		return err;
-	}
-	err = git_revparse_single(&obj, repo, *refname);
-	if (err == GIT_ENOTFOUND) {
-		strbuf_addf(why, "no applied branch %s: run mkseries apply --branch %s", *refname,
-			    b->name);
-		return MKS_ENOTFOUND;
-	}
-	if (err >= 0) {
-		git_object *commit = NULL;
-
-		err = git_object_peel(&commit, obj, GIT_OBJECT_COMMIT);
-		if (err >= 0)
-			git_oid_cpy(out, git_object_id(commit));
-		git_object_free(commit);
-	}
-	git_object_free(obj);
-	if (err < 0)
-		return gitutil_error(err, "cannot read '%s'", *refname);
-	return 0;
-}
-
-int variants_select(struct strvec *out, const struct strvec *given)
-{
-	size_t i, j;
-
-	if (!given->nr) {
-		for (i = 0; build_variants[i]; i++)
-			strvec_push(out, build_variants[i]);
-		return 0;
-	}
-	for (i = 0; i < given->nr; i++) {
-		if (!variant_name_ok(given->v[i]))
-			return error_code(MKS_ECONFIG, "unknown variant '%s' (base, kit, or one a kernels/<branch>.yaml declares)",
-					  given->v[i]);
-		for (j = 0; j < out->nr; j++)
-			if (!strcmp(out->v[j], given->v[i]))
-				break;
-		if (j == out->nr)
-			strvec_push(out, given->v[i]);
-	}
-	return 0;
-}
-
-int variants_check(const struct strvec *given, struct kernel_branch *const *sel, size_t nr)
-{
-	size_t i, j;
-
-	for (i = 0; i < given->nr; i++) {
-		struct strbuf known = STRBUF_INIT;
-
-		for (j = 0; j < nr && !branch_has_variant(sel[j], given->v[i]); j++)
-			;
-		if (j < nr)
-			continue;
-		known_variants(&known, sel, nr);
-		error("unknown variant '%s' (known: %s)", given->v[i], known.buf);
-		strbuf_release(&known);
-		return MKS_ECONFIG;
-	}
-	return 0;
-}
-
-void variants_of_branch(struct strvec *out, const struct kernel_branch *b,
-			const struct strvec *given)
-{
-	size_t i, j;
-
-	if (!given || !given->nr) {
-		for (i = 0; build_variants[i]; i++)
-			strvec_push(out, build_variants[i]);
-		for (i = 0; i < b->nr_variants; i++)
-			strvec_push(out, b->variants[i].name);
-		return;
-	}
-	for (i = 0; i < given->nr; i++) {
-		if (!branch_has_variant(b, given->v[i]))
-			continue;
-		for (j = 0; j < out->nr && strcmp(out->v[j], given->v[i]); j++)
-			;
-		if (j == out->nr)
-			strvec_push(out, given->v[i]);
-	}
-}
-
-int workdir_lock(struct workdir_lock *lk, const char *workdir)
-{
-	char *path = path_join(workdir, "lock");
-	int ret = 0;
-
-	if (mkdir_p(workdir, 0755)) {
-		ret = error("cannot create '%s': %s", workdir, strerror(errno));
-		goto cleanup;
-	}
-	lk->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lk->fd < 0) {
-		ret = error("cannot open '%s': %s", path, strerror(errno));
-		goto cleanup;
-	}
-	if (flock(lk->fd, LOCK_EX | LOCK_NB)) {
-		ret = error_code(MKS_ELOCKED, "'%s' is in use by another mkseries (lock %s)",
-				 workdir, path);
-		close(lk->fd);
-		lk->fd = -1;
-	}
-cleanup:
-	free(path);
-	return ret;
-}
-
-void workdir_unlock(struct workdir_lock *lk)
-{
-	if (lk->fd >= 0)
-		close(lk->fd);
-	lk->fd = -1;
-}
-
-char *mks_cache_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg)
-		return path_join(xdg, "mkseries");
-	if (home && *home)
-		return xstrfmt("%s/.cache/mkseries", home);
-	return xstrdup("/tmp/mkseries-cache");
-}
-
-/* `path` made absolute, with "." and ".." components folded away. Caller frees. */
-static char *absolute_path(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char cwd[4096];
-	const char *p;
-
-	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
-		strbuf_addstr(&sb, cwd);
-	for (p = path; *p;) {
-		const char *slash = strchrnul(p, '/');
-		size_t n = slash - p;
-
-		if (n == 2 && !strncmp(p, "..", 2)) {
-			char *last = strrchr(sb.buf, '/');
-
-			strbuf_setlen(&sb, last ? (size_t)(last - sb.buf) : 0);
-		} else if (n && !(n == 1 && *p == '.')) {
-			strbuf_addch(&sb, '/');
-			strbuf_add(&sb, p, n);
-		}
-		p = *slash ? slash + 1 : slash;
-	}
-	if (!sb.len)
-		strbuf_addch(&sb, '/');
-	return strbuf_detach(&sb, NULL);
-}
-
-char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b)
-{
-	char *root, *ret;
-
-	if (workdir_opt && *workdir_opt) {
-		root = absolute_path(workdir_opt);
-	} else {
-		char *cache = mks_cache_dir();
-
-		root = xstrfmt("%s/work/%s", cache, kit_id(kit));
-		free(cache);
-	}
-	ret = path_join(root, b->name);
-	free(root);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ */
-/* State files */
-
-int state_read(struct state *s, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *p, *eol;
-
-	if (strbuf_read_file(&sb, path)) {
-		strbuf_release(&sb);
-		return errno == ENOENT ? 0 : error("cannot read '%s': %s", path, strerror(errno));
-	}
-	for (p = sb.buf; *p; p = eol + 1) {
-		eol = strchrnul(p, '\n');
-		if (eol > p && memchr(p, '=', eol - p)) {
-			char *kv = xstrndup(p, eol - p);
-			char *eq = strchr(kv, '=');
-
-			*eq = '\0';
-			state_set(s, kv, eq + 1);
-			free(kv);
-		}
-		if (!*eol)
-			break;
-	}
-	strbuf_release(&sb);
-	return 0;
-}
-
-static ssize_t state_index(const struct state *s, const char *key)
-{
-	size_t i, n = strlen(key);
-
-	for (i = 0; i < s->kv.nr; i++)
-		if (!strncmp(s->kv.v[i], key, n) && s->kv.v[i][n] == '=')
-			return i;
-	return -1;
-}
-
-const char *state_get(const struct state *s, const char *key)
-{
-	ssize_t i = state_index(s, key);
-
-	return i < 0 ? NULL : s->kv.v[i] + strlen(key) + 1;
-}
-
-void state_set(struct state *s, const char *key, const char *value)
-{
-	ssize_t i = state_index(s, key);
-	char *kv = xstrfmt("%s=%s", key, value ? value : ""), *p;
-
-	for (p = kv; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	if (i < 0) {
-		strvec_push(&s->kv, kv);
-		free(kv);
-		return;
-	}
-	free((char *)s->kv.v[i]);
-	s->kv.v[i] = kv;
-}
-
-void state_setf(struct state *s, const char *key, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	state_set(s, key, sb.buf);
-	strbuf_release(&sb);
-}
-
-int state_write(const struct state *s, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	size_t i;
-	int ret = 0;
-
-	if (slash) {
-		*slash = '\0';
-		if (*dir && mkdir_p(dir, 0755))
-			ret = error("cannot create '%s': %s", dir, strerror(errno));
-	}
-	for (i = 0; !ret && i < s->kv.nr; i++)
-		strbuf_addf(&sb, "%s\n", s->kv.v[i]);
-	if (!ret && write_file_atomic(path, sb.buf, sb.len))
-		ret = error("cannot write '%s': %s", path, strerror(errno));
-	strbuf_release(&sb);
-	free(dir);
-	return ret;
-}
-
-void state_release(struct state *s)
-{
-	strvec_clear(&s->kv);
-}
-
-/* ------------------------------------------------------------------ */
-/* Config fragments */
-
-static int is_symbol_char(int c)
-{
-	return isupper(c) || isdigit(c) || c == '_' || islower(c);
-}
-
-/* Length of the symbol name at p (after "CONFIG_"), 0 when none. */
-static size_t symbol_len(const char *p)
-{
-	size_t n = 0;
-
-	while (is_symbol_char((unsigned char)p[n]))
-		n++;
-	return n;
-}
-
-static void frag_set(struct kconfig_frag *f, const char *name, size_t nlen, const char *value,
-		     size_t vlen, const char *file, int line)
-{
-	struct kconfig_opt *o = NULL;
-	size_t i;
-
-	for (i = 0; i < f->nr; i++)
-		if (strlen(f->opts[i].name) == nlen && !strncmp(f->opts[i].name, name, nlen))
-			o = &f->opts[i];
-	if (o) {
-		free(o->value);
-		free(o->file);
-	} else {
-		ALLOC_GROW(f->opts, f->nr + 1, f->alloc);
-		o = &f->opts[f->nr++];
-		o->name = xstrndup(name, nlen);
-	}
-	o->value = xstrndup(value, vlen);
-	o->file = xstrdup(file);
-	o->line = line;
-}
-
-int kconfig_frag_parse(struct kconfig_frag *f, const char *file, const char *buf, size_t len)
-{
-	const char *p = buf, *end = buf + len;
-	int line = 0, bad = 0;
-
-	while (p < end) {
-		const char *eol = memchr(p, '\n', end - p), *s, *e;
-		size_t n;
-
-		if (!eol)
-			eol = end;
-		line++;
-		s = p;
-		e = eol;
-		p = eol + 1;
-		while (s < e && isspace((unsigned char)*s))
-			s++;
-		while (e > s && isspace((unsigned char)e[-1]))
-			e--;
-		if (s == e)
-			continue;
-		if (e - s > 9 && !strncmp(s, "# CONFIG_", 9)) {
-			const char *name = s + 9;
-
-			n = symbol_len(name);
-			if (n && (size_t)(e - (name + n)) == strlen(" is not set") &&
-			    !strncmp(name + n, " is not set", e - (name + n))) {
-				frag_set(f, name, n, "n", 1, file, line);
-				continue;
-			}
-		}
-		if (*s == '#')
-			continue;
-		if (e - s > 7 && !strncmp(s, "CONFIG_", 7)) {
-			const char *name = s + 7;
-
-			n = symbol_len(name);
-			if (n && name[n] == '=' && name + n + 1 < e) {
-				const char *v = name + n + 1;
-
-				/* A string value must be one quoted string. */
-				if (*v != '"' || (e - v >= 2 && e[-1] == '"')) {
-					frag_set(f, name, n, v, e - v, file, line);
-					continue;
-				}
-			}
-		}
-		error("%s:%d: not a config line: '%.*s'", file, line, (int)(e - s), s);
-		bad++;
-	}
-	return bad ? MKS_ECONFIG : 0;
-}
-
-int kconfig_frag_load(struct kconfig_frag *f, const char *path, const char *display)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret;
-
-	if (strbuf_read_file(&sb, path)) {
-		ret = error_code(MKS_ECONFIG, "cannot read config fragment '%s': %s", display,
-				 strerror(errno));
-		strbuf_release(&sb);
-		return ret;
-	}
-	ret = kconfig_frag_parse(f, display, sb.buf, sb.len);
-	strbuf_release(&sb);
-	return ret;
-}
-
-void kconfig_frag_release(struct kconfig_frag *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->nr; i++) {
-		free(f->opts[i].name);
-		free(f->opts[i].value);
-		free(f->opts[i].file);
-	}
-	free(f->opts);
-	f->opts = NULL;
-	f->nr = f->alloc = 0;
-}
-
-/* The symbol a .config line sets or unsets, and its length; NULL for other lines. */
-static const char *config_line_symbol(const char *line, size_t len, size_t *nlen,
-				      const char **value, size_t *vlen)
-{
-	const char *name;
-
-	if (len > 7 && !strncmp(line, "CONFIG_", 7)) {
-		name = line + 7;
-		*nlen = symbol_len(name);
-		if (!*nlen || name[*nlen] != '=')
-			return NULL;
-		*value = name + *nlen + 1;
-		*vlen = line + len - *value;
-		return name;
-	}
-	if (len > 9 && !strncmp(line, "# CONFIG_", 9)) {
-		name = line + 9;
-		*nlen = symbol_len(name);
-		if (!*nlen || (size_t)(line + len - (name + *nlen)) != strlen(" is not set") ||
-		    strncmp(name + *nlen, " is not set", strlen(" is not set")))
-			return NULL;
-		*value = "n";
-		*vlen = 1;
-		return name;
-	}
-	return NULL;
-}
-
-static const struct kconfig_opt *frag_find(const struct kconfig_frag *f, const char *name, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < f->nr; i++)
-		if (strlen(f->opts[i].name) == n && !strncmp(f->opts[i].name, name, n))
-			return &f->opts[i];
-	return NULL;
-}
-
-static void add_opt_line(struct strbuf *out, const struct kconfig_opt *o)
-{
-	if (!strcmp(o->value, "n"))
-		strbuf_addf(out, "# CONFIG_%s is not set\n", o->name);
-	else
-		strbuf_addf(out, "CONFIG_%s=%s\n", o->name, o->value);
-}
-
-void kconfig_apply(struct strbuf *out, const char *config, const struct kconfig_frag *f)
-{
-	const char *p = config;
-	char *done = xcalloc(f->nr ? f->nr : 1, 1);
-	size_t i;
-
-	while (*p) {
-		const char *eol = strchrnul(p, '\n'), *name, *value;
-		size_t nlen, vlen;
-		const struct kconfig_opt *o = NULL;
-
-		name = config_line_symbol(p, eol - p, &nlen, &value, &vlen);
-		if (name)
-			o = frag_find(f, name, nlen);
-		if (o) {
-			if (!done[o - f->opts])
-				add_opt_line(out, o);
-			done[o - f->opts] = 1;
-		} else {
-			strbuf_add(out, p, eol - p);
-			strbuf_addch(out, '\n');
-		}
-		p = *eol ? eol + 1 : eol;
-	}
-	for (i = 0; i < f->nr; i++)
-		if (!done[i])
-			add_opt_line(out, &f->opts[i]);
-	free(done);
-}
-
-/* What .config says of `name`: its value, "n" when unset or absent. Caller frees. */
-static char *config_value(const char *config, const char *name)
-{
-	const char *p = config;
-	size_t want = strlen(name);
-
-	while (*p) {
-		const char *eol = strchrnul(p, '\n'), *sym, *value;
-		size_t nlen, vlen;
-
-		sym = config_line_symbol(p, eol - p, &nlen, &value, &vlen);
-		if (sym && nlen == want && !strncmp(sym, name, nlen))
-			return xstrndup(value, vlen);
-		p = *eol ? eol + 1 : eol;
-	}
-	return NULL;
-}
-
-size_t kconfig_check(struct strvec *missing, struct strvec *absent, const char *config,
-		     const struct kconfig_frag *f,
-		     int (*defined)(void *data, const char *name), void *data)
-{
-	size_t i, nr = 0;
-
-	for (i = 0; i < f->nr; i++) {
-		const struct kconfig_opt *o = &f->opts[i];
-		char *got = config_value(config, o->name);
-		int want_n = !strcmp(o->value, "n");
-
-		if (want_n ? (!got || !strcmp(got, "n")) : (got && !strcmp(got, o->value))) {
-			free(got);
-			continue;
-		}
-		if (defined && !defined(data, o->name)) {
-			if (absent)
-				strvec_pushf(absent, "CONFIG_%s (%s:%d)", o->name, o->file, o->line);
-			free(got);
-			continue;
-		}
-		nr++;
-		if (missing && want_n)
-			strvec_pushf(missing, "# CONFIG_%s is not set (%s:%d): is %s", o->name,
-				     o->file, o->line, got);
-		else if (missing && (!got || !strcmp(got, "n")))
-			strvec_pushf(missing, "CONFIG_%s=%s (%s:%d): is not set", o->name, o->value,
-				     o->file, o->line);
-		else if (missing)
-			strvec_pushf(missing, "CONFIG_%s=%s (%s:%d): is %s", o->name, o->value,
-				     o->file, o->line, got);
-		free(got);
-	}
-	return nr;
-}
-
-/* Add the symbols defined in one Kconfig file. */
-static void kconfig_scan_file(struct strvec *out, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *p;
-
-	if (strbuf_read_file(&sb, path)) {
-		strbuf_release(&sb);
-		return;
-	}
-	for (p = sb.buf; *p;) {
-		const char *eol = strchrnul(p, '\n'), *s = p;
-
-		while (s < eol && (*s == ' ' || *s == '\t'))
-			s++;
-		if (skip_prefix(s, "config", &s) || skip_prefix(s, "menuconfig", &s)) {
-			if (*s == ' ' || *s == '\t') {
-				size_t n;
-
-				while (*s == ' ' || *s == '\t')
-					s++;
-				n = symbol_len(s);
-				if (n && s + n <= eol) {
-					char *name = xstrndup(s, n);
-
-					strvec_push(out, name);
-					free(name);
-				}
-			}
-		}
-		p = *eol ? eol + 1 : eol;
-	}
-	strbuf_release(&sb);
-}
-
-/* Scan a directory for Kconfig files; in arch/ (`in_arch`) only srcarch's directory counts. */
-static void kconfig_scan_dir(struct strvec *out, struct strbuf *path, const char *srcarch,
-			     int depth, int in_arch)
-{
-	DIR *d = opendir(path->buf);
-	struct dirent *de;
-	size_t len = path->len;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		int is_dir = de->d_type == DT_DIR;
-
-		if (de->d_name[0] == '.')
-			continue;
-		strbuf_setlen(path, len);
-		strbuf_addf(path, "/%s", de->d_name);
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat st;
-
-			is_dir = !lstat(path->buf, &st) && S_ISDIR(st.st_mode);
-		}
-		if (is_dir) {
-			if (in_arch && (!srcarch || strcmp(de->d_name, srcarch)))
-				continue;
-			kconfig_scan_dir(out, path, srcarch, depth + 1,
-					 depth == 0 && !strcmp(de->d_name, "arch"));
-		} else if (starts_with(de->d_name, "Kconfig")) {
-			kconfig_scan_file(out, path->buf);
-		}
-	}
-	strbuf_setlen(path, len);
-	closedir(d);
-}
-
-int kconfig_symbols(struct strvec *out, const char *src, const char *srcarch)
-{
-	struct strbuf path = STRBUF_INIT;
-
-	if (!dir_exists(src))
-		return error("no source tree at '%s'", src);
-	strbuf_addstr(&path, src);
-	kconfig_scan_dir(out, &path, srcarch, 0, 0);
-	strbuf_release(&path);
-	qsort(out->v, out->nr, sizeof(*out->v), strp_cmp);
-	return 0;
-}
-
-int kconfig_symbol_defined(void *data, const char *name)
-{
-	const struct strvec *syms = data;
-
-	return bsearch(&name, syms->v, syms->nr, sizeof(*syms->v), strp_cmp) != NULL;
-}
+#include "workdir.h"
 
 /* ------------------------------------------------------------------ */
 /* Reading a build log */
@@ -1271,22 +589,117 @@ cleanup:
 	return seeded;
 }
 
+/* res for a build that state says is current: what the last one recorded. */
+static void uptodate_result(struct build_result *res, const struct state *st)
+{
+	const char *v;
+
+	res->status = BUILD_UPTODATE;
+	res->seconds = (v = state_get(st, "seconds")) ? strtod(v, NULL) : 0;
+	res->config_hash = xstrdup((v = state_get(st, "config_hash")) ? v : "");
+	if ((v = state_get(st, "notes")))
+		res->notes = xstrdup(v);
+}
+
+/* Record in st (written to state_path) that this build is running, and start its log. */
+static int build_start(struct build_result *res, struct state *st, const char *state_path,
+		       const struct kernel_branch *b, const char *variant, const char *commit_hex,
+		       const char *inputs_hash, int seeded)
+{
+	char *head;
+	int ret;
+
+	state_set(st, "variant", variant);
+	state_set(st, "branch", b->name);
+	state_set(st, "commit", commit_hex);
+	state_set(st, "inputs", inputs_hash);
+	state_set(st, "log", res->log);
+	state_set(st, "status", "running");
+	if (seeded)
+		state_set(st, "seeded", "out-base");
+	if ((ret = state_write(st, state_path)))
+		return ret;
+	head = xstrfmt("# mkseries build %s %s %s\n", b->name, variant, commit_hex);
+	if (write_file_atomic(res->log, head, strlen(head)))
+		ret = error("cannot write '%s': %s", res->log, strerror(errno));
+	free(head);
+	return ret;
+}
+
+/* How make runs for b: where, for which arch, how many jobs, with ccache when there is one. */
+static void make_ctx_init(struct make_ctx *m, git_repository *repo, const git_oid *commit,
+			  const struct kernel_branch *b, const struct build_opts *opts,
+			  const char *src, const char *out, const char *log)
+{
+	m->src = src;
+	m->out = out;
+	m->log = log;
+	m->arch = branch_arch(b);
+	m->cross = branch_cross(b);
+	m->jobs = opts->jobs ? opts->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	m->timestamp = commit_timestamp(repo, commit);
+	if (have_program("ccache")) {
+		char *cache = mks_cache_dir();
+
+		m->ccache_dir = path_join(cache, "ccache");
+		free(cache);
+	}
+}
+
+/* Make b's image in a configured out/ and check it; res and st say how it went. */
+static void make_image(struct build_result *res, struct state *st, struct make_ctx *m,
+		       const struct kernel_branch *b)
+{
+	const char *target = image_target(branch_image(b));
+	struct strbuf sb = STRBUF_INIT;
+	struct stat s;
+	int status;
+
+	status = run_make(m, target);
+	if (status) {
+		char *first = NULL;
+
+		if (!strbuf_read_file(&sb, res->log))
+			first = build_first_error(sb.buf, m->src);
+		if (first)
+			fail(res, st, "%s", first);
+		else
+			fail(res, st, "make %s exited with status %d: see %s", target, status,
+			     res->log);
+		free(first);
+		goto cleanup;
+	}
+	if (stat(res->bzimage, &s)) {
+		fail(res, st, "make %s succeeded but wrote no %s", target, branch_image(b));
+		goto cleanup;
+	}
+	/* A tree that ignored ARCH= or CROSS_COMPILE= would boot the wrong kernel, or none. */
+	if (arch_check_image(m->arch, res->bzimage, &sb)) {
+		fail(res, st, "%s (make ARCH=%s CROSS_COMPILE=%s)", sb.buf, make_arch(m->arch),
+		     m->cross);
+		goto cleanup;
+	}
+	res->status = BUILD_OK;
+	state_set(st, "status", "ok");
+	state_set(st, "bzimage", res->bzimage);
+	state_setf(st, "bzimage_mtime", "%lld", (long long)s.st_mtime);
+cleanup:
+	strbuf_release(&sb);
+}
+
 int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
 		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
 		  const struct build_opts *opts)
 {
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
-	struct strbuf inputs = STRBUF_INIT, sb = STRBUF_INIT;
+	struct strbuf inputs = STRBUF_INIT;
 	struct state st = STATE_INIT;
 	struct progress pg = { 0 };
 	struct make_ctx m = { 0 };
 	char *src = NULL, *out = NULL, *logdir = NULL, *state_path = NULL, *inputs_hash = NULL;
 	char commit_hex[GIT_OID_HEXSZ + 1];
-	const struct arch_info *arch = branch_arch(b);
-	const char *target = image_target(branch_image(b));
 	double start = mono_seconds();
-	int ret = 0, status, ccache = have_program("ccache"), seeded = 0;
-	struct stat s;
+	int ret = 0, seeded = 0;
 
 	memset(res, 0, sizeof(*res));
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
@@ -1312,33 +725,13 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	if ((ret = state_read(&st, state_path)))
 		goto cleanup;
 	if (!opts->force && up_to_date(&st, commit_hex, inputs_hash)) {
-		const char *v;
-
-		res->status = BUILD_UPTODATE;
-		res->seconds = (v = state_get(&st, "seconds")) ? strtod(v, NULL) : 0;
-		res->config_hash = xstrdup((v = state_get(&st, "config_hash")) ? v : "");
-		if ((v = state_get(&st, "notes")))
-			res->notes = xstrdup(v);
+		uptodate_result(res, &st);
 		goto cleanup;
 	}
-
 	state_release(&st);
-	state_set(&st, "variant", variant);
-	state_set(&st, "branch", b->name);
-	state_set(&st, "commit", commit_hex);
-	state_set(&st, "inputs", inputs_hash);
-	state_set(&st, "log", res->log);
-	state_set(&st, "status", "running");
-	if (seeded)
-		state_set(&st, "seeded", "out-base");
-	if ((ret = state_write(&st, state_path)))
+	ret = build_start(res, &st, state_path, b, variant, commit_hex, inputs_hash, seeded);
+	if (ret)
 		goto cleanup;
-
-	strbuf_addf(&sb, "# mkseries build %s %s %s\n", b->name, variant, commit_hex);
-	if (write_file_atomic(res->log, sb.buf, sb.len)) {
-		ret = error("cannot write '%s': %s", res->log, strerror(errno));
-		goto cleanup;
-	}
 
 	pg.label = opts->label ? opts->label : variant;
 	pg.start = start;
@@ -1355,56 +748,12 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 		   res->mat.full ? "full" : "incremental", res->mat.written, res->mat.removed,
 		   res->mat.repaired, res->mat.seconds);
 
-	m.src = src;
-	m.out = out;
-	m.log = res->log;
-	m.arch = arch;
-	m.cross = branch_cross(b);
-	m.jobs = opts->jobs ? opts->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	m.timestamp = commit_timestamp(repo, commit);
+	make_ctx_init(&m, repo, commit, b, opts, src, out, res->log);
 	m.pg = &pg;
-	if (ccache) {
-		char *cache = mks_cache_dir();
-
-		m.ccache_dir = path_join(cache, "ccache");
-		free(cache);
-	}
 	pg.last[0] = '\0';
 	ret = configure(res, &st, &m, kit, b, &frag);
-	if (ret || res->status == BUILD_FAILED)
-		goto done;
-
-	status = run_make(&m, target);
-	if (status) {
-		struct strbuf log = STRBUF_INIT;
-		char *first = NULL;
-
-		if (!strbuf_read_file(&log, res->log))
-			first = build_first_error(log.buf, src);
-		if (first)
-			fail(res, &st, "%s", first);
-		else
-			fail(res, &st, "make %s exited with status %d: see %s", target, status,
-			     res->log);
-		free(first);
-		strbuf_release(&log);
-		goto done;
-	}
-	if (stat(res->bzimage, &s)) {
-		fail(res, &st, "make %s succeeded but wrote no %s", target, branch_image(b));
-		goto done;
-	}
-	/* A tree that ignored ARCH= or CROSS_COMPILE= would boot the wrong kernel, or none. */
-	strbuf_reset(&sb);
-	if (arch_check_image(arch, res->bzimage, &sb)) {
-		fail(res, &st, "%s (make ARCH=%s CROSS_COMPILE=%s)", sb.buf, make_arch(arch),
-		     m.cross);
-		goto done;
-	}
-	res->status = BUILD_OK;
-	state_set(&st, "status", "ok");
-	state_set(&st, "bzimage", res->bzimage);
-	state_setf(&st, "bzimage_mtime", "%lld", (long long)s.st_mtime);
+	if (!ret && res->status != BUILD_FAILED)
+		make_image(res, &st, &m, b);
 done:
 	progress_clear(&pg);
 	res->seconds = mono_seconds() - start;
@@ -1417,7 +766,6 @@ cleanup:
 	free(m.timestamp);
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
-	strbuf_release(&sb);
 	state_release(&st);
 	free(inputs_hash);
 	free(state_path);
@@ -1425,24 +773,4 @@ cleanup:
 	free(out);
 	free(src);
 	return ret;
-}
-
-int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
-		 int all, const struct strvec *given)
-{
-	struct strvec checked = STRVEC_INIT;
-	int ret;
-
-	*sel = NULL;
-	*nr = 0;
-	ret = variants_select(&checked, given);
-	if (!ret)
-		ret = kit_open(kit);
-	if (!ret)
-		ret = select_branches(sel, nr, kit, branch, all, 0);
-	if (!ret)
-		ret = variants_check(given, *sel, *nr);
-	strvec_clear(&checked);
-	/* Whatever a helper returned, what the caller gets is one of ours. */
-	return ret > 0 ? MKS_ECONFIG : ret;
 }

@@ -5,6 +5,7 @@
 #include "build.h"
 #include "json.h"
 #include "report.h"
+#include "variant.h"
 
 static void describe_source(struct strbuf *sb, const struct kernel_branch *b)
 {

@@ -1,4 +1,4 @@
-/* results.c: the recorded results of a run: gathered from the work directory, or read from JSON reports. */
+/* results.c: the results of a run: cells, checks, metrics and claims, read back from JSON reports and merged. */
 #include <errno.h>
 #include <math.h>
 
@@ -8,11 +8,11 @@
 
 #include <dirent.h>
 
-#include "build.h"
 #include "console.h"
 #include "json.h"
 #include "plan.h"
 #include "results.h"
+#include "variant.h"
 #include "verdict.h"
 
 static const char *const check_names[] = {
@@ -646,44 +646,12 @@ void cell_read_console(struct cell_result *c, const char *console, size_t len,
 	cell_read_consoles(c, &console, &len, 1, failure);
 }
 
-void cell_read_consoles(struct cell_result *c, const char *const *consoles, const size_t *lens,
-			size_t nr, const char *failure)
+/* Copy into c the cases, metrics and counts of the judged consoles v. */
+static void cell_take_ktap(struct cell_result *c, const struct console_verdict *v)
 {
-	struct console_rules rules = {
-		.expect_fail = c->expect_fail,
-		.nr_expect_fail = c->nr_expect_fail,
-		.without = c->without,
-	};
-	struct console_verdict v;
-	const struct ktap_result *k = &v.k;
+	const struct ktap_result *k = &v->k;
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
-
-	console_judge(&v, consoles, lens, nr, &rules);
-	if (v.splat_boot) {
-		add_boot(&sb, v.splat_boot, nr);
-		strbuf_addf(&sb, "console line %zu: %s", v.splat.line, v.splat.text ? v.splat.text : "");
-		check_set(&c->splats, CHECK_FAILED, sb.buf);
-	} else {
-		check_set(&c->splats, CHECK_OK, NULL);
-	}
-	if (!c->boots)
-		c->boots = (unsigned)nr;
-
-	if (v.not_started) {
-		strbuf_reset(&sb);
-		add_boot(&sb, v.not_started, nr);
-		strbuf_addstr(&sb, failure ? failure : "mm-regress never started: no KTAP on the console");
-		check_set(&c->boot, CHECK_FAILED, sb.buf);
-		check_set(&c->tests, CHECK_SKIPPED, "did not boot");
-		goto cleanup;
-	}
-	if (!nr) {
-		check_set(&c->boot, CHECK_FAILED, failure ? failure : "no console recorded");
-		check_set(&c->tests, CHECK_SKIPPED, "did not boot");
-		goto cleanup;
-	}
-	check_set(&c->boot, CHECK_OK, NULL);
 
 	free(c->clocksource);
 	c->clocksource = k->clocksource ? xstrdup(k->clocksource) : NULL;
@@ -711,23 +679,30 @@ void cell_read_consoles(struct cell_result *c, const char *const *consoles, cons
 				m->stddev, m->samples, m->nr_samples);
 	}
 	c->nr_pass = k->nr_pass + k->nr_todo;
-	c->nr_fail = v.e.nr_fail;
-	c->nr_xfail = v.e.xfail.nr;
+	c->nr_fail = v->e.nr_fail;
+	c->nr_xfail = v->e.xfail.nr;
 	c->nr_skip = k->nr_skip;
-	strbuf_reset(&sb);
-	expectations_describe(&sb, &v.e, c->without);
+	expectations_describe(&sb, &v->e, c->without);
 	free(c->expected);
 	c->expected = sb.len ? strbuf_detach(&sb, NULL) : NULL;
+	strbuf_release(&sb);
+}
 
-	strbuf_reset(&sb);
-	switch (v.tests_rule) {
+/* Set c's tests check from the rule v's judge applied to nr booted consoles. */
+static void cell_judge_tests(struct cell_result *c, const struct console_verdict *v, size_t nr,
+			     const char *failure)
+{
+	const struct ktap_result *k = &v->k;
+	struct strbuf sb = STRBUF_INIT;
+
+	switch (v->tests_rule) {
 	case CONSOLE_OK:
 		check_set(&c->tests, CHECK_OK, c->expected);
-		goto cleanup;
+		return;
 	case CONSOLE_CASE_FAILED: {
-		const struct ktap_case *kc = v.e.first_fail;
+		const struct ktap_case *kc = v->e.first_fail;
 
-		add_boot(&sb, v.boot_of[kc - k->cases], nr);
+		add_boot(&sb, v->boot_of[kc - k->cases], nr);
 		strbuf_addf(&sb, "not ok %u %s", kc->number, kc->name);
 		if (kc->diag.nr)
 			strbuf_addf(&sb, ": %s", kc->diag.v[kc->diag.nr - 1]);
@@ -735,471 +710,61 @@ void cell_read_consoles(struct cell_result *c, const char *const *consoles, cons
 	}
 	case CONSOLE_CUT_SHORT:
 		/* Nothing failed, so the run was cut short: say how. */
-		add_boot(&sb, v.cut_short, nr);
-		strbuf_addstr(&sb, failure ? failure : v.problems.v[0]);
+		add_boot(&sb, v->cut_short, nr);
+		strbuf_addstr(&sb, failure ? failure : v->problems.v[0]);
 		break;
 	case CONSOLE_MISSED:
-		expectations_missed(&sb, &v.e, c->without);
+		expectations_missed(&sb, &v->e, c->without);
 		break;
 	default:
-		BUG("console_judge() gave tests rule %d without a machine to check", v.tests_rule);
+		BUG("console_judge() gave tests rule %d without a machine to check", v->tests_rule);
 	}
 	check_set(&c->tests, CHECK_FAILED, sb.buf);
+	strbuf_release(&sb);
+}
+
+void cell_read_consoles(struct cell_result *c, const char *const *consoles, const size_t *lens,
+			size_t nr, const char *failure)
+{
+	struct console_rules rules = {
+		.expect_fail = c->expect_fail,
+		.nr_expect_fail = c->nr_expect_fail,
+		.without = c->without,
+	};
+	struct console_verdict v;
+	struct strbuf sb = STRBUF_INIT;
+
+	console_judge(&v, consoles, lens, nr, &rules);
+	if (v.splat_boot) {
+		add_boot(&sb, v.splat_boot, nr);
+		strbuf_addf(&sb, "console line %zu: %s", v.splat.line, v.splat.text ? v.splat.text : "");
+		check_set(&c->splats, CHECK_FAILED, sb.buf);
+	} else {
+		check_set(&c->splats, CHECK_OK, NULL);
+	}
+	if (!c->boots)
+		c->boots = (unsigned)nr;
+
+	if (v.not_started) {
+		strbuf_reset(&sb);
+		add_boot(&sb, v.not_started, nr);
+		strbuf_addstr(&sb, failure ? failure : "mm-regress never started: no KTAP on the console");
+		check_set(&c->boot, CHECK_FAILED, sb.buf);
+		check_set(&c->tests, CHECK_SKIPPED, "did not boot");
+		goto cleanup;
+	}
+	if (!nr) {
+		check_set(&c->boot, CHECK_FAILED, failure ? failure : "no console recorded");
+		check_set(&c->tests, CHECK_SKIPPED, "did not boot");
+		goto cleanup;
+	}
+	check_set(&c->boot, CHECK_OK, NULL);
+
+	cell_take_ktap(c, &v);
+	cell_judge_tests(c, &v, nr, failure);
 cleanup:
 	strbuf_release(&sb);
 	console_verdict_release(&v);
-}
-
-/* ------------------------------------------------------------------ */
-/* Gathering what the work directory records */
-
-static char *state_path(const char *workdir, const char *name)
-{
-	return xstrfmt("%s/state/%s", workdir, name);
-}
-
-static int read_state(struct state *st, const char *workdir, const char *fmt, const char *arg)
-{
-	char *name = xstrfmt(fmt, arg), *path = state_path(workdir, name);
-	int ret = state_read(st, path);
-
-	free(path);
-	free(name);
-	return ret;
-}
-
-static long long state_ll(const struct state *st, const char *key)
-{
-	const char *v = state_get(st, key);
-
-	return v ? strtoll(v, NULL, 10) : 0;
-}
-
-static double state_double(const struct state *st, const char *key)
-{
-	const char *v = state_get(st, key);
-
-	return v ? strtod(v, NULL) : 0;
-}
-
-static void dup_state(char **out, const struct state *st, const char *key)
-{
-	const char *v = state_get(st, key);
-
-	free(*out);
-	*out = v && *v ? xstrdup(v) : NULL;
-}
-
-/* A run's own record of a step: status ok/failed/conflict/error and its evidence. */
-static void check_from_run_state(struct check *c, const struct state *st)
-{
-	const char *status = state_get(st, "status"), *ev = state_get(st, "evidence");
-	int s;
-
-	if (!status)
-		return;
-	if (!strcmp(status, "error"))
-		s = CHECK_FAILED;
-	else
-		s = check_status_parse(status);
-	if (s < 0)
-		s = CHECK_FAILED;
-	check_set(c, s, ev && *ev ? ev : NULL);
-}
-
-static int collect_apply(struct branch_result *b, const char *workdir)
-{
-	struct state st = STATE_INIT;
-	size_t i, nr;
-	int ret;
-
-	ret = read_state(&st, workdir, "%s", "run.apply");
-	if (ret || !state_get(&st, "status"))
-		goto cleanup;
-	check_from_run_state(&b->apply, &st);
-	dup_state(&b->tip, &st, "tip");
-	nr = (size_t)state_ll(&st, "series");
-	for (i = 0; i < nr && i < 10000; i++) {
-		char *k = xstrfmt("series.%zu.id", i);
-		const char *id = state_get(&st, k), *v;
-		struct series_result *s;
-		int state;
-
-		free(k);
-		if (!id || !*id)
-			continue;
-		k = xstrfmt("series.%zu.title", i);
-		s = branch_add_series(b, id, state_get(&st, k));
-		free(k);
-		k = xstrfmt("series.%zu.state", i);
-		state = series_state_parse(state_get(&st, k));
-		s->state = state < 0 ? SERIES_PLANNED : state;
-		free(k);
-		k = xstrfmt("series.%zu.detail", i);
-		v = state_get(&st, k);
-		s->detail = v && *v ? xstrdup(v) : NULL;
-		free(k);
-	}
-	ret = 1;
-cleanup:
-	state_release(&st);
-	return ret;
-}
-
-/*
- * Whether a run recorded an error for a step after the module's own
- * state was last written: then the error is the step's latest outcome.
- */
-static int run_error_is_latest(const struct state *run, const struct state *mod)
-{
-	const char *status = state_get(run, "status");
-
-	if (!status || strcmp(status, "error"))
-		return 0;
-	return !state_get(mod, "finished") || state_ll(run, "at") >= state_ll(mod, "finished");
-}
-
-/* Mark every check after `from` (all of them when NULL) skipped for `why`. */
-static void skip_after(struct cell_result *c, struct check *from, const char *why)
-{
-	struct check *order[] = { &c->build, &c->boot, &c->tests, &c->splats };
-	size_t i;
-	int after = !from;
-
-	for (i = 0; i < ARRAY_SIZE(order); i++) {
-		if (after)
-			check_set(order[i], CHECK_SKIPPED, why);
-		if (order[i] == from)
-			after = 1;
-	}
-}
-
-/*
- * Whether the recorded test (ts, and the run's record rt) booted the
- * image the last build made. A run records the image's hash; a test
- * made by `mkseries test` alone is judged by time: it must be newer.
- */
-static int tested_this_image(const struct state *ts, const struct state *rt,
-			     const struct state *bs)
-{
-	const char *image = state_get(ts, "bzimage"), *built = state_get(bs, "bzimage");
-	const char *hash = state_get(rt, "bzimage_hash");
-	git_oid oid;
-
-	if (image && built && strcmp(image, built))
-		return 0;
-	if (hash && state_get(rt, "finished") && state_get(ts, "finished") &&
-	    !strcmp(state_get(rt, "finished"), state_get(ts, "finished")) && built) {
-		if (git_odb_hashfile(&oid, built, GIT_OBJECT_BLOB) < 0)
-			return 0;
-		return !strcmp(hash, git_oid_tostr_s(&oid));
-	}
-	return state_ll(ts, "finished") >= state_ll(bs, "finished");
-}
-
-/* More boots than this in a state file are a corrupt file, not a measurement. */
-#define MAX_BOOTS 1000
-
-static int collect_test(struct cell_result *c, const char *workdir, const struct state *bs)
-{
-	struct state ts = STATE_INIT, rt = STATE_INIT;
-	struct strbuf *consoles = NULL;
-	const char *status, *path, *v;
-	long long boots;
-	size_t i, nr_read = 0;
-	int ret = 0, any = 0;
-
-	if ((ret = read_state(&ts, workdir, "%s.test", c->variant)) ||
-	    (ret = read_state(&rt, workdir, "run.%s.test", c->variant)))
-		goto cleanup;
-	any = state_get(&ts, "status") || state_get(&rt, "status");
-	if (state_get(&rt, "repeat"))
-		c->repeat = (unsigned)state_ll(&rt, "repeat");
-	if (run_error_is_latest(&rt, &ts)) {
-		check_from_run_state(&c->boot, &rt);
-		skip_after(c, &c->boot, "did not boot");
-		goto cleanup;
-	}
-	status = state_get(&ts, "status");
-	if (!status)
-		goto cleanup;
-	if (!tested_this_image(&ts, &rt, bs)) {
-		check_set(&c->boot, CHECK_NOT_RUN, "the last test booted an earlier build");
-		goto cleanup;
-	}
-	dup_state(&c->accel, &ts, "accel");
-	dup_state(&c->accel_note, &ts, "accel_note");
-	dup_state(&c->mode, &ts, "mode");
-	dup_state(&c->console_log, &ts, "console");
-	dup_state(&c->reused, &ts, "reused");
-	c->test_seconds = state_double(&ts, "seconds");
-	/* State written before `timing` was: TCG was always on host time then. */
-	v = state_get(&ts, "timing");
-	c->timing = v && timing_parse(v) > 0 ? timing_parse(v) : timing_from_accel(c->accel);
-	boots = state_get(&ts, "boots") ? state_ll(&ts, "boots") : 1;
-	if (boots < 1 || boots > MAX_BOOTS)
-		boots = 1;
-	c->boots = (unsigned)boots;
-	consoles = xcalloc(boots, sizeof(*consoles));
-	for (i = 0; i < (size_t)boots; i++) {
-		char *key = i ? xstrfmt("console.%zu", i + 1) : xstrdup("console");
-
-		path = state_get(&ts, key);
-		free(key);
-		strbuf_init(&consoles[i], 0);
-		if (path)
-			strvec_push(&c->console_logs, path);
-		if (!path || strbuf_read_file(&consoles[i], path)) {
-			struct strbuf why = STRBUF_INIT;
-
-			if (boots > 1)
-				strbuf_addf(&why, "boot %zu of %lld: ", i + 1, boots);
-			strbuf_addf(&why, "console log '%s' cannot be read: %s",
-				    path ? path : "(none)", path ? strerror(errno) : "not recorded");
-			check_set(&c->boot, CHECK_FAILED, why.buf);
-			skip_after(c, &c->boot, "no console log");
-			strbuf_release(&why);
-			nr_read = i + 1;
-			goto cleanup;
-		}
-	}
-	nr_read = (size_t)boots;
-	/* A declared variant's expectations, as they were when it was tested. */
-	dup_state(&c->without, &ts, "without");
-	if ((v = state_get(&ts, "expect_fail"))) {
-		const char *p = v;
-
-		while (*p) {
-			size_t n = strcspn(p, " ");
-
-			if (n) {
-				char *name = xstrndup(p, n);
-
-				cell_expect_fail(c, name);
-				free(name);
-			}
-			p += n + !!p[n];
-		}
-	}
-	{
-		const char **text = xcalloc(boots, sizeof(*text));
-		size_t *lens = xcalloc(boots, sizeof(*lens));
-
-		for (i = 0; i < (size_t)boots; i++) {
-			text[i] = consoles[i].buf;
-			lens[i] = consoles[i].len;
-		}
-		cell_read_consoles(c, text, lens, boots, state_get(&ts, "failure"));
-		free(text);
-		free(lens);
-	}
-	/* vm.c judged the run: when it says failed and the console did not show why, say it. */
-	if (!strcmp(status, "failed") && c->boot.status == CHECK_OK && c->tests.status == CHECK_OK &&
-	    c->splats.status == CHECK_OK)
-		check_set(&c->tests, CHECK_FAILED,
-			  state_get(&ts, "failure") ? state_get(&ts, "failure") : "failed");
-	if (!c->repeat) {
-		/* Samples a boot asked for: the metrics hold every boot's. */
-		for (i = 0; i < c->nr_metrics; i++)
-			if (c->metrics[i].n / (c->boots ? c->boots : 1) > c->repeat)
-				c->repeat = c->metrics[i].n / (c->boots ? c->boots : 1);
-	}
-cleanup:
-	for (i = 0; i < nr_read; i++)
-		strbuf_release(&consoles[i]);
-	free(consoles);
-	state_release(&ts);
-	state_release(&rt);
-	return ret ? ret : any;
-}
-
-/* How run.apply says a declared variant applied: variant.<v>.status and .evidence. */
-static void variant_apply_check(struct check *out, const struct state *apply, const char *variant)
-{
-	char *ks = xstrfmt("variant.%s.status", variant), *ke = xstrfmt("variant.%s.evidence", variant);
-	const char *status = state_get(apply, ks), *ev = state_get(apply, ke);
-	int st;
-
-	if (status) {
-		st = !strcmp(status, "error") ? CHECK_FAILED : check_status_parse(status);
-		check_set(out, st < 0 ? CHECK_FAILED : st, ev && *ev ? ev : NULL);
-	}
-	free(ks);
-	free(ke);
-}
-
-static int collect_cell(struct cell_result *c, const struct branch_result *b, const char *workdir,
-			const struct state *apply)
-{
-	struct state bs = STATE_INIT, rb = STATE_INIT;
-	const char *status;
-	int ret = 0, any = 0;
-
-	if (b->import.status == CHECK_FAILED) {
-		check_set(&c->apply, strcmp(c->variant, "base") ? CHECK_SKIPPED : CHECK_NA,
-			  "not imported");
-		skip_after(c, NULL, "not imported");
-		return 1;
-	}
-	if (!strcmp(c->variant, "base")) {
-		check_set(&c->apply, CHECK_NA, NULL);
-	} else {
-		if (!strcmp(c->variant, "kit"))
-			check_set(&c->apply, b->apply.status, b->apply.evidence);
-		else
-			variant_apply_check(&c->apply, apply, c->variant);
-		if (c->apply.status == CHECK_CONFLICT || c->apply.status == CHECK_FAILED) {
-			skip_after(c, NULL, c->apply.status == CHECK_CONFLICT ?
-				   "apply conflict" : "not applied");
-			return 1;
-		}
-	}
-	if ((ret = read_state(&bs, workdir, "%s.build", c->variant)) ||
-	    (ret = read_state(&rb, workdir, "run.%s.build", c->variant)))
-		goto cleanup;
-	any = state_get(&bs, "status") || state_get(&rb, "status");
-	if (run_error_is_latest(&rb, &bs)) {
-		check_from_run_state(&c->build, &rb);
-		skip_after(c, &c->build, "not built");
-		goto cleanup;
-	}
-	status = state_get(&bs, "status");
-	dup_state(&c->commit, &bs, "commit");
-	dup_state(&c->build_log, &bs, "log");
-	c->build_seconds = state_double(&bs, "seconds");
-	if (!status) {
-		goto cleanup;
-	} else if (!strcmp(status, "ok")) {
-		check_set(&c->build, CHECK_OK, NULL);
-	} else if (!strcmp(status, "failed")) {
-		check_set(&c->build, CHECK_FAILED, state_get(&bs, "failure") ?
-			  state_get(&bs, "failure") : "the build failed");
-		skip_after(c, &c->build, "not built");
-		goto cleanup;
-	} else {
-		/* "running": the build was interrupted; what it left does not count. */
-		check_set(&c->build, CHECK_NOT_RUN, "interrupted");
-		goto cleanup;
-	}
-	ret = collect_test(c, workdir, &bs);
-	if (ret > 0)
-		any = 1;
-cleanup:
-	state_release(&bs);
-	state_release(&rb);
-	return ret < 0 ? ret : any;
-}
-
-/*
- * Every variant with something recorded: base and kit, those run.apply
- * lists (in the kernel file's order), then any other the state directory
- * has a file of, by name.
- */
-static void recorded_variants(struct strvec *out, const char *workdir, const struct state *apply)
-{
-	struct strvec found = STRVEC_INIT;
-	const char *list = state_get(apply, "variants");
-	char *dir = path_join(workdir, "state");
-	struct dirent *de;
-	size_t i, j;
-	DIR *d;
-
-	for (i = 0; build_variants[i]; i++)
-		strvec_push(out, build_variants[i]);
-	while (list && *list) {
-		size_t n = strcspn(list, " ");
-
-		if (n) {
-			char *v = xstrndup(list, n);
-
-			if (variant_name_ok(v))
-				strvec_push(out, v);
-			free(v);
-		}
-		list += n + !!list[n];
-	}
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		const char *name = de->d_name, *dot;
-		char *v;
-
-		skip_prefix(name, "run.", &name);
-		dot = strrchr(name, '.');
-		if (!dot || (strcmp(dot, ".build") && strcmp(dot, ".test")))
-			continue;
-		v = xstrndup(name, dot - name);
-		for (j = 0; j < out->nr && strcmp(out->v[j], v); j++)
-			;
-		for (i = 0; i < found.nr && strcmp(found.v[i], v); i++)
-			;
-		if (j == out->nr && i == found.nr && variant_name_ok(v))
-			strvec_push(&found, v);
-		free(v);
-	}
-	if (d)
-		closedir(d);
-	qsort(found.v, found.nr, sizeof(*found.v), strp_cmp);
-	for (i = 0; i < found.nr; i++)
-		strvec_push(out, found.v[i]);
-	strvec_clear(&found);
-	free(dir);
-}
-
-int results_collect_branch(struct branch_result *b, const char *workdir,
-			   const struct strvec *variants)
-{
-	struct state st = STATE_INIT, apply = STATE_INIT;
-	struct strvec all = STRVEC_INIT;
-	size_t i;
-	int any = 0, r;
-
-	r = read_state(&st, workdir, "%s", "run.import");
-	if (r)
-		return r;
-	if (state_get(&st, "status")) {
-		check_from_run_state(&b->import, &st);
-		dup_state(&b->base, &st, "base");
-		any = 1;
-	}
-	state_release(&st);
-	r = collect_apply(b, workdir);
-	if (r < 0)
-		return r;
-	any |= r;
-	r = read_state(&apply, workdir, "%s", "run.apply");
-	if (r)
-		return r;
-	if (!variants)
-		recorded_variants(&all, workdir, &apply);
-	for (i = 0; i < (variants ? variants : &all)->nr; i++) {
-		const char *v = (variants ? variants : &all)->v[i];
-		struct cell_result tmp;
-		char *key = xstrfmt("variant.%s.status", v);
-		int applied = !strcmp(v, "kit") ? b->apply.status != CHECK_NOT_RUN :
-			      state_get(&apply, key) != NULL;
-
-		free(key);
-		memset(&tmp, 0, sizeof(tmp));
-		tmp.variant = xstrdup(v);
-		r = collect_cell(&tmp, b, workdir, &apply);
-		if (r < 0) {
-			cell_result_release(&tmp);
-			break;
-		}
-		/* Without --variant, a variant with nothing recorded is left out. */
-		if (r > 0 || variants || (strcmp(v, "base") && applied)) {
-			struct cell_result *c = branch_cell(b, v);
-
-			cell_result_release(c);
-			*c = tmp;
-			any = 1;
-		} else {
-			cell_result_release(&tmp);
-		}
-	}
-	state_release(&apply);
-	strvec_clear(&all);
-	return r < 0 ? r : any;
 }
 
 /* ------------------------------------------------------------------ */

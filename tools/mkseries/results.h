@@ -279,34 +279,6 @@ void cell_read_consoles(struct cell_result *c, const char *const *consoles, cons
 			size_t nr, const char *failure);
 
 /*
- * The state files a run leaves in a branch's work directory (see
- * builtin/run.c and runstate.h):
- *   state/run.import       status, evidence, base, at
- *   state/run.apply        status, evidence, tip, series (a count) and
- *                          series.<n>.id, .title, .state, .detail, at;
- *                          variants (names, in order) and variant.<v>.status,
- *                          .evidence, .tip for each declared variant
- *   state/run.<v>.build    status, evidence, at (with key and bzimage)
- *   state/run.<v>.test     status, evidence, repeat, bzimage_hash, finished,
- *                          at (with key)
- *   state/<v>.build        written by build.c
- *   state/<v>.test         written by vm.c, with the console log it names
- *                          (and expect_fail, without for a declared variant);
- *                          timing (hardware, instructions or emulated;
- *                          absent: derived from accel), boots (N, default
- *                          1) with console.2 .. console.N for the later
- *                          boots, reused=base when the cell is base's
- *                          tree and its build and test are base's
- * Fill b (named already) from them. `variants` limits the cells read;
- * NULL reads every variant with anything recorded: base, kit, those
- * run.apply lists, then any other the state directory has, by name. Returns 1 when
- * anything at all was recorded, 0 when nothing, -1 on a read error
- * (printed).
- */
-int results_collect_branch(struct branch_result *b, const char *workdir,
-			   const struct strvec *variants);
-
-/*
  * Take what the kit says about r's branches: each one's threshold and the
  * claims of its series, of its kernel file and of its declared variants
  * (replacing any r had). Branches the kit does not know are left alone.

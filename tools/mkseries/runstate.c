@@ -7,6 +7,7 @@
 #include "gitutil.h"
 #include "regress.h"
 #include "runstate.h"
+#include "state.h"
 
 #ifndef MKSERIES_VERSION
 #define MKSERIES_VERSION "unknown"

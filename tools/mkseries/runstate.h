@@ -4,7 +4,7 @@
 
 #include <git2.h>
 
-#include "build.h"
+#include "state.h"
 #include "model.h"
 #include "plan.h"
 #include "util.h"

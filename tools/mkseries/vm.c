@@ -16,8 +16,10 @@
 #include "initramfs.h"
 #include "ktap.h"
 #include "regress.h"
+#include "state.h"
 #include "verdict.h"
 #include "vm.h"
+#include "workdir.h"
 
 /* Seconds QEMU gets to exit by itself after the done marker (mm-regress reboots). */
 #define DONE_GRACE 30
@@ -576,6 +578,117 @@ static void merge_boot(struct vm_result *res, struct vm_result *more, unsigned n
 	res->seconds += more->seconds;
 }
 
+static int accel_name_ok(const char *accel)
+{
+	return !strcmp(accel, "auto") || !strcmp(accel, "kvm") || !strcmp(accel, "tcg");
+}
+
+int vm_check_options(int quick, int full, const char *accel, unsigned boots)
+{
+	if (quick && full)
+		return error("--quick and --full cannot be used together");
+	if (accel && !accel_name_ok(accel))
+		return error("unknown accelerator '%s' (auto, kvm or tcg)", accel);
+	if (boots > 100)
+		return error("--boots must be between 1 and 100, not %u", boots);
+	return 0;
+}
+
+unsigned vm_probe_timeout_env(void)
+{
+	const char *v = getenv("MKSERIES_KVM_PROBE_TIMEOUT");
+
+	return v ? strtoul(v, NULL, 10) : 0;
+}
+
+/* Write to `path` an initramfs whose /init is the mm-regress that runs on b's arch. */
+static int write_initramfs(const char *path, const struct kernel_branch *b)
+{
+	const struct arch_info *arch = branch_arch(b);
+	const char *image, *image_why = NULL;
+	struct strbuf why = STRBUF_INIT;
+	size_t image_len = 0;
+	int ret;
+
+	/* A cross-built kernel of another arch cannot run the host's mm-regress, and must not. */
+	image = mm_regress_image_for(arch->machine, &image_len, &image_why);
+	if (!image_len)
+		return error_code(MKS_ECONFIG,
+				  "%s:%d: this mkseries carries no %s mm-regress for arch %s: %.*s; install %s (make deps), then rebuild mkseries (make)",
+				  b->path, b->line, arch->machine, arch->name,
+				  (int)strcspn(image_why, "\n"), image_why, arch->cross_packages);
+	if (arch_check_program(arch, image, image_len, &why))
+		ret = error("%s:%d: %s", b->path, b->line, why.buf);
+	else
+		ret = initramfs_write(path, image, image_len);
+	strbuf_release(&why);
+	return ret;
+}
+
+/*
+ * The accelerator to boot b with when `want` (auto, kvm or tcg) was
+ * asked for, and in *note (caller frees) why it is not the one asked for.
+ */
+static int choose_accel(const char **accel, char **note, const struct kernel_branch *b,
+			const char *want, const char *cache)
+{
+	const struct arch_info *arch = branch_arch(b);
+
+	if (arch_is_host(arch)) {
+		*accel = vm_pick_accel(want, cache, b->boot.qemu, note);
+		return 0;
+	}
+	/* KVM runs only guests of the host's own arch. */
+	if (!strcmp(want, "kvm"))
+		return error_code(MKS_ECONFIG,
+				  "%s:%d: accel kvm cannot run %s guests on this %s host: KVM runs only the host's own arch (use auto or tcg)",
+				  b->path, b->line, arch->name,
+				  arch_host() ? arch_host()->name : "unknown");
+	*accel = "tcg";
+	*note = xstrfmt("%s guest on %s host: KVM runs only the host's own arch", arch->name,
+			arch_host() ? arch_host()->name : "another");
+	return 0;
+}
+
+/* Record in st how the test of bzimage went (res), and what it expected. */
+static void record_test(struct state *st, const struct vm_result *res,
+			const struct kernel_branch *b, const char *bzimage,
+			const struct vm_opts *opts)
+{
+	state_set(st, "branch", b->name);
+	state_set(st, "status", res->status == VM_OK ? "ok" : "failed");
+	state_set(st, "accel", res->accel);
+	state_set(st, "timing", res->timing);
+	state_setf(st, "boots", "%u", res->boots);
+	state_set(st, "started", res->started ? "1" : "0");
+	if (res->accel_note)
+		state_set(st, "accel_note", res->accel_note);
+	state_set(st, "mode", opts->full ? "full" : "quick");
+	state_setf(st, "seconds", "%.1f", res->seconds);
+	state_setf(st, "pass", "%zu", res->nr_pass);
+	state_setf(st, "fail", "%zu", res->nr_fail);
+	state_setf(st, "skip", "%zu", res->nr_skip);
+	if (opts->variant) {
+		struct strbuf list = STRBUF_INIT;
+		char *without = variant_without_text(opts->variant);
+		size_t i;
+
+		for (i = 0; i < opts->variant->nr_expect_fail; i++)
+			strbuf_addf(&list, "%s%s", i ? " " : "", opts->variant->expect_fail[i]);
+		state_set(st, "expect_fail", list.buf);
+		state_set(st, "without", without);
+		state_setf(st, "xfail", "%zu", res->nr_xfail);
+		strbuf_release(&list);
+		free(without);
+	}
+	if (res->expected)
+		state_set(st, "expected", res->expected);
+	state_set(st, "bzimage", bzimage);
+	if (res->failure)
+		state_set(st, "failure", res->failure);
+	state_setf(st, "finished", "%lld", (long long)time(NULL));
+}
+
 int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
 		    const char *workdir, const char *variant, const struct vm_opts *opts)
 {
@@ -584,11 +697,8 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL, *state_path = NULL;
 	char *logdir = path_join(workdir, "logs"), *log = NULL;
 	const char *want = opts->accel ? opts->accel : b->boot.accel ? b->boot.accel : "auto";
-	const char *accel = NULL, *image, *image_why = NULL;
-	const struct arch_info *arch;
-	struct strbuf why = STRBUF_INIT;
+	const char *accel = NULL;
 	unsigned boots = opts->boots ? opts->boots : b->boot.boots ? b->boot.boots : 1, nth;
-	size_t image_len = 0;
 	enum boot_end end = END_EXITED;
 	int ret = 0, status = 0, started = 0, all_started = 1;
 	double seconds = 0;
@@ -596,7 +706,7 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	memset(res, 0, sizeof(*res));
 	res->console_log = console_path(logdir, variant, 1);
 	state_path = xstrfmt("%s/state/%s.test", workdir, variant);
-	if (strcmp(want, "auto") && strcmp(want, "kvm") && strcmp(want, "tcg")) {
+	if (!accel_name_ok(want)) {
 		ret = error_code(MKS_ECONFIG, "unknown accelerator '%s' (auto, kvm or tcg)", want);
 		goto cleanup;
 	}
@@ -604,39 +714,10 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 		ret = error("cannot create '%s': %s", logdir, strerror(errno));
 		goto cleanup;
 	}
-	arch = branch_arch(b);
-	/* A cross-built kernel of another arch cannot run the host's mm-regress, and must not. */
-	image = mm_regress_image_for(arch->machine, &image_len, &image_why);
-	if (!image_len) {
-		ret = error_code(MKS_ECONFIG,
-				 "%s:%d: this mkseries carries no %s mm-regress for arch %s: %.*s; install %s (make deps), then rebuild mkseries (make)",
-				 b->path, b->line, arch->machine, arch->name,
-				 (int)strcspn(image_why, "\n"), image_why, arch->cross_packages);
-		goto cleanup;
-	}
-	if (arch_check_program(arch, image, image_len, &why)) {
-		ret = error("%s:%d: %s", b->path, b->line, why.buf);
-		goto cleanup;
-	}
 	initramfs = path_join(workdir, "initramfs.cpio");
-	if ((ret = initramfs_write(initramfs, image, image_len)))
+	if ((ret = write_initramfs(initramfs, b)) ||
+	    (ret = choose_accel(&accel, &note, b, want, cache)))
 		goto cleanup;
-
-	if (!arch_is_host(arch)) {
-		/* KVM runs only guests of the host's own arch. */
-		if (!strcmp(want, "kvm")) {
-			ret = error_code(MKS_ECONFIG,
-					 "%s:%d: accel kvm cannot run %s guests on this %s host: KVM runs only the host's own arch (use auto or tcg)",
-					 b->path, b->line, arch->name,
-					 arch_host() ? arch_host()->name : "unknown");
-			goto cleanup;
-		}
-		accel = "tcg";
-		note = xstrfmt("%s guest on %s host: KVM runs only the host's own arch",
-			       arch->name, arch_host() ? arch_host()->name : "another");
-	} else {
-		accel = vm_pick_accel(want, cache, b->boot.qemu, &note);
-	}
 	state_set(&st, "variant", variant);
 	for (nth = 1; nth <= boots; nth++) {
 		struct vm_result one;
@@ -686,41 +767,9 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	res->started = all_started;
 	res->boots = nth > boots ? boots : nth;
 
-	state_set(&st, "branch", b->name);
-	state_set(&st, "status", res->status == VM_OK ? "ok" : "failed");
-	state_set(&st, "accel", res->accel);
-	state_set(&st, "timing", res->timing);
-	state_setf(&st, "boots", "%u", res->boots);
-	state_set(&st, "started", res->started ? "1" : "0");
-	if (res->accel_note)
-		state_set(&st, "accel_note", res->accel_note);
-	state_set(&st, "mode", opts->full ? "full" : "quick");
-	state_setf(&st, "seconds", "%.1f", res->seconds);
-	state_setf(&st, "pass", "%zu", res->nr_pass);
-	state_setf(&st, "fail", "%zu", res->nr_fail);
-	state_setf(&st, "skip", "%zu", res->nr_skip);
-	if (opts->variant) {
-		struct strbuf list = STRBUF_INIT;
-		char *without = variant_without_text(opts->variant);
-		size_t i;
-
-		for (i = 0; i < opts->variant->nr_expect_fail; i++)
-			strbuf_addf(&list, "%s%s", i ? " " : "", opts->variant->expect_fail[i]);
-		state_set(&st, "expect_fail", list.buf);
-		state_set(&st, "without", without);
-		state_setf(&st, "xfail", "%zu", res->nr_xfail);
-		strbuf_release(&list);
-		free(without);
-	}
-	if (res->expected)
-		state_set(&st, "expected", res->expected);
-	state_set(&st, "bzimage", bzimage);
-	if (res->failure)
-		state_set(&st, "failure", res->failure);
-	state_setf(&st, "finished", "%lld", (long long)time(NULL));
+	record_test(&st, res, b, bzimage, opts);
 	ret = state_write(&st, state_path);
 cleanup:
-	strbuf_release(&why);
 	strbuf_release(&console);
 	state_release(&st);
 	free(initramfs);

@@ -74,6 +74,15 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 		  const char *bzimage, const char *initramfs, int full, unsigned max_cpus);
 
 /*
+ * The checks `mkseries test` and `mkseries run` make of their boot
+ * options: --quick with --full, the --accel name, --boots up to 100.
+ * Returns 0, or -1 after printing what is wrong.
+ */
+int vm_check_options(int quick, int full, const char *accel, unsigned boots);
+/* The KVM probe's timeout from MKSERIES_KVM_PROBE_TIMEOUT, else 0 (the default). */
+unsigned vm_probe_timeout_env(void);
+
+/*
  * Boot `bzimage` of branch b with the embedded mm-regress as /init,
  * boot.boots times (opts->boots overrides); the consoles go to
  * <workdir>/logs/<variant>-console.log, then -console.2.log ..., the

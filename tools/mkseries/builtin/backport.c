@@ -5,7 +5,6 @@
 
 #include "applyplan.h"
 #include "backport.h"
-#include "build.h"
 #include "builtin.h"
 #include "patchfile.h"
 #include "gitutil.h"
@@ -13,8 +12,10 @@
 #include "options.h"
 #include "plan.h"
 #include "select.h"
+#include "state.h"
 #include "tree.h"
 #include "util.h"
+#include "workdir.h"
 #include "yamledit.h"
 
 

@@ -3,11 +3,12 @@
 
 #include "build.h"
 #include "builtin.h"
+#include "cells.h"
 #include "gitutil.h"
 #include "options.h"
-#include "select.h"
 #include "tree.h"
 #include "util.h"
+#include "variant.h"
 
 struct build_args {
 	const char *workdir, *repo;
@@ -16,9 +17,13 @@ struct build_args {
 };
 
 /* One variant: resolve its commit, build it, print its line. Returns 0 ok, 1 failed, 2 config. */
-static int build_one(git_repository *repo, const struct kit *kit, const struct kernel_branch *b,
-		     const char *variant, const char *workdir, const struct build_args *args)
+static int build_one(const struct cell *c, void *data)
 {
+	const struct build_args *args = data;
+	git_repository *repo = c->repo;
+	const struct kit *kit = c->kit;
+	const struct kernel_branch *b = c->b;
+	const char *variant = c->variant;
 	struct build_result res;
 	struct build_opts opts = { 0 };
 	struct strbuf why = STRBUF_INIT, details = STRBUF_INIT;
@@ -36,7 +41,7 @@ static int build_one(git_repository *repo, const struct kit *kit, const struct k
 		printf("%s: FAILED cannot find its commit\n", label);
 		goto cleanup;
 	}
-	opts.workdir = workdir;
+	opts.workdir = c->workdir;
 	opts.jobs = args->jobs;
 	opts.force = args->force;
 	opts.progress = mks_isatty_stderr();
@@ -80,58 +85,27 @@ cleanup:
 	return ret;
 }
 
-static int build_branch(const struct kit *kit, const struct kernel_branch *b,
-			const struct strvec *given, const struct build_args *args)
+/*
+ * The base is the imported tree: import it now unless that was done
+ * already. An import writes objects and the base tag, so it holds the
+ * repository lock as apply and import do; the build itself only reads.
+ */
+static int import_base(const struct cell *c, const struct strvec *variants, void *data)
 {
-	struct workdir_lock lock = WORKDIR_LOCK_INIT;
-	struct strvec list = STRVEC_INIT, *variants = &list;
-	git_repository *repo = NULL;
-	char *workdir = branch_workdir(kit, args->workdir, b);
+	struct repo_lock rl = REPO_LOCK_INIT;
 	git_oid base;
 	size_t i;
-	int err, ret = 0;
+	int err;
 
-	variants_of_branch(&list, b, given);
-	err = kernel_repo_open(&repo, kit, b, args->repo, 1);
-	if (err) {
-		ret = err == MKS_ECONFIG ? 2 : 1;
-		goto cleanup;
-	}
-	if (workdir_lock(&lock, workdir)) {
-		ret = 1;
-		goto cleanup;
-	}
-	/*
-	 * The base is the imported tree: import it now unless that was done
-	 * already. An import writes objects and the base tag, so it holds the
-	 * repository lock as apply and import do; the build itself only reads.
-	 */
-	for (i = 0; i < variants->nr; i++) {
-		struct repo_lock rl = REPO_LOCK_INIT;
-
-		if (strcmp(variants->v[i], "base"))
-			continue;
-		err = repo_lock(&rl, repo);
-		if (!err)
-			err = tree_import(&base, repo, kit, b, 0);
-		repo_unlock(&rl);
-		if (err) {
-			ret = 1;
-			goto cleanup;
-		}
-	}
-	for (i = 0; i < variants->nr; i++) {
-		int r = build_one(repo, kit, b, variants->v[i], workdir, args);
-
-		if (r > ret)
-			ret = r;
-	}
-cleanup:
-	workdir_unlock(&lock);
-	git_repository_free(repo);
-	strvec_clear(&list);
-	free(workdir);
-	return ret;
+	for (i = 0; i < variants->nr && strcmp(variants->v[i], "base"); i++)
+		;
+	if (i == variants->nr)
+		return 0;
+	err = repo_lock(&rl, c->repo);
+	if (!err)
+		err = tree_import(&base, c->repo, c->kit, c->b, 0);
+	repo_unlock(&rl);
+	return err ? 1 : 0;
 }
 
 int cmd_build(int argc, const char **argv)
@@ -139,7 +113,7 @@ int cmd_build(int argc, const char **argv)
 	const char *branch = NULL;
 	struct strvec given = STRVEC_INIT;
 	struct build_args args = { 0 };
-	int all = 0, verbose = 0, ret = 0;
+	int all = 0, verbose = 0, ret;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "build this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "build every default branch" },
@@ -155,27 +129,22 @@ int cmd_build(int argc, const char **argv)
 	};
 	const char *usage = "mkseries build (--branch B | --all) [--variant V]... "
 			    "[--workdir DIR] [--repo DIR] [--jobs N] [--force]";
-	struct kernel_branch **sel = NULL;
-	struct kit kit = KIT_INIT;
-	size_t nr = 0, i;
+	struct cell_loop loop = { 0 };
 
 	if (parse_options(argc, argv, opts, usage))
 		usage_with_options(usage, opts, 2);
 	mks_verbose = verbose ? 2 : 1;
 	gitutil_init();
-	if (select_cells(&kit, &sel, &nr, branch, all, &given)) {
-		ret = 2;
-		goto cleanup;
-	}
-	for (i = 0; i < nr; i++) {
-		int r = build_branch(&kit, sel[i], &given, &args);
-
-		if (r > ret)
-			ret = r;
-	}
-cleanup:
-	free(sel);
-	kit_release(&kit);
+	loop.branch = branch;
+	loop.all = all;
+	loop.given = &given;
+	loop.workdir = args.workdir;
+	loop.repo = args.repo;
+	loop.create_repo = 1;
+	loop.branch_fn = import_base;
+	loop.cell_fn = build_one;
+	loop.data = &args;
+	ret = for_each_cell(&loop);
 	strvec_clear(&given);
 	return ret;
 }

@@ -5,11 +5,12 @@
 
 #include "build.h"
 #include "builtin.h"
+#include "cells.h"
 #include "gitutil.h"
 #include "options.h"
-#include "select.h"
-#include "tree.h"
+#include "state.h"
 #include "util.h"
+#include "variant.h"
 #include "vm.h"
 
 struct test_args {
@@ -71,9 +72,12 @@ cleanup:
 	return ret;
 }
 
-static int test_one(git_repository *repo, const struct kit *kit, const struct kernel_branch *b,
-		    const char *variant, const char *workdir, struct test_args *args)
+/* One variant: find its image, boot it, print its line. Returns 0 ok, 1 failed, 2 config. */
+static int test_one(const struct cell *c, void *data)
 {
+	struct test_args *args = data;
+	const struct kernel_branch *b = c->b;
+	const char *variant = c->variant, *workdir = c->workdir;
 	struct vm_result res;
 	struct vm_opts opts = { 0 };
 	struct strbuf why = STRBUF_INIT;
@@ -81,7 +85,7 @@ static int test_one(git_repository *repo, const struct kit *kit, const struct ke
 	int ret = 1, err;
 
 	memset(&res, 0, sizeof(res));
-	image = built_image(&why, repo, kit, b, variant, workdir);
+	image = built_image(&why, c->repo, c->kit, b, variant, workdir);
 	if (!image) {
 		printf("%s: %s\n", label, why.buf);
 		goto cleanup;
@@ -128,46 +132,12 @@ cleanup:
 	return ret;
 }
 
-static int test_branch(const struct kit *kit, const struct kernel_branch *b,
-		       const struct strvec *given, struct test_args *args)
-{
-	struct workdir_lock lock = WORKDIR_LOCK_INIT;
-	struct strvec list = STRVEC_INIT, *variants = &list;
-	git_repository *repo = NULL;
-	char *workdir = branch_workdir(kit, args->workdir, b);
-	size_t i;
-	int err, ret = 0;
-
-	variants_of_branch(&list, b, given);
-	err = kernel_repo_open(&repo, kit, b, args->repo, 0);
-	if (err == MKS_ECONFIG) {
-		ret = 2;
-		goto cleanup;
-	}
-	if (err || workdir_lock(&lock, workdir)) {
-		ret = 1;
-		goto cleanup;
-	}
-	for (i = 0; i < variants->nr; i++) {
-		int r = test_one(repo, kit, b, variants->v[i], workdir, args);
-
-		if (r > ret)
-			ret = r;
-	}
-cleanup:
-	workdir_unlock(&lock);
-	git_repository_free(repo);
-	strvec_clear(&list);
-	free(workdir);
-	return ret;
-}
-
 int cmd_test(int argc, const char **argv)
 {
 	const char *branch = NULL;
 	struct strvec given = STRVEC_INIT;
 	struct test_args args = { 0 };
-	int all = 0, quick = 0, ret = 0;
+	int all = 0, quick = 0, ret;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "test this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "test every default branch" },
@@ -186,42 +156,23 @@ int cmd_test(int argc, const char **argv)
 	};
 	const char *usage = "mkseries test (--branch B | --all) [--variant V]... "
 			    "[--quick | --full] [--accel auto|kvm|tcg] [--boots N] [--workdir DIR] [--repo DIR]";
-	struct kernel_branch **sel = NULL;
-	struct kit kit = KIT_INIT;
-	size_t nr = 0, i;
+	struct cell_loop loop = { 0 };
 
 	if (parse_options(argc, argv, opts, usage))
 		usage_with_options(usage, opts, 2);
 	gitutil_init();
-	if (quick && args.full) {
-		error("--quick and --full cannot be used together");
+	if (vm_check_options(quick, args.full, args.accel, args.boots))
 		usage_with_options(usage, opts, 2);
-	}
-	if (args.accel && strcmp(args.accel, "auto") && strcmp(args.accel, "kvm") &&
-	    strcmp(args.accel, "tcg")) {
-		error("unknown accelerator '%s' (auto, kvm or tcg)", args.accel);
-		usage_with_options(usage, opts, 2);
-	}
-	if (args.boots > 100) {
-		error("--boots must be between 1 and 100, not %u", args.boots);
-		usage_with_options(usage, opts, 2);
-	}
-	if (getenv("MKSERIES_KVM_PROBE_TIMEOUT"))
-		args.probe_timeout = strtoul(getenv("MKSERIES_KVM_PROBE_TIMEOUT"), NULL, 10);
-	if (select_cells(&kit, &sel, &nr, branch, all, &given)) {
-		ret = 2;
-		goto cleanup;
-	}
-	for (i = 0; i < nr; i++) {
-		int r = test_branch(&kit, sel[i], &given, &args);
-
-		if (r > ret)
-			ret = r;
-	}
-cleanup:
+	args.probe_timeout = vm_probe_timeout_env();
+	loop.branch = branch;
+	loop.all = all;
+	loop.given = &given;
+	loop.workdir = args.workdir;
+	loop.repo = args.repo;
+	loop.cell_fn = test_one;
+	loop.data = &args;
+	ret = for_each_cell(&loop);
 	free(args.noted);
-	free(sel);
-	kit_release(&kit);
 	strvec_clear(&given);
 	return ret;
 }

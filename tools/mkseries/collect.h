@@ -1,0 +1,35 @@
+/* collect.h: the results of a branch from what its work directory records. */
+#ifndef MKSERIES_COLLECT_H
+#define MKSERIES_COLLECT_H
+
+#include "results.h"
+
+/*
+ * The state files a run leaves in a branch's work directory (see
+ * runsteps.c and runstate.h):
+ *   state/run.import       status, evidence, base, at
+ *   state/run.apply        status, evidence, tip, series (a count) and
+ *                          series.<n>.id, .title, .state, .detail, at;
+ *                          variants (names, in order) and variant.<v>.status,
+ *                          .evidence, .tip for each declared variant
+ *   state/run.<v>.build    status, evidence, at (with key and bzimage)
+ *   state/run.<v>.test     status, evidence, repeat, bzimage_hash, finished,
+ *                          at (with key)
+ *   state/<v>.build        written by build.c
+ *   state/<v>.test         written by vm.c, with the console log it names
+ *                          (and expect_fail, without for a declared variant);
+ *                          timing (hardware, instructions or emulated;
+ *                          absent: derived from accel), boots (N, default
+ *                          1) with console.2 .. console.N for the later
+ *                          boots, reused=base when the cell is base's
+ *                          tree and its build and test are base's
+ * Fill b (named already) from them. `variants` limits the cells read;
+ * NULL reads every variant with anything recorded: base, kit, those
+ * run.apply lists, then any other the state directory has, by name. Returns 1 when
+ * anything at all was recorded, 0 when nothing, -1 on a read error
+ * (printed).
+ */
+int results_collect_branch(struct branch_result *b, const char *workdir,
+			   const struct strvec *variants);
+
+#endif

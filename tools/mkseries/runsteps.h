@@ -1,0 +1,35 @@
+/* runsteps.h: the resumable steps of `mkseries run` on one branch: import, apply, build, test. */
+#ifndef MKSERIES_RUNSTEPS_H
+#define MKSERIES_RUNSTEPS_H
+
+#include <stdio.h>
+
+#include "model.h"
+#include "results.h"
+#include "runstate.h"
+#include "util.h"
+
+/* How a run goes: what `mkseries run` was told. */
+struct run_opts {
+	const char *workdir, *repo, *accel;
+	enum run_step force;	/* the first step to redo regardless; STEP_NONE: none */
+	int full;
+	unsigned repeat, jobs;
+	unsigned boots;		/* --boots; 0: each branch's boot.boots */
+	unsigned probe_timeout;	/* MKSERIES_KVM_PROBE_TIMEOUT, else 0 (vm's default) */
+	struct strvec given;	/* --variant: the cells to run; none: every one */
+	FILE *log;		/* where the step lines go */
+};
+
+/*
+ * Run b's steps as runstate.h describes: import, apply (when a cell but
+ * base is wanted), then build and test each cell of args->given (every
+ * one when empty), each step redone only when its key changed or it is
+ * forced, one line per step on args->log. Then add what b's work
+ * directory records to res. Returns an exit status: 0, 1 when a step
+ * failed or b could not start, 2 when the kit does not do for b.
+ */
+int run_branch(struct run_results *res, const struct kit *kit, const struct kernel_branch *b,
+	       struct run_opts *args);
+
+#endif

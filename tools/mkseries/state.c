@@ -1,0 +1,106 @@
+/* state.c: key=value state files: read, query, change, write atomically. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state.h"
+
+int state_read(struct state *s, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *p, *eol;
+
+	if (strbuf_read_file(&sb, path)) {
+		strbuf_release(&sb);
+		return errno == ENOENT ? 0 : error("cannot read '%s': %s", path, strerror(errno));
+	}
+	for (p = sb.buf; *p; p = eol + 1) {
+		eol = strchrnul(p, '\n');
+		if (eol > p && memchr(p, '=', eol - p)) {
+			char *kv = xstrndup(p, eol - p);
+			char *eq = strchr(kv, '=');
+
+			*eq = '\0';
+			state_set(s, kv, eq + 1);
+			free(kv);
+		}
+		if (!*eol)
+			break;
+	}
+	strbuf_release(&sb);
+	return 0;
+}
+
+static ssize_t state_index(const struct state *s, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; i < s->kv.nr; i++)
+		if (!strncmp(s->kv.v[i], key, n) && s->kv.v[i][n] == '=')
+			return i;
+	return -1;
+}
+
+const char *state_get(const struct state *s, const char *key)
+{
+	ssize_t i = state_index(s, key);
+
+	return i < 0 ? NULL : s->kv.v[i] + strlen(key) + 1;
+}
+
+void state_set(struct state *s, const char *key, const char *value)
+{
+	ssize_t i = state_index(s, key);
+	char *kv = xstrfmt("%s=%s", key, value ? value : ""), *p;
+
+	for (p = kv; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	if (i < 0) {
+		strvec_push(&s->kv, kv);
+		free(kv);
+		return;
+	}
+	free((char *)s->kv.v[i]);
+	s->kv.v[i] = kv;
+}
+
+void state_setf(struct state *s, const char *key, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	state_set(s, key, sb.buf);
+	strbuf_release(&sb);
+}
+
+int state_write(const struct state *s, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	size_t i;
+	int ret = 0;
+
+	if (slash) {
+		*slash = '\0';
+		if (*dir && mkdir_p(dir, 0755))
+			ret = error("cannot create '%s': %s", dir, strerror(errno));
+	}
+	for (i = 0; !ret && i < s->kv.nr; i++)
+		strbuf_addf(&sb, "%s\n", s->kv.v[i]);
+	if (!ret && write_file_atomic(path, sb.buf, sb.len))
+		ret = error("cannot write '%s': %s", path, strerror(errno));
+	strbuf_release(&sb);
+	free(dir);
+	return ret;
+}
+
+void state_release(struct state *s)
+{
+	strvec_clear(&s->kv);
+}

@@ -1,0 +1,26 @@
+/* state.h: key=value state files that record what a step did. */
+#ifndef MKSERIES_STATE_H
+#define MKSERIES_STATE_H
+
+#include "util.h"
+
+/*
+ * State files: "key=value" lines, one per key, values on one line.
+ * A missing file reads as empty. Values are stored as given with
+ * newlines turned into spaces.
+ */
+struct state {
+	struct strvec kv;	/* "key=value" strings */
+};
+#define STATE_INIT { STRVEC_INIT }
+int state_read(struct state *s, const char *path);
+/* The value of key, or NULL. Points into s. */
+const char *state_get(const struct state *s, const char *key);
+void state_set(struct state *s, const char *key, const char *value);
+void state_setf(struct state *s, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Written atomically; the directory is created when missing. */
+int state_write(const struct state *s, const char *path);
+void state_release(struct state *s);
+
+#endif

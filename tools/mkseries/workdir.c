@@ -1,0 +1,99 @@
+/* workdir.c: the cache directory, each branch's work directory and the lock that keeps a second mkseries out of it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "workdir.h"
+#include "util.h"
+
+int workdir_lock(struct workdir_lock *lk, const char *workdir)
+{
+	char *path = path_join(workdir, "lock");
+	int ret = 0;
+
+	if (mkdir_p(workdir, 0755)) {
+		ret = error("cannot create '%s': %s", workdir, strerror(errno));
+		goto cleanup;
+	}
+	lk->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lk->fd < 0) {
+		ret = error("cannot open '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (flock(lk->fd, LOCK_EX | LOCK_NB)) {
+		ret = error_code(MKS_ELOCKED, "'%s' is in use by another mkseries (lock %s)",
+				 workdir, path);
+		close(lk->fd);
+		lk->fd = -1;
+	}
+cleanup:
+	free(path);
+	return ret;
+}
+
+void workdir_unlock(struct workdir_lock *lk)
+{
+	if (lk->fd >= 0)
+		close(lk->fd);
+	lk->fd = -1;
+}
+
+char *mks_cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return path_join(xdg, "mkseries");
+	if (home && *home)
+		return xstrfmt("%s/.cache/mkseries", home);
+	return xstrdup("/tmp/mkseries-cache");
+}
+
+/* `path` made absolute, with "." and ".." components folded away. Caller frees. */
+static char *absolute_path(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char cwd[4096];
+	const char *p;
+
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		strbuf_addstr(&sb, cwd);
+	for (p = path; *p;) {
+		const char *slash = strchrnul(p, '/');
+		size_t n = slash - p;
+
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			char *last = strrchr(sb.buf, '/');
+
+			strbuf_setlen(&sb, last ? (size_t)(last - sb.buf) : 0);
+		} else if (n && !(n == 1 && *p == '.')) {
+			strbuf_addch(&sb, '/');
+			strbuf_add(&sb, p, n);
+		}
+		p = *slash ? slash + 1 : slash;
+	}
+	if (!sb.len)
+		strbuf_addch(&sb, '/');
+	return strbuf_detach(&sb, NULL);
+}
+
+char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b)
+{
+	char *root, *ret;
+
+	if (workdir_opt && *workdir_opt) {
+		root = absolute_path(workdir_opt);
+	} else {
+		char *cache = mks_cache_dir();
+
+		root = xstrfmt("%s/work/%s", cache, kit_id(kit));
+		free(cache);
+	}
+	ret = path_join(root, b->name);
+	free(root);
+	return ret;
+}

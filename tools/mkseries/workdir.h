@@ -1,0 +1,34 @@
+/* workdir.h: where a branch's work happens: the cache directory, work directories and their lock. */
+#ifndef MKSERIES_WORKDIR_H
+#define MKSERIES_WORKDIR_H
+
+#include "model.h"
+
+/*
+ * Keep a second mkseries out of a branch's work directory (they would
+ * share src/): flock on <workdir>/lock, released on exit.
+ */
+struct workdir_lock {
+	int fd;
+};
+#define WORKDIR_LOCK_INIT { -1 }
+int workdir_lock(struct workdir_lock *lk, const char *workdir);
+void workdir_unlock(struct workdir_lock *lk);
+
+/*
+ * The cache directory: $XDG_CACHE_HOME/mkseries, else ~/.cache/mkseries.
+ * Caller frees.
+ */
+char *mks_cache_dir(void);
+
+/*
+ * Work directory of branch b: <root>/<branch>, where root is `workdir_opt`
+ * when given (the user chose it for this kit), else <cache>/work/<kit id>
+ * (see kit_id(): the cache is shared by every kit). It holds src/ (the one materialised
+ * source tree the variants share), out-<variant>/ (make O=),
+ * logs/<variant>-build.log, logs/<variant>-console.log and
+ * state/<variant>.build, state/<variant>.test. Caller frees.
+ */
+char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b);
+
+#endif
