@@ -7,6 +7,7 @@
 
 #include "apply.h"
 #include "backport.h"
+#include "fs.h"
 #include "patchfile.h"
 #include "gitutil.h"
 
@@ -60,56 +61,63 @@ static struct backport_file *add_file(struct backport_result *r, const char *pat
 	return f;
 }
 
-/* Write `data` as file `path` of the tree at `dir` with `mode` (a git file mode). */
+/*
+ * Write `data` as file `path` of the tree at `dir` with `mode` (a git
+ * file mode), beneath `dir` only (fs.h): MKS_EUNSAFE with the reason in
+ * `report` when a symbolic link is on the way, -1 (printed) on others.
+ */
 static int write_tree_file(const char *dir, const char *path, const void *data, size_t len,
-			   unsigned mode)
+			   unsigned mode, struct strbuf *report)
 {
-	char *abs = path_join(dir, path), *parent = xstrdup(abs), *slash = strrchr(parent, '/');
-	int ret = 0;
+	struct strbuf why = STRBUF_INIT;
+	int ret;
 
-	if (slash)
-		*slash = '\0';
-	if (mkdir_p(parent, 0755)) {
-		ret = error("cannot create '%s': %s", parent, strerror(errno));
-		goto cleanup;
-	}
 	if (mode == GIT_FILEMODE_LINK) {
 		char *target = xstrndup(data, len);
 
-		if ((unlink(abs) && errno != ENOENT) || symlink(target, abs))
-			ret = error("cannot write link '%s': %s", abs, strerror(errno));
+		ret = fs_symlink_beneath(dir, path, target, &why);
 		free(target);
-		goto cleanup;
+	} else {
+		ret = fs_write_beneath(dir, path, data, len,
+				       mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644, 0, &why);
 	}
-	if (write_file_atomic(abs, data, len) ||
-	    chmod(abs, mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644))
-		ret = error("cannot write '%s': %s", abs, strerror(errno));
-cleanup:
-	free(parent);
-	free(abs);
+	if (ret == MKS_EUNSAFE)
+		strbuf_addf(report, "%s: %s: nothing is written beyond a symbolic link\n",
+			    shown(path), why.buf);
+	else if (ret)
+		ret = error("cannot write '%s' in '%s': %s", shown(path), dir, why.buf);
+	strbuf_release(&why);
 	return ret;
 }
 
-/* Make file `path` of the tree at `dir` what it is in tree `tree_id` (absent: removed). */
+/*
+ * Make file `path` of the tree at `dir` what it is in `tree_id` (a tree,
+ * or the commit the work tree was checked out from; absent: removed).
+ */
 static int sync_path(git_repository *repo, const git_oid *tree_id, const char *dir,
-		     const char *path)
+		     const char *path, struct strbuf *report)
 {
+	git_object *obj = NULL;
 	git_tree *tree = NULL;
 	git_tree_entry *e = NULL;
 	git_blob *blob = NULL;
-	char *abs = NULL;
+	struct strbuf why = STRBUF_INIT;
 	int err, ret = 0;
 
-	if ((err = git_tree_lookup(&tree, repo, tree_id)) < 0) {
+	if ((err = git_object_lookup(&obj, repo, tree_id, GIT_OBJECT_ANY)) < 0 ||
+	    (err = git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE)) < 0) {
 		ret = gitutil_error(err, "cannot read tree %s", oid_short(tree_id));
 		goto cleanup;
 	}
 	err = git_tree_entry_bypath(&e, tree, path);
 	if (err == GIT_ENOTFOUND) {
 		git_error_clear();
-		abs = path_join(dir, path);
-		if (unlink(abs) && errno != ENOENT)
-			ret = error("cannot remove '%s': %s", abs, strerror(errno));
+		ret = fs_unlink_beneath(dir, path, &why);
+		if (ret == MKS_EUNSAFE)
+			strbuf_addf(report, "%s: %s: nothing is removed beyond a symbolic link\n",
+				    shown(path), why.buf);
+		else if (ret)
+			ret = error("cannot remove '%s' in '%s': %s", shown(path), dir, why.buf);
 		goto cleanup;
 	}
 	if (err < 0 || (err = git_blob_lookup(&blob, repo, git_tree_entry_id(e))) < 0) {
@@ -117,12 +125,13 @@ static int sync_path(git_repository *repo, const git_oid *tree_id, const char *d
 		goto cleanup;
 	}
 	ret = write_tree_file(dir, path, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
-			      git_tree_entry_filemode(e));
+			      git_tree_entry_filemode(e), report);
 cleanup:
-	free(abs);
+	strbuf_release(&why);
 	git_blob_free(blob);
 	git_tree_entry_free(e);
 	git_tree_free(tree);
+	git_object_free(obj);
 	return ret;
 }
 
@@ -192,7 +201,7 @@ static const git_worktree_add_options worktree_add_init = GIT_WORKTREE_ADD_OPTIO
 
 /* The three-way merge of file `d`; 1 when the blobs are not there to merge from. */
 static int merge_three_way(struct backport_result *r, git_repository *repo, git_tree *onto,
-			   const char *dir, const git_diff_delta *d)
+			   const char *dir, const git_diff_delta *d, struct strbuf *report)
 {
 	git_blob *old = NULL, *new = NULL, *ours = NULL;
 	git_tree_entry *e = NULL;
@@ -230,7 +239,8 @@ static int merge_three_way(struct backport_result *r, git_repository *repo, git_
 		ret = gitutil_error(err, "cannot merge '%s'", d->old_file.path);
 		goto cleanup;
 	}
-	ret = write_tree_file(dir, d->new_file.path, res.ptr, res.len, git_tree_entry_filemode(e));
+	ret = write_tree_file(dir, d->new_file.path, res.ptr, res.len, git_tree_entry_filemode(e),
+			      report);
 	if (!ret)
 		add_file(r, d->new_file.path, res.automergeable ? BACKPORT_MERGED : BACKPORT_CONFLICT);
 cleanup:
@@ -313,7 +323,8 @@ cleanup:
 
 /* Hunk by hunk: each that applies is applied, the others go to <file>.rej. */
 static int apply_hunks(struct backport_result *r, git_repository *repo, const git_oid *onto,
-		       const char *dir, const git_diff_delta *d, git_patch *patch)
+		       const char *dir, const git_diff_delta *d, git_patch *patch,
+		       struct strbuf *unsafe)
 {
 	struct strbuf rej = STRBUF_INIT, why = STRBUF_INIT, one = STRBUF_INIT,
 		      hunk = STRBUF_INIT, report = STRBUF_INIT, moved = STRBUF_INIT;
@@ -370,7 +381,9 @@ static int apply_hunks(struct backport_result *r, git_repository *repo, const gi
 			continue;
 		}
 		if (err != MKS_EAPPLYFAIL) {
-			ret = err == MKS_EUNSAFE ? error("%s", report.buf) : -1;
+			if (err == MKS_EUNSAFE)
+				strbuf_add(unsafe, report.buf, report.len);
+			ret = err == MKS_EUNSAFE ? err : -1;
 			goto cleanup;
 		}
 		if (!rej.len)
@@ -385,17 +398,17 @@ static int apply_hunks(struct backport_result *r, git_repository *repo, const gi
 		f->how = BACKPORT_APPLIED;
 	} else {
 		name = xstrfmt("%s.rej", path);
-		if ((ret = write_tree_file(dir, name, rej.buf, rej.len, GIT_FILEMODE_BLOB)))
+		if ((ret = write_tree_file(dir, name, rej.buf, rej.len, GIT_FILEMODE_BLOB, unsafe)))
 			goto cleanup;
 		free(name);
 		name = xstrfmt("%s.rej.why", path);
-		if ((ret = write_tree_file(dir, name, why.buf, why.len, GIT_FILEMODE_BLOB)))
+		if ((ret = write_tree_file(dir, name, why.buf, why.len, GIT_FILEMODE_BLOB, unsafe)))
 			goto cleanup;
 	}
 	if (moved.len)
 		f->moved = strbuf_detach(&moved, NULL);
 	if (nh)
-		ret = sync_path(repo, &cur, dir, path);
+		ret = sync_path(repo, &cur, dir, path, unsafe);
 cleanup:
 	strbuf_release(&moved);
 	free(name);
@@ -443,15 +456,15 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		}
 		err = apply_diff(&next, repo, onto, text.ptr, text.size, &why);
 		if (!err) {
-			ret = sync_path(repo, &next, dir, d->new_file.path);
+			ret = sync_path(repo, &next, dir, d->new_file.path, report);
 			if (!ret && strcmp(d->old_file.path, d->new_file.path))
-				ret = sync_path(repo, &next, dir, d->old_file.path);
+				ret = sync_path(repo, &next, dir, d->old_file.path, report);
 			if (!ret)
 				add_file(r, d->new_file.path, BACKPORT_APPLIED);
 		} else if (err == MKS_EAPPLYFAIL) {
-			ret = merge_three_way(r, repo, tree, dir, d);
+			ret = merge_three_way(r, repo, tree, dir, d, report);
 			if (ret == 1)
-				ret = apply_hunks(r, repo, onto, dir, d, patch);
+				ret = apply_hunks(r, repo, onto, dir, d, patch, report);
 		} else {
 			if (err == MKS_EUNSAFE)
 				strbuf_add(report, why.buf, why.len);

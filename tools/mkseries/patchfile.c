@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs.h"
 #include "gitutil.h"
 #include "patchfile.h"
 #include "util.h"
@@ -57,7 +58,8 @@ int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, con
 {
 	git_commit *commit = NULL;
 	git_buf mail = { 0 };
-	char *name = NULL, *abs_dir = NULL, *path = NULL, *slash;
+	struct strbuf why = STRBUF_INIT;
+	char *name = NULL;
 	int err, ret = 0;
 
 	*rel = NULL;
@@ -76,12 +78,12 @@ int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, con
 		name = patch_file_name(number, git_commit_summary(commit) ? git_commit_summary(commit) : "");
 		*rel = xstrfmt("%s/%s", dir, name);
 	}
-	path = path_join(kit_dir, *rel);
-	abs_dir = xstrdup(path);
-	slash = strrchr(abs_dir, '/');
-	if (slash)
-		*slash = '\0';
-	if (!force && file_exists(path)) {
+	err = fs_exists_beneath(kit_dir, *rel, &why);
+	if (err < 0) {
+		ret = error("cannot write '%s': %s", shown(*rel), why.buf);
+		goto cleanup;
+	}
+	if (!force && err) {
 		ret = error("%s exists; use --force to overwrite", *rel);
 		goto cleanup;
 	}
@@ -90,8 +92,8 @@ int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, con
 		ret = gitutil_error(err, "cannot make a patch of %s", oid_short(oid));
 		goto cleanup;
 	}
-	if (mkdir_p(abs_dir, 0755) || write_file_atomic(path, mail.ptr, mail.size))
-		ret = error("cannot write '%s': %s", *rel, strerror(errno));
+	if (fs_write_beneath(kit_dir, *rel, mail.ptr, mail.size, 0644, FS_REFUSE_LINK, &why))
+		ret = error("cannot write '%s': %s", shown(*rel), why.buf);
 cleanup:
 	if (ret) {
 		free(*rel);
@@ -99,9 +101,8 @@ cleanup:
 	}
 	git_buf_dispose(&mail);
 	git_commit_free(commit);
-	free(path);
+	strbuf_release(&why);
 	free(name);
-	free(abs_dir);
 	return ret;
 }
 

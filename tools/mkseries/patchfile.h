@@ -14,7 +14,9 @@ char *patch_file_name(unsigned number, const char *subject);
  * <kit_dir>/<dir>/<patch_file_name(number)>. An existing file is an
  * error ("<path> exists; use --force to overwrite") unless `force`.
  * *rel is set to the path written, relative to the kit (caller frees).
- * Returns 0 or -1 (printed).
+ * The file is written beneath `kit_dir` only: a symbolic link on the way
+ * below it, or as the file itself, is refused (fs.h). Returns 0 or -1
+ * (printed).
  */
 int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, const char *kit_dir,
 		       const char *file, const char *dir, unsigned number, int force);

@@ -5,6 +5,7 @@
 
 #include "model.h"
 #include "util.h"
+#include "fs.h"
 #include "yamledit.h"
 
 /* A parsed file, with where each line starts so marks turn into byte offsets. */
@@ -564,16 +565,34 @@ quote:
 	yaml_quote(sb, s);
 }
 
+/* Write `data` as the kit's file `path` (beneath `dir`: no symbolic link followed there). */
+static int write_kit_file(const char *dir, const char *path, const struct strbuf *data)
+{
+	struct strbuf why = STRBUF_INIT;
+	const char *rel = path;
+	int ret;
+
+	if (skip_prefix(path, dir, &rel))
+		while (*rel == '/')
+			rel++;
+	if (rel == path || !*rel)
+		BUG("'%s' is not in the kit '%s'", path, dir);
+	ret = fs_write_beneath(dir, rel, data->buf, data->len, 0644, FS_REFUSE_LINK, &why);
+	if (ret)
+		error("cannot write '%s': %s", path, why.buf);
+	strbuf_release(&why);
+	return ret;
+}
+
 int yamledit_commit(struct kit *kit, const char *dir, const char *path,
 		    const struct strbuf *text, const struct strbuf *orig, const char *what)
 {
-	if (write_file_atomic(path, text->buf, text->len))
-		return error("cannot write '%s': %s", path, strerror(errno));
+	if (write_kit_file(dir, path, text))
+		return -1;
 	kit_release(kit);
 	if (kit_load(kit, dir)) {
 		error("'%s' does not load with %s; it is left as it was", path, what);
-		if (write_file_atomic(path, orig->buf, orig->len))
-			error("cannot restore '%s': %s", path, strerror(errno));
+		write_kit_file(dir, path, orig);
 		return -1;
 	}
 	return 0;

@@ -6,6 +6,7 @@
 #include "applyplan.h"
 #include "backport.h"
 #include "builtin.h"
+#include "fs.h"
 #include "patchfile.h"
 #include "gitutil.h"
 #include "mail.h"
@@ -610,7 +611,7 @@ static void print_checked_out(const struct loop *l, const struct plan_item *it,
  * tree removed again when the apply failed).
  */
 static int apply_in_work_tree(struct backport_result *r, struct loop *l, const git_oid *onto,
-			      const struct mail_patch *m)
+			      const struct plan_item *it, const struct mail_patch *m)
 {
 	struct strbuf report = STRBUF_INIT;
 	int err;
@@ -624,8 +625,14 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	err = backport_apply_in_tree(r, &report, l->repo, onto, l->paths.tree, m->diff,
 				     m->diff_len);
 	if (err) {
-		if (err == MKS_EUNSAFE)
-			fprintf(stderr, "error: %s", report.buf);
+		if (err == MKS_EUNSAFE) {
+			struct strbuf msg = STRBUF_INIT;
+
+			strbuf_add_indented(&msg, report.buf, "  ");
+			error("refusing %s onto '%s' in the backport loop\n  from %s\n%s",
+			      kit_patch_label(it->patch), l->b->name, shown(it->source), msg.buf);
+			strbuf_release(&msg);
+		}
 		finish_patch(l);
 	}
 	strbuf_release(&report);
@@ -696,7 +703,7 @@ static int run_loop(struct loop *l)
 			error("'%s' does not hold one patch", it->source);
 			goto next;
 		}
-		if (apply_in_work_tree(&r, l, &before.tip, &mails[0]))
+		if (apply_in_work_tree(&r, l, &before.tip, it, &mails[0]))
 			goto next;
 		set_patch_state(&st, l, it, &before.tip, &r);
 		if (state_write(&st, l->paths.patch))
@@ -839,9 +846,9 @@ static int check_same_kit(const struct loop *l)
 static int cmd_abort(struct loop *l)
 {
 	struct state st = STATE_INIT;
-	struct strbuf orig = STRBUF_INIT;
+	struct strbuf orig = STRBUF_INIT, why = STRBUF_INIT;
 	size_t i;
-	int ret = 0;
+	int err, ret = 0;
 
 	if (!file_exists(l->paths.loop) && !file_exists(l->paths.patch)) {
 		error("no backport loop in progress on '%s'", l->b->name);
@@ -854,47 +861,51 @@ static int cmd_abort(struct loop *l)
 	for (i = 0;; i++) {
 		char *k = xstrfmt("created.%zu", i);
 		const char *rel = state_get(&st, k);
-		char *abs;
 
 		free(k);
 		if (!rel)
 			break;
-		abs = path_join(l->kit->dir, rel);
-		if (unlink(abs) && errno != ENOENT)
-			ret = error("cannot remove '%s': %s", abs, strerror(errno));
+		strbuf_reset(&why);
+		err = fs_unlink_beneath(l->kit->dir, rel, &why);
+		if (err == MKS_EUNSAFE)
+			/* the loop never wrote it: it writes nothing beyond a link */
+			printf("left %s alone: %s\n", shown(rel), why.buf);
+		else if (err)
+			ret = error("cannot remove '%s': %s", shown(rel), why.buf);
 		else
-			printf("removed %s\n", rel);
-		free(abs);
+			printf("removed %s\n", shown(rel));
 	}
 	for (i = 0;; i++) {
 		char *k = xstrfmt("replaced.%zu", i), *kb = xstrfmt("backup.%zu", i);
 		const char *rel = state_get(&st, k), *bak = state_get(&st, kb);
 		struct strbuf old = STRBUF_INIT;
-		char *abs;
 
 		free(k);
 		free(kb);
 		if (!rel || !bak)
 			break;
-		abs = path_join(l->kit->dir, rel);
-		if (strbuf_read_file(&old, bak) || write_file_atomic(abs, old.buf, old.len))
+		strbuf_reset(&why);
+		if (strbuf_read_file(&old, bak))
 			ret = error("cannot put back '%s': %s", rel, strerror(errno));
+		else if (fs_write_beneath(l->kit->dir, rel, old.buf, old.len, 0644, FS_REFUSE_LINK,
+					  &why))
+			ret = error("cannot put back '%s': %s", shown(rel), why.buf);
 		else
 			printf("put back %s\n", rel);
 		strbuf_release(&old);
-		free(abs);
 	}
-	if (!strbuf_read_file(&orig, l->paths.yaml_orig)) {
-		char *path = path_join(l->kit->dir, "series.yaml");
-
-		if (write_file_atomic(path, orig.buf, orig.len))
-			ret = error("cannot restore '%s': %s", path, strerror(errno));
-		free(path);
-	}
+	strbuf_reset(&why);
+	if (!strbuf_read_file(&orig, l->paths.yaml_orig) &&
+	    fs_write_beneath(l->kit->dir, "series.yaml", orig.buf, orig.len, 0644, FS_REFUSE_LINK,
+			     &why))
+		ret = error("cannot restore the kit's series.yaml: %s", why.buf);
 	if (!ret && remove_tree(l->paths.dir) && errno != ENOENT)
 		ret = error("cannot remove '%s': %s", l->paths.dir, strerror(errno));
 	if (!ret)
 		printf("backport loop on '%s' aborted; the kit is as it was before it\n", l->b->name);
+	else
+		ret = 1;
+	strbuf_release(&why);
 	strbuf_release(&orig);
 	state_release(&st);
 	return ret;
