@@ -46,9 +46,18 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev
 
 B ?= build
-MKS_SRC = $(wildcard tools/mkseries/*.c tools/mkseries/builtin/*.c)
+# tools/mkseries: main.c and builtin/ on top of folders that are the
+# layers, lowest rank first. A folder uses its own files and those of
+# lower rank only (tests/check-layers.sh); each builds into an archive.
+MKS_LAYERS = lib kit patches tree apply build vm results run report
+MKS_INCLUDES = -Itools/mkseries $(patsubst %,-Itools/mkseries/%,$(MKS_LAYERS) builtin)
+layer_objs = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/mkseries/$(1)/*.c))
+LAYER_LIBS = $(patsubst %,$(B)/lib/libmks-%.a,$(MKS_LAYERS))
+# highest rank first, so that one pass of the linker resolves every use
+LINK_LIBS = $(foreach l,$(shell echo $(MKS_LAYERS) | tr ' ' '\n' | tac),$(B)/lib/libmks-$(l).a)
+MKS_SRC = $(wildcard tools/mkseries/*.c tools/mkseries/*/*.c)
 MKS_OBJ = $(patsubst tools/%.c,$(B)/obj/%.o,$(MKS_SRC))
-LIB_OBJ = $(filter-out $(B)/obj/mkseries/main.o,$(MKS_OBJ))
+CMD_OBJ = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/mkseries/main.c tools/mkseries/builtin/*.c))
 REGRESS_SRC = $(wildcard tools/mm-regress/*.c)
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
@@ -58,7 +67,14 @@ all: $(B)/mkseries
 
 $(B)/obj/%.o: tools/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP -Itools/mkseries -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP $(MKS_INCLUDES) -c -o $@ $<
+
+define layer_archive
+$(B)/lib/libmks-$(1).a: $(call layer_objs,$(1)) $(if $(filter vm,$(1)),$(B)/obj/mkseries/vm/embed.o)
+	@mkdir -p $$(dir $$@)
+	rm -f $$@ && $$(AR) rcs $$@ $$^
+endef
+$(foreach l,$(MKS_LAYERS),$(eval $(call layer_archive,$(l))))
 
 # mm-regress is a static program carried inside mkseries (see embed.S).
 # One mm-regress per architecture a kernel file can name (arch.c), by the
@@ -95,20 +111,20 @@ $(B)/mm-regress-%: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) $(B)/mm-regre
 		rm -f $@.err; \
 	fi
 
-$(B)/obj/embed.o: tools/mkseries/embed.S $(B)/mm-regress $(REGRESS_BINS)
+$(B)/obj/mkseries/vm/embed.o: tools/mkseries/vm/embed.S $(B)/mm-regress $(REGRESS_BINS)
 	@mkdir -p $(dir $@)
 	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' \
 		$(foreach m,$(REGRESS_MACHINES),-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)='"$(B)/mm-regress-$(m)"' \
 		-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)_WHY='"$(B)/mm-regress-$(m).why"') \
 		-o $@ $<
 
-$(B)/mkseries: $(MKS_OBJ) $(B)/obj/embed.o
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $^ $(PKG_LIBS) -lm
+$(B)/mkseries: $(CMD_OBJ) $(LAYER_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $(CMD_OBJ) $(LINK_LIBS) $(PKG_LIBS) -lm
 
-$(B)/tests/%: tests/unit/%.c $(LIB_OBJ) $(B)/obj/embed.o
+$(B)/tests/%: tests/unit/%.c $(LAYER_LIBS)
 	@mkdir -p $(dir $@) $(B)/obj/tests
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(PKG_CFLAGS) -MMD -MP -MF $(B)/obj/tests/$*.d -Itools/mkseries -Itests/unit -o $@ $< \
-		$(LIB_OBJ) $(B)/obj/embed.o $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(PKG_CFLAGS) -MMD -MP -MF $(B)/obj/tests/$*.d $(MKS_INCLUDES) -Itests/unit -o $@ $< \
+		$(LINK_LIBS) $(PKG_LIBS) -lm
 
 -include $(DEPS)
 
@@ -156,10 +172,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 65536
 FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz-%,$(FUZZ_TARGETS))
 
-$(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-common.h $(LIB_OBJ) $(B)/obj/embed.o
+$(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-common.h $(LAYER_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer -Itools/mkseries -o $@ $< \
-		$(LIB_OBJ) $(B)/obj/embed.o $(ALL_LDFLAGS) -fsanitize=fuzzer -pthread $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer $(MKS_INCLUDES) -o $@ $< \
+		$(LINK_LIBS) $(ALL_LDFLAGS) -fsanitize=fuzzer -pthread $(PKG_LIBS) -lm
 
 fuzz-targets: $(FUZZ_BIN)
 
@@ -194,6 +210,6 @@ install: all
 	install -m 755 $(B)/mkseries $(DESTDIR)$(PREFIX)/bin/mkseries
 
 clean:
-	rm -rf build/obj build/tests build/mkseries build/mm-regress build/mm-regress-* build-sanitize build-fuzz
+	rm -rf build/obj build/lib build/tests build/mkseries build/mm-regress build/mm-regress-* build-sanitize build-fuzz
 
 .PHONY: all deps units test ci-checks check-layers run bench install clean fuzz fuzz-targets

@@ -98,7 +98,7 @@ function strongconnect(v,    w, list, k, nk, comp, path, a, b) {
 ' "$tmp/syms" >"$tmp/problems"
 
 # Sizes: a file over 1500 lines, a function over 100 without its reason.
-for f in "$SRCDIR"/*.c "$SRCDIR"/builtin/*.c; do
+for f in "$SRCDIR"/*.c "$SRCDIR"/*/*.c; do
 	[ -f "$f" ] || continue
 	awk -v f="$f" '
 	END { if (NR > 1500) printf "size: %s has %d lines (over 1500)\n", f, NR }
