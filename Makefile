@@ -49,8 +49,9 @@ B ?= build
 # tools/mkseries: main.c and builtin/ on top of folders that are the
 # layers, lowest rank first. A folder uses its own files and those of
 # lower rank only (tests/check-layers.sh); each builds into an archive.
+# Includes name the folder: #include "kit/model.h".
 MKS_LAYERS = lib kit patches tree apply build vm results run report
-MKS_INCLUDES = -Itools/mkseries $(patsubst %,-Itools/mkseries/%,$(MKS_LAYERS) builtin)
+MKS_INCLUDES = -Itools/mkseries
 layer_objs = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/mkseries/$(1)/*.c))
 LAYER_LIBS = $(patsubst %,$(B)/lib/libmks-%.a,$(MKS_LAYERS))
 # highest rank first, so that one pass of the linker resolves every use

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
-#include "gitutil.h"
+#include "apply/apply.h"
+#include "lib/gitutil.h"
 
 #define DIRS 50
 #define SUBS 20

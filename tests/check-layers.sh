@@ -1,17 +1,19 @@
 #!/bin/sh
-# check-layers.sh: the call graph between mkseries's object files has no
-# cycles, and no library object calls into a builtin.
+# check-layers.sh: the folders of tools/mkseries are layers: each uses its
+# own files and those of lower rank only; no call graph cycle between files.
 #
 # Usage: tests/check-layers.sh [OBJDIR [SRCDIR]]
 #   OBJDIR  the objects of tools/mkseries (default build/obj/mkseries)
 #   SRCDIR  their sources (default tools/mkseries), for the report below
+#   LAYERS  (environment) the folders, lowest rank first; default the
+#           Makefile's MKS_LAYERS. main.o and builtin/ rank above them all.
 #
 # From `nm` of each object: which object defines each global symbol and
 # which objects use it. A file "uses" another when it refers to a symbol
-# the other defines. Two or more files that reach each other through
-# those uses form a cycle: each is listed, and the check fails. An object
-# outside builtin/ (and not main.o) that uses a symbol a builtin/*.o
-# defines fails it too: the builtins sit on the library, not under it.
+# the other defines. A use of a file in a folder of higher rank fails the
+# check ("rank: ..."), naming both files and the symbol, as does an
+# object in no known folder. Two or more files that reach each other
+# through those uses form a cycle: each is listed, and the check fails.
 #
 # It also fails on a function over 100 lines (unless one of the three
 # lines above its head says why it "must be long") and on a source file
@@ -21,6 +23,8 @@ set -eu
 OBJDIR=${1:-build/obj/mkseries}
 SRCDIR=${2:-tools/mkseries}
 NM=${NM:-nm}
+LAYERS=${LAYERS:-$(sed -n 's/^MKS_LAYERS = //p' "$(dirname "$0")/../Makefile")}
+[ -n "$LAYERS" ] || { echo "check-layers: no LAYERS and no MKS_LAYERS in the Makefile" >&2; exit 2; }
 
 [ -d "$OBJDIR" ] || { echo "check-layers: no '$OBJDIR' (run make first)" >&2; exit 2; }
 
@@ -37,7 +41,29 @@ find "$OBJDIR" -name '*.o' | sort | while read -r obj; do
 	"$NM" -P --undefined-only "$obj" | awk -v o="$rel" '{ print "use", o, $1 }'
 done >"$tmp/syms"
 
-awk '
+awk -v layers="$LAYERS" '
+BEGIN {
+	nl = split(layers, l, " ")
+	for (i = 1; i <= nl; i++)
+		rank[l[i]] = i
+	rank["builtin"] = nl + 1
+}
+# The folder of an object; main.o sits with the builtins.
+function folder(o) {
+	if (o == "main.o")
+		return "builtin"
+	if (o !~ /\//)
+		return ""
+	sub(/\/.*/, "", o)
+	return o
+}
+$1 == "def" || $1 == "use" {
+	f = folder($2)
+	if (!(f in rank) && !(($2) in told)) {
+		printf "rank: %s is in no folder of the layers (%s)\n", $2, layers
+		told[$2]
+	}
+}
 $1 == "def" { def[$3] = $2; next }
 $1 == "use" { use[++n] = $2 SUBSEP $3 }
 END {
@@ -52,9 +78,10 @@ END {
 			succ[from] = succ[from] " " to
 			nodes[from]; nodes[to]
 		}
-		if (to ~ /^builtin\// && from !~ /^builtin\// && from != "main.o")
-			printf "layer: %s uses %s, defined in %s: library code must not call a builtin\n",
-			       from, sym, to
+		ff = folder(from); ft = folder(to)
+		if ((ff in rank) && (ft in rank) && rank[ff] < rank[ft])
+			printf "rank: %s uses %s, defined in %s: %s (rank %d) may not use %s (rank %d)\n",
+			       from, sym, to, ff, rank[ff], ft, rank[ft]
 	}
 	for (v in nodes)
 		if (!(v in index_of))
@@ -118,7 +145,7 @@ done >>"$tmp/problems"
 
 if [ -s "$tmp/problems" ]; then
 	cat "$tmp/problems"
-	echo "check-layers: $(grep -c '^cycle:' "$tmp/problems" || :) cycle(s), $(grep -c '^layer:' "$tmp/problems" || :) library call(s) into builtins, $(grep -c '^size:' "$tmp/problems" || :) over the sizes" >&2
+	echo "check-layers: $(grep -c '^cycle:' "$tmp/problems" || :) cycle(s), $(grep -c '^rank:' "$tmp/problems" || :) use(s) against the ranks, $(grep -c '^size:' "$tmp/problems" || :) over the sizes" >&2
 	exit 1
 fi
-echo "check-layers: no cycle between the objects of $OBJDIR, no library call into a builtin, no function over 100 lines or file over 1500 in $SRCDIR"
+echo "check-layers: in $OBJDIR, every use goes down the ranks ($LAYERS, then builtin), no cycle; in $SRCDIR, no function over 100 lines or file over 1500"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * A directory of the target's own under $TMPDIR (or /tmp), made once;

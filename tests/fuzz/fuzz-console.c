@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ktap.h"
-#include "results.h"
-#include "util.h"
+#include "vm/ktap.h"
+#include "results/results.h"
+#include "lib/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

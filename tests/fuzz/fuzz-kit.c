@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "fuzz-common.h"
-#include "model.h"
+#include "kit/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,8 +3,8 @@
 #include <stdint.h>
 
 #include "fuzz-common.h"
-#include "gitutil.h"
-#include "tree.h"
+#include "lib/gitutil.h"
+#include "tree/tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

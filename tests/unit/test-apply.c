@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
-#include "gitutil.h"
+#include "apply/apply.h"
+#include "lib/gitutil.h"
 #include "tap.h"
 
 static char *tmp;	/* scratch directory, removed at the end */

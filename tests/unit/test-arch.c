@@ -3,11 +3,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "regress.h"
+#include "kit/arch.h"
+#include "vm/regress.h"
 #include "tap.h"
-#include "util.h"
-#include "vm.h"
+#include "lib/util.h"
+#include "vm/vm.h"
 
 static char *tmpdir;
 

@@ -1,8 +1,8 @@
 /* test-backport.c: unit tests for the backporter's loop: the note in a message, branch decisions added to series.yaml. */
-#include "backport.h"
+#include "apply/backport.h"
 #include "tap.h"
-#include "util.h"
-#include "yamledit.h"
+#include "lib/util.h"
+#include "kit/yamledit.h"
 
 static void test_note(void)
 {

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commitgraph.h"
-#include "gitutil.h"
+#include "patches/commitgraph.h"
+#include "lib/gitutil.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char *tmp;
 

@@ -3,11 +3,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build.h"
-#include "kconfig.h"
-#include "state.h"
+#include "build/build.h"
+#include "build/kconfig.h"
+#include "lib/state.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static const char fragment[] =
 	"# what mm-regress needs\n"

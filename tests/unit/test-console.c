@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
-#include "ktap.h"
-#include "results.h"
+#include "vm/console.h"
+#include "vm/ktap.h"
+#include "results/results.h"
 #include "fixture.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* The line `n` (1-based) of text without its line end, into a static buffer. */
 static const char *line_of(const char *text, size_t n)

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixups.h"
+#include "patches/fixups.h"
 #include "tap.h"
-#include "util.h"
-#include "yamledit.h"
+#include "lib/util.h"
+#include "kit/yamledit.h"
 
 static struct fixref_scanner *sc;
 

@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "lib/fs.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char *root, *outside;
 

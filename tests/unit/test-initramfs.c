@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "initramfs.h"
+#include "vm/initramfs.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 struct entry {
 	char name[64];

@@ -5,11 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ktap.h"
-#include "regress.h"
+#include "vm/ktap.h"
+#include "vm/regress.h"
 #include "fixture.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static int parse_str(struct ktap_result *res, const char *s)
 {

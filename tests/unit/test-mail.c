@@ -6,8 +6,8 @@
 #include <glib.h>
 
 #include "tap.h"
-#include "util.h"
-#include "mail.h"
+#include "lib/util.h"
+#include "patches/mail.h"
 
 /* Run from the top of the source tree (make test does), or set MKSERIES_SRC. */
 static char *data_path(const char *name)

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "util.h"
+#include "kit/model.h"
+#include "lib/util.h"
 #include "tap.h"
 
 struct file {

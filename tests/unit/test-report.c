@@ -3,14 +3,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gitutil.h"
-#include "model.h"
-#include "plan.h"
-#include "report.h"
-#include "results.h"
+#include "lib/gitutil.h"
+#include "kit/model.h"
+#include "apply/plan.h"
+#include "report/report.h"
+#include "results/results.h"
 #include "tap.h"
-#include "util.h"
-#include "verdict.h"
+#include "lib/util.h"
+#include "results/verdict.h"
 
 static const char *data_dir;
 

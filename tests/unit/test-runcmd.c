@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "runcmd.h"
+#include "lib/runcmd.h"
 
 static char tmpdir[] = "/tmp/test-runcmd-XXXXXX";
 /* What the sleeper scripts print: kept off the TAP stream. */

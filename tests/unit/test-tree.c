@@ -9,10 +9,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "gitutil.h"
+#include "lib/gitutil.h"
 #include "tap.h"
-#include "tree.h"
-#include "util.h"
+#include "tree/tree.h"
+#include "lib/util.h"
 
 static char *tmp;
 static git_repository *repo;

@@ -1,9 +1,9 @@
 /* test-util.c: unit tests for util.c's helpers that treat input as hostile. */
-#include "arch.h"
-#include "gitutil.h"
-#include "model.h"
+#include "kit/arch.h"
+#include "lib/gitutil.h"
+#include "kit/model.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* `in` is a string literal: its length is known, NUL bytes included. */
 #define check_shown(in, flags, want, what) check_shown_n(in, sizeof(in) - 1, flags, want, what)

@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gitutil.h"
-#include "results.h"
-#include "runstate.h"
+#include "lib/gitutil.h"
+#include "results/results.h"
+#include "run/record.h"
 #include "tap.h"
-#include "util.h"
-#include "verdict.h"
+#include "lib/util.h"
+#include "results/verdict.h"
 
 static void stats(struct sample_stats *s, const double *v, size_t n)
 {

@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "gitutil.h"
-#include "util.h"
+#include "builtin/builtin.h"
+#include "lib/gitutil.h"
+#include "lib/util.h"
 
 struct command {
 	const char *name;

@@ -1,4 +1,4 @@
-/* apply.c: apply a git diff to a tree in memory, touching only the paths it names. */
+/* apply/apply.c: apply a git diff to a tree in memory, touching only the paths it names. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdarg.h>
@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
-#include "diffscan.h"
-#include "gitutil.h"
-#include "treecheck.h"
+#include "apply/apply.h"
+#include "apply/diffscan.h"
+#include "lib/gitutil.h"
+#include "tree/treecheck.h"
 
 /* Lines of context shown around a hunk that does not apply. */
 #define REPORT_CONTEXT 3

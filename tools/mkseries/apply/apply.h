@@ -1,9 +1,9 @@
-/* apply.h: apply one diff to a tree in memory, touching only the paths it names. */
+/* apply/apply.h: apply one diff to a tree in memory, touching only the paths it names. */
 #ifndef MKSERIES_APPLY_H
 #define MKSERIES_APPLY_H
 
 #include <git2.h>
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * Check every path a diff names (old and new side, renames, copies):

@@ -1,14 +1,14 @@
-/* applyplan.c: apply a branch's plan in memory and write one stable-style commit per patch. */
+/* apply/applyplan.c: apply a branch's plan in memory and write one stable-style commit per patch. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "apply.h"
-#include "applyplan.h"
-#include "backport.h"
-#include "gitutil.h"
-#include "watchdog.h"
+#include "apply/apply.h"
+#include "apply/applyplan.h"
+#include "apply/backport.h"
+#include "lib/gitutil.h"
+#include "lib/watchdog.h"
 
 void apply_outcome_init(struct apply_outcome *o)
 {

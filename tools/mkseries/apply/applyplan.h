@@ -1,11 +1,11 @@
-/* applyplan.h: carry out a branch's plan: one stable-style commit per patch, in memory. */
+/* apply/applyplan.h: carry out a branch's plan: one stable-style commit per patch, in memory. */
 #ifndef MKSERIES_APPLYPLAN_H
 #define MKSERIES_APPLYPLAN_H
 
 #include <git2.h>
-#include "mail.h"
-#include "plan.h"
-#include "util.h"
+#include "patches/mail.h"
+#include "apply/plan.h"
+#include "lib/util.h"
 
 enum applied_state {
 	APPLIED_NONE = 0,	/* not applied: the plan says present or skip */

@@ -1,15 +1,15 @@
-/* backport.c: the backporter's loop: apply a patch into a git worktree as well as it can, and turn the result into the branch's backport. */
+/* apply/backport.c: the backporter's loop: apply a patch into a git worktree as well as it can, and turn the result into the branch's backport. */
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
-#include "backport.h"
-#include "fs.h"
-#include "patchfile.h"
-#include "gitutil.h"
+#include "apply/apply.h"
+#include "apply/backport.h"
+#include "lib/fs.h"
+#include "patches/patchfile.h"
+#include "lib/gitutil.h"
 
 void backport_result_release(struct backport_result *r)
 {

@@ -1,11 +1,11 @@
-/* backport.h: the backporter's loop: a patch that does not apply, worked out in a git worktree and recorded as the branch's backport. */
+/* apply/backport.h: the backporter's loop: a patch that does not apply, worked out in a git worktree and recorded as the branch's backport. */
 #ifndef MKSERIES_BACKPORT_H
 #define MKSERIES_BACKPORT_H
 
 #include <git2.h>
 
-#include "model.h"
-#include "util.h"
+#include "kit/model.h"
+#include "lib/util.h"
 
 /* How each file of a patch came into the work tree. */
 enum backport_how {

@@ -1,9 +1,9 @@
-/* diffscan.h: the apply module's reading of diff text, shared by its checks, its reversing and its hunk moves. */
+/* apply/diffscan.h: the apply module's reading of diff text, shared by its checks, its reversing and its hunk moves. */
 #ifndef MKSERIES_DIFFSCAN_H
 #define MKSERIES_DIFFSCAN_H
 
 #include <stddef.h>
-#include "util.h"
+#include "lib/util.h"
 
 /* One line of a buffer at a time; `len` includes the newline when there is one. */
 struct line_iter {

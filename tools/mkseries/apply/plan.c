@@ -1,4 +1,4 @@
-/* plan.c: turn the kit's decisions into the ordered list of what apply does on one branch. */
+/* apply/plan.c: turn the kit's decisions into the ordered list of what apply does on one branch. */
 #include <dirent.h>
 #include <unistd.h>
 #include <errno.h>
@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gitutil.h"
-#include "mail.h"
-#include "plan.h"
-#include "stable.h"
-#include "util.h"
+#include "lib/gitutil.h"
+#include "patches/mail.h"
+#include "apply/plan.h"
+#include "patches/stable.h"
+#include "lib/util.h"
 
 static void plan_index_free(struct plan_index *ix);
 

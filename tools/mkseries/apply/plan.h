@@ -1,8 +1,8 @@
-/* plan.h: what apply will do on one branch: the ordered patches and fixups, each with a reason. */
+/* apply/plan.h: what apply will do on one branch: the ordered patches and fixups, each with a reason. */
 #ifndef MKSERIES_PLAN_H
 #define MKSERIES_PLAN_H
 
-#include "model.h"
+#include "kit/model.h"
 
 struct stable_log;
 struct plan_index;

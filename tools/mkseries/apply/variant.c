@@ -1,10 +1,10 @@
-/* variant.c: the variants of a branch: names, the commit each one builds, which ones a command works on. */
+/* apply/variant.c: the variants of a branch: names, the commit each one builds, which ones a command works on. */
 #include <ctype.h>
 #include <string.h>
 
-#include "variant.h"
-#include "gitutil.h"
-#include "tree.h"
+#include "apply/variant.h"
+#include "lib/gitutil.h"
+#include "tree/tree.h"
 
 const char *const build_variants[] = { "base", "kit", NULL };
 

@@ -1,11 +1,11 @@
-/* variant.h: the variants of a branch: their names, refs and the selection of them. */
+/* apply/variant.h: the variants of a branch: their names, refs and the selection of them. */
 #ifndef MKSERIES_VARIANT_H
 #define MKSERIES_VARIANT_H
 
 #include <git2.h>
 
-#include "model.h"
-#include "util.h"
+#include "kit/model.h"
+#include "lib/util.h"
 
 /*
  * Variants of a branch B: "base", the commit tagged

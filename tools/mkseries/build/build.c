@@ -1,4 +1,4 @@
-/* build.c: build a variant of a branch: materialise its tree, merge the config fragments, make bzImage. */
+/* build/build.c: build a variant of a branch: materialise its tree, merge the config fragments, make bzImage. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -16,14 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "build.h"
-#include "gitutil.h"
-#include "kconfig.h"
-#include "select.h"
-#include "state.h"
-#include "tree.h"
-#include "workdir.h"
+#include "kit/arch.h"
+#include "build/build.h"
+#include "lib/gitutil.h"
+#include "build/kconfig.h"
+#include "kit/select.h"
+#include "lib/state.h"
+#include "tree/tree.h"
+#include "tree/workdir.h"
 
 /* ------------------------------------------------------------------ */
 /* Reading a build log */

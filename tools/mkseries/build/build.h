@@ -1,12 +1,12 @@
-/* build.h: building a variant of a branch: its inputs key, the make run, the image and its state file. */
+/* build/build.h: building a variant of a branch: its inputs key, the make run, the image and its state file. */
 #ifndef MKSERIES_BUILD_H
 #define MKSERIES_BUILD_H
 
 #include <git2.h>
 
-#include "materialise.h"
-#include "model.h"
-#include "util.h"
+#include "build/materialise.h"
+#include "kit/model.h"
+#include "lib/util.h"
 
 
 /*

@@ -1,4 +1,4 @@
-/* kconfig.c: config fragments: parse them, apply them to a .config, check which options took. */
+/* build/kconfig.c: config fragments: parse them, apply them to a .config, check which options took. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kconfig.h"
+#include "build/kconfig.h"
 
 static int is_symbol_char(int c)
 {

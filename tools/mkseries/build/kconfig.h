@@ -1,10 +1,10 @@
-/* kconfig.h: config fragments: parse, apply to a .config, check what stuck. */
+/* build/kconfig.h: config fragments: parse, apply to a .config, check what stuck. */
 #ifndef MKSERIES_KCONFIG_H
 #define MKSERIES_KCONFIG_H
 
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * One option set by a config fragment. `name` lacks the CONFIG_ prefix;

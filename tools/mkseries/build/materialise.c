@@ -1,4 +1,4 @@
-/* materialise.c: write a commit's tree into a directory, writing only what differs from last time. */
+/* build/materialise.c: write a commit's tree into a directory, writing only what differs from last time. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gitutil.h"
-#include "materialise.h"
-#include "util.h"
+#include "lib/gitutil.h"
+#include "build/materialise.h"
+#include "lib/util.h"
 
 /*
  * The manifest, "<dir>.manifest":

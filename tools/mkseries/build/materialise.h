@@ -1,4 +1,4 @@
-/* materialise.h: write a commit's tree into a directory, touching only what differs. */
+/* build/materialise.h: write a commit's tree into a directory, touching only what differs. */
 #ifndef MKSERIES_MATERIALISE_H
 #define MKSERIES_MATERIALISE_H
 

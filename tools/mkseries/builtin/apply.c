@@ -1,14 +1,14 @@
 /* builtin/apply.c: `mkseries apply`: the kit and its variants onto a branch, one commit per patch, all or nothing. */
 #include <string.h>
 
-#include "applyplan.h"
-#include "builtin.h"
-#include "gitutil.h"
-#include "options.h"
-#include "plan.h"
-#include "select.h"
-#include "tree.h"
-#include "util.h"
+#include "apply/applyplan.h"
+#include "builtin/builtin.h"
+#include "lib/gitutil.h"
+#include "lib/options.h"
+#include "apply/plan.h"
+#include "kit/select.h"
+#include "tree/tree.h"
+#include "lib/util.h"
 
 static void print_outcome(const struct plan *plan, const struct apply_outcome *o)
 {

@@ -3,21 +3,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "applyplan.h"
-#include "backport.h"
-#include "builtin.h"
-#include "fs.h"
-#include "patchfile.h"
-#include "gitutil.h"
-#include "mail.h"
-#include "options.h"
-#include "plan.h"
-#include "select.h"
-#include "state.h"
-#include "tree.h"
-#include "util.h"
-#include "workdir.h"
-#include "yamledit.h"
+#include "apply/applyplan.h"
+#include "apply/backport.h"
+#include "builtin/builtin.h"
+#include "lib/fs.h"
+#include "patches/patchfile.h"
+#include "lib/gitutil.h"
+#include "patches/mail.h"
+#include "lib/options.h"
+#include "apply/plan.h"
+#include "kit/select.h"
+#include "lib/state.h"
+#include "tree/tree.h"
+#include "lib/util.h"
+#include "tree/workdir.h"
+#include "kit/yamledit.h"
 
 
 /*

@@ -1,14 +1,14 @@
 /* builtin/build.c: `mkseries build`: build the variants of a branch: base, kit and the declared ones. */
 #include <string.h>
 
-#include "build.h"
-#include "builtin.h"
-#include "cells.h"
-#include "gitutil.h"
-#include "options.h"
-#include "tree.h"
-#include "util.h"
-#include "variant.h"
+#include "build/build.h"
+#include "builtin/builtin.h"
+#include "run/cells.h"
+#include "lib/gitutil.h"
+#include "lib/options.h"
+#include "tree/tree.h"
+#include "lib/util.h"
+#include "apply/variant.h"
 
 struct build_args {
 	const char *workdir, *repo;

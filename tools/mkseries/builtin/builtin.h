@@ -1,4 +1,4 @@
-/* builtin.h: one function per subcommand; each returns the exit status (0, 1 or 2). */
+/* builtin/builtin.h: one function per subcommand; each returns the exit status (0, 1 or 2). */
 #ifndef MKSERIES_BUILTIN_H
 #define MKSERIES_BUILTIN_H
 

@@ -5,14 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "gitutil.h"
-#include "mail.h"
-#include "options.h"
-#include "patchfile.h"
-#include "select.h"
-#include "util.h"
-#include "yamledit.h"
+#include "builtin/builtin.h"
+#include "lib/gitutil.h"
+#include "patches/mail.h"
+#include "lib/options.h"
+#include "patches/patchfile.h"
+#include "kit/select.h"
+#include "lib/util.h"
+#include "kit/yamledit.h"
 
 /* An entry of the series and the file fetched for it. */
 struct fetched {

@@ -4,15 +4,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "fixups.h"
-#include "gitutil.h"
-#include "json.h"
-#include "options.h"
-#include "patchfile.h"
-#include "select.h"
-#include "util.h"
-#include "yamledit.h"
+#include "builtin/builtin.h"
+#include "patches/fixups.h"
+#include "lib/gitutil.h"
+#include "lib/json.h"
+#include "lib/options.h"
+#include "patches/patchfile.h"
+#include "kit/select.h"
+#include "lib/util.h"
+#include "kit/yamledit.h"
 
 /* What a patch is called in a listing: its upstream id, else its file. */
 static const char *patch_id(const struct kit_patch *p)

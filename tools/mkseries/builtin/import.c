@@ -1,12 +1,12 @@
 /* builtin/import.c: `mkseries import`: bring branch trees into the kernel repository, tagged. */
 #include <stdlib.h>
 
-#include "builtin.h"
-#include "gitutil.h"
-#include "options.h"
-#include "select.h"
-#include "tree.h"
-#include "util.h"
+#include "builtin/builtin.h"
+#include "lib/gitutil.h"
+#include "lib/options.h"
+#include "kit/select.h"
+#include "tree/tree.h"
+#include "lib/util.h"
 
 static int import_branch(const struct kit *kit, const struct kernel_branch *b,
 			 const char *repo_opt, int force)

@@ -1,12 +1,12 @@
 /* builtin/plan.c: `mkseries plan`: what apply will do on each branch, and why. */
 #include <string.h>
 
-#include "builtin.h"
-#include "options.h"
-#include "plan.h"
-#include "report.h"
-#include "select.h"
-#include "util.h"
+#include "builtin/builtin.h"
+#include "lib/options.h"
+#include "apply/plan.h"
+#include "report/report.h"
+#include "kit/select.h"
+#include "lib/util.h"
 
 static const char *color(enum plan_action a)
 {

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "options.h"
-#include "regress.h"
-#include "util.h"
+#include "builtin/builtin.h"
+#include "lib/options.h"
+#include "vm/regress.h"
+#include "lib/util.h"
 
 static const char regress_usage[] = "mkseries regress [--list] [-- <mm-regress options>...]";
 

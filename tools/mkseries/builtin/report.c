@@ -2,17 +2,17 @@
 #include <errno.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "collect.h"
-#include "gitutil.h"
-#include "options.h"
-#include "report.h"
-#include "results.h"
-#include "select.h"
-#include "util.h"
-#include "variant.h"
-#include "verdict.h"
-#include "workdir.h"
+#include "builtin/builtin.h"
+#include "results/collect.h"
+#include "lib/gitutil.h"
+#include "lib/options.h"
+#include "report/report.h"
+#include "results/results.h"
+#include "kit/select.h"
+#include "lib/util.h"
+#include "apply/variant.h"
+#include "results/verdict.h"
+#include "tree/workdir.h"
 
 /* The results recorded in the work directories of the chosen branches. */
 static int collect(struct run_results *res, const char *branch, int all, const char *workdir,

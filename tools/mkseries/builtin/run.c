@@ -3,18 +3,18 @@
 #include <errno.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "cells.h"
-#include "gitutil.h"
-#include "options.h"
-#include "report.h"
-#include "results.h"
-#include "runstate.h"
-#include "runsteps.h"
-#include "util.h"
-#include "variant.h"
-#include "verdict.h"
-#include "vm.h"
+#include "builtin/builtin.h"
+#include "run/cells.h"
+#include "lib/gitutil.h"
+#include "lib/options.h"
+#include "report/report.h"
+#include "results/results.h"
+#include "run/record.h"
+#include "run/steps.h"
+#include "lib/util.h"
+#include "apply/variant.h"
+#include "results/verdict.h"
+#include "vm/vm.h"
 
 #define DEFAULT_REPEAT 5
 

@@ -3,15 +3,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "build.h"
-#include "builtin.h"
-#include "cells.h"
-#include "gitutil.h"
-#include "options.h"
-#include "state.h"
-#include "util.h"
-#include "variant.h"
-#include "vm.h"
+#include "build/build.h"
+#include "builtin/builtin.h"
+#include "run/cells.h"
+#include "lib/gitutil.h"
+#include "lib/options.h"
+#include "lib/state.h"
+#include "lib/util.h"
+#include "apply/variant.h"
+#include "vm/vm.h"
 
 struct test_args {
 	const char *workdir, *repo, *accel;

@@ -1,4 +1,4 @@
-/* arch.c: the architectures a branch can be built and booted for, and the checks that an image or binary is really theirs. */
+/* kit/arch.c: the architectures a branch can be built and booted for, and the checks that an image or binary is really theirs. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "arch.h"
+#include "kit/arch.h"
 
 #define EM_SPARCV9_ 43
 #define EM_X86_64_ 62

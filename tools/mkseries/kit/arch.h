@@ -1,10 +1,10 @@
-/* arch.h: the architectures a branch can be built and booted for, and the checks that an image or binary is really theirs. */
+/* kit/arch.h: the architectures a branch can be built and booted for, and the checks that an image or binary is really theirs. */
 #ifndef MKSERIES_ARCH_H
 #define MKSERIES_ARCH_H
 
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * What mkseries knows of one architecture: the `arch:` of a kernel file

@@ -1,4 +1,4 @@
-/* model.c: load and check the kit (series.yaml and kernels/<branch>.yaml), its id, and free it. */
+/* kit/model.c: load and check the kit (series.yaml and kernels/<branch>.yaml), its id, and free it. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -7,10 +7,10 @@
 #include <yaml.h>
 #include <git2.h>
 
-#include "gitutil.h"
-#include "model.h"
-#include "modelload.h"
-#include "util.h"
+#include "lib/gitutil.h"
+#include "kit/model.h"
+#include "kit/load.h"
+#include "lib/util.h"
 
 /* "foo/" for kit dir "foo", "" for "." so that messages name files as the user would. */
 static char *display_prefix(const char *dir)

@@ -1,4 +1,4 @@
-/* model.h: the kit as loaded from series.yaml and kernels/<branch>.yaml. */
+/* kit/model.h: the kit as loaded from series.yaml and kernels/<branch>.yaml. */
 #ifndef MKSERIES_MODEL_H
 #define MKSERIES_MODEL_H
 

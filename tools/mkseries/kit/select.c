@@ -1,9 +1,9 @@
-/* select.c: find the kit and choose the branches a subcommand works on. */
+/* kit/select.c: find the kit and choose the branches a subcommand works on. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "select.h"
-#include "util.h"
+#include "kit/select.h"
+#include "lib/util.h"
 
 const char *kit_dir(void)
 {

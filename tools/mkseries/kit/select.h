@@ -1,8 +1,8 @@
-/* select.h: what the subcommands share: finding the kit and choosing branches. */
+/* kit/select.h: what the subcommands share: finding the kit and choosing branches. */
 #ifndef MKSERIES_SELECT_H
 #define MKSERIES_SELECT_H
 
-#include "model.h"
+#include "kit/model.h"
 
 /* The kit directory: `mkseries --kit DIR`, else the current directory. */
 const char *kit_dir(void);

@@ -1,12 +1,12 @@
-/* yamledit.c: add entries to series.yaml by splicing text at places libyaml's marks point to. */
+/* kit/yamledit.c: add entries to series.yaml by splicing text at places libyaml's marks point to. */
 #include <errno.h>
 #include <string.h>
 #include <yaml.h>
 
-#include "model.h"
-#include "util.h"
-#include "fs.h"
-#include "yamledit.h"
+#include "kit/model.h"
+#include "lib/util.h"
+#include "lib/fs.h"
+#include "kit/yamledit.h"
 
 /* A parsed file, with where each line starts so marks turn into byte offsets. */
 struct ydoc {

@@ -1,10 +1,10 @@
-/* yamledit.h: add entries to series.yaml by splicing text, so that comments, order and layout survive. */
+/* kit/yamledit.h: add entries to series.yaml by splicing text, so that comments, order and layout survive. */
 #ifndef MKSERIES_YAMLEDIT_H
 #define MKSERIES_YAMLEDIT_H
 
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /* A fixup entry to add: `file` (may be NULL), then `upstream`, `subject` and `fixes`. */
 struct yaml_fixup_entry {

@@ -1,11 +1,11 @@
-/* fs.c: writing beneath a root directory, one openat() a component, no symbolic link followed. */
+/* lib/fs.c: writing beneath a root directory, one openat() a component, no symbolic link followed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "lib/fs.h"
 
 /* `rel` as the rules of fs.h want it: relative, no empty, "." or ".." component. */
 static int check_rel(const char *rel, struct strbuf *why)

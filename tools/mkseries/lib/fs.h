@@ -1,10 +1,10 @@
-/* fs.h: writing beneath a root directory without following a symbolic link anywhere below it. */
+/* lib/fs.h: writing beneath a root directory without following a symbolic link anywhere below it. */
 #ifndef MKSERIES_FS_H
 #define MKSERIES_FS_H
 
 #include <sys/types.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * Every function here takes a directory `root` (trusted: it may itself be

@@ -1,4 +1,4 @@
-/* gitutil.c: libgit2 error reporting, repository opening, locking and ref updates. */
+/* lib/gitutil.c: libgit2 error reporting, repository opening, locking and ref updates. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gitutil.h"
-#include "util.h"
+#include "lib/gitutil.h"
+#include "lib/util.h"
 
 void gitutil_init(void)
 {

@@ -1,4 +1,4 @@
-/* gitutil.h: the one place that turns libgit2 errors into our messages, plus repository helpers. */
+/* lib/gitutil.h: the one place that turns libgit2 errors into our messages, plus repository helpers. */
 #ifndef MKSERIES_GITUTIL_H
 #define MKSERIES_GITUTIL_H
 

@@ -1,10 +1,10 @@
-/* json.h: the one JSON reader and writer of mkseries (see json.c for why our own). */
+/* lib/json.h: the one JSON reader and writer of mkseries (see json.c for why our own). */
 #ifndef MKSERIES_JSON_H
 #define MKSERIES_JSON_H
 
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * A writer into sb: members on their own lines, indented two spaces a

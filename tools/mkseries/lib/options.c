@@ -1,8 +1,8 @@
-/* options.c: a small long-option parser shared by the subcommands. */
+/* lib/options.c: a small long-option parser shared by the subcommands. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "lib/options.h"
 
 void usage_with_options(const char *usage, const struct option *opts, int status)
 {

@@ -1,8 +1,8 @@
-/* options.h: command-line options for subcommands, git style (--name=VALUE, -nVALUE, -h). */
+/* lib/options.h: command-line options for subcommands, git style (--name=VALUE, -nVALUE, -h). */
 #ifndef MKSERIES_OPTIONS_H
 #define MKSERIES_OPTIONS_H
 
-#include "util.h"
+#include "lib/util.h"
 
 enum opt_type {
 	OPT_END = 0,

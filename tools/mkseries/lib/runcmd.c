@@ -1,4 +1,4 @@
-/* runcmd.c: start children in process groups of their own, feed and read them, and leave none behind. */
+/* lib/runcmd.c: start children in process groups of their own, feed and read them, and leave none behind. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runcmd.h"
+#include "lib/runcmd.h"
 
 extern char **environ;
 

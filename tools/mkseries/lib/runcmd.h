@@ -1,8 +1,8 @@
-/* runcmd.h: the one way mkseries starts a child process, and cleans up after it on any exit. */
+/* lib/runcmd.h: the one way mkseries starts a child process, and cleans up after it on any exit. */
 #ifndef MKSERIES_RUNCMD_H
 #define MKSERIES_RUNCMD_H
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * A child process, started from an argument vector (never a shell line).

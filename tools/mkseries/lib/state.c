@@ -1,11 +1,11 @@
-/* state.c: key=value state files: read, query, change, write atomically. */
+/* lib/state.c: key=value state files: read, query, change, write atomically. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "state.h"
+#include "lib/state.h"
 
 int state_read(struct state *s, const char *path)
 {

@@ -1,8 +1,8 @@
-/* state.h: key=value state files that record what a step did. */
+/* lib/state.h: key=value state files that record what a step did. */
 #ifndef MKSERIES_STATE_H
 #define MKSERIES_STATE_H
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * State files: "key=value" lines, one per key, values on one line.

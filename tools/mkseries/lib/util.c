@@ -1,4 +1,4 @@
-/* util.c: errors, memory, strbuf, strvec and file helpers. */
+/* lib/util.c: errors, memory, strbuf, strvec and file helpers. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 int mks_verbose;
 char strbuf_slopbuf[1];

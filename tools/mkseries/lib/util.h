@@ -1,4 +1,4 @@
-/* util.h: small helpers every module uses: errors, memory, strings, argv vectors, processes. */
+/* lib/util.h: small helpers every module uses: errors, memory, strings, argv vectors, processes. */
 #ifndef MKSERIES_UTIL_H
 #define MKSERIES_UTIL_H
 
@@ -144,7 +144,7 @@ int ends_with(const char *s, const char *suffix);
 double mono_seconds(void);
 
 /* Child processes (struct child, child_run()) are runcmd.h's. */
-#include "runcmd.h"
+#include "lib/runcmd.h"
 
 /* Banned: use strbuf/xstrfmt instead. */
 #define strcpy(a, b) BANNED_strcpy

@@ -1,11 +1,11 @@
-/* watchdog.c: a SIGALRM watchdog that ends a process stuck in a step it cannot interrupt. */
+/* lib/watchdog.c: a SIGALRM watchdog that ends a process stuck in a step it cannot interrupt. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "watchdog.h"
+#include "lib/watchdog.h"
 
 /* Read by the handler: written only while the alarm is off. */
 static char fire_message[1024];

@@ -1,4 +1,4 @@
-/* watchdog.h: end the process when one step runs past its time limit. */
+/* lib/watchdog.h: end the process when one step runs past its time limit. */
 #ifndef MKSERIES_WATCHDOG_H
 #define MKSERIES_WATCHDOG_H
 

@@ -1,4 +1,4 @@
-/* commitgraph.c: read git's commit-graph files: parents and dates of commits without reading them. */
+/* patches/commitgraph.c: read git's commit-graph files: parents and dates of commits without reading them. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commitgraph.h"
+#include "patches/commitgraph.h"
 
 /* The layout gitformat-commit-graph(5) describes; only SHA-1 graphs are read. */
 #define CG_HASH 20

@@ -1,11 +1,11 @@
-/* commitgraph.h: read git's commit-graph files: parents and dates of commits without reading them. */
+/* patches/commitgraph.h: read git's commit-graph files: parents and dates of commits without reading them. */
 #ifndef MKSERIES_COMMITGRAPH_H
 #define MKSERIES_COMMITGRAPH_H
 
 #include <stdint.h>
 #include <git2.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * One commit-graph: objects/info/commit-graph, or else the layers named by

@@ -1,12 +1,12 @@
-/* fixref.c: what a commit message says about other commits: Fixes:, reverts, Stable-dep-of:, Cc: stable, "commit <id> upstream". */
+/* patches/fixref.c: what a commit message says about other commits: Fixes:, reverts, Stable-dep-of:, Cc: stable, "commit <id> upstream". */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixref.h"
-#include "util.h"
+#include "patches/fixref.h"
+#include "lib/util.h"
 
 /*
  * Trailer lines start a line; the revert sentence may be wrapped. The

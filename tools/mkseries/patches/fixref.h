@@ -1,4 +1,4 @@
-/* fixref.h: the references a commit message makes to other commits, found by trailer and sentence, never in prose. */
+/* patches/fixref.h: the references a commit message makes to other commits, found by trailer and sentence, never in prose. */
 #ifndef MKSERIES_FIXREF_H
 #define MKSERIES_FIXREF_H
 

@@ -1,4 +1,4 @@
-/* fixups.c: find the upstream commits that fix what the kit carries, in a mainline repository. */
+/* patches/fixups.c: find the upstream commits that fix what the kit carries, in a mainline repository. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commitgraph.h"
-#include "fixups.h"
-#include "gitutil.h"
-#include "util.h"
+#include "patches/commitgraph.h"
+#include "patches/fixups.h"
+#include "lib/gitutil.h"
+#include "lib/util.h"
 
 /* --- reading commits -------------------------------------------------- */
 

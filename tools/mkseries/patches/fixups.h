@@ -1,12 +1,12 @@
-/* fixups.h: find the upstream commits that fix what the kit carries (Fixes:, reverts, Stable-dep-of:). */
+/* patches/fixups.h: find the upstream commits that fix what the kit carries (Fixes:, reverts, Stable-dep-of:). */
 #ifndef MKSERIES_FIXUPS_H
 #define MKSERIES_FIXUPS_H
 
 #include <stdint.h>
 #include <git2.h>
 
-#include "fixref.h"
-#include "model.h"
+#include "patches/fixref.h"
+#include "kit/model.h"
 
 /* An upstream commit that fixes (reverts, is a stable dependency of) the kit, and is not in it. */
 struct fixup_missing {

@@ -1,4 +1,4 @@
-/* mail.c: read patch mails (git format-patch files, b4 mboxes) into struct mail_patch. */
+/* patches/mail.c: read patch mails (git format-patch files, b4 mboxes) into struct mail_patch. */
 /*
  * Why GMime does the mail work: RFC 2047 encoded words, quoted-printable
  * and base64 bodies, charset conversion and address parsing each look
@@ -29,8 +29,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "util.h"
-#include "mail.h"
+#include "lib/util.h"
+#include "patches/mail.h"
 
 /* Regular expressions, compiled on first use and kept for the process. */
 enum {

@@ -1,4 +1,4 @@
-/* mail.h: patches as mails: git format-patch files and mboxes (b4 am output). */
+/* patches/mail.h: patches as mails: git format-patch files and mboxes (b4 am output). */
 #ifndef MKSERIES_MAIL_H
 #define MKSERIES_MAIL_H
 

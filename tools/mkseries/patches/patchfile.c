@@ -1,14 +1,14 @@
-/* patchfile.c: commits written as git format-patch files into the kit, and their numbering. */
+/* patches/patchfile.c: commits written as git format-patch files into the kit, and their numbering. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs.h"
-#include "gitutil.h"
-#include "patchfile.h"
-#include "util.h"
+#include "lib/fs.h"
+#include "lib/gitutil.h"
+#include "patches/patchfile.h"
+#include "lib/util.h"
 
 static int title_char(int c)
 {

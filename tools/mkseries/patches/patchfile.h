@@ -1,4 +1,4 @@
-/* patchfile.h: commits written as git format-patch files into the kit. */
+/* patches/patchfile.h: commits written as git format-patch files into the kit. */
 #ifndef MKSERIES_PATCHFILE_H
 #define MKSERIES_PATCHFILE_H
 

@@ -1,11 +1,11 @@
-/* stable.c: find the stable backports a branch's history carries since its release tag. */
+/* patches/stable.c: find the stable backports a branch's history carries since its release tag. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixref.h"
-#include "gitutil.h"
-#include "stable.h"
-#include "util.h"
+#include "patches/fixref.h"
+#include "lib/gitutil.h"
+#include "patches/stable.h"
+#include "lib/util.h"
 
 void stable_log_release(struct stable_log *log)
 {

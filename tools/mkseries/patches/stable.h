@@ -1,10 +1,10 @@
-/* stable.h: the stable backports a branch's history carries since its release tag. */
+/* patches/stable.h: the stable backports a branch's history carries since its release tag. */
 #ifndef MKSERIES_STABLE_H
 #define MKSERIES_STABLE_H
 
 #include <git2.h>
 
-#include "model.h"
+#include "kit/model.h"
 
 /* One commit of the branch that says which upstream commit it is. */
 struct stable_backport {

@@ -1,11 +1,11 @@
-/* planjson.c: the fan-out plan as JSON, the cells a CI job runs and how their reports merge. */
+/* report/planjson.c: the fan-out plan as JSON, the cells a CI job runs and how their reports merge. */
 #include <errno.h>
 #include <string.h>
 
-#include "build.h"
-#include "json.h"
-#include "report.h"
-#include "variant.h"
+#include "build/build.h"
+#include "lib/json.h"
+#include "report/report.h"
+#include "apply/variant.h"
 
 static void describe_source(struct strbuf *sb, const struct kernel_branch *b)
 {

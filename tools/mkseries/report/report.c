@@ -1,10 +1,10 @@
-/* report.c: render recorded results in the format asked for, and who tested them when. */
+/* report/report.c: render recorded results in the format asked for, and who tested them when. */
 #include <errno.h>
 #include <string.h>
 #include <time.h>
 
-#include "report.h"
-#include "reportrender.h"
+#include "report/report.h"
+#include "report/render.h"
 
 int report_format_parse(enum report_format *out, const char *name)
 {

@@ -1,4 +1,4 @@
-/* report.h: the results of a run as a terminal table, JSON, JUnit XML or Markdown; the fan-out plan as JSON. */
+/* report/report.h: the results of a run as a terminal table, JSON, JUnit XML or Markdown; the fan-out plan as JSON. */
 #ifndef MKSERIES_REPORT_H
 #define MKSERIES_REPORT_H
 
@@ -6,9 +6,9 @@
 
 #include <git2.h>
 
-#include "plan.h"
-#include "results.h"
-#include "util.h"
+#include "apply/plan.h"
+#include "results/results.h"
+#include "lib/util.h"
 
 enum report_format {
 	REPORT_TEXT,

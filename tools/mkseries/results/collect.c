@@ -1,12 +1,12 @@
-/* collect.c: read the state files of a branch's work directory into its results. */
+/* results/collect.c: read the state files of a branch's work directory into its results. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
-#include "state.h"
-#include "variant.h"
+#include "results/collect.h"
+#include "lib/state.h"
+#include "apply/variant.h"
 
 static char *state_path(const char *workdir, const char *name)
 {

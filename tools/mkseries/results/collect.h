@@ -1,8 +1,8 @@
-/* collect.h: the results of a branch from what its work directory records. */
+/* results/collect.h: the results of a branch from what its work directory records. */
 #ifndef MKSERIES_COLLECT_H
 #define MKSERIES_COLLECT_H
 
-#include "results.h"
+#include "results/results.h"
 
 /*
  * The state files a run leaves in a branch's work directory (see

@@ -1,4 +1,4 @@
-/* results.c: the results of a run: cells, checks, metrics and claims, read back from JSON reports and merged. */
+/* results/results.c: the results of a run: cells, checks, metrics and claims, read back from JSON reports and merged. */
 #include <errno.h>
 #include <math.h>
 
@@ -8,12 +8,12 @@
 
 #include <dirent.h>
 
-#include "console.h"
-#include "json.h"
-#include "plan.h"
-#include "results.h"
-#include "variant.h"
-#include "verdict.h"
+#include "vm/console.h"
+#include "lib/json.h"
+#include "apply/plan.h"
+#include "results/results.h"
+#include "apply/variant.h"
+#include "results/verdict.h"
 
 static const char *const check_names[] = {
 	[CHECK_NOT_RUN] = "not-run",

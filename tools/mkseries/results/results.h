@@ -1,13 +1,13 @@
-/* results.h: the recorded results of a run, per branch and per branch x variant cell. */
+/* results/results.h: the recorded results of a run, per branch and per branch x variant cell. */
 #ifndef MKSERIES_RESULTS_H
 #define MKSERIES_RESULTS_H
 
 #include <stddef.h>
 
-#include "applyplan.h"
-#include "ktap.h"
-#include "plan.h"
-#include "util.h"
+#include "apply/applyplan.h"
+#include "vm/ktap.h"
+#include "apply/plan.h"
+#include "lib/util.h"
 
 /* The version of the JSON report this mkseries writes and reads (docs/report-json.md). */
 #define RESULTS_SCHEMA 1

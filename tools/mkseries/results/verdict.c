@@ -1,9 +1,9 @@
-/* verdict.c: cell health and base-against-kit performance calls (Welch's t-test and a noise floor). */
+/* results/verdict.c: cell health and base-against-kit performance calls (Welch's t-test and a noise floor). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "verdict.h"
+#include "results/verdict.h"
 
 void metric_stats(struct sample_stats *out, const struct metric_result *m)
 {

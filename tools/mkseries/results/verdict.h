@@ -1,11 +1,11 @@
-/* verdict.h: health of each cell, and whether kit differs from base by more than the noise. */
+/* results/verdict.h: health of each cell, and whether kit differs from base by more than the noise. */
 #ifndef MKSERIES_VERDICT_H
 #define MKSERIES_VERDICT_H
 
 #include <stddef.h>
 
-#include "console.h"
-#include "results.h"
+#include "vm/console.h"
+#include "results/results.h"
 
 /*
  * The rule for calling a performance change (README, "Verdicts"):

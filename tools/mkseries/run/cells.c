@@ -1,11 +1,11 @@
-/* cells.c: choosing the branches and variants a command works on, and visiting each cell. */
+/* run/cells.c: choosing the branches and variants a command works on, and visiting each cell. */
 #include <stdlib.h>
 
-#include "cells.h"
-#include "select.h"
-#include "tree.h"
-#include "variant.h"
-#include "workdir.h"
+#include "run/cells.h"
+#include "kit/select.h"
+#include "tree/tree.h"
+#include "apply/variant.h"
+#include "tree/workdir.h"
 
 int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
 		 int all, const struct strvec *given)

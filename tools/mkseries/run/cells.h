@@ -1,11 +1,11 @@
-/* cells.h: what build and test work on: each selected branch's variants, one cell at a time. */
+/* run/cells.h: what build and test work on: each selected branch's variants, one cell at a time. */
 #ifndef MKSERIES_CELLS_H
 #define MKSERIES_CELLS_H
 
 #include <git2.h>
 
-#include "model.h"
-#include "util.h"
+#include "kit/model.h"
+#include "lib/util.h"
 
 /*
  * What build and test work on: the kit (from kit_dir()), the branches

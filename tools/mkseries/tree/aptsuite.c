@@ -1,4 +1,4 @@
-/* aptsuite.c: fetching a Debian package from another suite of the mirror /etc/apt names. */
+/* tree/aptsuite.c: fetching a Debian package from another suite of the mirror /etc/apt names. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "aptsuite.h"
-#include "runcmd.h"
-#include "tree.h"
-#include "util.h"
+#include "tree/aptsuite.h"
+#include "lib/runcmd.h"
+#include "tree/tree.h"
+#include "lib/util.h"
 
 struct apt_para {
 	struct strvec names;	/* field names, in order */

@@ -1,8 +1,8 @@
-/* aptsuite.h: the tree module's use of apt, confined to a private directory per suite. */
+/* tree/aptsuite.h: the tree module's use of apt, confined to a private directory per suite. */
 #ifndef MKSERIES_APTSUITE_H
 #define MKSERIES_APTSUITE_H
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * Make the private apt directory `aptdir` of one suite (its sources,

@@ -1,4 +1,4 @@
-/* tarimport.c: reading a tarball, or the kernel source tarball inside a .deb, into a git tree. */
+/* tree/tarimport.c: reading a tarball, or the kernel source tarball inside a .deb, into a git tree. */
 #define _GNU_SOURCE
 #include <archive.h>
 #include <archive_entry.h>
@@ -12,11 +12,11 @@
 
 #include <git2/sys/odb_backend.h>
 
-#include "gitutil.h"
-#include "tarimport.h"
-#include "tree.h"
-#include "treecheck.h"
-#include "util.h"
+#include "lib/gitutil.h"
+#include "tree/tarimport.h"
+#include "tree/tree.h"
+#include "tree/treecheck.h"
+#include "lib/util.h"
 
 /* "86691" -> "86,691" into buf (at least 32 bytes). */
 const char *thousands_to(char *buf, size_t n)

@@ -1,4 +1,4 @@
-/* tarimport.h: the tree module's reading of archives (a tarball, a .deb's source tarball) into git trees. */
+/* tree/tarimport.h: the tree module's reading of archives (a tarball, a .deb's source tarball) into git trees. */
 #ifndef MKSERIES_TARIMPORT_H
 #define MKSERIES_TARIMPORT_H
 

@@ -1,4 +1,4 @@
-/* tree.c: the kernel repository, its base tags and import history, and the import of each kind of source. */
+/* tree/tree.c: the kernel repository, its base tags and import history, and the import of each kind of source. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -8,12 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aptsuite.h"
-#include "gitutil.h"
-#include "tarimport.h"
-#include "tree.h"
-#include "treecheck.h"
-#include "util.h"
+#include "tree/aptsuite.h"
+#include "lib/gitutil.h"
+#include "tree/tarimport.h"
+#include "tree/tree.h"
+#include "tree/treecheck.h"
+#include "lib/util.h"
 
 #define SIG_NAME "mkseries"
 #define SIG_EMAIL "mkseries@invalid"

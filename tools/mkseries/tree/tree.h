@@ -1,10 +1,10 @@
-/* tree.h: kernel trees: where the kernel repository is, and importing a branch's tree into it. */
+/* tree/tree.h: kernel trees: where the kernel repository is, and importing a branch's tree into it. */
 #ifndef MKSERIES_TREE_H
 #define MKSERIES_TREE_H
 
 #include <git2.h>
-#include "model.h"
-#include "util.h"
+#include "kit/model.h"
+#include "lib/util.h"
 
 /*
  * The kernel repository for branch `b`: `repo_opt` when given, else the

@@ -1,9 +1,9 @@
-/* treecheck.h: what a path or a .gitmodules must be before mkseries writes it into a tree (git fsck's rules). */
+/* tree/treecheck.h: what a path or a .gitmodules must be before mkseries writes it into a tree (git fsck's rules). */
 #ifndef MKSERIES_TREECHECK_H
 #define MKSERIES_TREECHECK_H
 
 #include <stddef.h>
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * Why `path` (n bytes, components separated by '/') must not be written

@@ -1,4 +1,4 @@
-/* workdir.c: the cache directory, each branch's work directory and the lock that keeps a second mkseries out of it. */
+/* tree/workdir.c: the cache directory, each branch's work directory and the lock that keeps a second mkseries out of it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -7,8 +7,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "workdir.h"
-#include "util.h"
+#include "tree/workdir.h"
+#include "lib/util.h"
 
 int workdir_lock(struct workdir_lock *lk, const char *workdir)
 {

@@ -1,8 +1,8 @@
-/* workdir.h: where a branch's work happens: the cache directory, work directories and their lock. */
+/* tree/workdir.h: where a branch's work happens: the cache directory, work directories and their lock. */
 #ifndef MKSERIES_WORKDIR_H
 #define MKSERIES_WORKDIR_H
 
-#include "model.h"
+#include "kit/model.h"
 
 /*
  * Keep a second mkseries out of a branch's work directory (they would

@@ -1,9 +1,9 @@
-/* console.c: judge what a cell's consoles show, in one order for the test step and the report. */
+/* vm/console.c: judge what a cell's consoles show, in one order for the test step and the report. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
+#include "vm/console.h"
 
 /* ------------------------------------------------------------------ */
 /* Expected failures */

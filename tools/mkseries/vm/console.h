@@ -1,11 +1,11 @@
-/* console.h: judge what a cell's consoles show, in one order for the test step and the report. */
+/* vm/console.h: judge what a cell's consoles show, in one order for the test step and the report. */
 #ifndef MKSERIES_CONSOLE_H
 #define MKSERIES_CONSOLE_H
 
 #include <stddef.h>
 
-#include "ktap.h"
-#include "util.h"
+#include "vm/ktap.h"
+#include "lib/util.h"
 
 /*
  * How the cases of a run meet a variant's `expect-fail` list. A listed

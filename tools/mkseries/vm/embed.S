@@ -1,4 +1,4 @@
-/* embed.S: carries the static mm-regress binaries inside mkseries: the host's and one per arch. */
+/* vm/embed.S: carries the static mm-regress binaries inside mkseries: the host's and one per arch. */
 /*
  * blob NAME, PATH: NAME_start .. NAME_end hold the bytes of PATH, then a
  * NUL that is not part of them (so a text file reads as a C string).

@@ -1,9 +1,9 @@
-/* initramfs.c: write the newc cpio archive that boots mm-regress as /init. */
+/* vm/initramfs.c: write the newc cpio archive that boots mm-regress as /init. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "initramfs.h"
+#include "vm/initramfs.h"
 
 static void pad4(struct strbuf *sb)
 {

@@ -1,11 +1,11 @@
-/* initramfs.h: a newc cpio archive with /dev/console and an /init, for booting mm-regress. */
+/* vm/initramfs.h: a newc cpio archive with /dev/console and an /init, for booting mm-regress. */
 #ifndef MKSERIES_INITRAMFS_H
 #define MKSERIES_INITRAMFS_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * A "newc" (070701) cpio archive built in memory. Entries get inode

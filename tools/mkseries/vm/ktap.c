@@ -1,4 +1,4 @@
-/* ktap.c: parse mm-regress's KTAP from a console log and spot kernel splats in it. */
+/* vm/ktap.c: parse mm-regress's KTAP from a console log and spot kernel splats in it. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ktap.h"
+#include "vm/ktap.h"
 
 /* A sample line waiting for the metric line that summarises it. */
 struct sample {

@@ -1,10 +1,10 @@
-/* ktap.h: read mm-regress's KTAP out of a console log, and find kernel splats in the same log. */
+/* vm/ktap.h: read mm-regress's KTAP out of a console log, and find kernel splats in the same log. */
 #ifndef MKSERIES_KTAP_H
 #define MKSERIES_KTAP_H
 
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /* The diagnostic mm-regress prints last ("# mm-regress: done"), without "# ". */
 #define KTAP_DONE_MARKER "mm-regress: done"

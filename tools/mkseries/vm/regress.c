@@ -1,12 +1,12 @@
-/* regress.c: the mm-regress binaries mkseries carries (linked in by embed.S), for vm.c and `mkseries regress`. */
+/* vm/regress.c: the mm-regress binaries mkseries carries (linked in by embed.S), for vm.c and `mkseries regress`. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "regress.h"
-#include "util.h"
+#include "vm/regress.h"
+#include "lib/util.h"
 
 const char *mm_regress_image(size_t *len)
 {

@@ -1,4 +1,4 @@
-/* regress.h: the mm-regress binary that mkseries carries (see embed.S and regress.c). */
+/* vm/regress.h: the mm-regress binary that mkseries carries (see embed.S and regress.c). */
 #ifndef MKSERIES_REGRESS_H
 #define MKSERIES_REGRESS_H
 

@@ -1,4 +1,4 @@
-/* vm.c: boot a variant's bzImage in QEMU with mm-regress as /init, capture and judge the console. */
+/* vm/vm.c: boot a variant's bzImage in QEMU with mm-regress as /init, capture and judge the console. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -10,16 +10,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "build.h"
-#include "console.h"
-#include "initramfs.h"
-#include "ktap.h"
-#include "regress.h"
-#include "state.h"
-#include "verdict.h"
-#include "vm.h"
-#include "workdir.h"
+#include "kit/arch.h"
+#include "build/build.h"
+#include "vm/console.h"
+#include "vm/initramfs.h"
+#include "vm/ktap.h"
+#include "vm/regress.h"
+#include "lib/state.h"
+#include "results/verdict.h"
+#include "vm/vm.h"
+#include "tree/workdir.h"
 
 /* Seconds QEMU gets to exit by itself after the done marker (mm-regress reboots). */
 #define DONE_GRACE 30

@@ -1,8 +1,8 @@
-/* vm.h: boot a built kernel in QEMU with mm-regress as /init, and judge its console. */
+/* vm/vm.h: boot a built kernel in QEMU with mm-regress as /init, and judge its console. */
 #ifndef MKSERIES_VM_H
 #define MKSERIES_VM_H
 
-#include "model.h"
+#include "kit/model.h"
 
 enum vm_status {
 	VM_OK = 1,	/* mm-regress ran to its done marker, nothing failed, no splat */

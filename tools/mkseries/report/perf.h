@@ -1,10 +1,10 @@
-/* reportperf.h: base against kit in the kernel test robot's layout; internal to the report files. */
+/* report/perf.h: base against kit in the kernel test robot's layout; internal to the report files. */
 #ifndef MKSERIES_REPORTPERF_H
 #define MKSERIES_REPORTPERF_H
 
-#include "results.h"
-#include "util.h"
-#include "verdict.h"
+#include "results/results.h"
+#include "lib/util.h"
+#include "results/verdict.h"
 
 /* When a change is called, in words, for the foot of a performance section. */
 #define RULE_TEXT "a change is called when Welch's t-test gives p < 0.01 and |%change| " \

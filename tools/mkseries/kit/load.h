@@ -8,8 +8,8 @@
 
 #include <yaml.h>
 
-#include "model.h"
-#include "util.h"
+#include "kit/model.h"
+#include "lib/util.h"
 
 /* One pass over a kit: how the user names its directory, and the errors so far. */
 struct loader {

@@ -1,13 +1,13 @@
-/* runstate.h: the steps of a run, the keys that decide each one, and whether a step is up to date. */
+/* run/record.h: the steps of a run, the keys that decide each one, and whether a step is up to date. */
 #ifndef MKSERIES_RUNSTATE_H
 #define MKSERIES_RUNSTATE_H
 
 #include <git2.h>
 
-#include "state.h"
-#include "model.h"
-#include "plan.h"
-#include "util.h"
+#include "lib/state.h"
+#include "kit/model.h"
+#include "apply/plan.h"
+#include "lib/util.h"
 
 /*
  * A run is import, apply (the kit and its declared variants, one step),

@@ -1,10 +1,10 @@
-/* reportperf.c: base against kit in the kernel test robot's layout, and the notable change of a branch. */
+/* report/perf.c: base against kit in the kernel test robot's layout, and the notable change of a branch. */
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
-#include "reportperf.h"
-#include "reportwords.h"
+#include "report/report.h"
+#include "report/perf.h"
+#include "report/words.h"
 
 /* ------------------------------------------------------------------ */
 /* The kernel test robot's layout for base against kit */

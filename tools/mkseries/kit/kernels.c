@@ -1,4 +1,4 @@
-/* modelkernels.c: load kernels/<branch>.yaml: where a tree comes from, config, boot, variants; check a source before use. */
+/* kit/kernels.c: load kernels/<branch>.yaml: where a tree comes from, config, boot, variants; check a source before use. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#include "arch.h"
-#include "model.h"
-#include "modelload.h"
-#include "util.h"
+#include "kit/arch.h"
+#include "kit/model.h"
+#include "kit/load.h"
+#include "lib/util.h"
 
 enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_VERDICTS, K_CLAIMS,
        K_CROSS, K_IMAGE, K_DECISIONS, K_NR };

@@ -1,9 +1,9 @@
-/* reportwords.h: the wording every report format shares; internal to the report files. */
+/* report/words.h: the wording every report format shares; internal to the report files. */
 #ifndef MKSERIES_REPORTWORDS_H
 #define MKSERIES_REPORTWORDS_H
 
-#include "results.h"
-#include "util.h"
+#include "results/results.h"
+#include "lib/util.h"
 
 #define C_GREEN "\033[32m"
 #define C_RED "\033[31m"

@@ -1,8 +1,8 @@
-/* reporttable.h: aligned tables for the terminal and Markdown; internal to the report files. */
+/* report/table.h: aligned tables for the terminal and Markdown; internal to the report files. */
 #ifndef MKSERIES_REPORTTABLE_H
 #define MKSERIES_REPORTTABLE_H
 
-#include "util.h"
+#include "lib/util.h"
 
 struct table {
 	size_t cols, rows;

@@ -1,4 +1,4 @@
-/* runsteps.c: the resumable steps of a run on one branch, each redone only when its inputs changed. */
+/* run/steps.c: the resumable steps of a run on one branch, each redone only when its inputs changed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -7,19 +7,19 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "runsteps.h"
-#include "applyplan.h"
-#include "arch.h"
-#include "build.h"
-#include "collect.h"
-#include "gitutil.h"
-#include "plan.h"
-#include "state.h"
-#include "tree.h"
-#include "variant.h"
-#include "verdict.h"
-#include "vm.h"
-#include "workdir.h"
+#include "run/steps.h"
+#include "apply/applyplan.h"
+#include "kit/arch.h"
+#include "build/build.h"
+#include "results/collect.h"
+#include "lib/gitutil.h"
+#include "apply/plan.h"
+#include "lib/state.h"
+#include "tree/tree.h"
+#include "apply/variant.h"
+#include "results/verdict.h"
+#include "vm/vm.h"
+#include "tree/workdir.h"
 
 /* One branch while it runs. */
 struct branch_run {

@@ -1,10 +1,10 @@
-/* reportjunit.c: the results of a run as JUnit XML, a testsuite per branch x variant. */
+/* report/junit.c: the results of a run as JUnit XML, a testsuite per branch x variant. */
 #include <string.h>
 
-#include "reportperf.h"
-#include "reportrender.h"
-#include "reportwords.h"
-#include "verdict.h"
+#include "report/perf.h"
+#include "report/render.h"
+#include "report/words.h"
+#include "results/verdict.h"
 
 static void xml_text(struct strbuf *sb, const char *s, int attribute)
 {

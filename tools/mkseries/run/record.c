@@ -1,13 +1,13 @@
-/* runstate.c: keys for the steps of a run (import, apply, build, test) and their recorded outcomes. */
+/* run/record.c: keys for the steps of a run (import, apply, build, test) and their recorded outcomes. */
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "build.h"
-#include "gitutil.h"
-#include "regress.h"
-#include "runstate.h"
-#include "state.h"
+#include "build/build.h"
+#include "lib/gitutil.h"
+#include "vm/regress.h"
+#include "run/record.h"
+#include "lib/state.h"
 
 #ifndef MKSERIES_VERSION
 #define MKSERIES_VERSION "unknown"

@@ -1,13 +1,13 @@
-/* modelseries.c: load series.yaml: the series, their patches and fixups, per-branch decisions. */
+/* kit/series.c: load series.yaml: the series, their patches and fixups, per-branch decisions. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
-#include "model.h"
-#include "modelload.h"
-#include "util.h"
+#include "kit/model.h"
+#include "kit/load.h"
+#include "lib/util.h"
 
 static const char *const top_keys[] = { "series", "verdicts", NULL };
 

@@ -1,4 +1,4 @@
-/* modelclaims.c: performance claims and verdict settings, in series.yaml and the kernel files (README, "Verdicts"). */
+/* kit/claims.c: performance claims and verdict settings, in series.yaml and the kernel files (README, "Verdicts"). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "model.h"
-#include "modelload.h"
-#include "util.h"
+#include "kit/model.h"
+#include "kit/load.h"
+#include "lib/util.h"
 
 enum { CL_METRIC, CL_BETTER, CL_WORSE, CL_ABOVE, CL_BELOW, CL_THAN, CL_WHY, CL_NR };
 static const char *const claim_keys[] = {

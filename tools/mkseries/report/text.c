@@ -1,12 +1,12 @@
-/* reporttext.c: the matrix for a terminal and the Markdown for a mailing-list reply. */
+/* report/text.c: the matrix for a terminal and the Markdown for a mailing-list reply. */
 #include <string.h>
 
-#include "report.h"
-#include "reportperf.h"
-#include "reportrender.h"
-#include "reporttable.h"
-#include "reportwords.h"
-#include "verdict.h"
+#include "report/report.h"
+#include "report/perf.h"
+#include "report/render.h"
+#include "report/table.h"
+#include "report/words.h"
+#include "results/verdict.h"
 
 static int have_series(const struct run_results *r)
 {

@@ -1,13 +1,13 @@
-/* runsteps.h: the resumable steps of `mkseries run` on one branch: import, apply, build, test. */
+/* run/steps.h: the resumable steps of `mkseries run` on one branch: import, apply, build, test. */
 #ifndef MKSERIES_RUNSTEPS_H
 #define MKSERIES_RUNSTEPS_H
 
 #include <stdio.h>
 
-#include "model.h"
-#include "results.h"
-#include "runstate.h"
-#include "util.h"
+#include "kit/model.h"
+#include "results/results.h"
+#include "run/record.h"
+#include "lib/util.h"
 
 /* How a run goes: what `mkseries run` was told. */
 struct run_opts {

@@ -1,4 +1,4 @@
-/* modelyaml.c: reading the kit's YAML files: scalars, keys, sequences, paths and names, every error at file:line. */
+/* kit/yaml.c: reading the kit's YAML files: scalars, keys, sequences, paths and names, every error at file:line. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -9,9 +9,9 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "model.h"
-#include "modelload.h"
-#include "util.h"
+#include "kit/model.h"
+#include "kit/load.h"
+#include "lib/util.h"
 
 void yfile_report(struct yfile *f, int line, const char *fmt, ...)
 {

@@ -1,9 +1,9 @@
-/* reporttable.c: aligned tables for the terminal and for Markdown, cut to a width. */
+/* report/table.c: aligned tables for the terminal and for Markdown, cut to a width. */
 #include <stdarg.h>
 #include <string.h>
 
-#include "reporttable.h"
-#include "reportwords.h"
+#include "report/table.h"
+#include "report/words.h"
 
 void table_init(struct table *t, size_t cols)
 {

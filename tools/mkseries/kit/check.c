@@ -1,4 +1,4 @@
-/* modelcheck.c: the checks that need the whole kit: entries named by id or file, requires, fixes, variants, decisions. */
+/* kit/check.c: the checks that need the whole kit: entries named by id or file, requires, fixes, variants, decisions. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdint.h>
@@ -6,9 +6,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "model.h"
-#include "modelload.h"
-#include "util.h"
+#include "kit/model.h"
+#include "kit/load.h"
+#include "lib/util.h"
 
 /* Every patch and fixup of the kit, in order: each series' patches, then its fixups. */
 struct entries {

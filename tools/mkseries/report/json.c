@@ -1,11 +1,11 @@
-/* reportjson.c: the results of a run as JSON (docs/report-json.md). */
+/* report/json.c: the results of a run as JSON (docs/report-json.md). */
 #include <math.h>
 #include <string.h>
 
-#include "json.h"
-#include "reportperf.h"
-#include "reportrender.h"
-#include "verdict.h"
+#include "lib/json.h"
+#include "report/perf.h"
+#include "report/render.h"
+#include "results/verdict.h"
 
 static void json_check(struct jw *w, const char *key, const struct check *c)
 {

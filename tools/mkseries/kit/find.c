@@ -1,11 +1,11 @@
-/* modelfind.c: look things up in a loaded kit: series, branches, variants, patches, decisions and their labels. */
+/* kit/find.c: look things up in a loaded kit: series, branches, variants, patches, decisions and their labels. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "modelload.h"
-#include "util.h"
+#include "kit/model.h"
+#include "kit/load.h"
+#include "lib/util.h"
 
 const char *series_sid(const struct kit_series *s)
 {

@@ -1,7 +1,7 @@
-/* reportwords.c: how every report format says things: hostile text made printable, wrapping, colours, the words for checks and cells. */
+/* report/words.c: how every report format says things: hostile text made printable, wrapping, colours, the words for checks and cells. */
 #include <string.h>
 
-#include "reportwords.h"
+#include "report/words.h"
 
 /* ------------------------------------------------------------------ */
 /* Making hostile text printable */

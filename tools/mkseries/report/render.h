@@ -1,9 +1,9 @@
-/* reportrender.h: the renderers report_render() dispatches to, one file each. */
+/* report/render.h: the renderers report_render() dispatches to, one file each. */
 #ifndef MKSERIES_REPORTRENDER_H
 #define MKSERIES_REPORTRENDER_H
 
-#include "results.h"
-#include "util.h"
+#include "results/results.h"
+#include "lib/util.h"
 
 /* Each appends the whole report to sb; see report_render() in report.h. */
 void render_text(struct strbuf *sb, const struct run_results *r, int color);	/* reporttext.c */
