@@ -26,6 +26,9 @@ TEST_DIRECTORY=${TEST_DIRECTORY:-$(cd "$(dirname "$0")" && pwd)}
 SRC_DIR=$(cd "$TEST_DIRECTORY/.." && pwd)
 TEST_OUTPUT_DIRECTORY=${TEST_OUTPUT_DIRECTORY:-$SRC_DIR/build/trash}
 MKSERIES_BIN=${MKSERIES_BIN:-$SRC_DIR/build/mkseries}
+# Where the real-tree tests (t09*) keep the Debian package, the imported
+# tree, work directories and ccache between runs.
+REAL_CACHE=${MKSERIES_REAL_CACHE:-$SRC_DIR/build/real-cache}
 export PATH="$(dirname "$MKSERIES_BIN"):$PATH"
 [ -x "$MKSERIES_BIN" ] || { echo "Bail out! $MKSERIES_BIN is not built (run make)"; exit 1; }
 

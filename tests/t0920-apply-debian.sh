@@ -4,7 +4,7 @@
 . "$TEST_DIRECTORY/lib-kit.sh"
 
 # The real trees are big: share their cache between the real-tree tests and runs.
-export XDG_CACHE_HOME="$SRC_DIR/build/real-cache"
+export XDG_CACHE_HOME="$REAL_CACHE"
 
 test_expect_success REAL_TREES 'setup: a kit for 6.12 with two patches and a fixup' '
 	mkdir -p kit/kernels kit/patches/small &&

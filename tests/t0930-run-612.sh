@@ -5,7 +5,7 @@
 
 # Shared with the other real-tree tests and kept between runs: the Debian
 # package, the imported tree, the work directories and ccache.
-export XDG_CACHE_HOME="$SRC_DIR/build/real-cache"
+export XDG_CACHE_HOME="$REAL_CACHE"
 
 test_expect_success REAL_TREES 'mkseries run --branch 6.12 on the kit succeeds' '
 	mkseries --kit "$SRC_DIR" run --branch 6.12 --format json --output run.json >out 2>err

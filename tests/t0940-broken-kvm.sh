@@ -7,7 +7,7 @@
 # that shared cache (it would tell later runs that this host's real QEMU
 # cannot run KVM), so this test keeps its own cache and names the shared
 # work directory and repository explicitly.
-REAL="$SRC_DIR/build/real-cache/mkseries"
+REAL="$REAL_CACHE/mkseries"
 export XDG_CACHE_HOME="$TRASH_DIRECTORY/.cache"
 
 test_lazy_prereq BUILT_612 '

@@ -4,7 +4,7 @@
 . "$TEST_DIRECTORY/lib-kit.sh"
 
 # The real trees are big: share their cache between the real-tree tests and runs.
-export XDG_CACHE_HOME="${MKSERIES_REAL_CACHE:-$SRC_DIR/build/real-cache}"
+export XDG_CACHE_HOME="$REAL_CACHE"
 REPO="$XDG_CACHE_HOME/mkseries/linux.git"
 PATCH=0001-94dab12d86cf-mm-call-pointers-to-ptes-as-ptep.patch
 
