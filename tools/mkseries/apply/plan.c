@@ -773,8 +773,14 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	plan->stable = NULL;
 	stable_log_release(&log);
 	plan_put_in_order(plan);
-	for (i = 0; i < plan->nr; i++)
-		plan->items[i].subject = item_subject(kit, &plan->items[i]);
+	for (i = 0; i < plan->nr; i++) {
+		struct plan_item *it = &plan->items[i];
+
+		it->subject = item_subject(kit, it);
+		it->policy = -1;
+		if (it->action == PLAN_APPLY || it->action == PLAN_SQUASH)
+			it->policy = kit_policy_takes(kit, b, it->patch, &it->policy_rule);
+	}
 	for (i = 0; i < plan->nr; i++) {
 		if (plan->items[i].action != PLAN_SQUASH)
 			continue;
@@ -833,4 +839,15 @@ int plan_build_variant(struct plan *plan, const struct kit *kit, const struct ke
 	if (ret)
 		return MKS_ECONFIG;
 	return build_plan(plan, kit, b, v);
+}
+
+size_t plan_count_refused(const struct plan *plan)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < plan->nr; i++)
+		if ((plan->items[i].action == PLAN_APPLY || plan->items[i].action == PLAN_SQUASH) &&
+		    !plan->items[i].policy)
+			n++;
+	return n;
 }
