@@ -154,13 +154,28 @@ test_expect_success 'plan on a stable branch: the fix is taken, the feature refu
 	(cd pol && mkseries plan --branch t >../out) &&
 	cat out &&
 	test_grep "^t: tarball /nonexistent/linux-t.tar.xz, stable  \[kernels/t.yaml\]$" out &&
-	test_grep "^             policy refuses: stable takes fixes only (a Fixes:, Cc: stable or a stated reason): this entry is not a fix, stable review would bounce it$" out &&
+	test_grep "^             policy refuses: stable takes fixes only (a Fixes:, a Cc: stable, or the kit.s fixes:): this entry is none, stable review would bounce it$" out &&
 	test_grep "^             policy: stable: a fix (the kit.s fixes:), which stable takes$" out &&
 	test_grep "^t: 1 the stable policy refuses (see .policy refuses. above)$" out &&
 	(cd pol && mkseries plan --branch t --format json >../plan.json) &&
 	jq -r ".branches[0].items[] | [.upstream, .policy] | join(\" \")" plan.json >policy &&
 	printf "%s\n" "1a356dad81e2 refuses" "2b467ebe92f3 takes" >pol.expect &&
 	test_cmp pol.expect policy
+'
+
+test_expect_success 'plan on a stable branch: a patch whose trailers say Fixes: or Cc: stable is taken' '
+	sed "s/^Signed-off-by: Dev Eloper/Cc: <stable@vger.kernel.org> # 6.1+\nSigned-off-by: Dev Eloper/" \
+		pol/patches/0001-mm-rename-ptes.patch >cc.patch &&
+	test_grep "^Cc: <stable@vger.kernel.org> # 6.1+$" cc.patch &&
+	cp cc.patch pol/patches/0001-mm-rename-ptes.patch &&
+	(cd pol && mkseries plan --branch t >../out) &&
+	test_grep "^             policy: stable: marked for stable (its Cc: stable trailer)$" out &&
+	test_grep ! "policy refuses" out &&
+	sed "s/^Cc: <stable@vger.kernel.org> # 6.1+$/Fixes: 0123456789ab (\"mm: the bug\")/" cc.patch \
+		>pol/patches/0001-mm-rename-ptes.patch &&
+	(cd pol && mkseries plan --branch t >../out) &&
+	test_grep "^             policy: stable: a fix (its Fixes: trailer), which stable takes$" out &&
+	cp "$DATA/kit/patches/0001-mm-rename-ptes.patch" pol/patches/
 '
 
 test_expect_success 'plan on a distro branch: performance work needs a claim that shows the gain' '

@@ -1,10 +1,12 @@
 /* apply/plan.c: turn the kit's decisions into the ordered list of what apply does on one branch. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <unistd.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lib/gitutil.h"
 #include "patches/mail.h"
@@ -710,20 +712,47 @@ const struct plan_item *plan_find(const struct plan *plan, const struct kit_patc
  * What to call an item: the kit's subject, else its patch file's (a file
  * that does not parse says so now, and has no subject).
  */
-static char *item_subject(const struct kit *kit, const struct plan_item *it)
+/* What a stable reviewer looks for in a patch's trailers: a Fixes: line, a Cc: to stable. */
+static unsigned trailer_policy_flags(const struct mail_patch *m)
+{
+	unsigned flags = 0;
+	size_t i;
+
+	for (i = 0; i < m->nr_trailers; i++) {
+		const struct trailer *t = &m->trailers[i];
+
+		if (!strcasecmp(t->key, "Fixes"))
+			flags |= POLICY_FIXES_TRAILER;
+		else if (!strcasecmp(t->key, "Cc") &&
+			 (strcasestr(t->value, "stable@vger.kernel.org") ||
+			  strcasestr(t->value, "stable@kernel.org")))
+			flags |= POLICY_CC_STABLE;
+	}
+	return flags;
+}
+
+/*
+ * The kit's `subject`, else the subject of the first mail in the file the
+ * item applies; and into *flags what its trailers tell the policy.
+ */
+static char *item_facts(const struct kit *kit, const struct plan_item *it, unsigned *flags)
 {
 	const char *rel = it->source ? it->source : it->patch->file;
 	struct mail_patch *mails = NULL;
 	size_t nr = 0;
 	char *path, *ret = NULL;
 
+	*flags = 0;
 	if (it->patch->subject)
-		return xstrdup(it->patch->subject);
+		ret = xstrdup(it->patch->subject);
 	if (!rel)
-		return NULL;
+		return ret;
 	path = path_join(kit->dir, rel);
-	if (!access(path, R_OK) && !mail_parse_file(&mails, &nr, path) && nr && mails[0].subject)
-		ret = xstrdup(mails[0].subject);
+	if (!access(path, R_OK) && !mail_parse_file(&mails, &nr, path) && nr) {
+		if (!ret && mails[0].subject)
+			ret = xstrdup(mails[0].subject);
+		*flags = trailer_policy_flags(&mails[0]);
+	}
 	mail_patches_free(mails, nr);
 	free(path);
 	return ret;
@@ -775,11 +804,12 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	plan_put_in_order(plan);
 	for (i = 0; i < plan->nr; i++) {
 		struct plan_item *it = &plan->items[i];
+		unsigned flags;
 
-		it->subject = item_subject(kit, it);
+		it->subject = item_facts(kit, it, &flags);
 		it->policy = -1;
 		if (it->action == PLAN_APPLY || it->action == PLAN_SQUASH)
-			it->policy = kit_policy_takes(kit, b, it->patch, &it->policy_rule);
+			it->policy = kit_policy_takes(kit, b, it->patch, flags, &it->policy_rule);
 	}
 	for (i = 0; i < plan->nr; i++) {
 		if (plan->items[i].action != PLAN_SQUASH)

@@ -321,16 +321,24 @@ double kit_threshold_pct(const struct kit *kit, const struct kernel_branch *b);
 const struct kit_cost *branch_find_cost(const struct kit_cost *costs, size_t nr,
 					const char *case_name, const char *metric);
 
+/* What the patch file an entry applies says of itself, for kit_policy_takes(). */
+enum {
+	POLICY_FIXES_TRAILER = 1 << 0,	/* a Fixes: trailer */
+	POLICY_CC_STABLE = 1 << 1,	/* a Cc: to stable@vger.kernel.org (or stable@kernel.org) */
+};
+
 /*
  * The policy rule (patches/NOTES.md, "Policy"): whether branch b, as its
- * `kind` says, takes entry p when the plan applies it. *rule gets a
- * static sentence naming the rule followed. Returns 1 when it is taken,
- * 0 when the branch's kind would refuse it (a stable branch and
- * performance work; a distro branch and performance work no claim shows
- * there), -1 when b states no kind.
+ * `kind` says, takes entry p when the plan applies it; `flags` are what
+ * its patch file's trailers say (POLICY_*). A fix is a fixup of the kit
+ * (its `fixes:`), or a patch whose file carries a Fixes: or a Cc: to
+ * stable. *rule gets a static sentence naming the rule followed.
+ * Returns 1 when it is taken, 0 when the branch's kind would refuse it
+ * (a stable branch and work that is no fix; a distro branch and
+ * performance work no claim shows there), -1 when b states no kind.
  */
 int kit_policy_takes(const struct kit *kit, const struct kernel_branch *b,
-		     const struct kit_patch *p, const char **rule);
+		     const struct kit_patch *p, unsigned flags, const char **rule);
 
 /*
  * "realloc_rate.calls_per_sec better by 20% than base", "x.y above

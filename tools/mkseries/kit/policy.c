@@ -31,20 +31,27 @@ static int branch_claims_gain(const struct kit *kit, const struct kernel_branch 
 }
 
 int kit_policy_takes(const struct kit *kit, const struct kernel_branch *b,
-		     const struct kit_patch *p, const char **rule)
+		     const struct kit_patch *p, unsigned flags, const char **rule)
 {
-	if (p->is_fixup) {
-		*rule = b->kind == BRANCH_STABLE ?
-			"stable: a fix (the kit's fixes:), which stable takes" :
+	int stable = b->kind == BRANCH_STABLE;
+
+	if (p->is_fixup)
+		*rule = stable ? "stable: a fix (the kit's fixes:), which stable takes" :
 			"a fix (the kit's fixes:), which every kind of branch takes";
+	else if (flags & POLICY_FIXES_TRAILER)
+		*rule = stable ? "stable: a fix (its Fixes: trailer), which stable takes" :
+			"a fix (its Fixes: trailer), which every kind of branch takes";
+	else if (flags & POLICY_CC_STABLE)
+		*rule = stable ? "stable: marked for stable (its Cc: stable trailer)" :
+			"marked for stable (its Cc: stable trailer), which every kind of branch takes";
+	if (p->is_fixup || (flags & (POLICY_FIXES_TRAILER | POLICY_CC_STABLE)))
 		return b->kind == BRANCH_KIND_UNSET ? -1 : 1;
-	}
 	switch (b->kind) {
 	case BRANCH_KIND_UNSET:
 		*rule = "no rule: the kernel file states no kind (stable or distro)";
 		return -1;
 	case BRANCH_STABLE:
-		*rule = "stable takes fixes only (a Fixes:, Cc: stable or a stated reason): this entry is not a fix, stable review would bounce it";
+		*rule = "stable takes fixes only (a Fixes:, a Cc: stable, or the kit's fixes:): this entry is none, stable review would bounce it";
 		return 0;
 	case BRANCH_DISTRO:
 		break;
