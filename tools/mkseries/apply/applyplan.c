@@ -91,11 +91,19 @@ char *stable_message(const struct mail_patch *m, const struct kit_patch *p,
 	}
 	if (nr_squashed)
 		strbuf_addch(&sb, '\n');
-	for (i = 0; i < m->nr_trailers; i++) {
-		strbuf_addf(&sb, "%s: %s\n", m->trailers[i].key, m->trailers[i].value);
+	/*
+	 * The trailer block as the mail has it, byte for byte: upstream's
+	 * trailers and any stable-style "[ name: ... ]" backport notes
+	 * between them, which the parsed trailers leave out.
+	 */
+	if (m->nr_trailers && body_len < strlen(msg)) {
+		strbuf_addstr(&sb, msg + body_len);
+		strbuf_rtrim(&sb);
+		strbuf_addch(&sb, '\n');
+	}
+	for (i = 0; i < m->nr_trailers; i++)
 		if (!strcasecmp(m->trailers[i].key, "Signed-off-by"))
 			last_sob = m->trailers[i].value;
-	}
 	if (!last_sob || !is_backporter_signoff(last_sob, backporter)) {
 		strbuf_addf(&sb, "Signed-off-by: %s <%s>\n", backporter->name, backporter->email);
 	}
