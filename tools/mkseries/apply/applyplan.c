@@ -110,6 +110,13 @@ char *stable_message(const struct mail_patch *m, const struct kit_patch *p,
 
 	strbuf_addstr(&sb, m->subject && *m->subject ? m->subject : p->subject);
 	strbuf_addstr(&sb, "\n\n");
+	if (!id && !nr_squashed) {
+		/* The user's own patch: its message is theirs, byte for byte. */
+		strbuf_addstr(&sb, msg);
+		strbuf_rtrim(&sb);
+		strbuf_addch(&sb, '\n');
+		return strbuf_detach(&sb, NULL);
+	}
 	if (id)
 		strbuf_addf(&sb, "commit %s upstream.\n\n", id);
 	skip = upstream_paragraph(msg);

@@ -81,7 +81,9 @@ int branch_apply(struct apply_outcome *o, git_repository *repo, const struct pla
  * subject, "commit <id> upstream." (the full id when the mail's
  * format-patch "From <id>" line gives it), the message, notes for
  * squashed fixups, the trailer block as written (notes in it kept), and
- * the backporter's Signed-off-by once at the end. The one writer of
+ * the backporter's Signed-off-by once at the end. A patch with no
+ * upstream id (the user's own) keeps its message as written, byte for
+ * byte (only trailing blank lines go). The one writer of
  * that form: apply's commits and export's mails both come from it.
  * Returns a new string.
  */
