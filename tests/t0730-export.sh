@@ -99,6 +99,7 @@ Signed-off-by: Mm Maintainer <akpm@example.org>" &&
 	chmod +x broken-qemu &&
 	rm kit/kernels/t.yaml &&
 	kernel 1.0 "$TRASH_DIRECTORY/fake-qemu" &&
+	printf "claims:\n  - { metric: steady.ns_per_op, below: 60 }\n" >>kit/kernels/1.0.yaml &&
 	kernel 2.0 "$TRASH_DIRECTORY/fake-qemu" &&
 	kernel 3.0 "$TRASH_DIRECTORY/broken-qemu" &&
 	(cd kit && mkseries run --branch 1.0 --workdir ../work >../run.out 2>&1) &&
@@ -118,7 +119,7 @@ test_expect_success 'mbox: numbered mails with [PATCH 1.0.y N/M] subjects and a 
 		0007-mm-a-tuning-of-our-own.patch >files.expect &&
 	test_cmp files.expect files &&
 	test_grep "^Subject: \[PATCH 1.0.y 2/7\] mm: batch ptes\$" mbox/0002-mm-batch-ptes.patch &&
-	test_grep "^Subject: \[PATCH 1.0.y 0/7\] " mbox/0000-cover-letter.patch &&
+	test_grep "^Subject: \[PATCH 1.0.y 0/7\] backports for 1.0.y: alpha, beta, gamma, own\$" mbox/0000-cover-letter.patch &&
 	test_grep "^From $(git -C linux rev-parse $REF~5) Mon Sep 17 00:00:00 2001\$" \
 		mbox/0002-mm-batch-ptes.patch &&
 	test_grep "^From: =?UTF-8?q?Zo=C3=AB_=C3=9Cn=C3=AFcode?= <zoe@example.org>\$" \
@@ -182,6 +183,8 @@ test_expect_success 'mbox: the cover letter has the verdict in the report words 
 	test_grep "^## mkseries results\$" $c &&
 	test_grep "^2 cells: 2 ok; 0 regressions" $c &&
 	test_grep "^| gamma  *| applied" $c &&
+	test_grep "^Claims:\$" $c &&
+	test_grep "^    1.0 kit: branch 1.0: steady.ns_per_op .*60.*: held" $c &&
 	test_grep "^Tested-by: Back Porter <backporter@example.com> # 1.0\$" $c
 '
 

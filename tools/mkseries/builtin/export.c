@@ -35,10 +35,9 @@ static char *cover_title(const struct branch_result *b, const char *prefix)
 		return strbuf_detach(&sb, NULL);
 	}
 	strbuf_addf(&sb, "backports for %s", ver ? ver + 1 : prefix);
-	for (i = 0; b && i < b->nr_series; i++)
+	for (i = 0, n = 0; b && i < b->nr_series; i++)
 		if (b->series[i].state == SERIES_APPLIED)
-			strbuf_addf(&sb, "%s%s", sb.buf[sb.len - 1] == 's' &&
-				    !strchr(sb.buf, ':') ? ": " : ", ", b->series[i].id);
+			strbuf_addf(&sb, "%s%s", n++ ? ", " : ": ", b->series[i].id);
 	return strbuf_detach(&sb, NULL);
 }
 

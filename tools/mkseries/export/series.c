@@ -346,7 +346,9 @@ int export_verified(struct strbuf *why, const struct branch_result *b, const cha
 		strbuf_addf(why, "'%s' did not pass its last run", b->name);
 		if (p)
 			strbuf_addf(why, ": %s %s: %s: %s", b->name, c->variant, what,
-				    p->evidence ? p->evidence : check_status_name(p->status));
+				    p->evidence ? p->evidence :
+				    p->status == CHECK_NOT_RUN ? "not run (the run did not finish)" :
+				    check_status_name(p->status));
 		else
 			strbuf_addstr(why, ": a claim did not hold or the kit regressed");
 		return 0;
