@@ -329,4 +329,26 @@ test_expect_success '--all exports every branch where the kit is applied, one di
 	test_grep "^1.0: 7 patches .* verified by its last run, in ../all/1.0/" out
 '
 
+test_expect_success '--variant: the variant ref, refused until it is run, then forced' '
+	cat >>kit/kernels/1.0.yaml <<-EOF &&
+	variants:
+	  no-beta:
+	    without: [${B1%${B1#????????????}}]
+	EOF
+	(cd kit && mkseries apply --branch 1.0 >../out) &&
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --variant no-beta --format mbox \
+		--workdir ../work -o ../v 2>../err) &&
+	test_grep "error: .1.0. variant no-beta was never run: nothing verifies it; not exported" err &&
+	(cd kit && mkseries export --branch 1.0 --variant no-beta --format mbox --workdir ../work \
+		-o ../v --force >../out 2>../err) &&
+	test_grep "^1.0: 6 patches from $(kit_ref kit 1.0 no-beta) " out &&
+	test_grep ! "madvise" v/0005-*.patch &&
+	git clone -q linux amv &&
+	git -C amv checkout -q --detach $BASE &&
+	git -C amv am -q $(ls -d "$PWD"/v/* | grep -v 0000-cover) &&
+	git -C amv rev-parse HEAD^{tree} >amv.tree &&
+	git -C linux rev-parse $(kit_ref kit 1.0 no-beta)^{tree} >variant.tree &&
+	test_cmp variant.tree amv.tree
+'
+
 test_done
