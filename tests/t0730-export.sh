@@ -195,8 +195,9 @@ test_expect_success 'mbox: git send-email --dry-run takes the directory as it is
 '
 
 test_expect_success '--subject-prefix changes the prefix' '
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../rfc \
+	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../rfc/ \
 		--subject-prefix "RFC PATCH 1.0.y" >../out) &&
+	test_grep "in ../rfc/\$" out &&
 	test_grep "^Subject: \[RFC PATCH 1.0.y 1/7\] mm: rename ptes\$" rfc/0001-mm-rename-ptes.patch &&
 	test_grep "^Subject: \[RFC PATCH 1.0.y 0/7\] " rfc/0000-cover-letter.patch
 '
@@ -319,6 +320,21 @@ test_expect_success 'refused: an output directory that is not empty; no identity
 		test_expect_code 2 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
 	test_grep "who are you? set user.name and user.email" err &&
 	! test -e w
+'
+
+test_expect_success 'another exporter signs off after the backporter; our own patch stays as it is' '
+	mkdir other &&
+	printf "[user]\n\tname = Ex Porter\n\temail = exporter@example.org\n" >other/.gitconfig &&
+	(cd kit && HOME=$TRASH_DIRECTORY/other XDG_CONFIG_HOME=$TRASH_DIRECTORY/other \
+		mkseries export --branch 1.0 --format mbox --workdir ../work -o ../other-mbox >../out) &&
+	sed -n "/^Signed-off-by: Zo/,/^---\$/p" other-mbox/0006-*.patch >sobs &&
+	printf "%s\n" "Signed-off-by: Zoë Ünïcode <zoe@example.org>" \
+		"Signed-off-by: Mm Maintainer <akpm@example.org>" \
+		"Signed-off-by: Back Porter <backporter@example.com>" \
+		"Signed-off-by: Ex Porter <exporter@example.org>" "---" >sobs.expect &&
+	test_cmp sobs.expect sobs &&
+	test_grep "^From: Ex Porter <exporter@example.org>\$" other-mbox/0000-cover-letter.patch &&
+	test_cmp mbox/0007-mm-a-tuning-of-our-own.patch other-mbox/0007-mm-a-tuning-of-our-own.patch
 '
 
 test_expect_success '--all exports every branch where the kit is applied, one directory each' '

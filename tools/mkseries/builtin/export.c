@@ -73,6 +73,8 @@ static char *default_output(const struct kernel_branch *b, const struct export_a
 {
 	char *leaf = a->variant ? xstrfmt("%s-%s", b->name, a->variant) : xstrdup(b->name), *ret;
 
+	size_t len;
+
 	if (a->output && several)
 		ret = path_join(a->output, leaf);
 	else if (a->output)
@@ -80,6 +82,9 @@ static char *default_output(const struct kernel_branch *b, const struct export_a
 	else
 		ret = xstrfmt("%s-%s", leaf, export_format_name(a->fmt));
 	free(leaf);
+	/* "out/" is "out": the export is written beside it, then renamed. */
+	for (len = strlen(ret); len > 1 && ret[len - 1] == '/'; len--)
+		ret[len - 1] = '\0';
 	return ret;
 }
 
