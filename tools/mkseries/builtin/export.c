@@ -103,8 +103,10 @@ static int applied_tip(git_oid *tip, git_oid *base, git_repository *repo,
 			      variant ? variant : "", refname, git_repository_path(repo), b->name);
 		return 1;
 	}
-	if (err < 0)
-		return gitutil_error(err, "cannot read '%s'", refname) ? 1 : 1;
+	if (err < 0) {
+		gitutil_error(err, "cannot read '%s'", refname);
+		return 1;
+	}
 	err = tree_base(base, repo, b);
 	if (err == MKS_ENOTFOUND) {
 		if (!quiet)
