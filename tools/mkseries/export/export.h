@@ -67,9 +67,9 @@ char *export_default_prefix(const char *branch);
 
 /*
  * The part of a subject git format-patch puts in a file name: letters,
- * digits, '.' and '_' kept, every other run one '-', at most `max`
- * characters (format-patch's 52 after "NNNN-"), no '-' or '.' at
- * either end.
+ * digits, '.' and '_' kept (a run of dots one dot), every other run one
+ * '-' (none at the start), no '-' or '.' at the end, then cut to `max`
+ * characters (format-patch's 52 after "NNNN-"), as git does it.
  */
 void export_subject_slug(struct strbuf *out, const char *subject, size_t max);
 

@@ -55,24 +55,26 @@ void export_subject_slug(struct strbuf *out, const char *subject, size_t max)
 	int dash = 0;
 	const char *p;
 
+	/* git's format_sanitized_subject(), then fmt_output_subject()'s cut */
 	for (p = subject; *p; p++) {
 		int c = (unsigned char)*p;
 
 		if (isalnum(c) || c == '.' || c == '_') {
-			if (c == '.' && out->len > start && out->buf[out->len - 1] == '.')
-				continue;
 			if (dash && out->len > start)
 				strbuf_addch(out, '-');
 			dash = 0;
 			strbuf_addch(out, c);
+			if (c == '.')
+				while (p[1] == '.')
+					p++;
 		} else {
 			dash = 1;
 		}
 	}
-	if (out->len - start > max)
-		strbuf_setlen(out, start + max);
 	while (out->len > start && (out->buf[out->len - 1] == '-' || out->buf[out->len - 1] == '.'))
 		strbuf_setlen(out, out->len - 1);
+	if (out->len - start > max)
+		strbuf_setlen(out, start + max);
 }
 
 static void patch_release(struct export_patch *p)
