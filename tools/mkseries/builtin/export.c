@@ -143,6 +143,12 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	size_t i;
 
 	results_init(&res);
+	if (several && !a->repo && b->source.kind == SOURCE_GIT && !b->source.repo) {
+		/* Its repository is named by a variable not set here: nothing applied to see. */
+		*skipped += 1;
+		ret = 0;
+		goto cleanup;
+	}
 	err = kernel_repo_open(&repo, kit, b, a->repo, 0);
 	if (err) {
 		ret = err == MKS_ECONFIG ? 2 : 1;
