@@ -273,7 +273,11 @@ test_expect_success 'refused: a bad format, branch or variant (exit 2)' '
 	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --variant nope --format mbox 2>../err) &&
 	test_grep "1.0. has no variant .nope. (it has: kit)" err &&
 	(cd kit && test_expect_code 2 mkseries export --branch 1.0 2>../err) &&
-	test_grep "say which format: --format mbox, quilt or rpm" err
+	test_grep "say which format: --format mbox, quilt or rpm" err &&
+	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --all --format mbox 2>../err) &&
+	test_grep "error: --branch and --all cannot be used together" err &&
+	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --variant base --format mbox 2>../err) &&
+	test_grep "error: variant .base. is the branch without the kit: there is nothing to export" err
 '
 
 test_expect_success 'refused: a branch that is not applied (exit 1, even with --force)' '
