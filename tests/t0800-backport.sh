@@ -243,7 +243,7 @@ test_expect_success 'a loop interrupted while recording resumes with --continue'
 	ls k-crash/patches/alpha/t >files &&
 	test $(wc -l <files) = 1 &&
 	! test_grep "\"t\":" k-crash/series.yaml &&
-	(cd k-crash && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-crash" --status >../out) &&
+	(cd k-crash && mkseries backport --branch t --workdir "$PWD/../wd-crash" --status >../out) &&
 	test_grep "patch:   alpha 1/2" out &&
 	(cd k-crash && mkseries backport --branch t --workdir "$PWD/../wd-crash" --continue >../out 2>../err) &&
 	cat out &&

@@ -738,6 +738,7 @@ static int cmd_status(struct loop *l)
 	struct backport_result r = { 0 };
 	struct strbuf left = STRBUF_INIT;
 	const char *v;
+	size_t nleft;
 
 	if (state_read(&st, l->paths.patch))
 		return 2;
@@ -761,14 +762,15 @@ static int cmd_status(struct loop *l)
 	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
 	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
 	print_files(&r, l->paths.tree);
-	if (backport_leftovers(&left, &r, l->paths.tree))
+	nleft = backport_leftovers(&left, &r, l->paths.tree);
+	if (nleft)
 		printf("left to do:\n%s", left.buf);
 	else
 		printf("nothing left to resolve: --continue records it\n");
 	strbuf_release(&left);
 	backport_result_release(&r);
 	state_release(&st);
-	return 1;
+	return nleft ? 1 : 0;
 }
 
 /* --continue, or --skip when skip_reason is set. */
