@@ -155,6 +155,20 @@ test_expect_success 'with the blobs: the fixup resolved, the last patch conflict
 	! test -d wd-b/t/backport
 '
 
+test_expect_success 'the recorded patch: the full upstream id, the upstream trailers, the note before the sign-off' '
+	f=k-blobs/patches/s/t/0002-$ID_P3-lib-change-f3.patch &&
+	sed -n "/^Subject:/,/^---\$/p" $f >message &&
+	printf "%s\n" "Subject: [PATCH] lib: change f3" "" "commit $P3 upstream." "" "Patch 3 of five." "" \
+		"Link: https://lore.example.org/p3" \
+		"Signed-off-by: Dev Eloper <dev@example.org>" \
+		"[ Back Porter: backported to t; lib/f3.c (conflict resolved) ]" \
+		"Signed-off-by: Back Porter <backporter@example.com>" "---" >message.expect &&
+	test_cmp message.expect message &&
+	! test_grep "^libgit2 " $f &&
+	tail -n 3 $f >tail &&
+	test_grep "^ f3 line 8\$" tail
+'
+
 test_expect_success 'with the blobs: plain apply takes the recorded backports' '
 	ref=$(kit_ref k-blobs t) &&
 	git -C up5 rev-parse $ref^{tree} >tree.loop &&

@@ -537,6 +537,43 @@ static void add_numbered(struct strbuf *sb, size_t lineno, char mark, const stru
 	strbuf_addch(sb, '\n');
 }
 
+/* How many of the expected lines that are not blank the tree has at `at` (0-based). */
+static size_t likeness_at(const struct spans *orig, size_t at, const struct spans *pre)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < pre->nr && at + i < orig->nr; i++)
+		if (pre->v[i].n > 1 && span_eq(&orig->v[at + i], &pre->v[i]))
+			n++;
+	return n;
+}
+
+/*
+ * Where the hunk's context is now, as a 1-based line: the place in the
+ * tree with the most of the expected lines (blank ones aside), the one
+ * nearest `first` among equals; `first` when no place has more of them
+ * than `first` itself. A git tree's file moves code around between
+ * releases: the patch's own line numbers may show an unrelated place.
+ */
+static size_t likeliest_place(const struct spans *orig, const struct spans *pre, size_t first)
+{
+	size_t at, best = first, best_n, n, dist, best_dist = 0;
+
+	if (!pre->nr || pre->nr > orig->nr || orig->nr * pre->nr > 50000000)
+		return first;
+	best_n = first - 1 < orig->nr ? likeness_at(orig, first - 1, pre) : 0;
+	for (at = 0; at + pre->nr <= orig->nr; at++) {
+		n = likeness_at(orig, at, pre);
+		dist = at + 1 > first ? at + 1 - first : first - at - 1;
+		if (n > best_n || (n == best_n && n && best != first && dist < best_dist)) {
+			best = at + 1;
+			best_n = n;
+			best_dist = dist;
+		}
+	}
+	return best;
+}
+
 /*
  * Describe a hunk that does not apply: the hunk, the lines it expects,
  * and what the tree has around that place, marking the lines that
@@ -546,7 +583,7 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 			const git_diff_hunk *hunk, const struct spans *pre, const char *premark,
 			const struct spans *orig, int at_start, int at_end)
 {
-	size_t first = hunk->old_start ? hunk->old_start : 1, i, lo, hi, k, at;
+	size_t first = hunk->old_start ? hunk->old_start : 1, i, lo, hi, k, at, place;
 	size_t hlen = hunk->header_len;
 
 	while (hlen && (hunk->header[hlen - 1] == '\n' || hunk->header[hlen - 1] == '\r'))
@@ -559,16 +596,21 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 		for (i = 0; i < pre->nr; i++)
 			add_numbered(sb, first + i, premark[i], &pre->v[i]);
 	}
-	if (first > orig->nr) {
+	place = likeliest_place(orig, pre, first);
+	if (place == first && first > orig->nr) {
 		strbuf_addf(sb, "the tree's copy has only %zu lines\n", orig->nr);
 		first = orig->nr + 1;
 	}
+	first = place;
 	lo = first > REPORT_CONTEXT ? first - REPORT_CONTEXT : 1;
 	hi = first + (pre->nr ? pre->nr - 1 : 0) + REPORT_CONTEXT;
 	if (hi > orig->nr)
 		hi = orig->nr;
 	if (lo <= hi) {
-		strbuf_addf(sb, "the tree has at lines %zu-%zu:\n", lo, hi);
+		strbuf_addf(sb, "the tree has at lines %zu-%zu", lo, hi);
+		if (first != (hunk->old_start ? (size_t)hunk->old_start : 1))
+			strbuf_addstr(sb, " (where the hunk's context is now)");
+		strbuf_addstr(sb, ":\n");
 		for (k = lo; k <= hi; k++) {
 			int differs = k >= first && k - first < pre->nr &&
 				      !span_eq(&orig->v[k - 1], &pre->v[k - first]);

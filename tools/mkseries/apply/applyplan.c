@@ -91,10 +91,17 @@ char *stable_message(const struct mail_patch *m, const struct kit_patch *p,
 	}
 	if (nr_squashed)
 		strbuf_addch(&sb, '\n');
-	for (i = 0; i < m->nr_trailers; i++) {
-		strbuf_addf(&sb, "%s: %s\n", m->trailers[i].key, m->trailers[i].value);
+	for (i = 0; i < m->nr_trailers; i++)
 		if (!strcasecmp(m->trailers[i].key, "Signed-off-by"))
 			last_sob = m->trailers[i].value;
+	if (m->nr_trailers && m->message_body_len < strlen(msg)) {
+		/* the trailer block as written: its notes ("[ who: what ]") and wrapping kept */
+		struct strbuf block = STRBUF_INIT;
+
+		strbuf_addstr(&block, msg + m->message_body_len);
+		strbuf_rtrim(&block);
+		strbuf_addf(&sb, "%s\n", block.buf);
+		strbuf_release(&block);
 	}
 	if (!last_sob || !is_backporter_signoff(last_sob, backporter)) {
 		strbuf_addf(&sb, "Signed-off-by: %s <%s>\n", backporter->name, backporter->email);

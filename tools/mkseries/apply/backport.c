@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -551,17 +552,75 @@ cleanup:
 	return ret;
 }
 
-static int has_markers(const char *buf, size_t len)
+/* The 1-based line of the first conflict marker in `buf`, or 0. */
+static size_t marker_line(const char *buf, size_t len)
 {
 	static const char *const marks[] = { "<<<<<<< ", "=======\n", ">>>>>>> " };
-	size_t i, k;
+	size_t i = 0, k, line = 1;
+	const char *nl;
 
-	for (i = 0; i < len; i = (const char *)memchr(buf + i, '\n', len - i) ?
-			     (size_t)((const char *)memchr(buf + i, '\n', len - i) - buf) + 1 : len)
+	while (i < len) {
 		for (k = 0; k < ARRAY_SIZE(marks); k++)
 			if (len - i >= strlen(marks[k]) && !memcmp(buf + i, marks[k], strlen(marks[k])))
-				return 1;
+				return line;
+		nl = memchr(buf + i, '\n', len - i);
+		if (!nl)
+			break;
+		i = (size_t)(nl - buf) + 1;
+		line++;
+	}
 	return 0;
+}
+
+int backport_new_markers(struct strbuf *left, git_repository *repo, const git_oid *onto,
+			 const git_oid *wt_tree)
+{
+	git_commit *c = NULL;
+	git_tree *old = NULL, *new = NULL;
+	git_diff *diff = NULL;
+	size_t i, n;
+	int err, ret = 0;
+
+	if ((err = git_commit_lookup(&c, repo, onto)) < 0 || (err = git_commit_tree(&old, c)) < 0 ||
+	    (err = git_tree_lookup(&new, repo, wt_tree)) < 0 ||
+	    (err = git_diff_tree_to_tree(&diff, repo, old, new, NULL)) < 0) {
+		ret = gitutil_error(err, "cannot compare the work tree with %s", oid_short(onto));
+		goto cleanup;
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_blob *nb = NULL, *ob = NULL;
+		size_t at;
+
+		if (d->status == GIT_DELTA_DELETED || (d->new_file.mode != GIT_FILEMODE_BLOB &&
+		    d->new_file.mode != GIT_FILEMODE_BLOB_EXECUTABLE) ||
+		    ends_with(d->new_file.path, ".rej") || ends_with(d->new_file.path, ".rej.why"))
+			continue;
+		if (git_blob_lookup(&nb, repo, &d->new_file.id) < 0) {
+			ret = gitutil_error(-1, "cannot read '%s' of the work tree", d->new_file.path);
+			goto cleanup;
+		}
+		at = git_blob_is_binary(nb) ? 0 :
+		     marker_line(git_blob_rawcontent(nb), (size_t)git_blob_rawsize(nb));
+		if (at && !git_oid_is_zero(&d->old_file.id) &&
+		    git_blob_lookup(&ob, repo, &d->old_file.id) == 0 &&
+		    marker_line(git_blob_rawcontent(ob), (size_t)git_blob_rawsize(ob)))
+			at = 0;	/* the tree had markers there before the loop: its own business */
+		git_error_clear();
+		if (at) {
+			strbuf_addf(left, "%s:%zu: conflict marker left\n", shown(d->new_file.path), at);
+			ret++;
+		}
+		git_blob_free(ob);
+		git_blob_free(nb);
+	}
+cleanup:
+	git_diff_free(diff);
+	git_tree_free(new);
+	git_tree_free(old);
+	git_commit_free(c);
+	return ret;
 }
 
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir)
@@ -570,25 +629,18 @@ size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, 
 	size_t i, k, n = 0;
 
 	for (i = 0; i < r->nr; i++) {
-		const char *path = r->files[i].path;
-		struct strbuf sb = STRBUF_INIT;
-		char *abs = path_join(dir, path);
+		char *abs = path_join(dir, r->files[i].path);
 
-		if (r->files[i].how == BACKPORT_CONFLICT && !strbuf_read_file(&sb, abs) &&
-		    has_markers(sb.buf, sb.len)) {
-			strbuf_addf(left, "%s: conflict markers left\n", path);
-			n++;
-		}
 		for (k = 0; k < ARRAY_SIZE(suffixes); k++) {
 			char *rej = xstrfmt("%s%s", abs, suffixes[k]);
 
 			if (file_exists(rej)) {
-				strbuf_addf(left, "%s%s: still there\n", path, suffixes[k]);
+				strbuf_addf(left, "%s%s: still there\n", shown(r->files[i].path),
+					    suffixes[k]);
 				n++;
 			}
 			free(rej);
 		}
-		strbuf_release(&sb);
 		free(abs);
 	}
 	return n;
@@ -609,11 +661,39 @@ char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_
 	return ret;
 }
 
-char *backport_add_note(const char *message, const char *note)
+/* Where the last line "Signed-off-by: ... <email>" of `message` starts, or -1. */
+static long backporter_signoff_at(const char *message, const char *email)
+{
+	const char *line = message, *nl, *lt;
+	size_t elen = strlen(email);
+	long at = -1;
+
+	for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
+		nl = strchr(line, '\n');
+		if (strncasecmp(line, "Signed-off-by:", 14))
+			continue;
+		lt = memchr(line, '<', nl ? (size_t)(nl - line) : strlen(line));
+		if (lt && !strncasecmp(lt + 1, email, elen) && lt[1 + elen] == '>')
+			at = line - message;
+		if (!nl)
+			break;
+	}
+	return at;
+}
+
+char *backport_add_note(const char *message, const char *note, const char *email)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t len = strlen(message), at;
+	long sob = email ? backporter_signoff_at(message, email) : -1;
 
+	if (sob > 0) {
+		/* in the trailer block, just before the backporter's sign-off, as stable does */
+		strbuf_add(&sb, message, sob);
+		strbuf_addf(&sb, "%s\n", note);
+		strbuf_addstr(&sb, message + sob);
+		return strbuf_detach(&sb, NULL);
+	}
 	while (len && message[len - 1] == '\n')
 		len--;
 	/* the start of the last paragraph: the trailer block */

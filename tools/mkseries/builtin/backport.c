@@ -132,6 +132,16 @@ static const struct kit_patch *find_entry(const struct kit *kit, const char *sid
 	return NULL;
 }
 
+/* The number under key "<key>.<i>" of the state, 0 when absent. */
+static size_t state_size(const struct state *st, const char *key, size_t i)
+{
+	char *k = xstrfmt("%s.%zu", key, i);
+	const char *v = state_get(st, k);
+
+	free(k);
+	return v ? (size_t)strtoul(v, NULL, 10) : 0;
+}
+
 static void result_from_state(struct backport_result *r, const struct state *st)
 {
 	size_t i;
@@ -147,7 +157,14 @@ static void result_from_state(struct backport_result *r, const struct state *st)
 		ALLOC_GROW(r->files, r->nr + 1, r->alloc);
 		memset(&r->files[r->nr], 0, sizeof(r->files[r->nr]));
 		r->files[r->nr].path = xstrdup(path);
-		r->files[r->nr++].how = (enum backport_how)atoi(how);
+		r->files[r->nr].how = (enum backport_how)atoi(how);
+		r->files[r->nr].hunks = state_size(st, "hunks", i);
+		r->files[r->nr].rejected = state_size(st, "rejected", i);
+		kp = xstrfmt("moved.%zu", i);
+		if (state_get(st, kp) && *state_get(st, kp))
+			r->files[r->nr].moved = xstrdup(state_get(st, kp));
+		free(kp);
+		r->nr++;
 	}
 }
 
@@ -192,27 +209,47 @@ static char *backport_dir(const struct kit_series *s, const struct kernel_branch
 /*
  * Add the decision `"<branch>": <flow>` to entry p of series.yaml. The
  * kit is loaded again: p and every pointer into the kit are stale after.
+ * The same decision goes into the loop's own copy (series.yaml.loop:
+ * the kit's series.yaml as it was, with the loop's decisions only), so
+ * that --abort takes out the loop's edits and keeps the user's.
  */
-static int add_decision(struct kit *kit, const struct kit_patch *p, const char *branch,
+static int add_decision(struct loop *l, const struct kit_patch *p, const char *branch,
 			const char *flow, const char *what)
 {
+	struct kit *kit = l->kit;
 	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir);
-	char *sid = xstrdup(p->series->id);
-	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT;
+	char *sid = xstrdup(p->series->id), *list = p->is_fixup ? "fixups" : "patches";
+	char *mine = path_join(l->paths.dir, "series.yaml.loop");
+	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT, own = STRBUF_INIT;
+	size_t index = (size_t)p->index - 1;
 	int ret = 0;
 
 	if (strbuf_read_file(&text, path)) {
 		ret = error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
+	if (strbuf_read_file(&own, mine) && strbuf_read_file(&own, l->paths.yaml_orig)) {
+		ret = error("cannot read '%s': %s", l->paths.yaml_orig, strerror(errno));
+		goto cleanup;
+	}
 	strbuf_add(&orig, text.buf, text.len);
-	if (yamledit_add_branch_decision(&text, path, sid, p->is_fixup ? "fixups" : "patches",
-					 (size_t)p->index - 1, branch, flow) ||
-	    yamledit_commit(kit, dir, path, &text, &orig, what))
+	if (yamledit_add_branch_decision(&text, path, sid, list, index, branch, flow) ||
+	    yamledit_commit(kit, dir, path, &text, &orig, what)) {
 		ret = -1;
+		goto cleanup;
+	}
+	/* the user may have moved entries: then the loop's copy is the kit's file as written */
+	if (yamledit_add_branch_decision(&own, mine, sid, list, index, branch, flow)) {
+		strbuf_reset(&own);
+		strbuf_add(&own, text.buf, text.len);
+	}
+	if (write_file_atomic(mine, own.buf, own.len))
+		ret = error("cannot write '%s': %s", mine, strerror(errno));
 cleanup:
+	strbuf_release(&own);
 	strbuf_release(&orig);
 	strbuf_release(&text);
+	free(mine);
 	free(sid);
 	free(dir);
 	free(path);
@@ -317,6 +354,39 @@ static int edit_message(struct loop *l, char **message)
 }
 
 /*
+ * The upstream id the backport names, in full as stable commits do: the
+ * mail's or the kit's (maybe abbreviated) id, completed from the commit
+ * the mail was written from or from the repository when either has it.
+ * NULL when there is none. Caller frees.
+ */
+static char *full_upstream_id(git_repository *repo, const struct mail_patch *m,
+			      const struct kit_patch *p)
+{
+	const char *id = m->upstream ? m->upstream : p->upstream;
+	git_object *o = NULL;
+	git_oid oid;
+	size_t n;
+	char *ret;
+
+	if (!id)
+		return NULL;
+	n = strlen(id);
+	if (n >= GIT_OID_HEXSZ || n < 4 || strspn(id, "0123456789abcdef") != n)
+		return xstrdup(id);
+	if (m->source_commit && strlen(m->source_commit) == GIT_OID_HEXSZ &&
+	    !strncmp(m->source_commit, id, n))
+		return xstrdup(m->source_commit);
+	if (!git_oid_fromstrn(&oid, id, n) &&
+	    !git_object_lookup_prefix(&o, repo, &oid, n, GIT_OBJECT_COMMIT)) {
+		ret = xstrdup(git_oid_tostr_s(git_object_id(o)));
+		git_object_free(o);
+		return ret;
+	}
+	git_error_clear();
+	return xstrdup(id);
+}
+
+/*
  * The backport's commit message: the stable-style message of mail `m`
  * with a note of how each file that did not apply as it was got in.
  * NULL when the editor failed (printed). Caller frees.
@@ -325,8 +395,13 @@ static char *backport_message(struct loop *l, const struct kit_patch *p,
 			      const struct mail_patch *m, const struct backport_result *r)
 {
 	struct strbuf note = STRBUF_INIT;
-	char *message = stable_message(m, p, NULL, NULL, 0, l->me), *noted;
+	struct mail_patch full = *m;
+	char *id = full_upstream_id(l->repo, m, p), *message, *noted;
 	size_t i;
+
+	full.upstream = id;
+	message = stable_message(&full, p, NULL, NULL, 0, l->me);
+	free(id);
 
 	strbuf_addf(&note, "[ %s: backported to %s;", l->me->name, branch_decisions(l->b));
 	for (i = 0; i < r->nr; i++)
@@ -336,7 +411,7 @@ static char *backport_message(struct loop *l, const struct kit_patch *p,
 				    r->files[i].how == BACKPORT_CONFLICT ? "conflict resolved" :
 				    "rejected hunks redone");
 	strbuf_addstr(&note, " ]");
-	noted = backport_add_note(message, note.buf);
+	noted = backport_add_note(message, note.buf, l->me->email);
 	strbuf_release(&note);
 	free(message);
 	if (l->opts->edit && edit_message(l, &noted)) {
@@ -496,7 +571,7 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		strbuf_addstr(&flow, "{ file: ");
 		yaml_scalar(&flow, state_get(st, "recorded"));
 		strbuf_addstr(&flow, " }");
-		err = add_decision(l->kit, p, bname, flow.buf, "the new backport");
+		err = add_decision(l, p, bname, flow.buf, "the new backport");
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
 		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
@@ -589,6 +664,15 @@ static void set_patch_state(struct state *st, const struct loop *l, const struct
 		state_setf(st, kh, "%d", (int)r->files[i].how);
 		free(kf);
 		free(kh);
+		kf = xstrfmt("hunks.%zu", i);
+		state_setf(st, kf, "%zu", r->files[i].hunks);
+		free(kf);
+		kf = xstrfmt("rejected.%zu", i);
+		state_setf(st, kf, "%zu", r->files[i].rejected);
+		free(kf);
+		kf = xstrfmt("moved.%zu", i);
+		state_set(st, kf, r->files[i].moved ? r->files[i].moved : "");
+		free(kf);
 	}
 }
 
@@ -732,13 +816,32 @@ next:
 	}
 }
 
+/*
+ * What is left to resolve in the work tree, one line each in `left`:
+ * .rej files, and conflict markers in any file that did not have them
+ * in the tree the loop checked out. Returns their number, or -1.
+ */
+static int loop_leftovers(struct strbuf *left, struct loop *l, const struct state *st,
+			  const struct backport_result *r)
+{
+	git_oid onto, tree;
+	int n = (int)backport_leftovers(left, r, l->paths.tree), m;
+
+	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
+		return error("the loop's state has no valid 'onto' commit");
+	if (backport_worktree_tree(&tree, l->paths.tree))
+		return -1;
+	m = backport_new_markers(left, l->repo, &onto, &tree);
+	return m < 0 ? -1 : n + m;
+}
+
 static int cmd_status(struct loop *l)
 {
 	struct state st = STATE_INIT;
 	struct backport_result r = { 0 };
 	struct strbuf left = STRBUF_INIT;
 	const char *v;
-	size_t nleft;
+	int nleft;
 
 	if (state_read(&st, l->paths.patch))
 		return 2;
@@ -762,15 +865,15 @@ static int cmd_status(struct loop *l)
 	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
 	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
 	print_files(&r, l->paths.tree);
-	nleft = backport_leftovers(&left, &r, l->paths.tree);
-	if (nleft)
+	nleft = loop_leftovers(&left, l, &st, &r);
+	if (nleft > 0)
 		printf("left to do:\n%s", left.buf);
-	else
+	else if (!nleft)
 		printf("nothing left to resolve: --continue records it\n");
 	strbuf_release(&left);
 	backport_result_release(&r);
 	state_release(&st);
-	return nleft ? 1 : 0;
+	return nleft < 0 ? 2 : nleft ? 1 : 0;
 }
 
 /* --continue, or --skip when skip_reason is set. */
@@ -806,13 +909,16 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		strbuf_addstr(&flow, " }");
 		printf("series.yaml: %s skipped on '%s'\n", kit_patch_label(p),
 		       branch_decisions(l->b));
-		err = add_decision(l->kit, p, branch_decisions(l->b), flow.buf, "the skip");
+		err = add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip");
 		strbuf_release(&flow);
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
 	} else {
 		result_from_state(&r, &st);
-		if (backport_leftovers(&left, &r, l->paths.tree)) {
+		err = loop_leftovers(&left, l, &st, &r);
+		if (err < 0)
+			goto cleanup;
+		if (err) {
 			fprintf(stderr, "error: not resolved yet in %s:\n%s", l->paths.tree, left.buf);
 			goto cleanup;
 		}
@@ -845,10 +951,67 @@ static int check_same_kit(const struct loop *l)
 	return ret;
 }
 
+/*
+ * Take the loop's decisions out of series.yaml and keep the rest: a
+ * three-way merge of the kit's file now (the user's edits and the
+ * loop's) with the loop's own copy as the base and the file as it was
+ * before the loop. Untouched when the loop wrote no decision.
+ */
+static int restore_series_yaml(struct loop *l)
+{
+	char *mine = path_join(l->paths.dir, "series.yaml.loop");
+	char *path = path_join(l->kit->dir, "series.yaml");
+	struct strbuf base = STRBUF_INIT, now = STRBUF_INIT, orig = STRBUF_INIT, why = STRBUF_INIT;
+	git_merge_file_input in_base, in_now, in_orig;
+	git_merge_file_result res = { 0 };
+	int err, ret = 0;
+
+	git_merge_file_input_init(&in_base, GIT_MERGE_FILE_INPUT_VERSION);
+	git_merge_file_input_init(&in_now, GIT_MERGE_FILE_INPUT_VERSION);
+	git_merge_file_input_init(&in_orig, GIT_MERGE_FILE_INPUT_VERSION);
+
+	if (strbuf_read_file(&base, mine))
+		goto cleanup;	/* the loop wrote no decision */
+	if (strbuf_read_file(&orig, l->paths.yaml_orig) || strbuf_read_file(&now, path)) {
+		ret = error("cannot read '%s' or '%s': %s", path, l->paths.yaml_orig,
+			    strerror(errno));
+		goto cleanup;
+	}
+	in_base.ptr = base.buf;
+	in_base.size = base.len;
+	in_now.ptr = now.buf;
+	in_now.size = now.len;
+	in_orig.ptr = orig.buf;
+	in_orig.size = orig.len;
+	if ((err = git_merge_file(&res, &in_base, &in_now, &in_orig, NULL)) < 0) {
+		ret = gitutil_error(err, "cannot take the loop's decisions out of '%s'", path);
+		goto cleanup;
+	}
+	if (!res.automergeable) {
+		ret = error("series.yaml was edited where the loop wrote its decisions: it is left "
+			    "as it is; the kit's file before the loop is '%s'", l->paths.yaml_orig);
+		goto cleanup;
+	}
+	if (fs_write_beneath(l->kit->dir, "series.yaml", res.ptr, res.len, 0644, FS_REFUSE_LINK,
+			     &why))
+		ret = error("cannot restore the kit's series.yaml: %s", why.buf);
+	else if (res.len != orig.len || memcmp(res.ptr, orig.buf, orig.len))
+		printf("series.yaml: the loop's decisions taken out, the edits made meanwhile kept\n");
+cleanup:
+	git_merge_file_result_free(&res);
+	strbuf_release(&why);
+	strbuf_release(&orig);
+	strbuf_release(&now);
+	strbuf_release(&base);
+	free(path);
+	free(mine);
+	return ret;
+}
+
 static int cmd_abort(struct loop *l)
 {
 	struct state st = STATE_INIT;
-	struct strbuf orig = STRBUF_INIT, why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT;
 	size_t i;
 	int err, ret = 0;
 
@@ -896,11 +1059,8 @@ static int cmd_abort(struct loop *l)
 			printf("put back %s\n", rel);
 		strbuf_release(&old);
 	}
-	strbuf_reset(&why);
-	if (!strbuf_read_file(&orig, l->paths.yaml_orig) &&
-	    fs_write_beneath(l->kit->dir, "series.yaml", orig.buf, orig.len, 0644, FS_REFUSE_LINK,
-			     &why))
-		ret = error("cannot restore the kit's series.yaml: %s", why.buf);
+	if (restore_series_yaml(l))
+		ret = 1;
 	if (!ret && remove_tree(l->paths.dir) && errno != ENOENT)
 		ret = error("cannot remove '%s': %s", l->paths.dir, strerror(errno));
 	if (!ret)
@@ -908,7 +1068,6 @@ static int cmd_abort(struct loop *l)
 	else
 		ret = 1;
 	strbuf_release(&why);
-	strbuf_release(&orig);
 	state_release(&st);
 	return ret;
 }
@@ -946,6 +1105,37 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The branch whose loop is in progress when no --branch is given, as
+ * git am and git rebase find theirs. Returns 1 with *out set when the
+ * kit has one loop in progress, 0 when none, 2 when several (printed).
+ */
+static int find_loop_branch(const char **out, const struct kit *kit, const char *workdir)
+{
+	struct strbuf found = STRBUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < kit->nr_branches; i++) {
+		struct loop_paths lp;
+
+		loop_paths_init(&lp, kit, workdir, &kit->branches[i]);
+		if (file_exists(lp.loop) || file_exists(lp.patch)) {
+			strbuf_addf(&found, "  mkseries backport --branch %s ...\n",
+				    kit->branches[i].name);
+			*out = kit->branches[i].name;
+			n++;
+		}
+		loop_paths_release(&lp);
+	}
+	if (n > 1)
+		error("backport loops are in progress on %zu branches; name one:\n%s", n,
+		      found.buf);
+	strbuf_release(&found);
+	if (n != 1)
+		*out = NULL;
+	return (int)(n > 1 ? 2 : n);
+}
+
 int cmd_backport(int argc, const char **argv)
 {
 	const char *branch = NULL, *workdir = NULL, *skip_msg = NULL;
@@ -970,12 +1160,29 @@ int cmd_backport(int argc, const char **argv)
 
 	nr = parse_options(argc, argv, opts, usage);
 	modes = cont + skip + abort_ + status;
-	if (nr < 0 || modes > 1 || !branch || (nr > 1 && modes) || nr > 2 ||
-	    (skip && (!skip_msg || !*skip_msg)) || (skip_msg && !skip))
+	if (nr < 0 || modes > 1 || (!branch && !modes) || (nr > 1 && modes) || nr > 2 ||
+	    (skip_msg && !skip))
 		usage_with_options(usage, opts, 2);
-	lo.series = nr == 2 ? argv[1] : NULL;
-	if (kit_open(&kit))
+	if (skip && (!skip_msg || !*skip_msg)) {
+		error("--skip needs the reason it records in series.yaml: --skip -m \"why\"");
 		return 2;
+	}
+	lo.series = nr == 2 ? argv[1] : NULL;
+	if (kit_open(&kit)) {
+		/* the loop's own edits may be what broke it: --abort still takes them out */
+		if (!abort_ || kit_load_kernels(&kit, kit_dir()))
+			return 2;
+		warning("series.yaml does not load; --abort takes the loop's changes out all the same");
+	}
+	if (!branch && (ret = find_loop_branch(&branch, &kit, workdir)) != 1) {
+		if (!ret && status)
+			printf("no backport loop in progress in this kit\n");
+		else if (!ret)
+			error("no backport loop in progress in this kit (start one with "
+			      "mkseries backport --branch B)");
+		kit_release(&kit);
+		return !ret && status ? 0 : 2;
+	}
 	memset(&l, 0, sizeof(l));
 	l.lock.fd = -1;
 	l.kit = &kit;
@@ -994,6 +1201,12 @@ int cmd_backport(int argc, const char **argv)
 	}
 	loop_paths_init(&l.paths, &kit, workdir, l.b);
 	if (status) {
+		/* read only: no lock, the repository only when there is a tree to look at */
+		if (file_exists(l.paths.patch) &&
+		    (ret = kernel_repo_open(&l.repo, l.kit, l.b, lo.repo, 0))) {
+			ret = 2;
+			goto cleanup;
+		}
 		ret = cmd_status(&l);
 		goto cleanup;
 	}
