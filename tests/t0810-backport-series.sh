@@ -17,6 +17,8 @@ make_up5() {
 		do
 			seq 1 12 | sed "s/^/f$i line /" >lib/f$i.c || return 1
 		done &&
+		mkdir doc &&
+		printf "Title\n=======\n\nText.\n" >doc/t.rst &&
 		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0 &&
 		for i in 1 2 3 4 5
 		do
@@ -88,6 +90,8 @@ test_expect_success 'setup: five patches and a fixup, a stable tree with three o
 		sed -i "s/^index [0-9a-f]*\.\.[0-9a-f]*/index 1234567..89abcde/" $f || return 1
 	done &&
 	test_grep "^index 1234567..89abcde" k-noblobs/patches/s/0003-lib-change-f3.patch &&
+	cp -R k-noblobs k-nb0 &&
+	cp -R k-blobs k-b0 &&
 	cp k-blobs/series.yaml yaml.orig &&
 	ID_P1=$(echo $P1 | cut -c1-12) && ID_P3=$(echo $P3 | cut -c1-12) && ID_X=$(echo $X | cut -c1-12)
 '
@@ -256,6 +260,132 @@ test_expect_success 'without the blobs: --skip at the first patch, then the loop
 	git -C up5 log --format=%s stable..$(kit_ref k-noblobs t) >log &&
 	printf "%s\n" "lib: change f4" "lib: change f2" >log.expect &&
 	test_cmp log.expect log
+'
+
+# kit_copy NAME FROM: a fresh copy of the pristine kit FROM (k-b0 or k-nb0).
+kit_copy() {
+	rm -rf "$1" && cp -R "$2" "$1"
+}
+
+test_expect_success '--continue refuses markers in a file the loop did not merge, not in one that had them' '
+	kit_copy k-mark k-b0 &&
+	test_expect_code 1 bp k-mark wd-mark &&
+	tree=wd-mark/t/backport/tree &&
+	seq 1 12 | sed -e "s/^/f1 line /" -e "s/^f1 line 5\$/f1 line 5 stable upstream/" >$tree/lib/f1.c &&
+	printf "<<<<<<< mine\n" >>$tree/lib/f2.c &&
+	printf "More.\n" >>$tree/doc/t.rst &&
+	test_expect_code 1 bp k-mark wd-mark --continue &&
+	cat err &&
+	test_grep "not resolved yet" err &&
+	test_grep "^lib/f2.c:13: conflict marker left" err &&
+	! test_grep "doc/t.rst" err &&
+	! test_grep "lib/f1.c" err &&
+	! test -d k-mark/patches/s/t &&
+	sed -i "/^<<<<<<< mine\$/d" $tree/lib/f2.c &&
+	test_expect_code 1 bp k-mark wd-mark --continue &&
+	test_grep "recorded patches/s/t/0001-" out &&
+	test_grep "s 3/5 does not apply" out
+'
+
+test_expect_success '--status counts the hunks of the .rej and exits 0 only when nothing is left' '
+	kit_copy k-st k-nb0 &&
+	test_expect_code 1 bp k-st wd-st &&
+	test_expect_code 1 bp k-st wd-st --status &&
+	cat out &&
+	test_grep "rejected  lib/f1.c (1 of 1 hunks in lib/f1.c.rej" out &&
+	test_grep "^lib/f1.c.rej: still there" out &&
+	rm wd-st/t/backport/tree/lib/f1.c.rej wd-st/t/backport/tree/lib/f1.c.rej.why &&
+	bp k-st wd-st --status &&
+	test_grep "nothing left to resolve: --continue records it" out
+'
+
+test_expect_success 'the loop is found without --branch; with two loops, each is named' '
+	(cd k-st && mkseries backport --workdir "$TRASH_DIRECTORY/wd-st" --status >../out 2>../err) &&
+	test_grep "^backport loop on .t." out &&
+	sed "s/^name: t\$/name: u/" k-st/kernels/t.yaml >k-st/kernels/u.yaml &&
+	(cd k-st && test_expect_code 1 mkseries backport --branch u --workdir "$TRASH_DIRECTORY/wd-st" >../out 2>../err) &&
+	test_grep "^u: s 1/5 does not apply" out &&
+	(cd k-st && test_expect_code 2 mkseries backport --workdir "$TRASH_DIRECTORY/wd-st" --continue >../out 2>../err) &&
+	cat err &&
+	test_grep "backport loops are in progress on 2 branches; name one" err &&
+	test_grep "mkseries backport --branch t" err &&
+	test_grep "mkseries backport --branch u" err &&
+	(cd k-st && mkseries backport --branch u --workdir "$TRASH_DIRECTORY/wd-st" --abort >../out 2>../err) &&
+	(cd k-st && mkseries backport --workdir "$TRASH_DIRECTORY/wd-st" --abort >../out 2>../err) &&
+	test_grep "backport loop on .t. aborted" out &&
+	(cd k-st && mkseries backport --workdir "$TRASH_DIRECTORY/wd-st" --status >../out 2>../err) &&
+	test_grep "no backport loop in progress in this kit" out &&
+	(cd k-st && test_expect_code 2 mkseries backport --workdir "$TRASH_DIRECTORY/wd-st" --continue >../out 2>../err) &&
+	test_grep "no backport loop in progress in this kit" err
+'
+
+test_expect_success '--skip without -m says that it needs a reason' '
+	kit_copy k-sk k-nb0 &&
+	test_expect_code 1 bp k-sk wd-sk &&
+	test_expect_code 2 bp k-sk wd-sk --skip &&
+	test_grep "error: --skip needs the reason it records in series.yaml: --skip -m \"why\"" err &&
+	test_expect_code 1 bp k-sk wd-sk --status
+'
+
+test_expect_success '--abort keeps the edits made to series.yaml during the loop' '
+	kit_copy k-ed k-nb0 &&
+	test_expect_code 1 bp k-ed wd-ed &&
+	tree=wd-ed/t/backport/tree &&
+	sed -i "s/^f1 line 5 stable\$/f1 line 5 stable upstream/" $tree/lib/f1.c &&
+	rm $tree/lib/f1.c.rej $tree/lib/f1.c.rej.why &&
+	test_expect_code 1 bp k-ed wd-ed --continue &&
+	test_grep "\"t\": { file: patches/s/t/0001-" k-ed/series.yaml &&
+	sed -i "s/title: \"lib: five changes\"/title: \"lib: five changes, edited\"/" k-ed/series.yaml &&
+	bp k-ed wd-ed --abort &&
+	cat out &&
+	test_grep "series.yaml: the loop.s decisions taken out, the edits made meanwhile kept" out &&
+	sed "s/title: \"lib: five changes\"/title: \"lib: five changes, edited\"/" yaml.orig >yaml.expect &&
+	test_cmp yaml.expect k-ed/series.yaml &&
+	! test -d wd-ed/t/backport
+'
+
+test_expect_success '--abort works on a series.yaml that no longer loads' '
+	kit_copy k-br k-nb0 &&
+	test_expect_code 1 bp k-br wd-br &&
+	test_expect_code 1 bp k-br wd-br --skip -m "f1 stays" &&
+	test_grep "\"t\": { skip: \"f1 stays\" }" k-br/series.yaml &&
+	echo "  - id: [broken" >>k-br/series.yaml &&
+	(cd k-br && test_must_fail mkseries plan --branch t >../out 2>../err) &&
+	bp k-br wd-br --abort &&
+	cat err out &&
+	test_grep "warning: series.yaml does not load; --abort takes the loop.s changes out all the same" err &&
+	test_grep "aborted" out &&
+	{ cat yaml.orig && echo "  - id: [broken"; } >yaml.expect &&
+	test_cmp yaml.expect k-br/series.yaml &&
+	! test -d wd-br/t/backport
+'
+
+test_expect_success 'a hunk that does not apply is shown where its context is in the tree' '
+	mkdir -p up6/lib &&
+	(
+		cd up6 &&
+		git init -q &&
+		seq 1 40 | sed "s/^/g line /" >lib/g.c &&
+		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0 &&
+		sed -i "s/^g line 30\$/g line thirty/" lib/g.c &&
+		git commit -q -a -m "lib: spell g line 30" -m "Signed-off-by: Dev Eloper <dev@example.org>" &&
+		git checkout -q -b stable v1.0 &&
+		sed -i -e "1i top 1" -e "1i top 2" -e "1i top 3" -e "1i top 4" -e "1i top 5" \
+			-e "1i top 6" -e "1i top 7" -e "1i top 8" -e "1i top 9" -e "1i top 10" lib/g.c &&
+		sed -i "s/^g line 30\$/g line 30 (stable)/" lib/g.c &&
+		git commit -q -a -m "stable: ten lines on top, line 30" &&
+		git checkout -q master
+	) &&
+	mkdir -p k-ctx/kernels k-ctx/patches/g &&
+	git -C up6 format-patch -q -o "$PWD/k-ctx/patches/g" v1.0..master &&
+	sed "s|up5, ref: stable|up6, ref: stable|" k-b0/kernels/t.yaml >k-ctx/kernels/t.yaml &&
+	printf "series:\n  - id: g\n    title: g\n    patches:\n      - file: patches/g/0001-lib-spell-g-line-30.patch\n        upstream: %s\n" \
+		$(git -C up6 rev-parse --short=12 master) >k-ctx/series.yaml &&
+	(cd k-ctx && test_must_fail mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "the patch expects at lines 27-33:" err &&
+	test_grep "the tree has at lines 34-46 (where the hunk.s context is now):" err &&
+	test_grep "^ *40 !g line 30 (stable)\$" err
 '
 
 test_done

@@ -209,7 +209,8 @@ static char *backport_dir(const struct kit_series *s, const struct kernel_branch
 /*
  * Add the decision `"<branch>": <flow>` to entry p of series.yaml. The
  * kit is loaded again: p and every pointer into the kit are stale after.
- * The same decision goes into the loop's own copy (series.yaml.loop:
+ * `branch` may point into the kit: it is copied first. The same
+ * decision goes into the loop's own copy (series.yaml.loop:
  * the kit's series.yaml as it was, with the loop's decisions only), so
  * that --abort takes out the loop's edits and keeps the user's.
  */
@@ -219,7 +220,7 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 	struct kit *kit = l->kit;
 	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir);
 	char *sid = xstrdup(p->series->id), *list = p->is_fixup ? "fixups" : "patches";
-	char *mine = path_join(l->paths.dir, "series.yaml.loop");
+	char *mine = path_join(l->paths.dir, "series.yaml.loop"), *bname = xstrdup(branch);
 	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT, own = STRBUF_INIT;
 	size_t index = (size_t)p->index - 1;
 	int ret = 0;
@@ -233,13 +234,13 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 		goto cleanup;
 	}
 	strbuf_add(&orig, text.buf, text.len);
-	if (yamledit_add_branch_decision(&text, path, sid, list, index, branch, flow) ||
+	if (yamledit_add_branch_decision(&text, path, sid, list, index, bname, flow) ||
 	    yamledit_commit(kit, dir, path, &text, &orig, what)) {
 		ret = -1;
 		goto cleanup;
 	}
 	/* the user may have moved entries: then the loop's copy is the kit's file as written */
-	if (yamledit_add_branch_decision(&own, mine, sid, list, index, branch, flow)) {
+	if (yamledit_add_branch_decision(&own, mine, sid, list, index, bname, flow)) {
 		strbuf_reset(&own);
 		strbuf_add(&own, text.buf, text.len);
 	}
@@ -249,6 +250,7 @@ cleanup:
 	strbuf_release(&own);
 	strbuf_release(&orig);
 	strbuf_release(&text);
+	free(bname);
 	free(mine);
 	free(sid);
 	free(dir);
