@@ -169,12 +169,18 @@ int repo_lock(struct repo_lock *lk, git_repository *repo)
 {
 	char *path = path_join(git_repository_path(repo), "mkseries.lock");
 	struct strbuf holder = STRBUF_INIT;
+	struct stat st;
 	char pid[32];
 	int fd, ret = 0;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = error("cannot open lock '%s': %s", path, strerror(errno));
+	/* the pid is written into it: never through a link, nor into what is not a file */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = error("cannot use lock '%s': %s", path,
+			    fd < 0 && errno == ELOOP ? "it is a symbolic link; remove it" :
+			    fd < 0 ? strerror(errno) : "it is not a regular file; remove it");
+		if (fd >= 0)
+			close(fd);
 		goto cleanup;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {

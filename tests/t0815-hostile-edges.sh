@@ -1,0 +1,106 @@
+#!/bin/sh
+# t0815-hostile-edges.sh: the edges a hostile run found: each refused or handled with a message naming the file, patch or path.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
+
+# with_bytes FILE PYTHON-BYTES-FROM PYTHON-BYTES-TO: replace the first
+# occurrence in FILE (NUL bytes and the like are awkward in sed).
+with_bytes() {
+	python3 - "$@" <<-\EOF_PY
+	import sys
+	path, old, new = sys.argv[1], eval(sys.argv[2]), eval(sys.argv[3])
+	data = open(path, "rb").read()
+	assert old in data, (path, old)
+	open(path, "wb").write(data.replace(old, new, 1))
+	EOF_PY
+}
+
+test_expect_success 'setup: upstream and kit' '
+	make_upstream linux &&
+	make_kit kit linux
+'
+
+test_expect_success 'a git source whose repo: does not exist is refused, and nothing is created' '
+	cp -R kit k-norepo &&
+	sed -i "s|repo: $TRASH_DIRECTORY/linux|repo: $TRASH_DIRECTORY/gone/linux|" k-norepo/kernels/t.yaml &&
+	test_grep "gone/linux" k-norepo/kernels/t.yaml &&
+	(cd k-norepo && test_expect_code 2 mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "error: kernels/t.yaml: the git source.s repository .$TRASH_DIRECTORY/gone/linux. does not exist (repo: names a clone that has .v1.0.); nothing was created" err &&
+	! test -e gone &&
+	(cd k-norepo && test_expect_code 2 mkseries backport --branch t >../out 2>../err) &&
+	test_grep "does not exist" err &&
+	! test -e gone
+'
+
+test_expect_success 'a NUL byte in From or in an encoded Subject is refused, naming the file' '
+	cp -R kit k-nul &&
+	f=k-nul/patches/beta/0001-madvise-split-locking.patch &&
+	with_bytes $f "b\"From: A U Thor <\"" "b\"From: Evil\\x00 <\"" &&
+	(cd k-nul && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "patches/beta/0001-madvise-split-locking.patch: mail 1: NUL byte in the From header" err &&
+	cp kit/patches/beta/0001-madvise-split-locking.patch $f &&
+	with_bytes $f "b\"Subject: [PATCH] madvise: split locking\"" "b\"Subject: =?utf-8?q?madvise=3A_split=00_locking?=\"" &&
+	(cd k-nul && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
+	test_grep "patches/beta/0001-madvise-split-locking.patch: mail 1: NUL byte in the Subject header" err &&
+	cp kit/patches/beta/0001-madvise-split-locking.patch $f &&
+	with_bytes $f "b\"Subject: [PATCH] madvise: split locking\"" "b\"Subject: =?utf-8?b?\" + __import__(\"base64\").b64encode(b\"evil\\x00\") + b\"?=\"" &&
+	(cd k-nul && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
+	test_grep "mail 1: NUL byte in the Subject header" err
+'
+
+test_expect_success 'plan says a broken patch file once, and fails' '
+	cp -R k-nul k-plan &&
+	add_variants k-plan t &&
+	sed -i "/subject: \"madvise: split locking\"/d" k-plan/series.yaml &&
+	(cd k-plan && test_expect_code 2 mkseries plan --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "NUL byte in the Subject header" err &&
+	test $(wc -l <err) = 1
+'
+
+test_expect_success 'a right-to-left override in a subject is escaped like the other controls' '
+	cp -R kit k-rlo &&
+	with_bytes k-rlo/series.yaml "b\"subject: \\\"madvise: split locking\\\"\"" "b\"subject: \\\"madvise: \\xe2\\x80\\xaekcol tilps\\\"\"" &&
+	(cd k-rlo && mkseries plan --branch t >../out 2>../err) &&
+	test_grep -F "madvise: \\u202ekcol tilps" out &&
+	! grep -q "$(printf "\342\200\256")" out
+'
+
+test_expect_success 'a YAML tag or an anchor in series.yaml is reported' '
+	cp -R kit k-tag &&
+	sed -i "s/title: \"madvise: split locking\"/title: !!python\\/object\\/apply:os.system [\"true\"]/" k-tag/series.yaml &&
+	(cd k-tag && test_expect_code 2 mkseries plan --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "error: series.yaml:[0-9]*: YAML tags are not supported (.tag:yaml.org,2002:python/object/apply:os.system.): a kit is plain data" err &&
+	cp kit/series.yaml k-tag/series.yaml &&
+	sed -i "s/title: \"madvise: split locking\"/title: \\&unused \"madvise: split locking\"/" k-tag/series.yaml &&
+	(cd k-tag && test_expect_code 2 mkseries plan --branch t >../out 2>../err) &&
+	test_grep "error: series.yaml:[0-9]*: YAML anchors are not supported (.&unused.)" err
+'
+
+test_expect_success 'report reads regular files under a size cap only' '
+	test_expect_code 2 mkseries report --merge /dev/zero >out 2>err &&
+	test_grep "cannot read report ./dev/zero.: not a regular file" err &&
+	truncate -s 300M big.json &&
+	test_expect_code 2 mkseries report --merge big.json >out 2>err &&
+	test_grep "cannot read report .big.json.: 314572800 bytes, more than the 256 MiB a report reads" err &&
+	rm big.json
+'
+
+test_expect_success 'mkseries.lock that is a symbolic link is not written through' '
+	echo precious >target &&
+	rm -f linux/.git/mkseries.lock &&
+	ln -s "$TRASH_DIRECTORY/target" linux/.git/mkseries.lock &&
+	(cd kit && test_must_fail mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "cannot use lock .*mkseries.lock.: it is a symbolic link; remove it" err &&
+	echo precious >target.expect &&
+	test_cmp target.expect target &&
+	rm linux/.git/mkseries.lock &&
+	(cd kit && mkseries apply --branch t >../out 2>../err) &&
+	test -f linux/.git/mkseries.lock && ! test -h linux/.git/mkseries.lock
+'
+
+test_done
