@@ -103,4 +103,45 @@ test_expect_success 'mkseries.lock that is a symbolic link is not written throug
 	test -f linux/.git/mkseries.lock && ! test -h linux/.git/mkseries.lock
 '
 
+test_expect_success 'a symbolic link replaced by a directory, a directory by a file: applied as git am does' '
+	(
+		cd linux &&
+		git checkout -q -b df v1.0 &&
+		rm mm/link.c && mkdir mm/link.c && echo inside >mm/link.c/f &&
+		git add -A && git commit -q -m "mm: link.c becomes a directory" &&
+		git rm -rq scripts && echo file >scripts && git add scripts &&
+		git commit -q -m "scripts: a file now" &&
+		git checkout -q master
+	) &&
+	mkdir -p k-df/kernels k-df/patches/d &&
+	git -C linux format-patch -q -o "$PWD/k-df/patches/d" v1.0..df &&
+	cp kit/kernels/t.yaml k-df/kernels/t.yaml &&
+	printf "series:\n  - id: d\n    title: d\n    patches:\n      - file: patches/d/%s\n      - file: patches/d/%s\n" \
+		0001-mm-link.c-becomes-a-directory.patch 0002-scripts-a-file-now.patch >k-df/series.yaml &&
+	(cd k-df && mkseries apply --branch t >../out 2>../err) &&
+	cat out err &&
+	git -C linux rev-parse "df^{tree}" >tree.expect &&
+	git -C linux rev-parse "$(kit_ref k-df t)^{tree}" >tree.got &&
+	test_cmp tree.expect tree.got
+'
+
+test_expect_success 'a file where a directory keeps other files is still refused, naming it' '
+	(
+		cd linux &&
+		git checkout -q -b df2 v1.0 &&
+		git rm -q mm/madvise.c && echo file >mm.new && git add mm.new &&
+		git commit -q -m "mm: madvise goes" &&
+		git checkout -q master
+	) &&
+	mkdir -p k-df2/kernels k-df2/patches/d &&
+	git -C linux format-patch -q -o "$PWD/k-df2/patches/d" v1.0..df2 &&
+	sed -i -e "s|mm.new|mm|g" k-df2/patches/d/0001-*.patch &&
+	cp kit/kernels/t.yaml k-df2/kernels/t.yaml &&
+	printf "series:\n  - id: d\n    title: d\n    patches:\n      - file: patches/d/0001-mm-madvise-goes.patch\n" >k-df2/series.yaml &&
+	(cd k-df2 && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "cannot apply .d 1/1." err &&
+	test_grep "  mm: the patch creates it but the tree has a directory there" err
+'
+
 test_done

@@ -358,6 +358,63 @@ static int check_names_of(struct apply_ctx *ctx, size_t i, const git_diff_delta 
 	return 0;
 }
 
+/* Whether the patch deletes (or renames away) file `path`. */
+static int patch_removes(struct apply_ctx *ctx, const char *path)
+{
+	size_t i, n = git_diff_num_deltas(ctx->diff);
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(ctx->diff, i);
+
+		if ((d->status == GIT_DELTA_DELETED || d->status == GIT_DELTA_RENAMED) &&
+		    d->old_file.path && !strcmp(d->old_file.path, path))
+			return 1;
+	}
+	return 0;
+}
+
+struct emptied {
+	struct apply_ctx *ctx;
+	const char *dir;
+	int kept;
+};
+
+static int emptied_cb(const char *root, const git_tree_entry *e, void *data)
+{
+	struct emptied *em = data;
+	char *path;
+
+	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+		return 0;
+	path = xstrfmt("%s/%s%s", em->dir, root, git_tree_entry_name(e));
+	if (!patch_removes(em->ctx, path))
+		em->kept = 1;
+	free(path);
+	return em->kept ? -1 : 0;
+}
+
+/*
+ * Whether the patch removes every file of directory `dir` of the base:
+ * then, as git am does, it may create a file of that name.
+ */
+static int dir_emptied(struct apply_ctx *ctx, const char *dir)
+{
+	struct emptied em = { ctx, dir, 0 };
+	git_tree_entry *e = NULL;
+	git_tree *sub = NULL;
+
+	if (git_tree_entry_bypath(&e, ctx->base, dir) < 0 ||
+	    git_tree_entry_type(e) != GIT_OBJECT_TREE ||
+	    git_tree_lookup(&sub, ctx->repo, git_tree_entry_id(e)) < 0)
+		em.kept = 1;
+	else
+		git_tree_walk(sub, GIT_TREEWALK_PRE, emptied_cb, &em);
+	git_error_clear();
+	git_tree_free(sub);
+	git_tree_entry_free(e);
+	return !em.kept;
+}
+
 /*
  * Files the patch modifies must be there, with the type it expects;
  * files it creates must not, and the directories above them must not
@@ -379,7 +436,7 @@ static int check_structure(struct apply_ctx *ctx)
 			return ret;
 		switch (d->status) {
 		case GIT_DELTA_ADDED:
-			if (nw->kind == BASE_DIR && !nw->made)
+			if (nw->kind == BASE_DIR && !nw->made && !dir_emptied(ctx, nw->path))
 				return fail(ctx, nw->path, "the patch creates it but the tree has a directory there");
 			if (exists_now(nw))
 				return fail(ctx, nw->path, "the patch creates it but the tree already has it");
@@ -938,6 +995,42 @@ static int gitlink_target(git_oid *out, struct apply_ctx *ctx, const char *path)
 }
 
 /*
+ * Apply the updates `up` to the base tree: removals first, then the rest
+ * onto that. libgit2 takes one list as a whole and refuses a path that
+ * is a file on one side and a directory on the other ("D/F conflict"),
+ * where git am replaces a symbolic link by a directory, or a directory
+ * by a file, when the patch removes the one and creates the other.
+ */
+static int update_in_two_passes(git_oid *out, struct apply_ctx *ctx, git_tree_update *up,
+				 size_t n)
+{
+	git_tree_update *sorted = xcalloc(n ? n : 1, sizeof(*sorted));
+	git_tree *mid = NULL;
+	git_oid mid_id;
+	size_t i, nrm = 0, k;
+	int err = 0, ret = 0;
+
+	for (i = 0; i < n; i++)
+		if (up[i].action == GIT_TREE_UPDATE_REMOVE)
+			sorted[nrm++] = up[i];
+	for (i = 0, k = nrm; i < n; i++)
+		if (up[i].action != GIT_TREE_UPDATE_REMOVE)
+			sorted[k++] = up[i];
+	if (!nrm || nrm == n) {
+		err = git_tree_create_updated(out, ctx->repo, ctx->base, n, sorted);
+	} else if ((err = git_tree_create_updated(&mid_id, ctx->repo, ctx->base, nrm,
+						  sorted)) >= 0 &&
+		   (err = git_tree_lookup(&mid, ctx->repo, &mid_id)) >= 0) {
+		err = git_tree_create_updated(out, ctx->repo, mid, n - nrm, sorted + nrm);
+	}
+	if (err < 0)
+		ret = gitutil_error(err, "cannot write the patched tree");
+	git_tree_free(mid);
+	free(sorted);
+	return ret;
+}
+
+/*
  * Fold libgit2's result back into the full tree: the paths it has are
  * upserted (with their modes: exec bits, symlinks), the touched paths
  * it no longer has are removed. Emptied directories disappear.
@@ -946,7 +1039,7 @@ static int fold_back(git_oid *out, struct apply_ctx *ctx, git_index *idx)
 {
 	size_t n = git_index_entrycount(idx), i, nup = 0;
 	git_tree_update *up = xcalloc(n + ctx->nr + 1, sizeof(*up));
-	int err, ret = 0;
+	int ret = 0;
 
 	for (i = 0; i < n; i++) {
 		const git_index_entry *e = git_index_get_byindex(idx, i);
@@ -973,8 +1066,8 @@ static int fold_back(git_oid *out, struct apply_ctx *ctx, git_index *idx)
 	}
 	if (!nup)
 		git_oid_cpy(out, git_tree_id(ctx->base));
-	else if ((err = git_tree_create_updated(out, ctx->repo, ctx->base, nup, up)) < 0)
-		ret = gitutil_error(err, "cannot write the patched tree");
+	else
+		ret = update_in_two_passes(out, ctx, up, nup);
 cleanup:
 	free(up);
 	return ret;
