@@ -144,4 +144,41 @@ test_expect_success 'a file where a directory keeps other files is still refused
 	test_grep "  mm: the patch creates it but the tree has a directory there" err
 '
 
+test_expect_success 'a binary delta made for another preimage: the patch, the branch and the file are named' '
+	mkdir -p up-bin &&
+	(
+		cd up-bin &&
+		git init -q &&
+		python3 -c "import random; random.seed(1); open(\"blob.bin\", \"wb\").write(bytes(random.getrandbits(8) for _ in range(4000)))" &&
+		git add -A && git commit -q -m base && git tag v1.0 &&
+		python3 -c "d = bytearray(open(\"blob.bin\", \"rb\").read()); d[100:110] = b\"x\" * 10; open(\"blob.bin\", \"wb\").write(bytes(d))" &&
+		git commit -q -a -m "blob: change" &&
+		git checkout -q -b stable v1.0 &&
+		printf more >>blob.bin && git commit -q -a -m "stable: the blob grows" &&
+		git checkout -q master
+	) &&
+	mkdir -p k-bin/kernels k-bin/patches/b &&
+	git -C up-bin format-patch -q --binary -o "$PWD/k-bin/patches/b" v1.0..master &&
+	test_grep "^delta " k-bin/patches/b/0001-blob-change.patch &&
+	sed -e "s|$TRASH_DIRECTORY/linux|$TRASH_DIRECTORY/up-bin|" -e "s/ref: v1.0/ref: stable/" kit/kernels/t.yaml >k-bin/kernels/t.yaml &&
+	printf "series:\n  - id: b\n    title: b\n    patches:\n      - file: patches/b/0001-blob-change.patch\n" >k-bin/series.yaml &&
+	(cd k-bin && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "^error: cannot apply .b 1/1. (blob: change) onto .t.\$" err &&
+	test_grep "^  blob.bin: the patch does not apply: failed to apply delta: base size does not match given data" err
+'
+
+test_expect_success 'a ref lock left behind is named, with its age and what to do' '
+	ref=$(kit_ref k-df t) &&
+	git -C linux update-ref -d $ref &&
+	mkdir -p linux/.git/$(dirname $ref) &&
+	touch -d "-2 hours" linux/.git/$ref.lock &&
+	(cd k-df && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "cannot update .$ref.: its lock .$TRASH_DIRECTORY/linux/.git/$ref.lock. is there, 7[0-9][0-9][0-9] s old" err &&
+	test_grep "if none runs on this repository, remove the lock and run again" err &&
+	rm linux/.git/$ref.lock &&
+	(cd k-df && mkseries apply --branch t >../out 2>../err)
+'
+
 test_done

@@ -1196,6 +1196,15 @@ static int run_apply(git_oid *out, git_repository *repo, const git_oid *base, co
 	if ((ret = build_small_tree(&small, &ctx)))
 		goto cleanup;
 	err = git_apply_to_tree(&idx, repo, small, moved_diff ? moved_diff : ctx.diff, NULL);
+	/*
+	 * A binary delta made for another preimage fails in libgit2 as an
+	 * invalid object ("base size does not match given data"): it is
+	 * the patch not applying, and the caller names the patch and branch.
+	 */
+	if (err < 0 && err != GIT_EAPPLYFAIL && git_error_last() &&
+	    (git_error_last()->klass == GIT_ERROR_INVALID || git_error_last()->klass == GIT_ERROR_ZLIB ||
+	     git_error_last()->klass == GIT_ERROR_PATCH) && first_binary_path(ctx.diff))
+		err = GIT_EAPPLYFAIL;
 	if (err == GIT_EAPPLYFAIL) {
 		const git_error *e = git_error_last();
 		const char *bin = first_binary_path(ctx.diff);
