@@ -181,4 +181,24 @@ test_expect_success 'a ref lock left behind is named, with its age and what to d
 	(cd k-df && mkseries apply --branch t >../out 2>../err)
 '
 
+test_expect_success 'the kit and its variants move in one transaction: a locked variant ref moves none' '
+	cp -R kit k-tx &&
+	add_variants k-tx t &&
+	vref=$(kit_ref k-tx t no-beta) &&
+	mkdir -p linux/.git/$(dirname $vref) &&
+	touch linux/.git/$vref.lock &&
+	(cd k-tx && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
+	cat out err &&
+	test_grep "cannot update .$vref.: its lock .*$vref.lock. is there" err &&
+	test_must_fail git -C linux rev-parse --verify -q $(kit_ref k-tx t) &&
+	test_must_fail git -C linux rev-parse --verify -q $(kit_ref k-tx t no-fix) &&
+	rm linux/.git/$vref.lock &&
+	(cd k-tx && mkseries apply --branch t >../out 2>../err) &&
+	cat out &&
+	test_grep "^t: $(kit_ref k-tx t) -> " out &&
+	test_grep "^t no-fix: $(kit_ref k-tx t no-fix) -> " out &&
+	test_grep "^t no-beta: $vref -> " out &&
+	git -C linux rev-parse --verify -q $vref
+'
+
 test_done

@@ -215,7 +215,7 @@ void repo_unlock(struct repo_lock *lk)
  * A ref's lock file is there: git or another mkseries is writing it, or
  * one was killed while it did. Name the lock, its age and what to do.
  */
-static int ref_locked_error(git_repository *repo, const char *refname)
+int ref_locked_error(git_repository *repo, const char *refname)
 {
 	char *lock = xstrfmt("%s%s.lock", git_repository_commondir(repo), refname);
 	struct stat st;
