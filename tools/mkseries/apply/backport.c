@@ -513,6 +513,8 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 	git_reference *ref = NULL;
 	int err, ret = 0;
 
+	char *admin = xstrfmt("%sworktrees/%s", git_repository_commondir(repo), name);
+
 	if (dir_exists(path) && remove_tree(path))
 		ret = error("cannot remove '%s': %s", path, strerror(errno));
 	if (git_worktree_lookup(&wt, repo, name) == 0) {
@@ -521,9 +523,20 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 			ret = gitutil_error(err, "cannot remove worktree '%s'", name);
 	}
 	git_error_clear();
-	if (git_reference_lookup(&ref, repo, refname) == 0 && (err = git_reference_delete(ref)) < 0)
-		ret = gitutil_error(err, "cannot delete '%s'", refname);
+	/*
+	 * A loop killed while its tree was removed leaves the registration
+	 * half there, which libgit2 may no longer look up: git worktree
+	 * prune's job, done here so the next loop can add the tree again.
+	 */
+	if (!ret && dir_exists(admin) && !dir_exists(path) && remove_tree(admin))
+		ret = error("cannot remove the stale worktree registration '%s': %s", admin,
+			    strerror(errno));
+	if (git_reference_lookup(&ref, repo, refname) == 0 &&
+	    (err = git_reference_delete(ref)) < 0)
+		ret = err == GIT_ELOCKED ? ref_locked_error(repo, refname) :
+		      gitutil_error(err, "cannot delete '%s'", refname);
 	git_error_clear();
+	free(admin);
 	git_reference_free(ref);
 	git_worktree_free(wt);
 	return ret;

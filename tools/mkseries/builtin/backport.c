@@ -1,4 +1,5 @@
 /* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,6 +83,19 @@ struct loop {
 	git_signature *me;
 	struct repo_lock lock;
 };
+
+/*
+ * tests/t0820 stands in for a SIGKILL at named steps of the loop:
+ * MKSERIES_TEST_BACKPORT_CRASH=<step> ends mkseries there at once, as a
+ * kill would, without cleaning up ("1" is the step "recorded").
+ */
+static void crash_point(const char *step)
+{
+	const char *at = getenv("MKSERIES_TEST_BACKPORT_CRASH");
+
+	if (at && (!strcmp(at, step) || (!strcmp(at, "1") && !strcmp(step, "recorded"))))
+		_exit(3);
+}
 
 /* After add_decision(): the branch of the kit just loaded. */
 static int loop_kit_reloaded(struct loop *l)
@@ -538,11 +552,26 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 	}
 	message = backport_message(l, p, &mails[0], r);
 	if (!message ||
-	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message) ||
-	    backport_target(&rel, l, replaces, p, &mails[0]) ||
-	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0,
-			       replaces && *replaces))
+	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message))
 		goto cleanup;
+	/*
+	 * The file's name is chosen once and kept in the state before it is
+	 * written: a --continue killed while writing it writes the same
+	 * file again, not a second one numbered after it.
+	 */
+	if (state_get(st, "target") && *state_get(st, "target")) {
+		rel = xstrdup(state_get(st, "target"));
+	} else {
+		if (backport_target(&rel, l, replaces, p, &mails[0]))
+			goto cleanup;
+		state_set(st, "target", rel);
+		if (state_write(st, l->paths.patch))
+			goto cleanup;
+	}
+	crash_point("target");
+	if (patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
+		goto cleanup;
+	crash_point("written");
 	state_set(st, "recorded", rel);
 	if (replaces && *replaces)
 		state_set(st, "decided", "1");
@@ -569,7 +598,10 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 	int declared, err, ret = -1;
 
 	dir = backport_dir(p->series, l->b, &declared);
-	if (!declared) {
+	/* a --continue killed after series.yaml was written: the decision is ours */
+	if (!declared && patch_decision(p, bname)) {
+		printf("series.yaml: %s on '%s': already recorded\n", label, bname);
+	} else if (!declared) {
 		strbuf_addstr(&flow, "{ file: ");
 		yaml_scalar(&flow, state_get(st, "recorded"));
 		strbuf_addstr(&flow, " }");
@@ -577,6 +609,7 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
 		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
+		crash_point("decided");
 	}
 	state_set(st, "decided", "1");
 	if (state_write(st, l->paths.patch))
@@ -601,9 +634,8 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 	if (!state_get(st, "recorded")) {
 		if (record_file(l, st, p, r))
 			return -1;
-		/* tests/t0800 stands in for a crash here: the file written, series.yaml not yet */
-		if (getenv("MKSERIES_TEST_BACKPORT_CRASH"))
-			_exit(3);
+		/* the file written, series.yaml not yet */
+		crash_point("recorded");
 	}
 	if (state_get(st, "decided"))
 		return 0;
@@ -856,7 +888,7 @@ static int cmd_status(struct loop *l)
 		else
 			printf("no backport loop in progress on '%s'\n", l->b->name);
 		state_release(&st);
-		return between;
+		return 0;	/* nothing to resolve either way */
 	}
 	result_from_state(&r, &st);
 	printf("backport loop on '%s'\n", l->b->name);
@@ -911,10 +943,13 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		strbuf_addstr(&flow, " }");
 		printf("series.yaml: %s skipped on '%s'\n", kit_patch_label(p),
 		       branch_decisions(l->b));
-		err = add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip");
+		/* a --skip killed after series.yaml was written: the decision is ours */
+		err = patch_decision(p, branch_decisions(l->b)) ? 0 :
+		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip");
 		strbuf_release(&flow);
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
+		crash_point("skipped");
 	} else {
 		result_from_state(&r, &st);
 		err = loop_leftovers(&left, l, &st, &r);
@@ -929,6 +964,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 	}
 	if (finish_patch(l))
 		goto cleanup;
+	crash_point("finished");
 	ret = run_loop(l);
 cleanup:
 	strbuf_release(&left);
@@ -1010,6 +1046,42 @@ cleanup:
 	return ret;
 }
 
+/*
+ * Temporary files a killed mkseries left beside kit file `rel`
+ * ("<name>.tmp.<pid>", written then renamed over it): removed, beneath
+ * the kit only.
+ */
+static void remove_temp_siblings(const struct loop *l, const char *rel)
+{
+	char *abs = path_join(l->kit->dir, rel), *slash = strrchr(abs, '/');
+	const char *base = slash ? slash + 1 : abs;
+	char *prefix = xstrfmt("%s.tmp.", base);
+	DIR *d;
+	struct dirent *de;
+
+	if (slash)
+		*slash = '\0';
+	d = opendir(slash ? abs : ".");
+	while (d && (de = readdir(d))) {
+		struct strbuf why = STRBUF_INIT;
+		const char *rs = strrchr(rel, '/');
+		char *trel;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		trel = rs ? xstrfmt("%.*s/%s", (int)(rs - rel), rel, de->d_name) :
+			    xstrdup(de->d_name);
+		if (!fs_unlink_beneath(l->kit->dir, trel, &why))
+			printf("removed %s (left by a mkseries that was killed)\n", shown(trel));
+		strbuf_release(&why);
+		free(trel);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(abs);
+}
+
 static int cmd_abort(struct loop *l)
 {
 	struct state st = STATE_INIT;
@@ -1033,6 +1105,7 @@ static int cmd_abort(struct loop *l)
 		if (!rel)
 			break;
 		strbuf_reset(&why);
+		remove_temp_siblings(l, rel);
 		err = fs_unlink_beneath(l->kit->dir, rel, &why);
 		if (err == MKS_EUNSAFE)
 			/* the loop never wrote it: it writes nothing beyond a link */
@@ -1061,6 +1134,7 @@ static int cmd_abort(struct loop *l)
 			printf("put back %s\n", rel);
 		strbuf_release(&old);
 	}
+	remove_temp_siblings(l, "series.yaml");
 	if (restore_series_yaml(l))
 		ret = 1;
 	if (!ret && remove_tree(l->paths.dir) && errno != ENOENT)

@@ -137,8 +137,10 @@ unsigned patch_dir_last_number(const char *path)
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
 
+		/* a temporary file a killed writer left ("<name>.tmp.<pid>") numbers nothing */
 		if (isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) &&
-		    isdigit((unsigned char)n[2]) && isdigit((unsigned char)n[3]) && n[4] == '-') {
+		    isdigit((unsigned char)n[2]) && isdigit((unsigned char)n[3]) && n[4] == '-' &&
+		    !strstr(n, ".tmp.")) {
 			unsigned v = (unsigned)strtoul(n, NULL, 10);
 
 			if (v > last)
