@@ -201,4 +201,15 @@ test_expect_success 'the kit and its variants move in one transaction: a locked 
 	git -C linux rev-parse --verify -q $vref
 '
 
+test_expect_success 'a work directory lock that is a symbolic link is not written through' '
+	mkdir -p wl/t &&
+	echo precious >wl-target &&
+	ln -s "$TRASH_DIRECTORY/wl-target" wl/t/lock &&
+	(cd kit && test_must_fail mkseries run --branch t --workdir ../wl >../out 2>../err) &&
+	cat err &&
+	test_grep "error: cannot use lock .$TRASH_DIRECTORY/wl/t/lock.: it is a symbolic link; remove it" err &&
+	echo precious >wl-target.expect &&
+	test_cmp wl-target.expect wl-target
+'
+
 test_done

@@ -85,6 +85,22 @@ do
 	'
 done
 
+test_expect_success 'the start killed once the work tree is there: --continue starts again, --abort restores' '
+	rm -rf k-st wd-k-st && cp -R kit k-st &&
+	MKSERIES_TEST_BACKPORT_CRASH=checked-out test_expect_code 3 bp k-st &&
+	bp k-st --status &&
+	test_grep "between two patches (interrupted)" out &&
+	test_expect_code 1 bp k-st --continue &&
+	test_grep "alpha 1/2 does not apply" out &&
+	printf "static long move_pteps(void)\n{\n\treturn 0;\n}\n" >wd-k-st/t/backport/tree/mm/mremap.c &&
+	bp k-st --continue &&
+	finished k-st &&
+	rm -rf k-st2 wd-k-st2 && cp -R kit k-st2 &&
+	MKSERIES_TEST_BACKPORT_CRASH=checked-out test_expect_code 3 bp k-st2 &&
+	bp k-st2 --abort &&
+	restored k-st2
+'
+
 test_expect_success 'a temporary file a killed write left: the file keeps its number, --abort removes it' '
 	loop_at k-tmp &&
 	mkdir -p k-tmp/patches/alpha/t &&

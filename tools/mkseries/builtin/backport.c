@@ -823,6 +823,7 @@ static int run_loop(struct loop *l)
 		}
 		if (apply_in_work_tree(&r, l, &before.tip, it, &mails[0]))
 			goto next;
+		crash_point("checked-out");
 		set_patch_state(&st, l, it, &before.tip, &r);
 		if (state_write(&st, l->paths.patch))
 			goto next;
