@@ -212,4 +212,29 @@ test_expect_success 'a work directory lock that is a symbolic link is not writte
 	test_cmp wl-target.expect wl-target
 '
 
+test_expect_success 'a write that fails (a disk full) names the ref, and none moves' '
+	cp -R kit k-full &&
+	(cd k-full && mkseries apply --branch t >../out 2>../err) &&
+	ref=$(kit_ref k-full t) &&
+	git -C linux rev-parse $ref >tip.before &&
+	sed -i "s/^Signed-off-by: Se Park/Reviewed-by: Some One <one@example.org>\nSigned-off-by: Se Park/" \
+		k-full/patches/beta/0001-madvise-split-locking.patch &&
+	# no file can grow under ulimit -f 0, ours neither: the messages go
+	# through a pipe to a cat outside the limit, the exit code to rc
+	{
+		(
+			trap "" XFSZ &&
+			ulimit -f 0 &&
+			cd k-full && exec mkseries apply --branch t
+		) 2>&1
+		echo $? >rc
+	} | cat >err &&
+	cat err &&
+	echo 1 >rc.expect &&
+	test_cmp rc.expect rc &&
+	test_grep "^error: cannot move .$ref.; no ref was moved: could not write to .*File too large" err &&
+	git -C linux rev-parse $ref >tip.after &&
+	test_cmp tip.before tip.after
+'
+
 test_done

@@ -459,10 +459,16 @@ static int plan_apply_item(struct apply_outcome *o, struct apply_run *r, size_t 
 	}
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE)
 		return err;
-	if (err)
-		return -1;
 	r->tree = next;
-	return take_applied(o, r, i);
+	if (err || take_applied(o, r, i)) {
+		/* the message above is libgit2's or the system's (a disk full): say where */
+		const struct plan_item *it = &r->plan->items[i];
+
+		return error("stopped at %s onto '%s' (from %s); no ref was moved",
+			     kit_patch_label(it->patch), r->plan->branch->name,
+			     it->source ? shown(it->source) : "?");
+	}
+	return 0;
 }
 
 static void *alloc_per_item(const struct plan *plan, size_t size)
@@ -628,9 +634,15 @@ int branch_refs_move(git_repository *repo, struct apply_outcome *const *o, size_
 fail:
 	if (at && (err == GIT_ELOCKED || lock_file_there(repo, at)))
 		ret = ref_locked_error(repo, at);
-	else
-		ret = gitutil_error(err, "cannot move %s%s%s; no ref was moved",
-				    at ? "'" : "the branch refs", at ? at : "", at ? "'" : "");
+	else {
+		struct strbuf names = STRBUF_INIT;
+
+		for (i = 0; i < n; i++)
+			if (o[i] && o[i]->pending && (!at || !strcmp(at, o[i]->refname)))
+				strbuf_addf(&names, "%s'%s'", names.len ? ", " : "", o[i]->refname);
+		ret = gitutil_error(err, "cannot move %s; no ref was moved", names.buf);
+		strbuf_release(&names);
+	}
 cleanup:
 	git_transaction_free(tx);
 	return ret;
