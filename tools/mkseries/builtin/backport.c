@@ -82,7 +82,22 @@ struct loop {
 	git_repository *repo;
 	git_signature *me;
 	struct repo_lock lock;
+	/* the work tree's tree, once read in this run (reading stats every file) */
+	git_oid wt_tree;
+	int have_wt_tree;
 };
+
+/* The tree the loop's work tree holds now, read once per run. */
+static int loop_worktree_tree(git_oid *out, struct loop *l)
+{
+	if (!l->have_wt_tree) {
+		if (backport_worktree_tree(&l->wt_tree, l->paths.tree))
+			return -1;
+		l->have_wt_tree = 1;
+	}
+	*out = l->wt_tree;
+	return 0;
+}
 
 /*
  * tests/t0820 stands in for a SIGKILL at named steps of the loop:
@@ -340,7 +355,7 @@ static int worktree_change(git_oid *tree_id, git_commit **onto_c, struct loop *l
 	*onto_c = NULL;
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
 		return error("the loop's state has no valid 'onto' commit");
-	if (backport_worktree_tree(tree_id, l->paths.tree))
+	if (loop_worktree_tree(tree_id, l))
 		return -1;
 	if ((err = git_commit_lookup(onto_c, l->repo, &onto)) < 0)
 		return gitutil_error(err, "cannot read commit %s", oid_short(&onto));
@@ -645,6 +660,7 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 /* The patch is done with (recorded or skipped): its tree and state go. */
 static int finish_patch(struct loop *l)
 {
+	l->have_wt_tree = 0;
 	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
 		return -1;
 	if (unlink(l->paths.patch) && errno != ENOENT)
@@ -734,6 +750,7 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	struct strbuf report = STRBUF_INIT;
 	int err;
 
+	l->have_wt_tree = 0;
 	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
 				     l->paths.refname) ||
 	    mkdir_p(l->paths.dir, 0755) ||
@@ -864,7 +881,7 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
 		return error("the loop's state has no valid 'onto' commit");
-	if (backport_worktree_tree(&tree, l->paths.tree))
+	if (loop_worktree_tree(&tree, l))
 		return -1;
 	m = backport_new_markers(left, l->repo, &onto, &tree);
 	return m < 0 ? -1 : n + m;
