@@ -125,6 +125,42 @@ test_expect_success 'a symbolic link replaced by a directory, a directory by a f
 	test_cmp tree.expect tree.got
 '
 
+test_expect_success 'the backport loop takes such a patch too, with a file that conflicts' '
+	(
+		cd linux &&
+		git checkout -q -b df3 v1.0 &&
+		rm mm/link.c && mkdir mm/link.c && echo inside >mm/link.c/f &&
+		git rm -rq scripts && echo file >scripts &&
+		sed -i "s/line 4/line four/" mm/madvise.c &&
+		git add -A && git commit -q -m "mm: link.c a directory, scripts a file, line four" &&
+		git checkout -q -b df3-stable v1.0 &&
+		sed -i "s/line 4/line 4 (stable)/" mm/madvise.c &&
+		git commit -q -a -m "stable: line 4" &&
+		git checkout -q master
+	) &&
+	mkdir -p k-df3/kernels k-df3/patches/d &&
+	git -C linux format-patch -q -o "$PWD/k-df3/patches/d" v1.0..df3 &&
+	sed "s/ref: v1.0/ref: df3-stable/" kit/kernels/t.yaml >k-df3/kernels/t.yaml &&
+	printf "series:\n  - id: d\n    title: d\n    patches:\n      - file: patches/d/%s\n" \
+		0001-mm-link.c-a-directory-scripts-a-file-line-four.patch >k-df3/series.yaml &&
+	(cd k-df3 && test_expect_code 1 mkseries backport --branch t --workdir ../wd-df3 >../out 2>../err) &&
+	cat out err &&
+	test_grep "conflict  mm/madvise.c" out &&
+	tree=wd-df3/t/backport/tree &&
+	test_grep "^inside\$" $tree/mm/link.c/f &&
+	test_grep "^file\$" $tree/scripts &&
+	test -f $tree/scripts &&
+	sed -i -e "/^<<<<<<< /d" -e "/^=======/d" -e "/^>>>>>>> /d" -e "/^line 4 (stable)\$/d" $tree/mm/madvise.c &&
+	(cd k-df3 && mkseries backport --branch t --workdir ../wd-df3 --continue >../out 2>../err) &&
+	cat out &&
+	git -C linux ls-tree -r --name-only "$(kit_ref k-df3 t)" >files &&
+	test_grep "^mm/link.c/f\$" files &&
+	test_grep "^scripts\$" files &&
+	! test_grep "^scripts/run.sh\$" files &&
+	git -C linux show "$(kit_ref k-df3 t):mm/madvise.c" >madvise.c &&
+	test_grep "^line four\$" madvise.c
+'
+
 test_expect_success 'a file where a directory keeps other files is still refused, naming it' '
 	(
 		cd linux &&

@@ -91,6 +91,22 @@ static int write_tree_file(const char *dir, const char *path, const void *data, 
 	return ret;
 }
 
+/* The directories above removed file `path` that it left empty go, as git removes them. */
+static void remove_emptied_dirs(const char *dir, const char *path)
+{
+	struct strbuf why = STRBUF_INIT;
+	char *p = xstrdup(path), *slash;
+
+	while ((slash = strrchr(p, '/'))) {
+		*slash = '\0';
+		strbuf_reset(&why);
+		if (fs_rmdir_beneath(dir, p, &why) != 1)
+			break;
+	}
+	strbuf_release(&why);
+	free(p);
+}
+
 /*
  * Make file `path` of the tree at `dir` what it is in `tree_id` (a tree,
  * or the commit the work tree was checked out from; absent: removed).
@@ -119,6 +135,8 @@ static int sync_path(git_repository *repo, const git_oid *tree_id, const char *d
 				    shown(path), why.buf);
 		else if (ret)
 			ret = error("cannot remove '%s' in '%s': %s", shown(path), dir, why.buf);
+		else
+			remove_emptied_dirs(dir, path);
 		goto cleanup;
 	}
 	if (err < 0 || (err = git_blob_lookup(&blob, repo, git_tree_entry_id(e))) < 0) {
@@ -427,7 +445,8 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 	git_diff *gd = NULL;
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
-	size_t i, n;
+	git_oid cur = *onto;
+	size_t i, k = 0, n, *order = NULL;
 	int err, ret = 0;
 
 	if ((ret = diff_check_paths(diff, len, report)))
@@ -442,26 +461,41 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		goto cleanup;
 	}
 	n = git_diff_num_deltas(gd);
-	for (i = 0; i < n && !ret; i++) {
-		const git_diff_delta *d = git_diff_get_delta(gd, i);
+	/*
+	 * Files removed first, and each file applied onto the tree with the
+	 * files before it: a patch that replaces a link or a directory by a
+	 * directory or a file of the same name goes in as git am does.
+	 */
+	order = xcalloc(n ? n : 1, sizeof(*order));
+	for (i = 0; i < n; i++)
+		if (git_diff_get_delta(gd, i)->status == GIT_DELTA_DELETED)
+			order[k++] = i;
+	for (i = 0; i < n; i++)
+		if (git_diff_get_delta(gd, i)->status != GIT_DELTA_DELETED)
+			order[k++] = i;
+	for (k = 0; k < n && !ret; k++) {
+		const git_diff_delta *d = git_diff_get_delta(gd, order[k]);
 		git_patch *patch = NULL;
 		git_buf text = { 0 };
 		struct strbuf why = STRBUF_INIT;
 		git_oid next;
 
+		i = order[k];
 		if ((err = git_patch_from_diff(&patch, gd, i)) < 0 ||
 		    (err = git_patch_to_buf(&text, patch)) < 0) {
 			ret = gitutil_error(err, "cannot read the patch of '%s'", d->new_file.path);
 			git_patch_free(patch);
 			break;
 		}
-		err = apply_diff(&next, repo, onto, text.ptr, text.size, &why);
+		err = apply_diff(&next, repo, &cur, text.ptr, text.size, &why);
 		if (!err) {
-			ret = sync_path(repo, &next, dir, d->new_file.path, report);
-			if (!ret && strcmp(d->old_file.path, d->new_file.path))
+			if (strcmp(d->old_file.path, d->new_file.path))
 				ret = sync_path(repo, &next, dir, d->old_file.path, report);
 			if (!ret)
+				ret = sync_path(repo, &next, dir, d->new_file.path, report);
+			if (!ret)
 				add_file(r, d->new_file.path, BACKPORT_APPLIED);
+			cur = next;
 		} else if (err == MKS_EAPPLYFAIL) {
 			ret = merge_three_way(r, repo, tree, dir, d, report);
 			if (ret == 1)
@@ -476,6 +510,7 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		git_patch_free(patch);
 	}
 cleanup:
+	free(order);
 	git_diff_free(gd);
 	git_tree_free(tree);
 	git_commit_free(commit);
