@@ -708,10 +708,6 @@ const struct plan_item *plan_find(const struct plan *plan, const struct kit_patc
 	return i < 0 ? NULL : &plan->items[i];
 }
 
-/*
- * What to call an item: the kit's subject, else its patch file's (a file
- * that does not parse says so now, and has no subject).
- */
 /* What a stable reviewer looks for in a patch's trailers: a Fixes: line, a Cc: to stable. */
 static unsigned trailer_policy_flags(const struct mail_patch *m)
 {
@@ -732,10 +728,12 @@ static unsigned trailer_policy_flags(const struct mail_patch *m)
 }
 
 /*
- * The kit's `subject`, else the subject of the first mail in the file the
- * item applies; and into *flags what its trailers tell the policy.
+ * The subject shown for `it` (the kit's, else its patch file's), and into
+ * *flags what the file's trailers tell the policy; *bad set when its patch
+ * file is there but does not parse (printed).
  */
-static char *item_facts(const struct kit *kit, const struct plan_item *it, unsigned *flags)
+static char *item_facts(const struct kit *kit, const struct plan_item *it, unsigned *flags,
+			int *bad)
 {
 	const char *rel = it->source ? it->source : it->patch->file;
 	struct mail_patch *mails = NULL;
@@ -748,10 +746,14 @@ static char *item_facts(const struct kit *kit, const struct plan_item *it, unsig
 	if (!rel)
 		return ret;
 	path = path_join(kit->dir, rel);
-	if (!access(path, R_OK) && !mail_parse_file(&mails, &nr, path) && nr) {
-		if (!ret && mails[0].subject)
-			ret = xstrdup(mails[0].subject);
-		*flags = trailer_policy_flags(&mails[0]);
+	if (!access(path, R_OK)) {
+		if (mail_parse_file(&mails, &nr, path) < 0) {
+			*bad = 1;
+		} else if (nr) {
+			if (!ret && mails[0].subject)
+				ret = xstrdup(mails[0].subject);
+			*flags = trailer_policy_flags(&mails[0]);
+		}
 	}
 	mail_patches_free(mails, nr);
 	free(path);
@@ -805,8 +807,11 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	for (i = 0; i < plan->nr; i++) {
 		struct plan_item *it = &plan->items[i];
 		unsigned flags;
+		int bad = 0;
 
-		it->subject = item_facts(kit, it, &flags);
+		it->subject = item_facts(kit, it, &flags, &bad);
+		if (bad)
+			ret = -1;
 		it->policy = -1;
 		if (it->action == PLAN_APPLY || it->action == PLAN_SQUASH)
 			it->policy = kit_policy_takes(kit, b, it->patch, flags, &it->policy_rule);
