@@ -708,29 +708,49 @@ const struct plan_item *plan_find(const struct plan *plan, const struct kit_patc
 	return i < 0 ? NULL : &plan->items[i];
 }
 
-/* What a stable reviewer looks for in a patch's trailers: a Fixes: line, a Cc: to stable. */
-static unsigned trailer_policy_flags(const struct mail_patch *m)
+/*
+ * What a stable reviewer looks for in a patch file's messages: a Fixes:
+ * line, a Cc: to stable. Read as text, line by line up to each mail's
+ * "---" (the mail parser would report a broken file a second time:
+ * that is apply's to say).
+ */
+static unsigned file_policy_flags(const char *path)
 {
+	struct strbuf sb = STRBUF_INIT;
 	unsigned flags = 0;
-	size_t i;
+	const char *p, *end, *eol;
+	int in_diff = 0;
 
-	for (i = 0; i < m->nr_trailers; i++) {
-		const struct trailer *t = &m->trailers[i];
+	if (strbuf_read_file(&sb, path) < 0)
+		return 0;
+	for (p = sb.buf, end = sb.buf + sb.len; p < end; p = eol + 1) {
+		size_t n;
 
-		if (!strcasecmp(t->key, "Fixes"))
+		eol = memchr(p, '\n', end - p);
+		if (!eol)
+			eol = end;
+		n = eol - p;
+		if (n >= 5 && !memcmp(p, "From ", 5))
+			in_diff = 0;
+		else if (n == 3 && !memcmp(p, "---", 3))
+			in_diff = 1;
+		if (in_diff)
+			continue;
+		if (n > 6 && !strncasecmp(p, "Fixes:", 6))
 			flags |= POLICY_FIXES_TRAILER;
-		else if (!strcasecmp(t->key, "Cc") &&
-			 (strcasestr(t->value, "stable@vger.kernel.org") ||
-			  strcasestr(t->value, "stable@kernel.org")))
+		else if (n > 3 && !strncasecmp(p, "Cc:", 3) &&
+			 (memmem(p, n, "stable@vger.kernel.org", 22) ||
+			  memmem(p, n, "stable@kernel.org", 17)))
 			flags |= POLICY_CC_STABLE;
 	}
+	strbuf_release(&sb);
 	return flags;
 }
 
 /*
  * The subject shown for `it` (the kit's, else its patch file's), and into
- * *flags what the file's trailers tell the policy; *bad set when its patch
- * file is there but does not parse (printed).
+ * *flags what the file tells the policy; *bad set when its patch file is
+ * there, is needed for the subject and does not parse (printed).
  */
 static char *item_facts(const struct kit *kit, const struct plan_item *it, unsigned *flags,
 			int *bad)
@@ -741,19 +761,18 @@ static char *item_facts(const struct kit *kit, const struct plan_item *it, unsig
 	char *path, *ret = NULL;
 
 	*flags = 0;
-	if (it->patch->subject)
-		ret = xstrdup(it->patch->subject);
 	if (!rel)
-		return ret;
+		return it->patch->subject ? xstrdup(it->patch->subject) : NULL;
 	path = path_join(kit->dir, rel);
-	if (!access(path, R_OK)) {
-		if (mail_parse_file(&mails, &nr, path) < 0) {
+	if (!access(path, R_OK))
+		*flags = file_policy_flags(path);
+	if (it->patch->subject) {
+		ret = xstrdup(it->patch->subject);
+	} else if (!access(path, R_OK)) {
+		if (mail_parse_file(&mails, &nr, path) < 0)
 			*bad = 1;
-		} else if (nr) {
-			if (!ret && mails[0].subject)
-				ret = xstrdup(mails[0].subject);
-			*flags = trailer_policy_flags(&mails[0]);
-		}
+		else if (nr && mails[0].subject)
+			ret = xstrdup(mails[0].subject);
 	}
 	mail_patches_free(mails, nr);
 	free(path);
