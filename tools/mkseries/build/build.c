@@ -223,6 +223,25 @@ static const char *make_arch(const struct arch_info *a)
 	return !strcmp(a->name, "x86_64") ? "x86_64" : a->srcarch;
 }
 
+/*
+ * The make variables and environment that decide what a build makes,
+ * apart from the tree, its paths, -j and the commit's timestamp: the
+ * build's key holds them (build_inputs()), run_make() passes them.
+ */
+static void make_settings(struct strvec *args, struct strvec *env, const struct arch_info *arch,
+			  const char *cross, int ccache)
+{
+	/* ARCH= always, so that a tree never guesses from the host. */
+	strvec_pushf(args, "ARCH=%s", make_arch(arch));
+	if (*cross)
+		strvec_pushf(args, "CROSS_COMPILE=%s", cross);
+	if (ccache)
+		strvec_pushf(args, "CC=ccache %sgcc", cross);
+	strvec_pushl(env, "LC_ALL=C", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", NULL);
+	strvec_pushl(env, "KBUILD_BUILD_USER=mkseries", "KBUILD_BUILD_HOST=mkseries",
+		      "KBUILD_BUILD_VERSION=1", NULL);
+}
+
 /* Run make with the variant's settings and `target`; returns make's exit status or -1. */
 static int run_make(struct make_ctx *m, const char *target)
 {
@@ -232,19 +251,11 @@ static int run_make(struct make_ctx *m, const char *target)
 
 	strvec_pushl(&c.argv, "make", "-C", m->src, NULL);
 	strvec_pushf(&c.argv, "O=%s", m->out);
-	/* ARCH= always, so that a tree never guesses from the host. */
-	strvec_pushf(&c.argv, "ARCH=%s", make_arch(m->arch));
-	if (*m->cross)
-		strvec_pushf(&c.argv, "CROSS_COMPILE=%s", m->cross);
-	if (m->ccache_dir)
-		strvec_pushf(&c.argv, "CC=ccache %sgcc", m->cross);
+	make_settings(&c.argv, &c.env, m->arch, m->cross, !!m->ccache_dir);
 	if (m->jobs)
 		strvec_pushf(&c.argv, "-j%u", m->jobs);
 	strvec_push(&c.argv, target);
-	strvec_pushl(&c.env, "LC_ALL=C", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", NULL);
 	strvec_pushf(&c.env, "KBUILD_BUILD_TIMESTAMP=%s", m->timestamp);
-	strvec_pushl(&c.env, "KBUILD_BUILD_USER=mkseries", "KBUILD_BUILD_HOST=mkseries",
-		      "KBUILD_BUILD_VERSION=1", NULL);
 	if (m->ccache_dir)
 		strvec_pushf(&c.env, "CCACHE_DIR=%s", m->ccache_dir);
 	c.log_path = m->log;
@@ -307,9 +318,22 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	int ret = 0;
 	size_t i;
 
+	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
+	char *make = program_version("make", "none");
+
 	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\ncompiler %s\nbase %s\n",
 		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b),
 		    have_program("ccache"), compiler, base);
+	/* How make runs: which make, and every variable and environment setting it gets. */
+	strbuf_addf(inputs, "make %s\n", make);
+	make_settings(&args, &env, branch_arch(b), branch_cross(b), have_program("ccache"));
+	for (i = 0; i < args.nr; i++)
+		strbuf_addf(inputs, "make-arg %s\n", args.v[i]);
+	for (i = 0; i < env.nr; i++)
+		strbuf_addf(inputs, "make-env %s\n", env.v[i]);
+	strvec_clear(&args);
+	strvec_clear(&env);
+	free(make);
 	free(compiler);
 	if (!is_config_target(base) || file_exists(path)) {
 		struct strbuf sb = STRBUF_INIT;

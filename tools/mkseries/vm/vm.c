@@ -31,6 +31,7 @@ void vm_result_release(struct vm_result *r)
 	free(r->failure);
 	free(r->expected);
 	free(r->console_log);
+	strvec_clear(&r->argv);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -145,7 +146,8 @@ char *vm_result_how(const struct vm_result *r)
 /* One QEMU run */
 
 void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const char *accel,
-		  const char *bzimage, const char *initramfs, int full, unsigned max_cpus)
+		  const char *bzimage, const char *initramfs, int full, const char *extra,
+		  unsigned max_cpus)
 {
 	struct strbuf cmdline = STRBUF_INIT;
 	const char *cpu = boot->cpu;
@@ -194,6 +196,8 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 		strbuf_addstr(&cmdline, " mm_regress=--quick");
 	if (boot->cmdline && *boot->cmdline)
 		strbuf_addf(&cmdline, " %s", boot->cmdline);
+	if (extra && *extra)
+		strbuf_addf(&cmdline, " %s", extra);
 	strvec_pushl(argv, "-append", cmdline.buf, NULL);
 	strvec_pushl(argv, "-nodefaults", "-display", "none", "-serial", "stdio", "-monitor", "none",
 		     "-no-reboot", NULL);
@@ -321,7 +325,7 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	w.label = opts->label ? opts->label : "";
 	w.accel = accel;
 
-	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full,
+	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
 		     branch_arch(b)->max_cpus);
 	f = fopen(console_log, "w");
 	if (!f) {
@@ -625,9 +629,17 @@ static int write_initramfs(const char *path, const struct kernel_branch *b)
 	return ret;
 }
 
+/* The accelerator asked for: the option, else the branch's boot.accel, else auto. */
+static const char *wanted_accel(const struct kernel_branch *b, const struct vm_opts *opts)
+{
+	return opts->accel ? opts->accel : b->boot.accel ? b->boot.accel : "auto";
+}
+
 /*
  * The accelerator to boot b with when `want` (auto, kvm or tcg) was
  * asked for, and in *note (caller frees) why it is not the one asked for.
+ * *accel is NULL when the first boot must probe KVM; it is an error
+ * (printed) to ask for KVM for a guest of another arch.
  */
 static int choose_accel(const char **accel, char **note, const struct kernel_branch *b,
 			const char *want, const char *cache)
@@ -647,6 +659,32 @@ static int choose_accel(const char **accel, char **note, const struct kernel_bra
 	*accel = "tcg";
 	*note = xstrfmt("%s guest on %s host: KVM runs only the host's own arch", arch->name,
 			arch_host() ? arch_host()->name : "another");
+	return 0;
+}
+
+int vm_boot_argv(struct strvec *argv, const struct kernel_branch *b, const char *bzimage,
+		 const char *workdir, const struct vm_opts *opts)
+{
+	const char *want = wanted_accel(b, opts), *accel = NULL;
+	char *cache, *note = NULL, *initramfs;
+
+	if (!accel_name_ok(want))
+		return -1;
+	/* Settled as choose_accel() settles it, without its error. */
+	if (!arch_is_host(branch_arch(b))) {
+		accel = strcmp(want, "kvm") ? "tcg" : NULL;
+	} else {
+		cache = mks_cache_dir();
+		accel = vm_pick_accel(want, cache, b->boot.qemu, &note);
+		free(note);
+		free(cache);
+	}
+	if (!accel)
+		return -1;
+	initramfs = path_join(workdir, "initramfs.cpio");
+	vm_qemu_argv(argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
+		     branch_arch(b)->max_cpus);
+	free(initramfs);
 	return 0;
 }
 
@@ -696,8 +734,7 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	struct strbuf console = STRBUF_INIT;
 	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL, *state_path = NULL;
 	char *logdir = path_join(workdir, "logs"), *log = NULL;
-	const char *want = opts->accel ? opts->accel : b->boot.accel ? b->boot.accel : "auto";
-	const char *accel = NULL;
+	const char *want = wanted_accel(b, opts), *accel = NULL;
 	unsigned boots = opts->boots ? opts->boots : b->boot.boots ? b->boot.boots : 1, nth;
 	enum boot_end end = END_EXITED;
 	int ret = 0, status = 0, started = 0, all_started = 1;
@@ -766,6 +803,9 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	res->timing = vm_timing(accel, &b->boot);
 	res->started = all_started;
 	res->boots = nth > boots ? boots : nth;
+	/* What every boot ran, the accelerator settled: the test's key is made from it. */
+	vm_qemu_argv(&res->argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
+		     branch_arch(b)->max_cpus);
 
 	record_test(&st, res, b, bzimage, opts);
 	ret = state_write(&st, state_path);

@@ -1,0 +1,100 @@
+#!/bin/sh
+# t0730-freshness.sh: mkseries run redoes exactly the steps whose inputs changed: the console,
+# QEMU, a boot setting, the compiler, mkseries itself.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
+
+# run_t: mkseries run of branch t into out (the binary is $MKS, else mkseries on PATH).
+run_t() {
+	(cd kit && ${MKS:-mkseries} run --branch t --workdir ../work >../out 2>&1)
+}
+
+# steps_rerun: the steps of out that ran, one "cell step" a line, sorted.
+steps_rerun() {
+	sed -n -e "/: up to date/d" \
+	    -e "s/^t: \(import\|apply\): .*/t \1/p" \
+	    -e "s/^t \([a-z]*\): \(build\|test\): .*/\1 \2/p" out | sort
+}
+
+test_expect_success 'setup: a kit run once, then up to date at every step' '
+	setup_fake_run kit &&
+	run_t &&
+	test_grep "^t kit: test: booted" out &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6 &&
+	steps_rerun >actual &&
+	test_must_be_empty actual
+'
+
+test_expect_success 'another console in the kernels file redoes the tests only, with that console' '
+	kernel_yaml kit t v1.0-mk "  console: ttyS1" &&
+	run_t &&
+	steps_rerun >actual &&
+	printf "base test\nkit test\n" >expect &&
+	test_cmp expect actual &&
+	test_grep "^t: import: up to date" out &&
+	test_grep "^t: apply: up to date" out &&
+	test_grep "^t kit: build: up to date" out &&
+	test_grep "console=ttyS1 panic=-1" work/t/logs/kit-console.log &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6
+'
+
+test_expect_success 'a QEMU whose --version differs, at the same path, redoes the tests only' '
+	sed -i "s/7\.2\.99 (fake)/7.2.100 (fake)/" fake-qemu &&
+	run_t &&
+	steps_rerun >actual &&
+	printf "base test\nkit test\n" >expect &&
+	test_cmp expect actual &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6
+'
+
+test_expect_success 'another boot setting that is no QEMU option (boot-timeout) redoes the tests only' '
+	kernel_yaml kit t v1.0-mk "  console: ttyS1
+  boot-timeout: 200" &&
+	run_t &&
+	steps_rerun >actual &&
+	printf "base test\nkit test\n" >expect &&
+	test_cmp expect actual &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6
+'
+
+test_expect_success 'another build of mkseries redoes apply only' '
+	mkdir bin2 &&
+	cp "$MKSERIES_BIN" bin2/mkseries &&
+	printf "\0another build\n" >>bin2/mkseries &&
+	MKS="$TRASH_DIRECTORY/bin2/mkseries" run_t &&
+	steps_rerun >actual &&
+	echo "t apply" >expect &&
+	test_cmp expect actual &&
+	test_grep "^t: apply: $(kit_ref kit t) -> " out &&
+	MKS="$TRASH_DIRECTORY/bin2/mkseries" run_t &&
+	test $(grep -c ": up to date" out) = 6 &&
+	run_t &&
+	steps_rerun >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'another compiler redoes the builds only: the same image keeps its tests' '
+	mkdir -p newcc &&
+	cat >newcc/gcc <<-\EOF &&
+	#!/bin/sh
+	if [ "$1" = --version ]; then
+		echo "gcc (stand-in) 99.1.0"
+		exit 0
+	fi
+	exec /usr/bin/gcc "$@"
+	EOF
+	chmod +x newcc/gcc &&
+	PATH="$TRASH_DIRECTORY/newcc:$PATH" run_t &&
+	steps_rerun >actual &&
+	printf "base build\nkit build\n" >expect &&
+	test_cmp expect actual &&
+	test_grep "^t kit: test: up to date" out &&
+	PATH="$TRASH_DIRECTORY/newcc:$PATH" run_t &&
+	test $(grep -c ": up to date" out) = 6
+'
+
+test_done
