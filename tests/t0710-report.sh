@@ -21,25 +21,7 @@ widest() {
 }
 
 test_expect_success 'setup: a kit run once, with the fake kbuild and QEMU' '
-	make_upstream linux &&
-	make_kit kit linux &&
-	cp "$DATA/fake-qemu" fake-qemu &&
-	git -C linux checkout -q -b stable v1.0 &&
-	cp "$DATA/fake-kbuild.mk" linux/Makefile &&
-	git -C linux add Makefile &&
-	git -C linux commit -q -m "fake kbuild" &&
-	git -C linux tag v1.0-mk &&
-	git -C linux checkout -q master &&
-	cat >kit/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $TRASH_DIRECTORY/linux, ref: v1.0-mk }
-	config:
-	  base: tinyconfig
-	boot:
-	  qemu: $TRASH_DIRECTORY/fake-qemu
-	  accel: tcg
-	EOF
+	setup_fake_run kit &&
 	(cd kit && mkseries run --branch t --workdir ../work >../run.out)
 '
 
