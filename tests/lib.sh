@@ -333,3 +333,13 @@ wait_for() {
 		sleep 0.1
 	done
 }
+
+# json_ok FILE: FILE is one JSON document (python3 is in make deps).
+json_ok() {
+	python3 -m json.tool "$1" >/dev/null
+}
+
+# xml_ok FILE: FILE is well-formed XML (xmllint, libxml2-utils, is in make deps).
+xml_ok() {
+	xmllint --noout "$1"
+}

@@ -5,16 +5,6 @@
 
 DATA="$TEST_DIRECTORY/data/results"
 
-# json_ok FILE: FILE is one JSON document (python3 is in make deps).
-json_ok() {
-	python3 -m json.tool "$1" >/dev/null
-}
-
-# xml_ok FILE: FILE is well-formed XML (xmllint is in make deps).
-xml_ok() {
-	xmllint --noout "$1"
-}
-
 # widest FILE: the widest line in characters (not bytes: "±" is one).
 widest() {
 	python3 -c "import sys; print(max(len(l.rstrip(\"\\n\")) for l in open(sys.argv[1], encoding=\"utf-8\")))" "$1"
