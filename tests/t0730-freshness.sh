@@ -97,4 +97,14 @@ test_expect_success 'another compiler redoes the builds only: the same image kee
 	test $(grep -c ": up to date" out) = 6
 '
 
+test_expect_success 'a relative XDG_CACHE_HOME is ignored: work directories go under HOME, as the repository' '
+	(cd kit && XDG_CACHE_HOME=rel mkseries build --branch t --variant base >../out 2>&1) &&
+	test_grep "^t base: built in" out &&
+	test -d "$HOME/.cache/mkseries/work/$(kit_id kit)/t/out-base" &&
+	! test -e kit/rel &&
+	(cd kit && test_expect_code 2 env -u HOME -u XDG_CACHE_HOME \
+		mkseries build --branch t --variant base >../out 2>&1) &&
+	test_grep "^fatal: cannot tell where work directories go: neither XDG_CACHE_HOME (absolute) nor HOME is set (use --workdir DIR)$" out
+'
+
 test_done

@@ -217,6 +217,18 @@ static int have_program(const char *name)
 	return found;
 }
 
+/* <cache>/ccache when ccache is installed and there is a cache directory, else NULL. Caller frees. */
+static char *ccache_dir(void)
+{
+	char *cache, *ret;
+
+	if (!have_program("ccache") || !(cache = mks_cache_dir()))
+		return NULL;
+	ret = path_join(cache, "ccache");
+	free(cache);
+	return ret;
+}
+
 /* make's ARCH=: the arch's directory, but x86_64 keeps its own name (it picks 64-bit in Kconfig). */
 static const char *make_arch(const struct arch_info *a)
 {
@@ -319,20 +331,21 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	size_t i;
 
 	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
-	char *make = program_version("make", "none");
+	char *make = program_version("make", "none"), *ccache = ccache_dir();
 
 	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\ncompiler %s\nbase %s\n",
 		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b),
-		    have_program("ccache"), compiler, base);
+		    !!ccache, compiler, base);
 	/* How make runs: which make, and every variable and environment setting it gets. */
 	strbuf_addf(inputs, "make %s\n", make);
-	make_settings(&args, &env, branch_arch(b), branch_cross(b), have_program("ccache"));
+	make_settings(&args, &env, branch_arch(b), branch_cross(b), !!ccache);
 	for (i = 0; i < args.nr; i++)
 		strbuf_addf(inputs, "make-arg %s\n", args.v[i]);
 	for (i = 0; i < env.nr; i++)
 		strbuf_addf(inputs, "make-env %s\n", env.v[i]);
 	strvec_clear(&args);
 	strvec_clear(&env);
+	free(ccache);
 	free(make);
 	free(compiler);
 	if (!is_config_target(base) || file_exists(path)) {
@@ -662,12 +675,7 @@ static void make_ctx_init(struct make_ctx *m, git_repository *repo, const git_oi
 	m->cross = branch_cross(b);
 	m->jobs = opts->jobs ? opts->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	m->timestamp = commit_timestamp(repo, commit);
-	if (have_program("ccache")) {
-		char *cache = mks_cache_dir();
-
-		m->ccache_dir = path_join(cache, "ccache");
-		free(cache);
-	}
+	m->ccache_dir = ccache_dir();
 }
 
 /* Make b's image in a configured out/ and check it; res and st say how it went. */

@@ -53,6 +53,13 @@ int error_code(int code, const char *fmt, ...)
 	return code;
 }
 
+int mks_exit_status(int err)
+{
+	if (!err)
+		return 0;
+	return err == MKS_ECONFIG ? 2 : 1;
+}
+
 void warning(const char *fmt, ...)
 {
 	va_list ap;

@@ -25,6 +25,12 @@ enum {
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same as error() but returns the given code. */
 int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The exit status of a command whose work returned err: 0 for 0, 2 for
+ * MKS_ECONFIG (the kit or the command line is wrong), 1 for any other
+ * failure. The one place a code becomes an exit status.
+ */
+int mks_exit_status(int err);
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print and exit(2): only for usage errors in cmd_* and for running out of memory. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

@@ -76,6 +76,9 @@ const char *vm_pick_accel(const char *want, const char *cache_dir, const char *q
 		return "tcg";
 	}
 	close(fd);
+	/* No cache directory: no probe is kept, each boot probes. */
+	if (!cache_dir)
+		return NULL;
 	path = path_join(cache_dir, "kvm-probe");
 	release = host_release();
 	version = vm_qemu_version(qemu);
@@ -99,13 +102,17 @@ const char *vm_pick_accel(const char *want, const char *cache_dir, const char *q
 int vm_record_probe(const char *cache_dir, const char *qemu, const char *accel, const char *note)
 {
 	struct state st = STATE_INIT;
-	char *path = path_join(cache_dir, "kvm-probe"), *release = host_release();
-	char *version = vm_qemu_version(qemu);
+	char *path, *release, *version;
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	int ret;
 
+	if (!cache_dir)
+		return 0;
+	path = path_join(cache_dir, "kvm-probe");
+	release = host_release();
+	version = vm_qemu_version(qemu);
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
 	state_set(&st, "host", release);
