@@ -20,9 +20,7 @@
 #include "build/build.h"
 #include "lib/gitutil.h"
 #include "build/kconfig.h"
-#include "kit/select.h"
 #include "lib/state.h"
-#include "tree/tree.h"
 #include "tree/workdir.h"
 
 /* ------------------------------------------------------------------ */
@@ -86,19 +84,6 @@ char *build_first_error(const char *log, const char *srcdir)
 	if (make)
 		return xstrndup(make, make_len);
 	return NULL;
-}
-
-const char *format_duration_to(char *buf, double seconds)
-{
-	long s = (long)(seconds + 0.5);
-
-	if (s < 60)
-		snprintf(buf, 32, "%lds", s);
-	else if (s < 3600)
-		snprintf(buf, 32, "%ldm%02lds", s / 60, s % 60);
-	else
-		snprintf(buf, 32, "%ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
-	return buf;
 }
 
 /* ------------------------------------------------------------------ */
@@ -389,29 +374,6 @@ int build_inputs_key(char **out, const struct kit *kit, const struct kernel_bran
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
 	return ret;
-}
-
-const struct arch_info *branch_arch(const struct kernel_branch *b)
-{
-	const struct arch_info *a = arch_find(b->arch ? b->arch : "x86_64");
-
-	if (!a)
-		BUG("branch '%s' has unknown arch '%s' after kit_load()", b->name, b->arch);
-	return a;
-}
-
-const char *branch_cross(const struct kernel_branch *b)
-{
-	const struct arch_info *a = branch_arch(b);
-
-	if (b->cross)
-		return b->cross;
-	return arch_is_host(a) ? "" : a->cross;
-}
-
-const char *branch_image(const struct kernel_branch *b)
-{
-	return b->image ? b->image : branch_arch(b)->image;
 }
 
 int branch_check_compiler(const struct kernel_branch *b)

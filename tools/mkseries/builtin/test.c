@@ -3,7 +3,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "build/build.h"
 #include "builtin/builtin.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"

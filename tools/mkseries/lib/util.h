@@ -38,6 +38,15 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void bug_fl(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 
+/* "3m02s", "41s" into buf (at least 32 bytes); returns buf. */
+const char *format_duration_to(char *buf, double seconds);
+/* The same into a buffer of the calling block's own, as oid_short(). */
+#define format_duration(seconds) format_duration_to((char[32]){ 0 }, (seconds))
+
+/* "86691" -> "86,691" into buf (at least 32 bytes); returns buf. */
+const char *thousands_to(char *buf, size_t n);
+#define thousands(n) thousands_to((char[32]){ 0 }, (n))
+
 /* Progress and verbosity: quiet when stderr is not a terminal. */
 extern int mks_verbose;
 int mks_isatty_stderr(void);

@@ -17,7 +17,6 @@
 #include "lib/state.h"
 #include "tree/tree.h"
 #include "apply/variant.h"
-#include "results/verdict.h"
 #include "vm/vm.h"
 #include "tree/workdir.h"
 
@@ -618,6 +617,23 @@ static void say_tested(struct branch_run *br, const char *variant, const struct 
 	free(how);
 }
 
+/* What the test of a cell depends on, but QEMU's command line. */
+static void test_inputs_of(struct test_inputs *in, const struct branch_run *br,
+			   const struct kernel_variant *declared, const char *image_hash,
+			   const char *regress_hash, const char *qemu_version)
+{
+	in->bzimage_hash = image_hash;
+	in->regress_hash = regress_hash;
+	in->qemu_version = qemu_version;
+	in->accel = br->args->accel ? br->args->accel :
+		    br->b->boot.accel ? br->b->boot.accel : "auto";
+	in->full = br->args->full;
+	in->repeat = br->args->repeat;
+	in->boots = br->args->boots ? br->args->boots : br->b->boot.boots;
+	in->boot = &br->b->boot;
+	in->variant = declared;
+}
+
 static int step_test(struct branch_run *br, const char *variant, const char *bzimage)
 {
 	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
@@ -651,17 +667,8 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		goto error;
 	}
 	qemu_version = vm_qemu_version(br->b->boot.qemu);
-	in.bzimage_hash = image_hash;
-	in.regress_hash = regress_hash;
+	test_inputs_of(&in, br, declared, image_hash, regress_hash, qemu_version);
 	in.qemu_argv = vm_boot_argv(&argv, br->b, bzimage, br->workdir, &opts) ? NULL : &argv;
-	in.qemu_version = qemu_version;
-	in.accel = br->args->accel ? br->args->accel :
-		   br->b->boot.accel ? br->b->boot.accel : "auto";
-	in.full = br->args->full;
-	in.repeat = br->args->repeat;
-	in.boots = br->args->boots ? br->args->boots : br->b->boot.boots;
-	in.boot = &br->b->boot;
-	in.variant = declared;
 	key = test_key(&in);
 	if (read_run_state(&rt, br, name) || read_module_state(&ts, br, variant, "test")) {
 		ret = -1;

@@ -14,26 +14,8 @@
 
 #include "lib/gitutil.h"
 #include "tree/tarimport.h"
-#include "tree/tree.h"
 #include "tree/treecheck.h"
 #include "lib/util.h"
-
-/* "86691" -> "86,691" into buf (at least 32 bytes). */
-const char *thousands_to(char *buf, size_t n)
-{
-	char tmp[32];
-	size_t len, i, o = 0;
-
-	snprintf(tmp, sizeof(tmp), "%zu", n);
-	len = strlen(tmp);
-	for (i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
 
 /* ------------------------------------------------------------------ */
 /* An in-memory directory tree of the archive's files */

@@ -11,13 +11,11 @@
 #include <unistd.h>
 
 #include "kit/arch.h"
-#include "build/build.h"
 #include "vm/console.h"
 #include "vm/initramfs.h"
 #include "vm/ktap.h"
 #include "vm/regress.h"
 #include "lib/state.h"
-#include "results/verdict.h"
 #include "vm/vm.h"
 #include "tree/workdir.h"
 
