@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,6 +17,7 @@
 
 #include "kit/arch.h"
 #include "build/build.h"
+#include "lib/progress.h"
 #include "lib/gitutil.h"
 #include "build/kconfig.h"
 #include "lib/state.h"
@@ -100,50 +100,30 @@ void build_result_release(struct build_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* What the progress line shows and when it was last drawn. */
-struct progress {
+/* What the progress line of a build shows. */
+struct build_progress {
+	struct progress line;
 	const char *label;
-	double start, drawn;
+	double start;
 	char last[160];
 	int changed;
-	int enabled;
 };
 
-static void progress_draw(struct progress *pg, int force)
+/* A new kbuild line at most every line.interval, the clock alone every second. */
+static void build_progress_draw(struct build_progress *pg, int force)
 {
-	struct winsize ws;
-	int cols = 80;
-	struct strbuf sb = STRBUF_INIT;
-	double now = mono_seconds();
-
-	if (!pg->enabled || (!force && !pg->changed && now - pg->drawn < 1))
+	if (!force && !pg->changed && pg->line.drawn && mono_seconds() - pg->line.drawn < 1)
 		return;
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 20)
-		cols = ws.ws_col;
-	strbuf_addf(&sb, "%s: building %s", pg->label, format_duration(now - pg->start));
-	if (pg->last[0])
-		strbuf_addf(&sb, "  %s", shown(pg->last));
-	if (sb.len > (size_t)cols - 1)
-		strbuf_setlen(&sb, cols - 1);
-	fprintf(stderr, "\r\033[K%s", sb.buf);
-	fflush(stderr);
-	strbuf_release(&sb);
-	pg->drawn = now;
-	pg->changed = 0;
-}
-
-static void progress_clear(struct progress *pg)
-{
-	if (pg->enabled && pg->drawn) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+	if (progress_show(&pg->line, force, "%s: building %s%s%s", pg->label,
+			  format_duration(mono_seconds() - pg->start), pg->last[0] ? "  " : "",
+			  pg->last))
+		pg->changed = 0;
 }
 
 /* Keep kbuild's "  CC      mm/mremap.o" lines, with the spaces folded. */
 static void build_on_line(void *data, const char *line)
 {
-	struct progress *pg = data;
+	struct build_progress *pg = data;
 	const char *p = line;
 	size_t n = 0;
 
@@ -164,11 +144,7 @@ static void build_on_line(void *data, const char *line)
 
 static int build_on_tick(void *data)
 {
-	struct progress *pg = data;
-
-	if (pg->changed && mono_seconds() - pg->drawn < 0.1)
-		return 0;
-	progress_draw(pg, 0);
+	build_progress_draw(data, 0);
 	return 0;
 }
 
@@ -180,7 +156,7 @@ struct make_ctx {
 	unsigned jobs;
 	char *ccache_dir;	/* NULL when ccache is not installed */
 	char *timestamp;
-	struct progress *pg;
+	struct build_progress *pg;
 };
 
 static int have_program(const char *name)
@@ -257,7 +233,7 @@ static int run_make(struct make_ctx *m, const char *target)
 		strvec_pushf(&c.env, "CCACHE_DIR=%s", m->ccache_dir);
 	c.log_path = m->log;
 	c.err_to_out = 1;
-	if (m->pg && m->pg->enabled) {
+	if (m->pg && m->pg->line.enabled) {
 		c.on_line = build_on_line;
 		c.on_tick = build_on_tick;
 		c.data = m->pg;
@@ -688,7 +664,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
 	struct strbuf inputs = STRBUF_INIT;
 	struct state st = STATE_INIT;
-	struct progress pg = { 0 };
+	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0 };
 	struct make_ctx m = { 0 };
 	char *src = NULL, *out = NULL, *logdir = NULL, *state_path = NULL, *inputs_hash = NULL;
 	char commit_hex[GIT_OID_HEXSZ + 1];
@@ -729,11 +705,9 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 
 	pg.label = opts->label ? opts->label : variant;
 	pg.start = start;
-	pg.enabled = opts->progress;
-	if (pg.enabled) {
-		snprintf(pg.last, sizeof(pg.last), "writing the source tree");
-		progress_draw(&pg, 1);
-	}
+	progress_init(&pg.line, opts->progress, 0.1);
+	snprintf(pg.last, sizeof(pg.last), "writing the source tree");
+	build_progress_draw(&pg, 1);
 	if (materialise(repo, commit, src, &res->mat)) {
 		fail(res, &st, "cannot write the source tree");
 		goto done;
@@ -749,7 +723,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	if (!ret && res->status != BUILD_FAILED)
 		make_image(res, &st, &m, b);
 done:
-	progress_clear(&pg);
+	progress_clear(&pg.line);
 	res->seconds = mono_seconds() - start;
 	state_setf(&st, "seconds", "%.1f", res->seconds);
 	state_setf(&st, "finished", "%lld", (long long)time(NULL));

@@ -4,13 +4,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kit/arch.h"
+#include "lib/progress.h"
 #include "vm/console.h"
 #include "vm/initramfs.h"
 #include "vm/ktap.h"
@@ -226,37 +226,23 @@ struct watch {
 	unsigned probe_timeout;	/* a probe boot: seconds until the KTAP header, else 0 */
 	enum boot_end end;
 	/* progress */
-	int progress;
+	struct progress line;
 	const char *label, *accel;
-	double drawn;
 	char last[120];
 	unsigned results;
 };
 
 static void watch_draw(struct watch *w)
 {
-	struct winsize ws;
-	int cols = 80;
-	struct strbuf sb = STRBUF_INIT;
-	double now = mono_seconds();
+	char results[48] = "";
 
-	if (!w->progress || now - w->drawn < 0.2)
-		return;
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 20)
-		cols = ws.ws_col;
-	strbuf_addf(&sb, "%s: %s (%s) %s", w->label,
-		    w->phase == PHASE_BOOT ? "booting" : "running", w->accel,
-		    format_duration(now - w->start));
 	if (w->phase != PHASE_BOOT)
-		strbuf_addf(&sb, "  %u result%s", w->results, w->results == 1 ? "" : "s");
-	if (w->last[0])
-		strbuf_addf(&sb, "  %s", shown(w->last));
-	if (sb.len > (size_t)cols - 1)
-		strbuf_setlen(&sb, cols - 1);
-	fprintf(stderr, "\r\033[K%s", sb.buf);
-	fflush(stderr);
-	w->drawn = now;
-	strbuf_release(&sb);
+		snprintf(results, sizeof(results), "  %u result%s", w->results,
+			 w->results == 1 ? "" : "s");
+	progress_show(&w->line, 0, "%s: %s (%s) %s%s%s%s", w->label,
+		      w->phase == PHASE_BOOT ? "booting" : "running", w->accel,
+		      format_duration(mono_seconds() - w->start), results, w->last[0] ? "  " : "",
+		      w->last);
 }
 
 static void watch_on_line(void *data, const char *line)
@@ -326,7 +312,7 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	w.deadline = w.start + w.boot_timeout;
 	w.probe_timeout = probe_timeout;
 	w.end = END_EXITED;
-	w.progress = opts->progress;
+	progress_init(&w.line, opts->progress, 0.2);
 	w.label = opts->label ? opts->label : "";
 	w.accel = accel;
 
@@ -349,10 +335,7 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	c.data = &w;
 	*status = child_run(&c);
 	*seconds = mono_seconds() - w.start;
-	if (w.progress && w.drawn) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+	progress_clear(&w.line);
 	child_release(&c);
 	if (*status < 0)
 		return -1;
