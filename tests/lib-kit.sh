@@ -245,3 +245,18 @@ setup_fake_run() {
 	git -C linux checkout -q master &&
 	kernel_yaml "$1" t v1.0-mk
 }
+
+# write_new_gcc DIR: DIR/gcc, the host's gcc under another --version
+# ("gcc (stand-in) 99.1.0"): a new compiler, for PATH="DIR:$PATH".
+write_new_gcc() {
+	mkdir -p "$1" &&
+	cat >"$1/gcc" <<-\EOF_GCC &&
+	#!/bin/sh
+	if [ "$1" = --version ]; then
+		echo "gcc (stand-in) 99.1.0"
+		exit 0
+	fi
+	exec /usr/bin/gcc "$@"
+	EOF_GCC
+	chmod +x "$1/gcc"
+}

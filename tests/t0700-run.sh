@@ -22,19 +22,12 @@ child_of() {
 }
 
 test_expect_success 'setup: a kit whose trees build with a fake kbuild and boot in a fake QEMU' '
-	make_upstream linux &&
-	make_kit kit linux &&
-	cp "$DATA/fake-qemu" fake-qemu &&
-	git -C linux checkout -q -b stable v1.0 &&
-	cp "$DATA/fake-kbuild.mk" linux/Makefile &&
-	git -C linux add Makefile &&
-	git -C linux commit -q -m "fake kbuild" &&
-	git -C linux tag v1.0-mk &&
+	setup_fake_run kit &&
+	git -C linux checkout -q stable &&
 	sed -i "s/move_ptes/move_the_ptes/" linux/mm/mremap.c &&
 	git -C linux commit -q -a -m "diverge" &&
 	git -C linux tag v1.0-conflict &&
 	git -C linux checkout -q master &&
-	kernel_yaml kit t v1.0-mk &&
 	kernel_yaml kit c v1.0-conflict &&
 	echo "default: false" >>kit/kernels/c.yaml &&
 	kernel_yaml kit plain v1.0
@@ -111,16 +104,7 @@ test_expect_success 'a rebuild that makes the same image keeps its test' '
 '
 
 test_expect_success 'a new compiler makes build and run alike build again' '
-	mkdir -p newcc &&
-	cat >newcc/gcc <<-\EOF &&
-	#!/bin/sh
-	if [ "$1" = --version ]; then
-		echo "gcc (stand-in) 99.1.0"
-		exit 0
-	fi
-	exec /usr/bin/gcc "$@"
-	EOF
-	chmod +x newcc/gcc &&
+	write_new_gcc newcc &&
 	(cd kit && mkseries build --branch t --variant base --workdir ../work >../out 2>&1) &&
 	test_grep "^t base: up to date" out &&
 	(cd kit && PATH="$TRASH_DIRECTORY/newcc:$PATH" &&

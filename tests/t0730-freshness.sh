@@ -16,6 +16,17 @@ steps_rerun() {
 	    -e "s/^t \([a-z]*\): \(build\|test\): .*/\1 \2/p" out | sort
 }
 
+# expect_rerun STEPS: a run redoes exactly STEPS ("cell step" lines, sorted,
+# as steps_rerun prints them), and the run after it is up to date throughout.
+expect_rerun() {
+	run_t &&
+	steps_rerun >actual &&
+	printf "%s\n" "$@" >expect &&
+	test_cmp expect actual &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6
+}
+
 test_expect_success 'setup: a kit run once, then up to date at every step' '
 	setup_fake_run kit &&
 	run_t &&
@@ -28,73 +39,32 @@ test_expect_success 'setup: a kit run once, then up to date at every step' '
 
 test_expect_success 'another console in the kernels file redoes the tests only, with that console' '
 	kernel_yaml kit t v1.0-mk "  console: ttyS1" &&
-	run_t &&
-	steps_rerun >actual &&
-	printf "base test\nkit test\n" >expect &&
-	test_cmp expect actual &&
-	test_grep "^t: import: up to date" out &&
-	test_grep "^t: apply: up to date" out &&
-	test_grep "^t kit: build: up to date" out &&
-	test_grep "console=ttyS1 panic=-1" work/t/logs/kit-console.log &&
-	run_t &&
-	test $(grep -c ": up to date" out) = 6
+	expect_rerun "base test" "kit test" &&
+	test_grep "console=ttyS1 panic=-1" work/t/logs/kit-console.log
 '
 
 test_expect_success 'a QEMU whose --version differs, at the same path, redoes the tests only' '
 	sed -i "s/7\.2\.99 (fake)/7.2.100 (fake)/" fake-qemu &&
-	run_t &&
-	steps_rerun >actual &&
-	printf "base test\nkit test\n" >expect &&
-	test_cmp expect actual &&
-	run_t &&
-	test $(grep -c ": up to date" out) = 6
+	expect_rerun "base test" "kit test"
 '
 
 test_expect_success 'another boot setting that is no QEMU option (boot-timeout) redoes the tests only' '
 	kernel_yaml kit t v1.0-mk "  console: ttyS1
   boot-timeout: 200" &&
-	run_t &&
-	steps_rerun >actual &&
-	printf "base test\nkit test\n" >expect &&
-	test_cmp expect actual &&
-	run_t &&
-	test $(grep -c ": up to date" out) = 6
+	expect_rerun "base test" "kit test"
 '
 
-test_expect_success 'another build of mkseries redoes apply only' '
+test_expect_success 'another build of mkseries redoes apply only, and so does going back' '
 	mkdir bin2 &&
 	cp "$MKSERIES_BIN" bin2/mkseries &&
 	printf "\0another build\n" >>bin2/mkseries &&
-	MKS="$TRASH_DIRECTORY/bin2/mkseries" run_t &&
-	steps_rerun >actual &&
-	echo "t apply" >expect &&
-	test_cmp expect actual &&
-	test_grep "^t: apply: $(kit_ref kit t) -> " out &&
-	MKS="$TRASH_DIRECTORY/bin2/mkseries" run_t &&
-	test $(grep -c ": up to date" out) = 6 &&
-	run_t &&
-	steps_rerun >actual &&
-	test_cmp expect actual
+	(MKS="$TRASH_DIRECTORY/bin2/mkseries" && expect_rerun "t apply") &&
+	expect_rerun "t apply"
 '
 
 test_expect_success 'another compiler redoes the builds only: the same image keeps its tests' '
-	mkdir -p newcc &&
-	cat >newcc/gcc <<-\EOF &&
-	#!/bin/sh
-	if [ "$1" = --version ]; then
-		echo "gcc (stand-in) 99.1.0"
-		exit 0
-	fi
-	exec /usr/bin/gcc "$@"
-	EOF
-	chmod +x newcc/gcc &&
-	PATH="$TRASH_DIRECTORY/newcc:$PATH" run_t &&
-	steps_rerun >actual &&
-	printf "base build\nkit build\n" >expect &&
-	test_cmp expect actual &&
-	test_grep "^t kit: test: up to date" out &&
-	PATH="$TRASH_DIRECTORY/newcc:$PATH" run_t &&
-	test $(grep -c ": up to date" out) = 6
+	write_new_gcc newcc &&
+	(PATH="$TRASH_DIRECTORY/newcc:$PATH" && expect_rerun "base build" "kit build")
 '
 
 test_expect_success 'a relative XDG_CACHE_HOME is ignored: work directories go under HOME, as the repository' '
