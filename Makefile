@@ -43,14 +43,15 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
 	qemu-system-x86 apt-utils python3 libxml2-utils jq \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
-	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev
+	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
+	quilt rpm git-email libmailtools-perl
 
 B ?= build
 # tools/mkseries: main.c and builtin/ on top of folders that are the
 # layers, lowest rank first. A folder uses its own files and those of
 # lower rank only (tests/check-layers.sh); each builds into an archive.
 # Includes name the folder: #include "kit/model.h".
-MKS_LAYERS = lib kit patches tree apply build vm results run report
+MKS_LAYERS = lib kit patches tree apply build vm results run report export
 MKS_INCLUDES = -Itools/mkseries
 layer_objs = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/mkseries/$(1)/*.c))
 LAYER_LIBS = $(patsubst %,$(B)/lib/libmks-%.a,$(MKS_LAYERS))

@@ -7,11 +7,12 @@
 # A body's commands must be joined with && (or ||, |, a line ending in \),
 # or a failure in the middle goes unseen: `test_expect_code 2 cmd ;` throws
 # the exit code away. A command may end without one only when it is the
-# last of the body or of a block: the next line closes a subshell, a group,
-# an if, a loop or a case arm (`)`, `}`, `fi`, `done`, `else`, `elif`,
-# `esac`, `;;`), or the next command keeps its status (`code=$?`, `test $?
-# = 2`), or it runs in the background (`&`). Here-documents and multi-line double-quoted strings are
-# read as part of their command. Each broken link is printed as
+# last of the body or of a block, or a condition: the next line closes a
+# subshell, a group, an if, a loop or a case arm (`)`, `}`, `fi`, `done`,
+# `else`, `elif`, `esac`, `;;`) or opens the body of an if or a loop
+# (`then`, `do`), or the next command keeps its status (`code=$?`,
+# `test $? = 2`), or it runs in the background (`&`). Here-documents and
+# multi-line double-quoted strings are read as part of their command. Each broken link is printed as
 # FILE:LINE: broken && chain: COMMAND; the exit status is 1 if any was.
 use strict;
 use warnings;
@@ -75,7 +76,7 @@ sub lint_body {
 		next if $end =~ /^\s*[\w*.|\$"'-]+\)$/ && $end !~ /\(/;
 		my $next = next_command(\@lines, $i + 1);
 		next if !defined $next;
-		next if $next =~ /^\s*(\)|\}|fi\b|done\b|else\b|elif\b|esac\b|;;)/;
+		next if $next =~ /^\s*(\)|\}|fi\b|done\b|else\b|elif\b|esac\b|;;|then\b|do\b)/;
 		# The status kept on purpose: `cmd` then `code=$?` or `test $? = 2`.
 		next if $next =~ /^\s*(\w+=\$\?|test \$\?|echo \$\?)/;
 		(my $shown = $t) =~ s/^\s+//;

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "test", cmd_test, "boot each built variant in QEMU and run mm-regress" },
 	{ "regress", cmd_regress, "run the embedded mm-regress on this machine" },
 	{ "report", cmd_report, "report the results: text, json, junit or markdown" },
+	{ "export", cmd_export, "ship an applied, verified branch: stable mails, quilt (Debian) or RPM patches" },
 	{ "run", cmd_run, "the whole job: import, apply, build, test, verdicts, report" },
 };
 

@@ -57,18 +57,66 @@ static int is_backporter_signoff(const char *value, const git_signature *who)
 	       !strncasecmp(lt + 1, who->email, gt - lt - 1);
 }
 
+/*
+ * The upstream id to name in full: the mail's own when it gives 40 hex
+ * digits, else the commit git format-patch wrote the mail from when it
+ * starts with the id the kit gives (the kit may abbreviate), else the
+ * shorter id as it is.
+ */
+static const char *full_upstream(const struct mail_patch *m, const struct kit_patch *p)
+{
+	const char *id = m->upstream ? m->upstream : p->upstream;
+
+	if (!id || strlen(id) >= GIT_OID_HEXSZ || !m->source_commit)
+		return id;
+	if (!strncasecmp(m->source_commit, id, strlen(id)))
+		return m->source_commit;
+	return id;
+}
+
+void stable_add_signoff(struct strbuf *msg, const git_signature *who)
+{
+	struct trailer *t = NULL;
+	const char *last_sob = NULL;
+	size_t nr, i;
+
+	nr = trailers_parse(&t, msg->buf, NULL);
+	for (i = 0; i < nr; i++)
+		if (!strcasecmp(t[i].key, "Signed-off-by"))
+			last_sob = t[i].value;
+	if (!last_sob || !is_backporter_signoff(last_sob, who)) {
+		strbuf_rtrim(msg);
+		/* a trailer of its own block when the message has none yet */
+		strbuf_addstr(msg, nr ? "\n" : "\n\n");
+		strbuf_addf(msg, "Signed-off-by: %s <%s>\n", who->name, who->email);
+	}
+	trailers_free(t, nr);
+}
+
+/*
+ * The trailer block is kept as written, not rebuilt from the parsed
+ * trailers: continuation lines, spacing and the bracketed notes a
+ * backporter puts between the upstream trailers and their own
+ * Signed-off-by (the stable style) all survive.
+ */
 char *stable_message(const struct mail_patch *m, const struct kit_patch *p,
 		     const struct mail_patch *const *squashed, const struct kit_patch *const *sq_patches,
 		     size_t nr_squashed, const git_signature *backporter)
 {
-	struct strbuf sb = STRBUF_INIT, body = STRBUF_INIT;
-	const char *id = m->upstream ? m->upstream : p->upstream;
+	struct strbuf sb = STRBUF_INIT, body = STRBUF_INIT, block = STRBUF_INIT;
+	const char *id = full_upstream(m, p);
 	const char *msg = m->message ? m->message : "";
 	size_t body_len = m->message ? m->message_body_len : 0, skip, i;
-	const char *last_sob = NULL;
 
 	strbuf_addstr(&sb, m->subject && *m->subject ? m->subject : p->subject);
 	strbuf_addstr(&sb, "\n\n");
+	if (!id && !nr_squashed) {
+		/* The user's own patch: its message is theirs, byte for byte. */
+		strbuf_addstr(&sb, msg);
+		strbuf_rtrim(&sb);
+		strbuf_addch(&sb, '\n');
+		return strbuf_detach(&sb, NULL);
+	}
 	if (id)
 		strbuf_addf(&sb, "commit %s upstream.\n\n", id);
 	skip = upstream_paragraph(msg);
@@ -91,15 +139,14 @@ char *stable_message(const struct mail_patch *m, const struct kit_patch *p,
 	}
 	if (nr_squashed)
 		strbuf_addch(&sb, '\n');
-	for (i = 0; i < m->nr_trailers; i++) {
-		strbuf_addf(&sb, "%s: %s\n", m->trailers[i].key, m->trailers[i].value);
-		if (!strcasecmp(m->trailers[i].key, "Signed-off-by"))
-			last_sob = m->trailers[i].value;
+	if (m->nr_trailers && body_len < strlen(msg)) {
+		strbuf_addstr(&block, msg + body_len);
+		strbuf_rtrim(&block);
+		strbuf_addf(&sb, "%s\n", block.buf);
 	}
-	if (!last_sob || !is_backporter_signoff(last_sob, backporter)) {
-		strbuf_addf(&sb, "Signed-off-by: %s <%s>\n", backporter->name, backporter->email);
-	}
+	stable_add_signoff(&sb, backporter);
 	strbuf_release(&body);
+	strbuf_release(&block);
 	return strbuf_detach(&sb, NULL);
 }
 

@@ -78,12 +78,24 @@ int branch_apply(struct apply_outcome *o, git_repository *repo, const struct pla
 
 /*
  * The stable-style commit message for mail `m` standing for kit entry `p`:
- * subject, "commit <id> upstream.", the message, notes for squashed
- * fixups, the trailers, and the backporter's Signed-off-by once at the end.
+ * subject, "commit <id> upstream." (the full id when the mail's
+ * format-patch "From <id>" line gives it), the message, notes for
+ * squashed fixups, the trailer block as written (notes in it kept), and
+ * the backporter's Signed-off-by once at the end. A patch with no
+ * upstream id (the user's own) keeps its message as written, byte for
+ * byte (only trailing blank lines go). The one writer of
+ * that form: apply's commits and export's mails both come from it.
  * Returns a new string.
  */
 char *stable_message(const struct mail_patch *m, const struct kit_patch *p,
 		     const struct mail_patch *const *squashed, const struct kit_patch *const *sq_patches,
 		     size_t nr_squashed, const git_signature *backporter);
+
+/*
+ * Append "Signed-off-by: <who>" to commit message `msg` unless its last
+ * Signed-off-by is who's (by address): the rule stable_message() follows
+ * for the backporter, for anyone who passes the patch on.
+ */
+void stable_add_signoff(struct strbuf *msg, const git_signature *who);
 
 #endif

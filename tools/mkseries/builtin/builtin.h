@@ -11,6 +11,7 @@ int cmd_fixups(int argc, const char **argv);
 int cmd_fetch(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_export(int argc, const char **argv);
 int cmd_build(int argc, const char **argv);
 int cmd_test(int argc, const char **argv);
 

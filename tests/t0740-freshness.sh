@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0730-freshness.sh: mkseries run redoes exactly the steps whose inputs changed: the console,
+# t0740-freshness.sh: mkseries run redoes exactly the steps whose inputs changed: the console,
 # QEMU, a boot setting, the compiler, mkseries itself.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"

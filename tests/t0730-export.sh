@@ -1,0 +1,374 @@
+#!/bin/sh
+# t0730-export.sh: mkseries export: stable mails, a Debian quilt series and RPM patches, each round-tripped to the applied tree.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
+
+DATA="$TEST_DIRECTORY/data/results"
+
+# tree_of DIR: the tree id of DIR's files as they are (quilt's .pc left out).
+tree_of() {
+	(
+		cd "$1" &&
+		rm -rf .pc &&
+		git init -q &&
+		git add -A &&
+		git write-tree
+	)
+}
+
+# kernel NAME QEMU: kernels/NAME.yaml, the fake kbuild tree, booted by QEMU.
+kernel() {
+	cat >kit/kernels/$1.yaml <<-EOF
+	name: "$1"
+	source:
+	  git: { repo: $TRASH_DIRECTORY/linux, ref: v1.0-mk }
+	config:
+	  base: tinyconfig
+	boot:
+	  qemu: $2
+	  accel: tcg
+	EOF
+}
+
+test_expect_success 'setup: a kit with a rich upstream commit and a patch of our own, run on 1.0' '
+	make_upstream linux &&
+	make_kit kit linux &&
+	(
+		cd linux &&
+		printf "int gamma(void)\n{\n\treturn 0;\n}\n" >mm/gamma.c &&
+		git add mm/gamma.c &&
+		GIT_AUTHOR_NAME="Zoë Ünïcode" GIT_AUTHOR_EMAIL=zoe@example.org \
+		GIT_AUTHOR_DATE="1700000000 -0800" \
+		git commit -q -m "mm: add gamma, for \"quoted\" reasons" \
+			-m "Gamma keeps the count right when the batch ends early." \
+			-m "Fixes: $(git rev-parse --short=12 HEAD~3) (\"mm: batch ptes\")
+Closes: https://bugzilla.example.org/show_bug.cgi?id=42
+Link: https://lore.kernel.org/r/20250101-gamma-v2-1@example.org
+Reviewed-by: Re Viewer <rv@example.org>
+Acked-by: Ac Ker <ack@example.org>
+Cc: <stable@vger.kernel.org>
+Signed-off-by: Zoë Ünïcode <zoe@example.org>
+Signed-off-by: Mm Maintainer <akpm@example.org>" &&
+		git tag v1.1 &&
+		git checkout -q -b stable v1.0 &&
+		cp "$DATA/fake-kbuild.mk" Makefile &&
+		git add Makefile &&
+		git commit -q -m "fake kbuild" &&
+		git tag v1.0-mk &&
+		git checkout -q master
+	) &&
+	G1=$(git -C linux rev-parse v1.1) &&
+	mkdir -p kit/patches/gamma kit/patches/own &&
+	git -C linux format-patch -q -o "$PWD/kit/patches/gamma" -1 $G1 &&
+	# the backporter s note after the upstream trailers, where stable puts it
+	sed -i "s/^Signed-off-by: Se Park <sj@example.org>\$/&\n[ Back Porter: the locking is split the same way on 1.0 ]/" \
+		kit/patches/beta/0001-madvise-split-locking.patch &&
+	git init -q own &&
+	(
+		cd own &&
+		echo "own" >file &&
+		git add file &&
+		git commit -q -m base &&
+		mkdir -p mm &&
+		printf "/* tuned */\n" >mm/own.c &&
+		git add mm/own.c &&
+		git commit -q -F - <<-\EOF &&
+		mm: a tuning of our own
+
+		Written for this kit;   its spacing   stays as it is.
+		Tested-by:    Some One <one@example.org>
+		EOF
+		git log -1 --format=%B >../own.msg &&
+		git format-patch -q -1 -o ../kit/patches/own
+	) &&
+	cat >>kit/series.yaml <<-EOF &&
+	  - id: gamma
+	    title: "mm: gamma"
+	    patches:
+	      - file: patches/gamma/0001-mm-add-gamma-for-quoted-reasons.patch
+	        upstream: $G1
+	        subject: "mm: add gamma, for \"quoted\" reasons"
+	  - id: own
+	    title: "our own tuning"
+	    patches:
+	      - file: patches/own/0001-mm-a-tuning-of-our-own.patch
+	        subject: "mm: a tuning of our own"
+	EOF
+	cp "$DATA/fake-qemu" fake-qemu &&
+	printf "#!/bin/sh\necho no boot for you >&2\nexit 1\n" >broken-qemu &&
+	chmod +x broken-qemu &&
+	rm kit/kernels/t.yaml &&
+	kernel 1.0 "$TRASH_DIRECTORY/fake-qemu" &&
+	printf "claims:\n  - { metric: steady.ns_per_op, below: 60 }\n" >>kit/kernels/1.0.yaml &&
+	kernel 2.0 "$TRASH_DIRECTORY/fake-qemu" &&
+	kernel 3.0 "$TRASH_DIRECTORY/broken-qemu" &&
+	(cd kit && mkseries run --branch 1.0 --workdir ../work >../run.out 2>&1) &&
+	REF=$(kit_ref kit 1.0) &&
+	BASE=$(git -C linux rev-parse refs/tags/mkseries/base/1.0) &&
+	git -C linux rev-parse $REF^{tree} >applied.tree &&
+	test $(git -C linux rev-list --count $BASE..$REF) = 7
+'
+
+test_expect_success 'mbox: numbered mails with [PATCH 1.0.y N/M] subjects and a cover letter' '
+	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../mbox >../out) &&
+	test_grep "^1.0: 7 patches from $REF .* verified by its last run, in ../mbox/" out &&
+	ls mbox >files &&
+	printf "%s\n" 0000-cover-letter.patch 0001-mm-rename-ptes.patch 0002-mm-batch-ptes.patch \
+		0003-mm-fix-batch-ptes.patch 0004-mm-fix-the-fix.patch \
+		0005-madvise-split-locking.patch 0006-mm-add-gamma-for-quoted-reasons.patch \
+		0007-mm-a-tuning-of-our-own.patch >files.expect &&
+	test_cmp files.expect files &&
+	test_grep "^Subject: \[PATCH 1.0.y 2/7\] mm: batch ptes\$" mbox/0002-mm-batch-ptes.patch &&
+	test_grep "^Subject: \[PATCH 1.0.y 0/7\] backports for 1.0.y: alpha, beta, gamma, own\$" mbox/0000-cover-letter.patch &&
+	test_grep "^From $(git -C linux rev-parse $REF~5) Mon Sep 17 00:00:00 2001\$" \
+		mbox/0002-mm-batch-ptes.patch &&
+	test_grep "^From: =?UTF-8?q?Zo=C3=AB_=C3=9Cn=C3=AFcode?= <zoe@example.org>\$" \
+		mbox/0006-mm-add-gamma-for-quoted-reasons.patch &&
+	test_grep "^Date: Tue, 14 Nov 2023 14:13:20 -0800\$" mbox/0006-mm-add-gamma-for-quoted-reasons.patch &&
+	test_grep "^Content-Type: text/plain; charset=UTF-8\$" mbox/0006-mm-add-gamma-for-quoted-reasons.patch &&
+	! grep -l libgit2 mbox/*
+'
+
+test_expect_success 'mbox: git am onto the base gives exactly the applied tree' '
+	git clone -q linux am &&
+	git -C am checkout -q --detach $BASE &&
+	git -C am am -q $(ls -d "$PWD"/mbox/* | grep -v 0000-cover) &&
+	git -C am rev-parse HEAD^{tree} >am.tree &&
+	test_cmp applied.tree am.tree
+'
+
+test_expect_success 'mbox: upstream message, trailers, author and date survive byte for byte' '
+	{
+		echo "commit $G1 upstream." &&
+		echo &&
+		git -C linux log -1 --format=%b $G1 | sed "\$d" &&
+		echo "Signed-off-by: Back Porter <backporter@example.com>" &&
+		echo
+	} >gamma.expect &&
+	git -C am log -1 --format=%b HEAD~1 >gamma.got &&
+	test_cmp gamma.expect gamma.got &&
+	git -C linux log -1 --format="%an <%ae> %ad %s" --date=raw $G1 >who.expect &&
+	git -C am log -1 --format="%an <%ae> %ad %s" --date=raw HEAD~1 >who.got &&
+	test_cmp who.expect who.got &&
+	git -C am log -1 --format="%an <%ae> %ad" --date=raw HEAD~6 >a1.got &&
+	git -C linux log -1 --format="%an <%ae> %ad" --date=raw $A1 >a1.expect &&
+	test_cmp a1.expect a1.got &&
+	git -C am log -1 --format=%B HEAD~6 >a1.msg &&
+	sed -n 3p a1.msg >a1.line &&
+	echo "commit $A1 upstream." >a1.line.expect &&
+	test_cmp a1.line.expect a1.line
+'
+
+test_expect_success 'mbox: the backporter note sits between the upstream trailers and the sign-off' '
+	git -C am log -1 --format=%b HEAD~2 >beta.got &&
+	printf "%s\n" "commit $B1 upstream." "" "Signed-off-by: Se Park <sj@example.org>" \
+		"[ Back Porter: the locking is split the same way on 1.0 ]" \
+		"Signed-off-by: Back Porter <backporter@example.com>" "" >beta.expect &&
+	test_cmp beta.expect beta.got
+'
+
+test_expect_success 'mbox: our own patch keeps its message byte for byte' '
+	git -C am log -1 --format=%B HEAD >own.got &&
+	test_cmp own.msg own.got &&
+	test_grep "^Tested-by:    Some One <one@example.org>\$" mbox/0007-mm-a-tuning-of-our-own.patch &&
+	test_grep ! "Signed-off-by" mbox/0007-mm-a-tuning-of-our-own.patch
+'
+
+test_expect_success 'mbox: the cover letter has the verdict in the report words and a Tested-by' '
+	c=mbox/0000-cover-letter.patch &&
+	test_grep "^From: Back Porter <backporter@example.com>\$" $c &&
+	test_grep "^  6/7 mm: add gamma, for \"quoted\" reasons\$" $c &&
+	test_grep "^      commit $G1 upstream, in v1.1\$" $c &&
+	test_grep "^      no upstream commit: the kit.s own patch\$" $c &&
+	test_grep "^## mkseries results\$" $c &&
+	test_grep "^2 cells: 2 ok; 0 regressions" $c &&
+	test_grep "^| gamma  *| applied" $c &&
+	test_grep "^Claims:\$" $c &&
+	test_grep "^    1.0 kit: branch 1.0: steady.ns_per_op .*60.*: held" $c &&
+	test_grep "^Tested-by: Back Porter <backporter@example.com> # 1.0\$" $c
+'
+
+test_expect_success 'mbox: git send-email --dry-run takes the directory as it is' '
+	git send-email --dry-run --confirm=never --to=stable@vger.kernel.org mbox </dev/null >send.out 2>&1 &&
+	test $(grep -c "^Dry-OK. Log says:" send.out) = 8 &&
+	test_grep "^Subject: \[PATCH 1.0.y 7/7\] mm: a tuning of our own" send.out
+'
+
+test_expect_success '--subject-prefix changes the prefix' '
+	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../rfc/ \
+		--subject-prefix "RFC PATCH 1.0.y" >../out) &&
+	test_grep "in ../rfc/\$" out &&
+	test_grep "^Subject: \[RFC PATCH 1.0.y 1/7\] mm: rename ptes\$" rfc/0001-mm-rename-ptes.patch &&
+	test_grep "^Subject: \[RFC PATCH 1.0.y 0/7\] " rfc/0000-cover-letter.patch
+'
+
+test_expect_success 'quilt: series and DEP-3 headers, named as Debian files backports' '
+	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../debian-patches >../out) &&
+	grep -v "^#" debian-patches/series >series &&
+	printf "%s\n" features/all/mm-rename-ptes.patch features/all/mm-batch-ptes.patch \
+		bugfix/all/mm-fix-batch-ptes.patch bugfix/all/mm-fix-the-fix.patch \
+		features/all/madvise-split-locking.patch bugfix/all/mm-add-gamma-for-quoted-reasons.patch \
+		features/all/mm-a-tuning-of-our-own.patch >series.expect &&
+	test_cmp series.expect series &&
+	p=debian-patches/bugfix/all/mm-add-gamma-for-quoted-reasons.patch &&
+	test_grep "^Description: mm: add gamma, for \"quoted\" reasons\$" $p &&
+	test_grep "^ Gamma keeps the count right when the batch ends early.\$" $p &&
+	test_grep "^Author: Zoë Ünïcode <zoe@example.org>\$" $p &&
+	test_grep "^Origin: upstream, https://git.kernel.org/linus/$G1\$" $p &&
+	test_grep "^Applied-Upstream: v1.1, https://git.kernel.org/linus/$G1\$" $p &&
+	test_grep "^Bug: https://bugzilla.example.org/show_bug.cgi?id=42\$" $p &&
+	test_grep "^Link: https://lore.kernel.org/r/20250101-gamma-v2-1@example.org\$" $p &&
+	test_grep "^Forwarded: not-needed\$" $p &&
+	test_grep "^Last-Update: [0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\$" $p &&
+	test_grep "^Origin: vendor\$" debian-patches/features/all/mm-a-tuning-of-our-own.patch &&
+	test_grep "^Forwarded: no\$" debian-patches/features/all/mm-a-tuning-of-our-own.patch
+'
+
+test_expect_success 'quilt: quilt push -a on the base gives the applied tree' '
+	mkdir q &&
+	git -C linux archive $BASE | tar -x -C q &&
+	(cd q && QUILT_PATCHES="$TRASH_DIRECTORY/debian-patches" quilt push -a -q >../quilt.out) &&
+	test_grep "^Now at patch .*/features/all/mm-a-tuning-of-our-own.patch\$" quilt.out &&
+	tree_of q >quilt.tree &&
+	test_cmp applied.tree quilt.tree
+'
+
+test_expect_success 'rpm: patch files and PatchNNNN lines; rpmbuild -bp gives the applied tree' '
+	(cd kit && mkseries export --branch 1.0 --format rpm --workdir ../work -o ../rpm/SOURCES >../out) &&
+	grep "^Patch" rpm/SOURCES/patches.spec >lines &&
+	printf "%s\n" "Patch0001: 0001-mm-rename-ptes.patch" "Patch0002: 0002-mm-batch-ptes.patch" \
+		"Patch0003: 0003-mm-fix-batch-ptes.patch" "Patch0004: 0004-mm-fix-the-fix.patch" \
+		"Patch0005: 0005-madvise-split-locking.patch" \
+		"Patch0006: 0006-mm-add-gamma-for-quoted-reasons.patch" \
+		"Patch0007: 0007-mm-a-tuning-of-our-own.patch" >lines.expect &&
+	test_cmp lines.expect lines &&
+	test_grep "^Subject: \[PATCH\] mm: rename ptes\$" rpm/SOURCES/0001-mm-rename-ptes.patch &&
+	git -C linux archive --prefix=linux-1.0/ -o "$TRASH_DIRECTORY/rpm/SOURCES/linux-1.0.tar.gz" $BASE &&
+	mkdir -p rpm/SPECS &&
+	cat >rpm/SPECS/linux.spec <<-\EOF &&
+	Name: linux-test
+	Version: 1.0
+	Release: 1
+	Summary: the base tree with the exported backports
+	License: GPL-2.0-only
+	Source0: linux-1.0.tar.gz
+	%include %{_sourcedir}/patches.spec
+
+	%description
+	The base tree with the exported backports.
+
+	%prep
+	%autosetup -p1 -n linux-1.0
+	EOF
+	rpmbuild -bp --nodeps --define "_topdir $TRASH_DIRECTORY/rpm" rpm/SPECS/linux.spec >rpm.out 2>&1 &&
+	tree_of rpm/BUILD/linux-1.0 >rpm.tree &&
+	test_cmp applied.tree rpm.tree
+'
+
+test_expect_success 'refused: a bad format, branch or variant (exit 2)' '
+	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --format tar --workdir ../work 2>../err) &&
+	test_grep "unknown export format .tar. (mbox, quilt or rpm)" err &&
+	(cd kit && test_expect_code 2 mkseries export --branch 9.9 --format mbox 2>../err) &&
+	test_grep "unknown branch .9.9. (the kit has: 1.0, 2.0, 3.0)" err &&
+	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --variant nope --format mbox 2>../err) &&
+	test_grep "1.0. has no variant .nope. (it has: kit)" err &&
+	(cd kit && test_expect_code 2 mkseries export --branch 1.0 2>../err) &&
+	test_grep "say which format: --format mbox, quilt or rpm" err &&
+	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --all --format mbox 2>../err) &&
+	test_grep "error: --branch and --all cannot be used together" err &&
+	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --variant base --format mbox 2>../err) &&
+	test_grep "error: variant .base. is the branch without the kit: there is nothing to export" err
+'
+
+test_expect_success 'refused: a branch that is not applied (exit 1, even with --force)' '
+	(cd kit && test_expect_code 1 mkseries export --branch 2.0 --format mbox --force -o ../x 2>../err) &&
+	test_grep "error: .2.0. is not applied: no .$(kit_ref kit 2.0). in .* (apply it: mkseries apply --branch 2.0)" err &&
+	! test -e x
+'
+
+test_expect_success 'refused: a branch never run, unless --force; the cover says so' '
+	(cd kit && mkseries apply --branch 2.0 >../out) &&
+	(cd kit && test_expect_code 1 mkseries export --branch 2.0 --format mbox --workdir ../work -o ../x 2>../err) &&
+	test_grep "error: .2.0. was never run: nothing verifies it; not exported (verify it: mkseries run --branch 2.0; or export it unverified with --force)" err &&
+	! test -e x &&
+	(cd kit && mkseries export --branch 2.0 --format mbox --workdir ../work -o ../x --force >../out 2>../err) &&
+	test_grep "warning: .2.0. was never run: nothing verifies it; exported anyway (--force)" err &&
+	test_grep "NOT verified, in ../x/" out &&
+	test_grep "^Not verified: mkseries has no run of 2.0 recorded; exported with --force.\$" x/0000-cover-letter.patch &&
+	test_grep ! "Tested-by" x/0000-cover-letter.patch
+'
+
+test_expect_success 'refused: a branch whose last run failed, unless --force' '
+	(cd kit && test_expect_code 1 mkseries run --branch 3.0 --workdir ../work >../out 2>&1) &&
+	(cd kit && test_expect_code 1 mkseries export --branch 3.0 --format quilt --workdir ../work -o ../y 2>../err) &&
+	test_grep "error: .3.0. did not pass its last run: 3.0 base: boot: .*; not exported (verify it: mkseries run --branch 3.0; or export it unverified with --force)" err &&
+	! test -e y &&
+	(cd kit && mkseries export --branch 3.0 --format mbox --workdir ../work -o ../y --force >../out 2>&1) &&
+	test_grep "^Exported with --force: the last run below does not vouch for this series.\$" y/0000-cover-letter.patch &&
+	test_grep "^No branch passed every check: no Tested-by.\$" y/0000-cover-letter.patch
+'
+
+test_expect_success 'refused: a branch that moved since its last run' '
+	git -C linux update-ref $REF $REF~1 &&
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../z 2>../err) &&
+	git -C linux update-ref $REF $REF@{1} &&
+	test_grep "error: .1.0. moved since its last run: the run tested [0-9a-f]\{12\}, the branch is at [0-9a-f]\{12\}; not exported" err &&
+	! test -e z
+'
+
+test_expect_success 'refused: an output directory that is not empty; no identity' '
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../mbox 2>../err) &&
+	test_grep "error: .../mbox. is not empty: export into a new or empty directory (nothing was written)" err &&
+	mkdir nohome &&
+	(cd kit && HOME=$TRASH_DIRECTORY/nohome XDG_CONFIG_HOME=$TRASH_DIRECTORY/nohome \
+		test_expect_code 2 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
+	test_grep "who are you? set user.name and user.email" err &&
+	! test -e w
+'
+
+test_expect_success 'another exporter signs off after the backporter; our own patch stays as it is' '
+	mkdir other &&
+	printf "[user]\n\tname = Ex Porter\n\temail = exporter@example.org\n" >other/.gitconfig &&
+	(cd kit && HOME=$TRASH_DIRECTORY/other XDG_CONFIG_HOME=$TRASH_DIRECTORY/other \
+		mkseries export --branch 1.0 --format mbox --workdir ../work -o ../other-mbox >../out) &&
+	sed -n "/^Signed-off-by: Zo/,/^---\$/p" other-mbox/0006-*.patch >sobs &&
+	printf "%s\n" "Signed-off-by: Zoë Ünïcode <zoe@example.org>" \
+		"Signed-off-by: Mm Maintainer <akpm@example.org>" \
+		"Signed-off-by: Back Porter <backporter@example.com>" \
+		"Signed-off-by: Ex Porter <exporter@example.org>" "---" >sobs.expect &&
+	test_cmp sobs.expect sobs &&
+	test_grep "^From: Ex Porter <exporter@example.org>\$" other-mbox/0000-cover-letter.patch &&
+	test_cmp mbox/0007-mm-a-tuning-of-our-own.patch other-mbox/0007-mm-a-tuning-of-our-own.patch
+'
+
+test_expect_success '--all exports every branch where the kit is applied, one directory each' '
+	(cd kit && mkseries export --all --force --format quilt --workdir ../work -o ../all >../out 2>../err) &&
+	test -f all/1.0/series &&
+	test -f all/2.0/series &&
+	test -f all/3.0/series &&
+	test_grep "^1.0: 7 patches .* verified by its last run, in ../all/1.0/" out
+'
+
+test_expect_success '--variant: the variant ref, refused until it is run, then forced' '
+	cat >>kit/kernels/1.0.yaml <<-EOF &&
+	variants:
+	  no-beta:
+	    without: [${B1%${B1#????????????}}]
+	EOF
+	(cd kit && mkseries apply --branch 1.0 >../out) &&
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --variant no-beta --format mbox \
+		--workdir ../work -o ../v 2>../err) &&
+	test_grep "error: .1.0. variant no-beta was never run: nothing verifies it; not exported" err &&
+	(cd kit && mkseries export --branch 1.0 --variant no-beta --format mbox --workdir ../work \
+		-o ../v --force >../out 2>../err) &&
+	test_grep "^1.0: 6 patches from $(kit_ref kit 1.0 no-beta) " out &&
+	test_grep ! "madvise" v/0005-*.patch &&
+	git clone -q linux amv &&
+	git -C amv checkout -q --detach $BASE &&
+	git -C amv am -q $(ls -d "$PWD"/v/* | grep -v 0000-cover) &&
+	git -C amv rev-parse HEAD^{tree} >amv.tree &&
+	git -C linux rev-parse $(kit_ref kit 1.0 no-beta)^{tree} >variant.tree &&
+	test_cmp variant.tree amv.tree
+'
+
+test_done

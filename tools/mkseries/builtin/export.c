@@ -1,0 +1,320 @@
+/* builtin/export.c: `mkseries export`: an applied, verified branch as stable mails, a Debian quilt series or RPM patches. */
+#include <string.h>
+
+#include "builtin/builtin.h"
+#include "export/export.h"
+#include "kit/select.h"
+#include "lib/gitutil.h"
+#include "lib/options.h"
+#include "report/report.h"
+#include "results/collect.h"
+#include "tree/tree.h"
+#include "tree/workdir.h"
+
+struct export_args {
+	const char *variant, *output, *prefix, *workdir, *repo;
+	enum export_format fmt;
+	int force, all;
+};
+
+/* The cover letter's subject: the series applied, as the run recorded them. */
+static char *cover_title(const struct branch_result *b, const char *prefix)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, n = 0;
+	const char *ver = strchr(prefix, ' ');
+
+	for (i = 0; b && i < b->nr_series; i++)
+		if (b->series[i].state == SERIES_APPLIED)
+			n++;
+	if (n == 1) {
+		for (i = 0; i < b->nr_series; i++)
+			if (b->series[i].state == SERIES_APPLIED)
+				strbuf_addstr(&sb, b->series[i].title ? b->series[i].title :
+						   b->series[i].id);
+		return strbuf_detach(&sb, NULL);
+	}
+	strbuf_addf(&sb, "backports for %s", ver ? ver + 1 : prefix);
+	for (i = 0, n = 0; b && i < b->nr_series; i++)
+		if (b->series[i].state == SERIES_APPLIED)
+			strbuf_addf(&sb, "%s%s", n++ ? ", " : ": ", b->series[i].id);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* What the cover letter says of the run: the markdown report of this branch. */
+static char *verdict_text(const struct branch_result *b, int recorded, const char *exporter,
+			  int verified)
+{
+	struct run_results one;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!recorded) {
+		strbuf_addf(&sb, "Not verified: mkseries has no run of %s recorded; exported "
+			    "with --force.\n", b->name);
+		return strbuf_detach(&sb, NULL);
+	}
+	if (!verified)
+		strbuf_addstr(&sb, "Exported with --force: the last run below does not vouch "
+				   "for this series.\n\n");
+	results_init(&one);
+	one.tester = xstrdup(exporter);
+	/* Borrowed: the branch is only read, and taken back before release. */
+	one.branches = (struct branch_result *)b;
+	one.nr_branches = 1;
+	report_render(&sb, &one, REPORT_MARKDOWN, &(struct report_opts){ 0 });
+	one.branches = NULL;
+	one.nr_branches = 0;
+	results_release(&one);
+	return strbuf_detach(&sb, NULL);
+}
+
+static char *default_output(const struct kernel_branch *b, const struct export_args *a,
+			    int several)
+{
+	char *leaf = a->variant ? xstrfmt("%s-%s", b->name, a->variant) : xstrdup(b->name), *ret;
+
+	size_t len;
+
+	if (a->output && several)
+		ret = path_join(a->output, leaf);
+	else if (a->output)
+		ret = xstrdup(a->output);
+	else
+		ret = xstrfmt("%s-%s", leaf, export_format_name(a->fmt));
+	free(leaf);
+	/* "out/" is "out": the export is written beside it, then renamed. */
+	for (len = strlen(ret); len > 1 && ret[len - 1] == '/'; len--)
+		ret[len - 1] = '\0';
+	return ret;
+}
+
+/* The ref of b (its variant) in repo; 0, or 1 after saying it is not applied. */
+static int applied_tip(git_oid *tip, git_oid *base, git_repository *repo,
+		       const struct kernel_branch *b, const char *refname, const char *variant,
+		       int quiet)
+{
+	int err = git_reference_name_to_id(tip, repo, refname);
+
+	if (err == GIT_ENOTFOUND) {
+		git_error_clear();
+		if (!quiet)
+			error("'%s'%s%s is not applied: no '%s' in '%s' (apply it: mkseries apply "
+			      "--branch %s)", b->name, variant ? " variant " : "",
+			      variant ? variant : "", refname, git_repository_path(repo), b->name);
+		return 1;
+	}
+	if (err < 0) {
+		gitutil_error(err, "cannot read '%s'", refname);
+		return 1;
+	}
+	err = tree_base(base, repo, b);
+	if (err == MKS_ENOTFOUND) {
+		if (!quiet)
+			error("'%s' is not applied: it was never imported (apply it: mkseries apply "
+			      "--branch %s)", b->name, b->name);
+		return 1;
+	}
+	if (err)
+		return 1;
+	if (!git_oid_equal(tip, base) && git_graph_descendant_of(repo, tip, base) != 1) {
+		error("'%s' does not grow from the base of '%s' (%s): the base was imported again "
+		      "since (apply again: mkseries apply --branch %s)", refname, b->name,
+		      oid_short(base), b->name);
+		return 1;
+	}
+	return 0;
+}
+
+static int export_branch(const struct kit *kit, const struct kernel_branch *b,
+			 const struct export_args *a, int several, int *skipped)
+{
+	struct export_series s = EXPORT_SERIES_INIT;
+	struct run_results res;
+	struct strbuf why = STRBUF_INIT;
+	struct strvec files = STRVEC_INIT;
+	struct export_cover cover = { NULL, NULL };
+	git_repository *repo = NULL;
+	git_signature *me = NULL;
+	struct branch_result *br;
+	char *refname = kit_refname(kit, b, a->variant), *dir = NULL, *workdir = NULL;
+	char *title = NULL, *verdict = NULL;
+	git_oid tip, base;
+	int err, ret = 1, recorded, verified;
+	size_t i;
+
+	results_init(&res);
+	if (several && !a->repo && b->source.kind == SOURCE_GIT && !b->source.repo) {
+		/* Its repository is named by a variable not set here: nothing applied to see. */
+		*skipped += 1;
+		ret = 0;
+		goto cleanup;
+	}
+	err = kernel_repo_open(&repo, kit, b, a->repo, 0);
+	if (err) {
+		ret = err == MKS_ECONFIG ? 2 : 1;
+		goto cleanup;
+	}
+	if (applied_tip(&tip, &base, repo, b, refname, a->variant, several)) {
+		if (several)
+			*skipped += 1;
+		ret = several ? 0 : 1;
+		goto cleanup;
+	}
+	if (backporter_signature(&me, repo)) {
+		ret = 2;
+		goto cleanup;
+	}
+	/* What the last run recorded, read as report reads it. */
+	workdir = branch_workdir(kit, a->workdir, b);
+	br = results_branch(&res, b->name);
+	recorded = results_collect_branch(br, workdir, NULL);
+	if (recorded < 0)
+		goto cleanup;
+	results_use_kit(&res, kit);
+	br = &res.branches[0];
+	verified = recorded && export_verified(&why, br, a->variant, &tip);
+	if (!recorded)
+		strbuf_addf(&why, "'%s' was never run: nothing verifies it", b->name);
+	if (!verified && !a->force) {
+		error("%s; not exported (verify it: mkseries run --branch %s; or export it "
+		      "unverified with --force)", why.buf, b->name);
+		goto cleanup;
+	}
+	if (!verified)
+		warning("%s; exported anyway (--force)", why.buf);
+
+	s.branch = xstrdup(b->name);
+	s.variant = a->variant ? xstrdup(a->variant) : NULL;
+	s.refname = xstrdup(refname);
+	s.prefix = a->prefix ? xstrdup(a->prefix) : export_default_prefix(b->name);
+	if (export_series_read(&s, repo, &base, &tip, me))
+		goto cleanup;
+	if (!s.nr) {
+		error("'%s' has nothing applied: '%s' is its base %s", b->name, refname,
+		      oid_short(&base));
+		goto cleanup;
+	}
+	title = cover_title(recorded ? br : NULL, s.prefix);
+	verdict = verdict_text(br, recorded, s.exporter, verified);
+	cover.title = title;
+	cover.verdict = verdict;
+	dir = default_output(b, a, several);
+	if (export_write(&s, a->fmt, dir, &cover, &files))
+		goto cleanup;
+	printf("%s: %zu patch%s from %s (%s) onto %s, %s, in %s/\n", b->name, s.nr,
+	       s.nr == 1 ? "" : "es", refname, oid_short(&tip), oid_short(&base),
+	       verified ? "verified by its last run" : "NOT verified", dir);
+	for (i = 0; i < files.nr; i++)
+		printf("  %s\n", files.v[i]);
+	ret = 0;
+cleanup:
+	free(title);
+	free(verdict);
+	free(dir);
+	free(workdir);
+	free(refname);
+	strvec_clear(&files);
+	strbuf_release(&why);
+	export_series_release(&s);
+	results_release(&res);
+	git_signature_free(me);
+	git_repository_free(repo);
+	return ret;
+}
+
+/* The variant must be one b declares ("kit" is the kit itself). */
+static int check_variant(const struct kernel_branch *b, const char *variant)
+{
+	struct strbuf known = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < b->nr_variants; i++)
+		if (!strcmp(b->variants[i].name, variant))
+			return 0;
+	for (i = 0; i < b->nr_variants; i++)
+		strbuf_addf(&known, ", %s", b->variants[i].name);
+	error("'%s' has no variant '%s' (it has: kit%s)", b->name, shown(variant), known.buf);
+	strbuf_release(&known);
+	return MKS_ECONFIG;
+}
+
+int cmd_export(int argc, const char **argv)
+{
+	struct export_args a = { 0 };
+	struct kit kit = KIT_INIT;
+	const char *branch = NULL, *format = NULL;
+	int ret = 0, skipped = 0, done = 0;
+	size_t i;
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "export this branch's applied kit" },
+		{ OPT_BOOL, "all", 0, &a.all, NULL, "export every branch where the kit is applied" },
+		{ OPT_STRING, "variant", 0, &a.variant, "V", "a declared variant instead of the kit" },
+		{ OPT_STRING, "format", 0, &format, "F", "mbox (stable mails), quilt (Debian) or rpm" },
+		{ OPT_STRING, "output", 'o', &a.output, "DIR",
+		  "write into DIR, new or empty (default <branch>-<format>; with --all DIR/<branch>)" },
+		{ OPT_STRING, "subject-prefix", 0, &a.prefix, "P",
+		  "mail subjects \"[P N/M]\" (default \"PATCH 6.12.y\" for branch 6.12)" },
+		{ OPT_BOOL, "force", 0, &a.force, NULL,
+		  "export a branch its last run did not verify (the cover letter says so)" },
+		{ OPT_STRING, "workdir", 0, &a.workdir, "DIR",
+		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
+		{ OPT_STRING, "repo", 0, &a.repo, "DIR", "the kernel repository" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries export (--branch B | --all) [--variant V] --format mbox|quilt|rpm "
+			    "[--output DIR] [--subject-prefix P] [--force]";
+
+	if (parse_options(argc, argv, opts, usage))
+		usage_with_options(usage, opts, 2);
+	gitutil_init();
+	if (!format) {
+		error("say which format: --format mbox, quilt or rpm");
+		usage_with_options(usage, opts, 2);
+	}
+	if (export_format_parse(&a.fmt, format))
+		return 2;
+	if (!branch == !a.all) {
+		error(branch ? "--branch and --all cannot be used together" :
+			       "name a branch with --branch B, or use --all");
+		usage_with_options(usage, opts, 2);
+	}
+	if (a.variant && !strcmp(a.variant, "kit"))
+		a.variant = NULL;
+	if (a.variant && !strcmp(a.variant, "base")) {
+		error("variant 'base' is the branch without the kit: there is nothing to export");
+		return 2;
+	}
+	if (kit_open(&kit))
+		return 2;
+	for (i = 0; i < kit.nr_branches; i++) {
+		const struct kernel_branch *b = &kit.branches[i];
+		int r;
+
+		if (branch && strcmp(b->name, branch))
+			continue;
+		done++;
+		if (a.variant && check_variant(b, a.variant)) {
+			if (!a.all) {
+				ret = 2;
+				break;
+			}
+			continue;
+		}
+		r = export_branch(&kit, b, &a, a.all, &skipped);
+		if (r > ret)
+			ret = r;
+	}
+	if (branch && !done) {
+		struct kernel_branch **sel = NULL;
+		size_t nr = 0;
+
+		select_branches(&sel, &nr, &kit, branch, 0, 0);	/* says which the kit has */
+		free(sel);
+		ret = 2;
+	} else if (a.all && !ret && skipped == done) {
+		error("the kit is applied on no branch (apply it: mkseries apply --all)");
+		ret = 1;
+	}
+	kit_release(&kit);
+	return ret;
+}

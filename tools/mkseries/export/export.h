@@ -1,0 +1,123 @@
+/* export/export.h: an applied branch as maintainers ship it: stable mails, a quilt series with DEP-3 headers, RPM patch lines. */
+#ifndef MKSERIES_EXPORT_H
+#define MKSERIES_EXPORT_H
+
+#include <git2.h>
+
+#include "results/results.h"
+#include "lib/util.h"
+
+enum export_format {
+	EXPORT_MBOX,		/* git format-patch mails and a cover letter, for git send-email */
+	EXPORT_QUILT,		/* Debian: series + DEP-3 headed patches, for quilt push -a */
+	EXPORT_RPM,		/* patch files and the spec's PatchNNNN: lines */
+};
+
+/* "mbox", "quilt" or "rpm"; MKS_ECONFIG with a message for anything else. */
+int export_format_parse(enum export_format *out, const char *name);
+const char *export_format_name(enum export_format f);
+
+/* One commit of the applied branch, as it is mailed. */
+struct export_patch {
+	git_oid commit;
+	char *subject;		/* the commit's first paragraph on one line */
+	/*
+	 * What follows the subject: the stable-style message apply wrote
+	 * (stable_message()) with the exporter's Signed-off-by added by
+	 * the same rule, or for the user's own patch (no upstream id) the
+	 * message exactly as committed.
+	 */
+	char *body;
+	char *upstream;		/* the 40 (or fewer) hex digits of "commit X upstream.", or NULL */
+	char *author_name, *author_email;
+	git_time author_when;
+	git_time commit_when;	/* when the backport was made: DEP-3 Last-Update */
+	char *applied_upstream;	/* the first mainline release tag holding upstream, or NULL */
+	char *stat;		/* diffstat as format-patch writes it */
+	char *diff;		/* "diff --git" to the end */
+};
+
+/* The applied branch, base (exclusive) to tip, oldest first. */
+struct export_series {
+	char *branch;		/* "6.12" */
+	char *variant;		/* NULL for the kit */
+	char *refname;		/* the branch ref exported */
+	char *prefix;		/* "PATCH 6.12.y", or --subject-prefix */
+	char *exporter;		/* "Name <email>" */
+	git_oid base, tip;
+	char *stat;		/* diffstat of the whole series, base to tip */
+	struct export_patch *v;
+	size_t nr, alloc;
+};
+
+#define EXPORT_SERIES_INIT { 0 }
+
+/*
+ * Read the first-parent commits base..tip of repo into s (its branch,
+ * variant, refname and prefix set by the caller), each message signed
+ * off by `exporter`. A commit with more than one parent, or a history
+ * that does not reach base, is an error. Returns 0 or -1 (printed).
+ */
+int export_series_read(struct export_series *s, git_repository *repo, const git_oid *base,
+		       const git_oid *tip, const git_signature *exporter);
+void export_series_release(struct export_series *s);
+
+/* "PATCH 6.12.y" for branch "6.12" (or "6.12-arm64"); "PATCH <name>" when the name is no version. */
+char *export_default_prefix(const char *branch);
+
+/*
+ * The part of a subject git format-patch puts in a file name: letters,
+ * digits, '.' and '_' kept (a run of dots one dot), every other run one
+ * '-' (none at the start), no '-' or '.' at the end, then cut to `max`
+ * characters (format-patch's 52 after "NNNN-"), as git does it.
+ */
+void export_subject_slug(struct strbuf *out, const char *subject, size_t max);
+
+/*
+ * One patch as git format-patch writes it: the "From <commit>" line,
+ * From (the upstream author), Date (the author date), Subject
+ * "[<prefix> N/M] subject" (no numbers when nr == 0), MIME headers when
+ * anything is not ASCII, the body, "---", the diffstat and the diff,
+ * ending with a blank line (no signature).
+ */
+void export_patch_mail(struct strbuf *out, const struct export_series *s, size_t i,
+		       const char *prefix, size_t nr);
+
+/*
+ * What the cover letter says about the run: `verdict` (the markdown
+ * report of the branch, or why there is none), appended after the
+ * series list. Written as 0000-cover-letter.patch.
+ */
+struct export_cover {
+	const char *title;	/* the series' titles */
+	const char *verdict;
+};
+
+/*
+ * The cover letter, 0000 of the mails: "[<prefix> 0/M] <title>" from the
+ * exporter, the series with each patch's upstream id, the diffstat of
+ * the whole, then cover->verdict.
+ */
+void export_cover_mail(struct strbuf *out, const struct export_series *s,
+		       const struct export_cover *cover);
+
+/*
+ * Write s into directory `dir`, which must not exist or be empty: it is
+ * built beside it and renamed into place, so a failure leaves nothing
+ * half written. `files` gets each file written, relative to dir.
+ * Returns 0 or -1 (printed).
+ */
+int export_write(const struct export_series *s, enum export_format fmt, const char *dir,
+		 const struct export_cover *cover, struct strvec *files);
+
+/*
+ * Whether the last run recorded in b verified `tip`, the ref exported
+ * (variant NULL: the kit): b has results, its run applied that very
+ * commit, and every cell passed with no regression (the markdown
+ * report's test for a Tested-by). 1 when verified; else 0 with why in
+ * `why` (one sentence, without the remedy).
+ */
+int export_verified(struct strbuf *why, const struct branch_result *b, const char *variant,
+		    const git_oid *tip);
+
+#endif

@@ -1,0 +1,290 @@
+/* export/write.c: write an exported series as mails, a Debian quilt series or RPM patches, all or nothing. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export/export.h"
+#include "lib/gitutil.h"
+
+/* The end of the line at s: its newline, or the end of the string. */
+static const char *line_end(const char *s)
+{
+	const char *e = strchr(s, '\n');
+
+	return e ? e : s + strlen(s);
+}
+
+/* git format-patch's longest subject part of a file name (after "NNNN-"). */
+#define SLUG_MAX 52
+
+static int write_one(const char *dir, const char *rel, const struct strbuf *data,
+		     struct strvec *files)
+{
+	char *path = path_join(dir, rel), *slash = strrchr(path, '/');
+	int ret = 0;
+
+	*slash = '\0';
+	if (mkdir_p(path, 0777))
+		ret = error("cannot create '%s': %s", path, strerror(errno));
+	*slash = '/';
+	if (!ret && write_file_atomic(path, data->buf, data->len))
+		ret = error("cannot write '%s': %s", path, strerror(errno));
+	if (!ret && files)
+		strvec_push(files, rel);
+	free(path);
+	return ret;
+}
+
+/* "0003-mm-optimize-mremap-by-PTE-batching.patch" */
+static char *numbered_name(const struct export_patch *p, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%04zu-", n);
+	export_subject_slug(&sb, p->subject, SLUG_MAX);
+	strbuf_addstr(&sb, ".patch");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The value of the first trailer-like line "Key: value" of body, or NULL. Caller frees. */
+static char *body_field(const char *body, const char *key)
+{
+	const char *line = body;
+	size_t klen = strlen(key);
+
+	while (*line) {
+		const char *eol = line_end(line);
+
+		if ((size_t)(eol - line) > klen + 1 && !strncasecmp(line, key, klen) &&
+		    line[klen] == ':') {
+			const char *v = line + klen + 1;
+
+			while (v < eol && (*v == ' ' || *v == '\t'))
+				v++;
+			return xstrndup(v, eol - v);
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	return NULL;
+}
+
+/* body as a DEP-3 long description: each line indented, empty lines " .". */
+static void add_folded(struct strbuf *sb, const char *body)
+{
+	struct strbuf b = STRBUF_INIT;
+	const char *line;
+
+	strbuf_addstr(&b, body);
+	strbuf_rtrim(&b);
+	line = b.buf;
+	while (b.len && *line) {
+		const char *eol = line_end(line);
+
+		if (eol == line)
+			strbuf_addstr(sb, " .\n");
+		else
+			strbuf_addf(sb, " %.*s\n", (int)(eol - line), line);
+		line = *eol ? eol + 1 : eol;
+	}
+	strbuf_release(&b);
+}
+
+/* A patch for debian/patches: DEP-3 headers, "---", the diffstat and the diff. */
+static void dep3_patch(struct strbuf *sb, const struct export_patch *p)
+{
+	char *bug = body_field(p->body, "Closes"), *link = body_field(p->body, "Link");
+	time_t t = (time_t)p->commit_when.time + (time_t)p->commit_when.offset * 60;
+	char day[16];
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+	strbuf_addf(sb, "Description: %s\n", p->subject);
+	add_folded(sb, p->body);
+	strbuf_addf(sb, "Author: %s <%s>\n", p->author_name, p->author_email);
+	if (p->upstream) {
+		strbuf_addf(sb, "Origin: upstream, https://git.kernel.org/linus/%s\n", p->upstream);
+		if (p->applied_upstream)
+			strbuf_addf(sb, "Applied-Upstream: %s, https://git.kernel.org/linus/%s\n",
+				    p->applied_upstream, p->upstream);
+	} else {
+		strbuf_addstr(sb, "Origin: vendor\n");
+	}
+	if (bug)
+		strbuf_addf(sb, "Bug: %s\n", bug);
+	if (link)
+		strbuf_addf(sb, "Link: %s\n", link);
+	strbuf_addf(sb, "Forwarded: %s\n", p->upstream ? "not-needed" : "no");
+	strbuf_addf(sb, "Last-Update: %s\n---\n%s\n%s", day, p->stat, p->diff);
+	free(bug);
+	free(link);
+}
+
+/*
+ * "bugfix/all/<slug>.patch" for a fix (a Fixes: or Cc: stable trailer),
+ * else "features/all/<slug>.patch": where Debian's kernel team files
+ * backports in debian/patches. A name taken already gets "-2", "-3".
+ */
+static char *debian_name(const struct export_patch *p, const struct strvec *taken)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *fixes = body_field(p->body, "Fixes"), *cc = body_field(p->body, "Cc");
+	int fix = fixes || (cc && strstr(cc, "stable@"));
+	size_t stem, n = 1, i;
+
+	strbuf_addstr(&sb, fix ? "bugfix/all/" : "features/all/");
+	export_subject_slug(&sb, p->subject, SLUG_MAX);
+	stem = sb.len;
+	for (;;) {
+		strbuf_setlen(&sb, stem);
+		if (n > 1)
+			strbuf_addf(&sb, "-%zu", n);
+		strbuf_addstr(&sb, ".patch");
+		for (i = 0; i < taken->nr && strcmp(taken->v[i], sb.buf); i++)
+			;
+		if (i == taken->nr)
+			break;
+		n++;
+	}
+	free(fixes);
+	free(cc);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int write_mbox(const struct export_series *s, const char *dir,
+		      const struct export_cover *cover, struct strvec *files)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	export_cover_mail(&sb, s, cover);
+	ret = write_one(dir, "0000-cover-letter.patch", &sb, files);
+	for (i = 0; !ret && i < s->nr; i++) {
+		char *name = numbered_name(&s->v[i], i + 1);
+
+		strbuf_reset(&sb);
+		export_patch_mail(&sb, s, i, s->prefix, s->nr);
+		ret = write_one(dir, name, &sb, files);
+		free(name);
+	}
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int write_quilt(const struct export_series *s, const char *dir, struct strvec *files)
+{
+	struct strbuf sb = STRBUF_INIT, series = STRBUF_INIT;
+	struct strvec names = STRVEC_INIT;
+	size_t i;
+	int ret = 0;
+
+	strbuf_addf(&series, "# %s backports exported by mkseries from %s (%s); apply with -p1\n",
+		    s->branch, s->refname, oid_short(&s->tip));
+	for (i = 0; !ret && i < s->nr; i++) {
+		char *name = debian_name(&s->v[i], &names);
+
+		strbuf_reset(&sb);
+		dep3_patch(&sb, &s->v[i]);
+		ret = write_one(dir, name, &sb, files);
+		strbuf_addf(&series, "%s\n", name);
+		strvec_push(&names, name);
+		free(name);
+	}
+	if (!ret)
+		ret = write_one(dir, "series", &series, files);
+	strvec_clear(&names);
+	strbuf_release(&series);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int write_rpm(const struct export_series *s, const char *dir, struct strvec *files)
+{
+	struct strbuf sb = STRBUF_INIT, spec = STRBUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	/* No macro in the comments: rpm expands them even there. */
+	strbuf_addf(&spec, "# %s backports exported by mkseries from %s (%s).\n"
+			   "# In the spec's preamble; in the prep section autosetup -p1, or\n"
+			   "# autopatch -p1 after setup, applies them in this order.\n",
+		    s->branch, s->refname, oid_short(&s->tip));
+	for (i = 0; !ret && i < s->nr; i++) {
+		char *name = numbered_name(&s->v[i], i + 1);
+
+		strbuf_reset(&sb);
+		export_patch_mail(&sb, s, i, "PATCH", 0);
+		ret = write_one(dir, name, &sb, files);
+		strbuf_addf(&spec, "Patch%04zu: %s\n", i + 1, name);
+		free(name);
+	}
+	if (!ret)
+		ret = write_one(dir, "patches.spec", &spec, files);
+	strbuf_release(&spec);
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* 1 when dir does not exist or is an empty directory; else 0 with why printed. */
+static int dir_is_free(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int empty = 1;
+
+	if (!d) {
+		if (errno == ENOENT)
+			return 1;
+		error("cannot export into '%s': %s", dir, strerror(errno));
+		return 0;
+	}
+	while (empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	closedir(d);
+	if (!empty)
+		error("'%s' is not empty: export into a new or empty directory "
+		      "(nothing was written)", dir);
+	return empty;
+}
+
+int export_write(const struct export_series *s, enum export_format fmt, const char *dir,
+		 const struct export_cover *cover, struct strvec *files)
+{
+	char *tmp = NULL;
+	int ret = -1;
+
+	if (!dir_is_free(dir))
+		return -1;
+	tmp = xstrfmt("%s.mkseries-%ld", dir, (long)getpid());
+	remove_tree(tmp);
+	if (mkdir_p(tmp, 0777)) {
+		error("cannot create '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	if (fmt == EXPORT_MBOX)
+		ret = write_mbox(s, tmp, cover, files);
+	else if (fmt == EXPORT_QUILT)
+		ret = write_quilt(s, tmp, files);
+	else
+		ret = write_rpm(s, tmp, files);
+	if (ret)
+		goto cleanup;
+	/* An empty directory given: replaced by the full one. */
+	if (rmdir(dir) && errno != ENOENT) {
+		ret = error("cannot replace '%s': %s", dir, strerror(errno));
+		goto cleanup;
+	}
+	if (rename(tmp, dir))
+		ret = error("cannot rename '%s' to '%s': %s", tmp, dir, strerror(errno));
+cleanup:
+	if (ret)
+		remove_tree(tmp);
+	free(tmp);
+	return ret;
+}
