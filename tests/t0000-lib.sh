@@ -308,6 +308,10 @@ test_expect_success 'chainlint finds a broken && chain, and passes what is joine
 	cat >broken.sh <<-\EOF &&
 	test_expect_success "joined" '\''
 		echo a &&
+		if echo condition
+		then
+			echo then
+		fi &&
 		if true; then
 			echo b
 		else
@@ -333,11 +337,11 @@ test_expect_success 'chainlint finds a broken && chain, and passes what is joine
 	EOF
 	test_expect_code 1 "$TEST_DIRECTORY/chainlint.pl" broken.sh >out &&
 	cat >expect <<-\EOF &&
-	broken.sh:20: broken && chain: test_expect_code 2 mkseries plan >out 2>err;
-	broken.sh:22: broken && chain: echo one
+	broken.sh:24: broken && chain: test_expect_code 2 mkseries plan >out 2>err;
+	broken.sh:26: broken && chain: echo one
 	EOF
 	test_cmp expect out &&
-	head -n 18 broken.sh >joined.sh &&
+	head -n 22 broken.sh >joined.sh &&
 	"$TEST_DIRECTORY/chainlint.pl" joined.sh >out &&
 	test_must_be_empty out
 '
