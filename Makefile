@@ -170,7 +170,7 @@ ci-checks: deps
 # to tests/fuzz/<target>/ with the fix. The targets' stderr (mkseries'
 # own error messages) is closed; libFuzzer's report still shows. The
 # targets' scratch files go to build-fuzz/tmp/, made anew for each.
-FUZZ_TARGETS = mail kit console tarball
+FUZZ_TARGETS = mail kit console tarball diff binary apply json
 FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 65536
 FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz-%,$(FUZZ_TARGETS))

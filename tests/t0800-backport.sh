@@ -60,13 +60,14 @@ test_expect_success 'the recorded backport is in the kit style' '
 	f=k-clean/patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch &&
 	test_grep "^Subject: \[PATCH\] mm: rename ptes" $f &&
 	test_grep "^From: A U Thor <author@example.com>" $f &&
-	test_grep "^commit $ID_A1[0-9a-f]* upstream.\$" $f &&
-	test_grep "^\[ Back Porter: backported to t; mm/mremap.c (merged three-way) \]" $f &&
-	sed -n "/^\[ Back Porter/,/^---\$/p" $f >after-note &&
-	printf "%s\n" "[ Back Porter: backported to t; mm/mremap.c (merged three-way) ]" "" \
+	test_grep "^commit $A1 upstream.\$" $f &&
+	sed -n "/^Call them pteps/,/^---\$/p" $f >after-note &&
+	printf "%s\n" "Call them pteps." "" \
 		"Signed-off-by: Dev Eloper <dev@example.org>" \
+		"[ Back Porter: backported to t; mm/mremap.c (merged three-way) ]" \
 		"Signed-off-by: Back Porter <backporter@example.com>" "---" >after-note.expect &&
 	test_cmp after-note.expect after-note &&
+	! test_grep "libgit2" $f &&
 	test_grep "\"t\": { file: patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch }" k-clean/series.yaml &&
 	test_grep "# the test kit" k-clean/series.yaml
 '
@@ -190,13 +191,13 @@ test_expect_success '--status shows the series, the patch and the files in confl
 	cat out &&
 	test_grep "series:  alpha" out &&
 	test_grep "patch:   alpha 1/2 $ID_A1 mm: rename ptes" out &&
-	test_grep "mm/mremap.c: conflict markers left" out
+	test_grep "^mm/mremap.c:1: conflict marker left" out
 '
 
 test_expect_success '--continue refuses while conflict markers are left' '
 	(cd k-conf && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-conf" --continue >../out 2>../err) &&
 	test_grep "not resolved yet" err &&
-	test_grep "mm/mremap.c: conflict markers left" err &&
+	test_grep "^mm/mremap.c:1: conflict marker left" err &&
 	! test -d k-conf/patches/alpha/t
 '
 
@@ -212,7 +213,7 @@ test_expect_success 'resolved by an edit, --continue records it and finishes the
 	(cd k-conf && echo from-the-terminal | GIT_EDITOR="$TRASH_DIRECTORY/editor" \
 		mkseries backport --branch t --workdir "$PWD/../wd-conf" --continue -e >../out 2>../err) &&
 	cat out &&
-	test_grep "commit $ID_A1[0-9a-f]* upstream." message.given &&
+	test_grep "^commit $A1 upstream.\$" message.given &&
 	f=k-conf/patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch &&
 	test_grep "edited: from-the-terminal" $f &&
 	test_grep "mm/mremap.c (conflict resolved)" $f &&
@@ -243,7 +244,7 @@ test_expect_success 'a loop interrupted while recording resumes with --continue'
 	ls k-crash/patches/alpha/t >files &&
 	test $(wc -l <files) = 1 &&
 	! test_grep "\"t\":" k-crash/series.yaml &&
-	(cd k-crash && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-crash" --status >../out) &&
+	(cd k-crash && mkseries backport --branch t --workdir "$PWD/../wd-crash" --status >../out) &&
 	test_grep "patch:   alpha 1/2" out &&
 	(cd k-crash && mkseries backport --branch t --workdir "$PWD/../wd-crash" --continue >../out 2>../err) &&
 	cat out &&

@@ -9,12 +9,23 @@ static void test_note(void)
 	char *m;
 
 	m = backport_add_note("mm: x\n\ncommit abc upstream.\n\nWhy.\n\n"
-			      "Signed-off-by: A <a@x>\nSigned-off-by: B <b@x>\n", "[ B: note ]");
-	is_str(m, "mm: x\n\ncommit abc upstream.\n\nWhy.\n\n[ B: note ]\n\n"
-		  "Signed-off-by: A <a@x>\nSigned-off-by: B <b@x>\n",
-	       "the note goes before the trailer block, a paragraph of its own");
+			      "Signed-off-by: A <a@x>\nSigned-off-by: B <b@x>\n", "[ B: note ]", "b@x");
+	is_str(m, "mm: x\n\ncommit abc upstream.\n\nWhy.\n\n"
+		  "Signed-off-by: A <a@x>\n[ B: note ]\nSigned-off-by: B <b@x>\n",
+	       "the note goes just before the backporter's sign-off");
 	free(m);
-	m = backport_add_note("mm: x", "[ B: note ]");
+	m = backport_add_note("mm: x\n\nWhy.\n\nSigned-off-by: B <b@x>\nLink: l\n"
+			      "Signed-off-by: A <a@x>\n", "[ B: note ]", "b@x");
+	is_str(m, "mm: x\n\nWhy.\n\n[ B: note ]\nSigned-off-by: B <b@x>\nLink: l\n"
+		  "Signed-off-by: A <a@x>\n", "before the backporter's last sign-off, not the last one");
+	free(m);
+	m = backport_add_note("mm: x\n\ncommit abc upstream.\n\nWhy.\n\n"
+			      "Signed-off-by: A <a@x>\n", "[ B: note ]", "b@x");
+	is_str(m, "mm: x\n\ncommit abc upstream.\n\nWhy.\n\n[ B: note ]\n\n"
+		  "Signed-off-by: A <a@x>\n",
+	       "without the backporter's sign-off, a paragraph before the trailer block");
+	free(m);
+	m = backport_add_note("mm: x", "[ B: note ]", "b@x");
 	is_str(m, "mm: x\n\n[ B: note ]\n", "a message of one line gets the note after it");
 	free(m);
 }

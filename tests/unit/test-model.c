@@ -577,7 +577,22 @@ static const struct bad_case bad_cases[] = {
 	  "    patches:\n"
 	  "      - file: patches/a/0001-one.patch\n"
 	  "  - *s\n",
-	  { { NULL, NULL } }, "error: series.yaml:2: YAML aliases are not supported\n", 0 },
+	  { { NULL, NULL } }, "error: series.yaml:2: YAML anchors are not supported ('&s')\n", 0 },
+	{ "an unused anchor",
+	  "series:\n"
+	  "  - id: a\n"
+	  "    title: &t A\n"
+	  "    patches:\n"
+	  "      - file: patches/a/0001-one.patch\n",
+	  { { NULL, NULL } }, "error: series.yaml:3: YAML anchors are not supported ('&t')\n", 0 },
+	{ "a python object tag",
+	  "series:\n"
+	  "  - id: a\n"
+	  "    title: !!python/object/apply:os.system [\"true\"]\n"
+	  "    patches:\n"
+	  "      - file: patches/a/0001-one.patch\n",
+	  { { NULL, NULL } }, "error: series.yaml:3: YAML tags are not supported "
+	      "('tag:yaml.org,2002:python/object/apply:os.system'): a kit is plain data\n", 0 },
 	{ "two documents",
 	  "series: []\n"
 	  "---\n"

@@ -353,7 +353,8 @@ static void __attribute__((noreturn)) run_terminal(const char *pidfile)
 	close(p[1]);
 	dup2(p[0], 0);
 	close(p[0]);
-	sh(&c, "read -r word; echo \"$word\" >\"$1.in\"; trap 'exit 7' INT; echo $$ >\"$1\"; "
+	sh(&c, "read -r word; echo \"$word\" >\"$1.in\"; sleep 300 </dev/null & echo $! >\"$1.kid\"; "
+	   "trap 'kill $!; exit 7' INT; echo $$ >\"$1\"; "
 	   "while :; do sleep 0.05; done", pidfile);
 	c.terminal = 1;
 	_exit(child_run(&c));
@@ -375,14 +376,16 @@ static pid_t start_terminal(const char *pidfile, pid_t *editor)
 static void test_terminal(void)
 {
 	char *pidfile = path_join(tmpdir, "editor.pid"), *infile = xstrfmt("%s.in", pidfile);
+	char *kidfile = xstrfmt("%s.kid", pidfile);
 	struct strbuf in = STRBUF_INIT;
 	int status = -1;
-	pid_t pid, editor;
+	pid_t pid, editor, kid;
 
 	pid = start_terminal(pidfile, &editor);
 	ok(editor > 0 && !strbuf_read_file(&in, infile) && !strcmp(in.buf, "typed\n"),
 	   "terminal child: reads mkseries's own stdin");
-	ok(editor > 0 && getpgid(editor) == getpgid(pid), "terminal child: stays in mkseries's group");
+	ok(editor > 0 && getpgid(editor) == editor && getpgid(editor) != getpgid(pid),
+	   "terminal child: in a group of its own, with what it starts");
 	kill(pid, SIGINT);
 	usleep(300000);
 	ok(editor > 0 && pid_alive(editor) && waitpid(pid, &status, WNOHANG) == 0,
@@ -394,13 +397,18 @@ static void test_terminal(void)
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 7, "terminal child: its own exit status comes back");
 
 	pid = start_terminal(pidfile, &editor);
+	kid = read_pid(kidfile);
 	kill(pid, SIGTERM);
 	alarm(20);
 	waitpid(pid, &status, 0);
 	alarm(0);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "terminal child: SIGTERM is still passed on");
 	ok(editor > 0 && pid_gone(editor), "terminal child: gone with mkseries");
+	ok(kid > 0 && pid_gone(kid), "terminal child: what the editor started is gone too");
+	if (kid > 0)
+		kill(kid, SIGKILL);
 	strbuf_release(&in);
+	free(kidfile);
 	free(infile);
 	free(pidfile);
 }

@@ -36,6 +36,12 @@ static void test_shown(void)
 		    "bytes that are not UTF-8 are escaped, a cut sequence too");
 	check_shown("\xed\xa0\x80", 0, "\\xed\\xa0\\x80", "a UTF-16 surrogate is not UTF-8");
 	check_shown("back\\slash", 0, "back\\slash", "a backslash is kept");
+	check_shown("invoice\xe2\x80\xaetxt.exe", 0, "invoice\\u202etxt.exe",
+		    "a right-to-left override (U+202E) is escaped");
+	check_shown("a\xe2\x81\xa6" "b\xe2\x80\x8b" "c\xef\xbb\xbf", 0, "a\\u2066b\\u200bc\\ufeff",
+		    "an isolate, a zero-width space and a BOM are escaped");
+	check_shown("\xe2\x80\x94 \xe2\x80\x99", 0, "\xe2\x80\x94 \xe2\x80\x99",
+		    "an em dash and a quote beside them are kept");
 
 	ok(shown(plain) == plain, "shown: text with nothing to escape is returned as is");
 	ok(shown(NULL) == NULL, "shown: NULL stays NULL");

@@ -358,6 +358,63 @@ static int check_names_of(struct apply_ctx *ctx, size_t i, const git_diff_delta 
 	return 0;
 }
 
+/* Whether the patch deletes (or renames away) file `path`. */
+static int patch_removes(struct apply_ctx *ctx, const char *path)
+{
+	size_t i, n = git_diff_num_deltas(ctx->diff);
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(ctx->diff, i);
+
+		if ((d->status == GIT_DELTA_DELETED || d->status == GIT_DELTA_RENAMED) &&
+		    d->old_file.path && !strcmp(d->old_file.path, path))
+			return 1;
+	}
+	return 0;
+}
+
+struct emptied {
+	struct apply_ctx *ctx;
+	const char *dir;
+	int kept;
+};
+
+static int emptied_cb(const char *root, const git_tree_entry *e, void *data)
+{
+	struct emptied *em = data;
+	char *path;
+
+	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+		return 0;
+	path = xstrfmt("%s/%s%s", em->dir, root, git_tree_entry_name(e));
+	if (!patch_removes(em->ctx, path))
+		em->kept = 1;
+	free(path);
+	return em->kept ? -1 : 0;
+}
+
+/*
+ * Whether the patch removes every file of directory `dir` of the base:
+ * then, as git am does, it may create a file of that name.
+ */
+static int dir_emptied(struct apply_ctx *ctx, const char *dir)
+{
+	struct emptied em = { ctx, dir, 0 };
+	git_tree_entry *e = NULL;
+	git_tree *sub = NULL;
+
+	if (git_tree_entry_bypath(&e, ctx->base, dir) < 0 ||
+	    git_tree_entry_type(e) != GIT_OBJECT_TREE ||
+	    git_tree_lookup(&sub, ctx->repo, git_tree_entry_id(e)) < 0)
+		em.kept = 1;
+	else
+		git_tree_walk(sub, GIT_TREEWALK_PRE, emptied_cb, &em);
+	git_error_clear();
+	git_tree_free(sub);
+	git_tree_entry_free(e);
+	return !em.kept;
+}
+
 /*
  * Files the patch modifies must be there, with the type it expects;
  * files it creates must not, and the directories above them must not
@@ -379,7 +436,7 @@ static int check_structure(struct apply_ctx *ctx)
 			return ret;
 		switch (d->status) {
 		case GIT_DELTA_ADDED:
-			if (nw->kind == BASE_DIR && !nw->made)
+			if (nw->kind == BASE_DIR && !nw->made && !dir_emptied(ctx, nw->path))
 				return fail(ctx, nw->path, "the patch creates it but the tree has a directory there");
 			if (exists_now(nw))
 				return fail(ctx, nw->path, "the patch creates it but the tree already has it");
@@ -537,6 +594,43 @@ static void add_numbered(struct strbuf *sb, size_t lineno, char mark, const stru
 	strbuf_addch(sb, '\n');
 }
 
+/* How many of the expected lines that are not blank the tree has at `at` (0-based). */
+static size_t likeness_at(const struct spans *orig, size_t at, const struct spans *pre)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < pre->nr && at + i < orig->nr; i++)
+		if (pre->v[i].n > 1 && span_eq(&orig->v[at + i], &pre->v[i]))
+			n++;
+	return n;
+}
+
+/*
+ * Where the hunk's context is now, as a 1-based line: the place in the
+ * tree with the most of the expected lines (blank ones aside), the one
+ * nearest `first` among equals; `first` when no place has more of them
+ * than `first` itself. A git tree's file moves code around between
+ * releases: the patch's own line numbers may show an unrelated place.
+ */
+static size_t likeliest_place(const struct spans *orig, const struct spans *pre, size_t first)
+{
+	size_t at, best = first, best_n, n, dist, best_dist = 0;
+
+	if (!pre->nr || pre->nr > orig->nr || orig->nr * pre->nr > 50000000)
+		return first;
+	best_n = first - 1 < orig->nr ? likeness_at(orig, first - 1, pre) : 0;
+	for (at = 0; at + pre->nr <= orig->nr; at++) {
+		n = likeness_at(orig, at, pre);
+		dist = at + 1 > first ? at + 1 - first : first - at - 1;
+		if (n > best_n || (n == best_n && n && best != first && dist < best_dist)) {
+			best = at + 1;
+			best_n = n;
+			best_dist = dist;
+		}
+	}
+	return best;
+}
+
 /*
  * Describe a hunk that does not apply: the hunk, the lines it expects,
  * and what the tree has around that place, marking the lines that
@@ -546,7 +640,7 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 			const git_diff_hunk *hunk, const struct spans *pre, const char *premark,
 			const struct spans *orig, int at_start, int at_end)
 {
-	size_t first = hunk->old_start ? hunk->old_start : 1, i, lo, hi, k, at;
+	size_t first = hunk->old_start ? hunk->old_start : 1, i, lo, hi, k, at, place;
 	size_t hlen = hunk->header_len;
 
 	while (hlen && (hunk->header[hlen - 1] == '\n' || hunk->header[hlen - 1] == '\r'))
@@ -559,16 +653,21 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 		for (i = 0; i < pre->nr; i++)
 			add_numbered(sb, first + i, premark[i], &pre->v[i]);
 	}
-	if (first > orig->nr) {
+	place = likeliest_place(orig, pre, first);
+	if (place == first && first > orig->nr) {
 		strbuf_addf(sb, "the tree's copy has only %zu lines\n", orig->nr);
 		first = orig->nr + 1;
 	}
+	first = place;
 	lo = first > REPORT_CONTEXT ? first - REPORT_CONTEXT : 1;
 	hi = first + (pre->nr ? pre->nr - 1 : 0) + REPORT_CONTEXT;
 	if (hi > orig->nr)
 		hi = orig->nr;
 	if (lo <= hi) {
-		strbuf_addf(sb, "the tree has at lines %zu-%zu:\n", lo, hi);
+		strbuf_addf(sb, "the tree has at lines %zu-%zu", lo, hi);
+		if (first != (hunk->old_start ? (size_t)hunk->old_start : 1))
+			strbuf_addstr(sb, " (where the hunk's context is now)");
+		strbuf_addstr(sb, ":\n");
 		for (k = lo; k <= hi; k++) {
 			int differs = k >= first && k - first < pre->nr &&
 				      !span_eq(&orig->v[k - 1], &pre->v[k - first]);
@@ -896,6 +995,42 @@ static int gitlink_target(git_oid *out, struct apply_ctx *ctx, const char *path)
 }
 
 /*
+ * Apply the updates `up` to the base tree: removals first, then the rest
+ * onto that. libgit2 takes one list as a whole and refuses a path that
+ * is a file on one side and a directory on the other ("D/F conflict"),
+ * where git am replaces a symbolic link by a directory, or a directory
+ * by a file, when the patch removes the one and creates the other.
+ */
+static int update_in_two_passes(git_oid *out, struct apply_ctx *ctx, git_tree_update *up,
+				 size_t n)
+{
+	git_tree_update *sorted = xcalloc(n ? n : 1, sizeof(*sorted));
+	git_tree *mid = NULL;
+	git_oid mid_id;
+	size_t i, nrm = 0, k;
+	int err = 0, ret = 0;
+
+	for (i = 0; i < n; i++)
+		if (up[i].action == GIT_TREE_UPDATE_REMOVE)
+			sorted[nrm++] = up[i];
+	for (i = 0, k = nrm; i < n; i++)
+		if (up[i].action != GIT_TREE_UPDATE_REMOVE)
+			sorted[k++] = up[i];
+	if (!nrm || nrm == n) {
+		err = git_tree_create_updated(out, ctx->repo, ctx->base, n, sorted);
+	} else if ((err = git_tree_create_updated(&mid_id, ctx->repo, ctx->base, nrm,
+						  sorted)) >= 0 &&
+		   (err = git_tree_lookup(&mid, ctx->repo, &mid_id)) >= 0) {
+		err = git_tree_create_updated(out, ctx->repo, mid, n - nrm, sorted + nrm);
+	}
+	if (err < 0)
+		ret = gitutil_error(err, "cannot write the patched tree");
+	git_tree_free(mid);
+	free(sorted);
+	return ret;
+}
+
+/*
  * Fold libgit2's result back into the full tree: the paths it has are
  * upserted (with their modes: exec bits, symlinks), the touched paths
  * it no longer has are removed. Emptied directories disappear.
@@ -904,7 +1039,7 @@ static int fold_back(git_oid *out, struct apply_ctx *ctx, git_index *idx)
 {
 	size_t n = git_index_entrycount(idx), i, nup = 0;
 	git_tree_update *up = xcalloc(n + ctx->nr + 1, sizeof(*up));
-	int err, ret = 0;
+	int ret = 0;
 
 	for (i = 0; i < n; i++) {
 		const git_index_entry *e = git_index_get_byindex(idx, i);
@@ -931,8 +1066,8 @@ static int fold_back(git_oid *out, struct apply_ctx *ctx, git_index *idx)
 	}
 	if (!nup)
 		git_oid_cpy(out, git_tree_id(ctx->base));
-	else if ((err = git_tree_create_updated(out, ctx->repo, ctx->base, nup, up)) < 0)
-		ret = gitutil_error(err, "cannot write the patched tree");
+	else
+		ret = update_in_two_passes(out, ctx, up, nup);
 cleanup:
 	free(up);
 	return ret;
@@ -1061,6 +1196,15 @@ static int run_apply(git_oid *out, git_repository *repo, const git_oid *base, co
 	if ((ret = build_small_tree(&small, &ctx)))
 		goto cleanup;
 	err = git_apply_to_tree(&idx, repo, small, moved_diff ? moved_diff : ctx.diff, NULL);
+	/*
+	 * A binary delta made for another preimage fails in libgit2 as an
+	 * invalid object ("base size does not match given data"): it is
+	 * the patch not applying, and the caller names the patch and branch.
+	 */
+	if (err < 0 && err != GIT_EAPPLYFAIL && git_error_last() &&
+	    (git_error_last()->klass == GIT_ERROR_INVALID || git_error_last()->klass == GIT_ERROR_ZLIB ||
+	     git_error_last()->klass == GIT_ERROR_PATCH) && first_binary_path(ctx.diff))
+		err = GIT_EAPPLYFAIL;
 	if (err == GIT_EAPPLYFAIL) {
 		const git_error *e = git_error_last();
 		const char *bin = first_binary_path(ctx.diff);

@@ -23,6 +23,8 @@ void apply_outcome_release(struct apply_outcome *o)
 	for (i = 0; o->replayed && i < o->nr_items; i++)
 		free(o->replayed[i]);
 	free(o->replayed);
+	free(o->refname);
+	free(o->logmsg);
 	free(o->state);
 	free(o->commit);
 	strbuf_release(&o->report);
@@ -497,10 +499,16 @@ static int plan_apply_item(struct apply_outcome *o, struct apply_run *r, size_t 
 	}
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE)
 		return err;
-	if (err)
-		return -1;
 	r->tree = next;
-	return take_applied(o, r, i);
+	if (err || take_applied(o, r, i)) {
+		/* the message above is libgit2's or the system's (a disk full): say where */
+		const struct plan_item *it = &r->plan->items[i];
+
+		return error("stopped at %s onto '%s' (from %s); no ref was moved",
+			     kit_patch_label(it->patch), r->plan->branch->name,
+			     it->source ? shown(it->source) : "?");
+	}
+	return 0;
 }
 
 static void *alloc_per_item(const struct plan *plan, size_t size)
@@ -595,10 +603,87 @@ int branch_apply(struct apply_outcome *o, git_repository *repo, const struct pla
 	if (o->have_old && git_oid_equal(&o->old_tip, &o->tip))
 		goto cleanup;
 	logmsg = xstrfmt("%s: %zu commits onto %s", log_prefix, o->nr_commits, oid_short(base));
+	if (o->defer) {
+		o->pending = 1;
+		o->refname = refname;
+		o->logmsg = logmsg;
+		refname = logmsg = NULL;
+		goto cleanup;
+	}
 	ret = ref_update(repo, refname, &o->tip, o->have_old ? &o->old_tip : NULL, 0, logmsg);
 	o->moved = !ret;
 cleanup:
 	free(logmsg);
 	free(refname);
+	return ret;
+}
+
+static int lock_file_there(git_repository *repo, const char *refname)
+{
+	char *lock = xstrfmt("%s%s.lock", git_repository_commondir(repo), refname);
+	int there = file_exists(lock);
+
+	free(lock);
+	return there;
+}
+
+int branch_refs_move(git_repository *repo, struct apply_outcome *const *o, size_t n)
+{
+	git_transaction *tx = NULL;
+	const char *at = NULL;
+	size_t i, nr = 0;
+	int err = 0, ret = 0;
+
+	for (i = 0; i < n; i++)
+		nr += o[i] && o[i]->pending;
+	if (!nr)
+		return 0;
+	if ((err = git_transaction_new(&tx, repo)) < 0)
+		goto fail;
+	/* locked first, then checked: nobody moves a ref between the look and the write */
+	for (i = 0; i < n && !err; i++) {
+		git_oid now;
+		int have;
+
+		if (!o[i] || !o[i]->pending)
+			continue;
+		at = o[i]->refname;
+		if ((err = git_transaction_lock_ref(tx, at)) < 0)
+			break;
+		have = git_reference_name_to_id(&now, repo, at) == 0;
+		git_error_clear();
+		if (have != o[i]->have_old || (have && !git_oid_equal(&now, &o[i]->old_tip))) {
+			ret = error("cannot update '%s': it was changed by someone else meanwhile; "
+				    "no ref was moved", at);
+			goto cleanup;
+		}
+		err = git_transaction_set_target(tx, at, &o[i]->tip, NULL, o[i]->logmsg);
+	}
+	if (err)
+		goto fail;
+	at = NULL;
+	err = git_transaction_commit(tx);
+	if (!err) {
+		for (i = 0; i < n; i++)
+			if (o[i] && o[i]->pending) {
+				o[i]->moved = 1;
+				o[i]->pending = 0;
+			}
+		goto cleanup;
+	}
+fail:
+	if (at && (err == GIT_ELOCKED || lock_file_there(repo, at)))
+		ret = ref_locked_error(repo, at);
+	else {
+		struct strbuf names = STRBUF_INIT;
+
+		for (i = 0; i < n; i++)
+			if (o[i] && o[i]->pending && (!at || !strcmp(at, o[i]->refname)))
+				strbuf_addf(&names, "%s'%s'", names.len ? ", " : "", o[i]->refname);
+		ret = gitutil_error(err, "cannot move %s; no ref was moved", names.buf);
+		strbuf_release(&names);
+	}
+cleanup:
+	git_transaction_free(tx);
 	return ret;
 }

@@ -31,6 +31,14 @@ struct apply_outcome {
 	int have_old;			/* branch_apply(): the branch existed, at old_tip */
 	git_oid old_tip;
 	int moved;			/* branch_apply(): the ref was moved */
+	/*
+	 * Set by the caller: branch_apply() leaves the ref to
+	 * branch_refs_move(), which moves several in one transaction.
+	 */
+	int defer;
+	int pending;			/* deferred: the ref is to move to tip */
+	char *refname;			/* deferred: the ref to move; owned */
+	char *logmsg;			/* deferred: its reflog message; owned */
 	struct strbuf report;		/* what went wrong, for the user */
 };
 
@@ -72,6 +80,15 @@ char *branch_refname(const struct plan *plan);
  * On MKS_EAPPLYFAIL or MKS_EUNSAFE the ref is not touched and o->report
  * says why; -1 for other failures (printed).
  */
+/*
+ * Move the refs of every outcome in `o` (n of them) that branch_apply()
+ * left pending (o->defer), in one ref transaction: all of them or none,
+ * so a kit and its variants never end on different versions. Each ref
+ * must still be where branch_apply() found it. Sets o->moved on each.
+ * Returns 0, or -1 with none moved (printed, naming the ref).
+ */
+int branch_refs_move(git_repository *repo, struct apply_outcome *const *o, size_t n);
+
 int branch_apply(struct apply_outcome *o, git_repository *repo, const struct plan *plan,
 		 const git_oid *base, const git_oid *reuse, const git_signature *backporter,
 		 const char *log_prefix);

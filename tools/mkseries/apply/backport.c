@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,6 +91,22 @@ static int write_tree_file(const char *dir, const char *path, const void *data, 
 	return ret;
 }
 
+/* The directories above removed file `path` that it left empty go, as git removes them. */
+static void remove_emptied_dirs(const char *dir, const char *path)
+{
+	struct strbuf why = STRBUF_INIT;
+	char *p = xstrdup(path), *slash;
+
+	while ((slash = strrchr(p, '/'))) {
+		*slash = '\0';
+		strbuf_reset(&why);
+		if (fs_rmdir_beneath(dir, p, &why) != 1)
+			break;
+	}
+	strbuf_release(&why);
+	free(p);
+}
+
 /*
  * Make file `path` of the tree at `dir` what it is in `tree_id` (a tree,
  * or the commit the work tree was checked out from; absent: removed).
@@ -118,6 +135,8 @@ static int sync_path(git_repository *repo, const git_oid *tree_id, const char *d
 				    shown(path), why.buf);
 		else if (ret)
 			ret = error("cannot remove '%s' in '%s': %s", shown(path), dir, why.buf);
+		else
+			remove_emptied_dirs(dir, path);
 		goto cleanup;
 	}
 	if (err < 0 || (err = git_blob_lookup(&blob, repo, git_tree_entry_id(e))) < 0) {
@@ -426,7 +445,8 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 	git_diff *gd = NULL;
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
-	size_t i, n;
+	git_oid cur = *onto;
+	size_t i, k = 0, n, *order = NULL;
 	int err, ret = 0;
 
 	if ((ret = diff_check_paths(diff, len, report)))
@@ -441,26 +461,41 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		goto cleanup;
 	}
 	n = git_diff_num_deltas(gd);
-	for (i = 0; i < n && !ret; i++) {
-		const git_diff_delta *d = git_diff_get_delta(gd, i);
+	/*
+	 * Files removed first, and each file applied onto the tree with the
+	 * files before it: a patch that replaces a link or a directory by a
+	 * directory or a file of the same name goes in as git am does.
+	 */
+	order = xcalloc(n ? n : 1, sizeof(*order));
+	for (i = 0; i < n; i++)
+		if (git_diff_get_delta(gd, i)->status == GIT_DELTA_DELETED)
+			order[k++] = i;
+	for (i = 0; i < n; i++)
+		if (git_diff_get_delta(gd, i)->status != GIT_DELTA_DELETED)
+			order[k++] = i;
+	for (k = 0; k < n && !ret; k++) {
+		const git_diff_delta *d = git_diff_get_delta(gd, order[k]);
 		git_patch *patch = NULL;
 		git_buf text = { 0 };
 		struct strbuf why = STRBUF_INIT;
 		git_oid next;
 
+		i = order[k];
 		if ((err = git_patch_from_diff(&patch, gd, i)) < 0 ||
 		    (err = git_patch_to_buf(&text, patch)) < 0) {
 			ret = gitutil_error(err, "cannot read the patch of '%s'", d->new_file.path);
 			git_patch_free(patch);
 			break;
 		}
-		err = apply_diff(&next, repo, onto, text.ptr, text.size, &why);
+		err = apply_diff(&next, repo, &cur, text.ptr, text.size, &why);
 		if (!err) {
-			ret = sync_path(repo, &next, dir, d->new_file.path, report);
-			if (!ret && strcmp(d->old_file.path, d->new_file.path))
+			if (strcmp(d->old_file.path, d->new_file.path))
 				ret = sync_path(repo, &next, dir, d->old_file.path, report);
 			if (!ret)
+				ret = sync_path(repo, &next, dir, d->new_file.path, report);
+			if (!ret)
 				add_file(r, d->new_file.path, BACKPORT_APPLIED);
+			cur = next;
 		} else if (err == MKS_EAPPLYFAIL) {
 			ret = merge_three_way(r, repo, tree, dir, d, report);
 			if (ret == 1)
@@ -475,6 +510,7 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		git_patch_free(patch);
 	}
 cleanup:
+	free(order);
 	git_diff_free(gd);
 	git_tree_free(tree);
 	git_commit_free(commit);
@@ -512,6 +548,8 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 	git_reference *ref = NULL;
 	int err, ret = 0;
 
+	char *admin = xstrfmt("%sworktrees/%s", git_repository_commondir(repo), name);
+
 	if (dir_exists(path) && remove_tree(path))
 		ret = error("cannot remove '%s': %s", path, strerror(errno));
 	if (git_worktree_lookup(&wt, repo, name) == 0) {
@@ -520,9 +558,20 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 			ret = gitutil_error(err, "cannot remove worktree '%s'", name);
 	}
 	git_error_clear();
-	if (git_reference_lookup(&ref, repo, refname) == 0 && (err = git_reference_delete(ref)) < 0)
-		ret = gitutil_error(err, "cannot delete '%s'", refname);
+	/*
+	 * A loop killed while its tree was removed leaves the registration
+	 * half there, which libgit2 may no longer look up: git worktree
+	 * prune's job, done here so the next loop can add the tree again.
+	 */
+	if (!ret && dir_exists(admin) && !dir_exists(path) && remove_tree(admin))
+		ret = error("cannot remove the stale worktree registration '%s': %s", admin,
+			    strerror(errno));
+	if (git_reference_lookup(&ref, repo, refname) == 0 &&
+	    (err = git_reference_delete(ref)) < 0)
+		ret = err == GIT_ELOCKED ? ref_locked_error(repo, refname) :
+		      gitutil_error(err, "cannot delete '%s'", refname);
 	git_error_clear();
+	free(admin);
 	git_reference_free(ref);
 	git_worktree_free(wt);
 	return ret;
@@ -551,17 +600,75 @@ cleanup:
 	return ret;
 }
 
-static int has_markers(const char *buf, size_t len)
+/* The 1-based line of the first conflict marker in `buf`, or 0. */
+static size_t marker_line(const char *buf, size_t len)
 {
 	static const char *const marks[] = { "<<<<<<< ", "=======\n", ">>>>>>> " };
-	size_t i, k;
+	size_t i = 0, k, line = 1;
+	const char *nl;
 
-	for (i = 0; i < len; i = (const char *)memchr(buf + i, '\n', len - i) ?
-			     (size_t)((const char *)memchr(buf + i, '\n', len - i) - buf) + 1 : len)
+	while (i < len) {
 		for (k = 0; k < ARRAY_SIZE(marks); k++)
 			if (len - i >= strlen(marks[k]) && !memcmp(buf + i, marks[k], strlen(marks[k])))
-				return 1;
+				return line;
+		nl = memchr(buf + i, '\n', len - i);
+		if (!nl)
+			break;
+		i = (size_t)(nl - buf) + 1;
+		line++;
+	}
 	return 0;
+}
+
+int backport_new_markers(struct strbuf *left, git_repository *repo, const git_oid *onto,
+			 const git_oid *wt_tree)
+{
+	git_commit *c = NULL;
+	git_tree *old = NULL, *new = NULL;
+	git_diff *diff = NULL;
+	size_t i, n;
+	int err, ret = 0;
+
+	if ((err = git_commit_lookup(&c, repo, onto)) < 0 || (err = git_commit_tree(&old, c)) < 0 ||
+	    (err = git_tree_lookup(&new, repo, wt_tree)) < 0 ||
+	    (err = git_diff_tree_to_tree(&diff, repo, old, new, NULL)) < 0) {
+		ret = gitutil_error(err, "cannot compare the work tree with %s", oid_short(onto));
+		goto cleanup;
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_blob *nb = NULL, *ob = NULL;
+		size_t at;
+
+		if (d->status == GIT_DELTA_DELETED || (d->new_file.mode != GIT_FILEMODE_BLOB &&
+		    d->new_file.mode != GIT_FILEMODE_BLOB_EXECUTABLE) ||
+		    ends_with(d->new_file.path, ".rej") || ends_with(d->new_file.path, ".rej.why"))
+			continue;
+		if (git_blob_lookup(&nb, repo, &d->new_file.id) < 0) {
+			ret = gitutil_error(-1, "cannot read '%s' of the work tree", d->new_file.path);
+			goto cleanup;
+		}
+		at = git_blob_is_binary(nb) ? 0 :
+		     marker_line(git_blob_rawcontent(nb), (size_t)git_blob_rawsize(nb));
+		if (at && !git_oid_is_zero(&d->old_file.id) &&
+		    git_blob_lookup(&ob, repo, &d->old_file.id) == 0 &&
+		    marker_line(git_blob_rawcontent(ob), (size_t)git_blob_rawsize(ob)))
+			at = 0;	/* the tree had markers there before the loop: its own business */
+		git_error_clear();
+		if (at) {
+			strbuf_addf(left, "%s:%zu: conflict marker left\n", shown(d->new_file.path), at);
+			ret++;
+		}
+		git_blob_free(ob);
+		git_blob_free(nb);
+	}
+cleanup:
+	git_diff_free(diff);
+	git_tree_free(new);
+	git_tree_free(old);
+	git_commit_free(c);
+	return ret;
 }
 
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir)
@@ -570,25 +677,18 @@ size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, 
 	size_t i, k, n = 0;
 
 	for (i = 0; i < r->nr; i++) {
-		const char *path = r->files[i].path;
-		struct strbuf sb = STRBUF_INIT;
-		char *abs = path_join(dir, path);
+		char *abs = path_join(dir, r->files[i].path);
 
-		if (r->files[i].how == BACKPORT_CONFLICT && !strbuf_read_file(&sb, abs) &&
-		    has_markers(sb.buf, sb.len)) {
-			strbuf_addf(left, "%s: conflict markers left\n", path);
-			n++;
-		}
 		for (k = 0; k < ARRAY_SIZE(suffixes); k++) {
 			char *rej = xstrfmt("%s%s", abs, suffixes[k]);
 
 			if (file_exists(rej)) {
-				strbuf_addf(left, "%s%s: still there\n", path, suffixes[k]);
+				strbuf_addf(left, "%s%s: still there\n", shown(r->files[i].path),
+					    suffixes[k]);
 				n++;
 			}
 			free(rej);
 		}
-		strbuf_release(&sb);
 		free(abs);
 	}
 	return n;
@@ -609,11 +709,39 @@ char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_
 	return ret;
 }
 
-char *backport_add_note(const char *message, const char *note)
+/* Where the last line "Signed-off-by: ... <email>" of `message` starts, or -1. */
+static long backporter_signoff_at(const char *message, const char *email)
+{
+	const char *line = message, *nl, *lt;
+	size_t elen = strlen(email);
+	long at = -1;
+
+	for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
+		nl = strchr(line, '\n');
+		if (strncasecmp(line, "Signed-off-by:", 14))
+			continue;
+		lt = memchr(line, '<', nl ? (size_t)(nl - line) : strlen(line));
+		if (lt && !strncasecmp(lt + 1, email, elen) && lt[1 + elen] == '>')
+			at = line - message;
+		if (!nl)
+			break;
+	}
+	return at;
+}
+
+char *backport_add_note(const char *message, const char *note, const char *email)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t len = strlen(message), at;
+	long sob = email ? backporter_signoff_at(message, email) : -1;
 
+	if (sob > 0) {
+		/* in the trailer block, just before the backporter's sign-off, as stable does */
+		strbuf_add(&sb, message, sob);
+		strbuf_addf(&sb, "%s\n", note);
+		strbuf_addstr(&sb, message + sob);
+		return strbuf_detach(&sb, NULL);
+	}
 	while (len && message[len - 1] == '\n')
 		len--;
 	/* the start of the last paragraph: the trailer block */

@@ -75,12 +75,22 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 int backport_worktree_tree(git_oid *out, const char *path);
 
 /*
- * What is left to do in the tree at `dir`: conflict markers ("<<<<<<< ",
- * "=======", ">>>>>>> " lines) in the files `r` merged with conflicts,
- * and .rej or .rej.why files beside the files it touched. Each is
- * appended to `left` as one line; returns their number.
+ * What is left to do in the tree at `dir`: .rej or .rej.why files beside
+ * the files `r` touched. Each is appended to `left` as one line; returns
+ * their number. Conflict markers are backport_new_markers()'s.
  */
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir);
+
+/*
+ * Conflict markers ("<<<<<<< ", "=======", ">>>>>>> " lines) in any file
+ * of tree `wt_tree` (the work tree's) that the file did not have in the
+ * commit `onto` the work tree was checked out from: markers the loop or
+ * the user left anywhere, not only in the files merged with conflicts.
+ * One line "<path>:<line>: conflict marker left" each in `left`; returns
+ * the number of such files, or -1 (printed).
+ */
+int backport_new_markers(struct strbuf *left, git_repository *repo, const git_oid *onto,
+			 const git_oid *wt_tree);
 
 /*
  * The name of the branch backport of upstream entry `p` with subject
@@ -92,12 +102,14 @@ char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_
 			 const char *subject);
 
 /*
- * Insert the bracketed note into `message` (a stable_message()) as a
- * paragraph of its own before the trailer block, where applying the
- * file again keeps it (stable_message() rebuilds the trailer block from
- * the trailers alone). Returns a new string.
+ * Insert the bracketed note into `message` (a stable_message()): in the
+ * trailer block just before the last sign-off of `email` (the
+ * backporter), as stable kernels carry them; without such a sign-off,
+ * as a paragraph of its own before the trailer block. stable_message()
+ * keeps the trailer block as written, notes too, so applying the file
+ * again keeps it there. Returns a new string.
  */
-char *backport_add_note(const char *message, const char *note);
+char *backport_add_note(const char *message, const char *note, const char *email);
 
 /*
  * Replay a recorded backport whose diff no longer applies onto tree

@@ -710,7 +710,8 @@ const struct plan_item *plan_find(const struct plan *plan, const struct kit_patc
  * What to call an item: the kit's subject, else its patch file's (a file
  * that does not parse says so now, and has no subject).
  */
-static char *item_subject(const struct kit *kit, const struct plan_item *it)
+/* The subject shown for `it`; *bad set when its patch file is there but does not parse (printed). */
+static char *item_subject(const struct kit *kit, const struct plan_item *it, int *bad)
 {
 	const char *rel = it->source ? it->source : it->patch->file;
 	struct mail_patch *mails = NULL;
@@ -722,8 +723,12 @@ static char *item_subject(const struct kit *kit, const struct plan_item *it)
 	if (!rel)
 		return NULL;
 	path = path_join(kit->dir, rel);
-	if (!access(path, R_OK) && !mail_parse_file(&mails, &nr, path) && nr && mails[0].subject)
-		ret = xstrdup(mails[0].subject);
+	if (!access(path, R_OK)) {
+		if (mail_parse_file(&mails, &nr, path) < 0)
+			*bad = 1;
+		else if (nr && mails[0].subject)
+			ret = xstrdup(mails[0].subject);
+	}
 	mail_patches_free(mails, nr);
 	free(path);
 	return ret;
@@ -773,8 +778,13 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	plan->stable = NULL;
 	stable_log_release(&log);
 	plan_put_in_order(plan);
-	for (i = 0; i < plan->nr; i++)
-		plan->items[i].subject = item_subject(kit, &plan->items[i]);
+	for (i = 0; i < plan->nr; i++) {
+		int bad = 0;
+
+		plan->items[i].subject = item_subject(kit, &plan->items[i], &bad);
+		if (bad)
+			ret = -1;
+	}
 	for (i = 0; i < plan->nr; i++) {
 		if (plan->items[i].action != PLAN_SQUASH)
 			continue;

@@ -47,41 +47,49 @@ static void print_outcome(const struct plan *plan, const struct apply_outcome *o
 	}
 }
 
-/* Apply variant v of b after the kit: one summary line. Returns 0, 1 (did not apply) or 2. */
-static int apply_variant(const struct kit *kit, const struct kernel_branch *b,
+/*
+ * Apply variant v of b after the kit into `o` (its ref left to move with
+ * the kit's: o->defer). A failure is said at once; *refname and
+ * *without (caller frees) are for the summary line said once the refs
+ * moved. Returns 0, 1 (did not apply) or 2.
+ */
+static int apply_variant(struct apply_outcome *o, char **refname, char **without,
+			 const struct kit *kit, const struct kernel_branch *b,
 			 const struct kernel_variant *v, git_repository *repo, const git_oid *base,
 			 const git_oid *kit_tip, const git_signature *me)
 {
 	struct plan plan = PLAN_INIT;
-	struct apply_outcome o;
-	char *refname = NULL, *without = variant_change_text(v);
 	int err, ret = 1;
 
-	apply_outcome_init(&o);
+	*without = variant_change_text(v);
+	*refname = NULL;
 	if (plan_build_variant(&plan, kit, b, v)) {
 		ret = 2;
 		goto cleanup;
 	}
-	refname = branch_refname(&plan);
-	err = branch_apply(&o, repo, &plan, base, kit_tip, me, "mkseries apply");
+	*refname = branch_refname(&plan);
+	o->defer = 1;
+	err = branch_apply(o, repo, &plan, base, kit_tip, me, "mkseries apply");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
-		fprintf(stderr, "error: %s", o.report.buf);
+		fprintf(stderr, "error: %s", o->report.buf);
 		printf("%s %s: FAILED %s: nothing applied; '%s' %s\n", b->name, v->name,
-		       without, refname, o.have_old ? "left where it was" : "not created");
+		       *without, *refname, o->have_old ? "left where it was" : "not created");
 		goto cleanup;
 	}
-	if (err)
-		goto cleanup;
-	printf("%s %s: %s %s %s (%zu commits, %zu shared with the kit, %zu squashed; %s)\n",
-	       b->name, v->name, refname, o.moved ? "->" : "up to date at", oid_short(&o.tip),
-	       o.nr_commits, o.nr_shared, o.nr_squashed, without);
-	ret = 0;
+	if (!err)
+		ret = 0;
 cleanup:
-	apply_outcome_release(&o);
 	plan_release(&plan);
-	free(refname);
-	free(without);
 	return ret;
+}
+
+static void print_variant_done(const struct kernel_branch *b, const struct kernel_variant *v,
+			       const struct apply_outcome *o, const char *refname,
+			       const char *without)
+{
+	printf("%s %s: %s %s %s (%zu commits, %zu shared with the kit, %zu squashed; %s)\n",
+	       b->name, v->name, refname, o->moved ? "->" : "up to date at", oid_short(&o->tip),
+	       o->nr_commits, o->nr_shared, o->nr_squashed, without);
 }
 
 static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
@@ -94,8 +102,10 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	git_signature *me = NULL;
 	char *refname = kit_refname(kit, b, NULL);
 	git_oid base, kit_tip;
-	int err, ret = 1, have_kit = 0;
-	size_t i;
+	struct apply_outcome *vo = NULL, **moving = NULL;
+	char **vref = NULL, **vwithout = NULL;
+	int err, ret = 1, have_kit = 0, *vret = NULL;
+	size_t i, nv = 0;
 
 	apply_outcome_init(&o);
 	if (plan_build(&plan, kit, b)) {
@@ -114,6 +124,7 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	err = tree_import(&base, repo, kit, b, 0);
 	if (err)
 		goto cleanup;
+	o.defer = 1;
 	err = branch_apply(&o, repo, &plan, &base, NULL, me, "mkseries apply");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
 		print_outcome(&plan, &o);
@@ -123,25 +134,53 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	} else if (err) {
 		goto cleanup;
 	} else {
+		kit_tip = o.tip;
+		have_kit = 1;
+		ret = 0;
+	}
+	/* A variant that does not apply fails itself only; each shares the kit's commits. */
+	nv = b->nr_variants;
+	vo = xcalloc(nv + 1, sizeof(*vo));
+	moving = xcalloc(nv + 1, sizeof(*moving));
+	vref = xcalloc(nv + 1, sizeof(*vref));
+	vwithout = xcalloc(nv + 1, sizeof(*vwithout));
+	vret = xcalloc(nv + 1, sizeof(*vret));
+	for (i = 0; i < nv; i++) {
+		apply_outcome_init(&vo[i]);
+		vret[i] = apply_variant(&vo[i], &vref[i], &vwithout[i], kit, b, &b->variants[i], repo,
+					&base, have_kit ? &kit_tip : NULL, me);
+		if (vret[i] > ret)
+			ret = vret[i];
+		moving[i] = &vo[i];
+	}
+	moving[nv] = have_kit ? &o : NULL;
+	/* the kit and its variants move together or not at all */
+	if (branch_refs_move(repo, moving, nv + 1)) {
+		ret = 1;
+		goto cleanup;
+	}
+	if (have_kit) {
 		print_outcome(&plan, &o);
 		printf("%s: %s %s %s", b->name, refname, o.moved ? "->" : "up to date at",
 		       oid_short(&o.tip));
 		printf(" (%zu commits, %zu squashed, %zu already in the tree; plan: %zu present, "
 		       "%zu skipped)\n", o.nr_commits, o.nr_squashed, o.nr_found,
 		       plan_count(&plan, PLAN_PRESENT), plan_count(&plan, PLAN_SKIP));
-		kit_tip = o.tip;
-		have_kit = 1;
-		ret = 0;
 	}
-	/* A variant that does not apply fails itself only; each shares the kit's commits. */
-	for (i = 0; i < b->nr_variants; i++) {
-		int r = apply_variant(kit, b, &b->variants[i], repo, &base, have_kit ? &kit_tip : NULL,
-				      me);
-
-		if (r > ret)
-			ret = r;
-	}
+	for (i = 0; i < nv; i++)
+		if (!vret[i])
+			print_variant_done(b, &b->variants[i], &vo[i], vref[i], vwithout[i]);
 cleanup:
+	for (i = 0; vo && i < nv; i++) {
+		apply_outcome_release(&vo[i]);
+		free(vref[i]);
+		free(vwithout[i]);
+	}
+	free(vo);
+	free(moving);
+	free(vref);
+	free(vwithout);
+	free(vret);
 	repo_unlock(&lock);
 	git_signature_free(me);
 	git_repository_free(repo);

@@ -1,4 +1,5 @@
 /* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,7 +82,35 @@ struct loop {
 	git_repository *repo;
 	git_signature *me;
 	struct repo_lock lock;
+	/* the work tree's tree, once read in this run (reading stats every file) */
+	git_oid wt_tree;
+	int have_wt_tree;
 };
+
+/* The tree the loop's work tree holds now, read once per run. */
+static int loop_worktree_tree(git_oid *out, struct loop *l)
+{
+	if (!l->have_wt_tree) {
+		if (backport_worktree_tree(&l->wt_tree, l->paths.tree))
+			return -1;
+		l->have_wt_tree = 1;
+	}
+	*out = l->wt_tree;
+	return 0;
+}
+
+/*
+ * tests/t0820 stands in for a SIGKILL at named steps of the loop:
+ * MKSERIES_TEST_BACKPORT_CRASH=<step> ends mkseries there at once, as a
+ * kill would, without cleaning up ("1" is the step "recorded").
+ */
+static void crash_point(const char *step)
+{
+	const char *at = getenv("MKSERIES_TEST_BACKPORT_CRASH");
+
+	if (at && (!strcmp(at, step) || (!strcmp(at, "1") && !strcmp(step, "recorded"))))
+		_exit(3);
+}
 
 /* After add_decision(): the branch of the kit just loaded. */
 static int loop_kit_reloaded(struct loop *l)
@@ -132,6 +161,16 @@ static const struct kit_patch *find_entry(const struct kit *kit, const char *sid
 	return NULL;
 }
 
+/* The number under key "<key>.<i>" of the state, 0 when absent. */
+static size_t state_size(const struct state *st, const char *key, size_t i)
+{
+	char *k = xstrfmt("%s.%zu", key, i);
+	const char *v = state_get(st, k);
+
+	free(k);
+	return v ? (size_t)strtoul(v, NULL, 10) : 0;
+}
+
 static void result_from_state(struct backport_result *r, const struct state *st)
 {
 	size_t i;
@@ -147,7 +186,14 @@ static void result_from_state(struct backport_result *r, const struct state *st)
 		ALLOC_GROW(r->files, r->nr + 1, r->alloc);
 		memset(&r->files[r->nr], 0, sizeof(r->files[r->nr]));
 		r->files[r->nr].path = xstrdup(path);
-		r->files[r->nr++].how = (enum backport_how)atoi(how);
+		r->files[r->nr].how = (enum backport_how)atoi(how);
+		r->files[r->nr].hunks = state_size(st, "hunks", i);
+		r->files[r->nr].rejected = state_size(st, "rejected", i);
+		kp = xstrfmt("moved.%zu", i);
+		if (state_get(st, kp) && *state_get(st, kp))
+			r->files[r->nr].moved = xstrdup(state_get(st, kp));
+		free(kp);
+		r->nr++;
 	}
 }
 
@@ -192,27 +238,49 @@ static char *backport_dir(const struct kit_series *s, const struct kernel_branch
 /*
  * Add the decision `"<branch>": <flow>` to entry p of series.yaml. The
  * kit is loaded again: p and every pointer into the kit are stale after.
+ * `branch` may point into the kit: it is copied first. The same
+ * decision goes into the loop's own copy (series.yaml.loop:
+ * the kit's series.yaml as it was, with the loop's decisions only), so
+ * that --abort takes out the loop's edits and keeps the user's.
  */
-static int add_decision(struct kit *kit, const struct kit_patch *p, const char *branch,
+static int add_decision(struct loop *l, const struct kit_patch *p, const char *branch,
 			const char *flow, const char *what)
 {
+	struct kit *kit = l->kit;
 	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir);
-	char *sid = xstrdup(p->series->id);
-	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT;
+	char *sid = xstrdup(p->series->id), *list = p->is_fixup ? "fixups" : "patches";
+	char *mine = path_join(l->paths.dir, "series.yaml.loop"), *bname = xstrdup(branch);
+	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT, own = STRBUF_INIT;
+	size_t index = (size_t)p->index - 1;
 	int ret = 0;
 
 	if (strbuf_read_file(&text, path)) {
 		ret = error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
+	if (strbuf_read_file(&own, mine) && strbuf_read_file(&own, l->paths.yaml_orig)) {
+		ret = error("cannot read '%s': %s", l->paths.yaml_orig, strerror(errno));
+		goto cleanup;
+	}
 	strbuf_add(&orig, text.buf, text.len);
-	if (yamledit_add_branch_decision(&text, path, sid, p->is_fixup ? "fixups" : "patches",
-					 (size_t)p->index - 1, branch, flow) ||
-	    yamledit_commit(kit, dir, path, &text, &orig, what))
+	if (yamledit_add_branch_decision(&text, path, sid, list, index, bname, flow) ||
+	    yamledit_commit(kit, dir, path, &text, &orig, what)) {
 		ret = -1;
+		goto cleanup;
+	}
+	/* the user may have moved entries: then the loop's copy is the kit's file as written */
+	if (yamledit_add_branch_decision(&own, mine, sid, list, index, bname, flow)) {
+		strbuf_reset(&own);
+		strbuf_add(&own, text.buf, text.len);
+	}
+	if (write_file_atomic(mine, own.buf, own.len))
+		ret = error("cannot write '%s': %s", mine, strerror(errno));
 cleanup:
+	strbuf_release(&own);
 	strbuf_release(&orig);
 	strbuf_release(&text);
+	free(bname);
+	free(mine);
 	free(sid);
 	free(dir);
 	free(path);
@@ -287,7 +355,7 @@ static int worktree_change(git_oid *tree_id, git_commit **onto_c, struct loop *l
 	*onto_c = NULL;
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
 		return error("the loop's state has no valid 'onto' commit");
-	if (backport_worktree_tree(tree_id, l->paths.tree))
+	if (loop_worktree_tree(tree_id, l))
 		return -1;
 	if ((err = git_commit_lookup(onto_c, l->repo, &onto)) < 0)
 		return gitutil_error(err, "cannot read commit %s", oid_short(&onto));
@@ -317,6 +385,39 @@ static int edit_message(struct loop *l, char **message)
 }
 
 /*
+ * The upstream id the backport names, in full as stable commits do: the
+ * mail's or the kit's (maybe abbreviated) id, completed from the commit
+ * the mail was written from or from the repository when either has it.
+ * NULL when there is none. Caller frees.
+ */
+static char *full_upstream_id(git_repository *repo, const struct mail_patch *m,
+			      const struct kit_patch *p)
+{
+	const char *id = m->upstream ? m->upstream : p->upstream;
+	git_object *o = NULL;
+	git_oid oid;
+	size_t n;
+	char *ret;
+
+	if (!id)
+		return NULL;
+	n = strlen(id);
+	if (n >= GIT_OID_HEXSZ || n < 4 || strspn(id, "0123456789abcdef") != n)
+		return xstrdup(id);
+	if (m->source_commit && strlen(m->source_commit) == GIT_OID_HEXSZ &&
+	    !strncmp(m->source_commit, id, n))
+		return xstrdup(m->source_commit);
+	if (!git_oid_fromstrn(&oid, id, n) &&
+	    !git_object_lookup_prefix(&o, repo, &oid, n, GIT_OBJECT_COMMIT)) {
+		ret = xstrdup(git_oid_tostr_s(git_object_id(o)));
+		git_object_free(o);
+		return ret;
+	}
+	git_error_clear();
+	return xstrdup(id);
+}
+
+/*
  * The backport's commit message: the stable-style message of mail `m`
  * with a note of how each file that did not apply as it was got in.
  * NULL when the editor failed (printed). Caller frees.
@@ -325,8 +426,13 @@ static char *backport_message(struct loop *l, const struct kit_patch *p,
 			      const struct mail_patch *m, const struct backport_result *r)
 {
 	struct strbuf note = STRBUF_INIT;
-	char *message = stable_message(m, p, NULL, NULL, 0, l->me), *noted;
+	struct mail_patch full = *m;
+	char *id = full_upstream_id(l->repo, m, p), *message, *noted;
 	size_t i;
+
+	full.upstream = id;
+	message = stable_message(&full, p, NULL, NULL, 0, l->me);
+	free(id);
 
 	strbuf_addf(&note, "[ %s: backported to %s;", l->me->name, branch_decisions(l->b));
 	for (i = 0; i < r->nr; i++)
@@ -336,7 +442,7 @@ static char *backport_message(struct loop *l, const struct kit_patch *p,
 				    r->files[i].how == BACKPORT_CONFLICT ? "conflict resolved" :
 				    "rejected hunks redone");
 	strbuf_addstr(&note, " ]");
-	noted = backport_add_note(message, note.buf);
+	noted = backport_add_note(message, note.buf, l->me->email);
 	strbuf_release(&note);
 	free(message);
 	if (l->opts->edit && edit_message(l, &noted)) {
@@ -461,11 +567,26 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 	}
 	message = backport_message(l, p, &mails[0], r);
 	if (!message ||
-	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message) ||
-	    backport_target(&rel, l, replaces, p, &mails[0]) ||
-	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0,
-			       replaces && *replaces))
+	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message))
 		goto cleanup;
+	/*
+	 * The file's name is chosen once and kept in the state before it is
+	 * written: a --continue killed while writing it writes the same
+	 * file again, not a second one numbered after it.
+	 */
+	if (state_get(st, "target") && *state_get(st, "target")) {
+		rel = xstrdup(state_get(st, "target"));
+	} else {
+		if (backport_target(&rel, l, replaces, p, &mails[0]))
+			goto cleanup;
+		state_set(st, "target", rel);
+		if (state_write(st, l->paths.patch))
+			goto cleanup;
+	}
+	crash_point("target");
+	if (patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
+		goto cleanup;
+	crash_point("written");
 	state_set(st, "recorded", rel);
 	if (replaces && *replaces)
 		state_set(st, "decided", "1");
@@ -492,14 +613,18 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 	int declared, err, ret = -1;
 
 	dir = backport_dir(p->series, l->b, &declared);
-	if (!declared) {
+	/* a --continue killed after series.yaml was written: the decision is ours */
+	if (!declared && patch_decision(p, bname)) {
+		printf("series.yaml: %s on '%s': already recorded\n", label, bname);
+	} else if (!declared) {
 		strbuf_addstr(&flow, "{ file: ");
 		yaml_scalar(&flow, state_get(st, "recorded"));
 		strbuf_addstr(&flow, " }");
-		err = add_decision(l->kit, p, bname, flow.buf, "the new backport");
+		err = add_decision(l, p, bname, flow.buf, "the new backport");
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
 		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
+		crash_point("decided");
 	}
 	state_set(st, "decided", "1");
 	if (state_write(st, l->paths.patch))
@@ -524,9 +649,8 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 	if (!state_get(st, "recorded")) {
 		if (record_file(l, st, p, r))
 			return -1;
-		/* tests/t0800 stands in for a crash here: the file written, series.yaml not yet */
-		if (getenv("MKSERIES_TEST_BACKPORT_CRASH"))
-			_exit(3);
+		/* the file written, series.yaml not yet */
+		crash_point("recorded");
 	}
 	if (state_get(st, "decided"))
 		return 0;
@@ -536,6 +660,7 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 /* The patch is done with (recorded or skipped): its tree and state go. */
 static int finish_patch(struct loop *l)
 {
+	l->have_wt_tree = 0;
 	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
 		return -1;
 	if (unlink(l->paths.patch) && errno != ENOENT)
@@ -589,6 +714,15 @@ static void set_patch_state(struct state *st, const struct loop *l, const struct
 		state_setf(st, kh, "%d", (int)r->files[i].how);
 		free(kf);
 		free(kh);
+		kf = xstrfmt("hunks.%zu", i);
+		state_setf(st, kf, "%zu", r->files[i].hunks);
+		free(kf);
+		kf = xstrfmt("rejected.%zu", i);
+		state_setf(st, kf, "%zu", r->files[i].rejected);
+		free(kf);
+		kf = xstrfmt("moved.%zu", i);
+		state_set(st, kf, r->files[i].moved ? r->files[i].moved : "");
+		free(kf);
 	}
 }
 
@@ -616,6 +750,7 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	struct strbuf report = STRBUF_INIT;
 	int err;
 
+	l->have_wt_tree = 0;
 	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
 				     l->paths.refname) ||
 	    mkdir_p(l->paths.dir, 0755) ||
@@ -705,6 +840,7 @@ static int run_loop(struct loop *l)
 		}
 		if (apply_in_work_tree(&r, l, &before.tip, it, &mails[0]))
 			goto next;
+		crash_point("checked-out");
 		set_patch_state(&st, l, it, &before.tip, &r);
 		if (state_write(&st, l->paths.patch))
 			goto next;
@@ -732,12 +868,32 @@ next:
 	}
 }
 
+/*
+ * What is left to resolve in the work tree, one line each in `left`:
+ * .rej files, and conflict markers in any file that did not have them
+ * in the tree the loop checked out. Returns their number, or -1.
+ */
+static int loop_leftovers(struct strbuf *left, struct loop *l, const struct state *st,
+			  const struct backport_result *r)
+{
+	git_oid onto, tree;
+	int n = (int)backport_leftovers(left, r, l->paths.tree), m;
+
+	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
+		return error("the loop's state has no valid 'onto' commit");
+	if (loop_worktree_tree(&tree, l))
+		return -1;
+	m = backport_new_markers(left, l->repo, &onto, &tree);
+	return m < 0 ? -1 : n + m;
+}
+
 static int cmd_status(struct loop *l)
 {
 	struct state st = STATE_INIT;
 	struct backport_result r = { 0 };
 	struct strbuf left = STRBUF_INIT;
 	const char *v;
+	int nleft;
 
 	if (state_read(&st, l->paths.patch))
 		return 2;
@@ -750,7 +906,7 @@ static int cmd_status(struct loop *l)
 		else
 			printf("no backport loop in progress on '%s'\n", l->b->name);
 		state_release(&st);
-		return between;
+		return 0;	/* nothing to resolve either way */
 	}
 	result_from_state(&r, &st);
 	printf("backport loop on '%s'\n", l->b->name);
@@ -761,14 +917,15 @@ static int cmd_status(struct loop *l)
 	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
 	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
 	print_files(&r, l->paths.tree);
-	if (backport_leftovers(&left, &r, l->paths.tree))
+	nleft = loop_leftovers(&left, l, &st, &r);
+	if (nleft > 0)
 		printf("left to do:\n%s", left.buf);
-	else
+	else if (!nleft)
 		printf("nothing left to resolve: --continue records it\n");
 	strbuf_release(&left);
 	backport_result_release(&r);
 	state_release(&st);
-	return 1;
+	return nleft < 0 ? 2 : nleft ? 1 : 0;
 }
 
 /* --continue, or --skip when skip_reason is set. */
@@ -804,13 +961,19 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		strbuf_addstr(&flow, " }");
 		printf("series.yaml: %s skipped on '%s'\n", kit_patch_label(p),
 		       branch_decisions(l->b));
-		err = add_decision(l->kit, p, branch_decisions(l->b), flow.buf, "the skip");
+		/* a --skip killed after series.yaml was written: the decision is ours */
+		err = patch_decision(p, branch_decisions(l->b)) ? 0 :
+		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip");
 		strbuf_release(&flow);
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
+		crash_point("skipped");
 	} else {
 		result_from_state(&r, &st);
-		if (backport_leftovers(&left, &r, l->paths.tree)) {
+		err = loop_leftovers(&left, l, &st, &r);
+		if (err < 0)
+			goto cleanup;
+		if (err) {
 			fprintf(stderr, "error: not resolved yet in %s:\n%s", l->paths.tree, left.buf);
 			goto cleanup;
 		}
@@ -819,6 +982,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 	}
 	if (finish_patch(l))
 		goto cleanup;
+	crash_point("finished");
 	ret = run_loop(l);
 cleanup:
 	strbuf_release(&left);
@@ -843,10 +1007,103 @@ static int check_same_kit(const struct loop *l)
 	return ret;
 }
 
+/*
+ * Take the loop's decisions out of series.yaml and keep the rest: a
+ * three-way merge of the kit's file now (the user's edits and the
+ * loop's) with the loop's own copy as the base and the file as it was
+ * before the loop. Untouched when the loop wrote no decision.
+ */
+static int restore_series_yaml(struct loop *l)
+{
+	char *mine = path_join(l->paths.dir, "series.yaml.loop");
+	char *path = path_join(l->kit->dir, "series.yaml");
+	struct strbuf base = STRBUF_INIT, now = STRBUF_INIT, orig = STRBUF_INIT, why = STRBUF_INIT;
+	git_merge_file_input in_base, in_now, in_orig;
+	git_merge_file_result res = { 0 };
+	int err, ret = 0;
+
+	git_merge_file_input_init(&in_base, GIT_MERGE_FILE_INPUT_VERSION);
+	git_merge_file_input_init(&in_now, GIT_MERGE_FILE_INPUT_VERSION);
+	git_merge_file_input_init(&in_orig, GIT_MERGE_FILE_INPUT_VERSION);
+
+	if (strbuf_read_file(&base, mine))
+		goto cleanup;	/* the loop wrote no decision */
+	if (strbuf_read_file(&orig, l->paths.yaml_orig) || strbuf_read_file(&now, path)) {
+		ret = error("cannot read '%s' or '%s': %s", path, l->paths.yaml_orig,
+			    strerror(errno));
+		goto cleanup;
+	}
+	in_base.ptr = base.buf;
+	in_base.size = base.len;
+	in_now.ptr = now.buf;
+	in_now.size = now.len;
+	in_orig.ptr = orig.buf;
+	in_orig.size = orig.len;
+	if ((err = git_merge_file(&res, &in_base, &in_now, &in_orig, NULL)) < 0) {
+		ret = gitutil_error(err, "cannot take the loop's decisions out of '%s'", path);
+		goto cleanup;
+	}
+	if (!res.automergeable) {
+		ret = error("series.yaml was edited where the loop wrote its decisions: it is left "
+			    "as it is; the kit's file before the loop is '%s'", l->paths.yaml_orig);
+		goto cleanup;
+	}
+	if (fs_write_beneath(l->kit->dir, "series.yaml", res.ptr, res.len, 0644, FS_REFUSE_LINK,
+			     &why))
+		ret = error("cannot restore the kit's series.yaml: %s", why.buf);
+	else if (res.len != orig.len || memcmp(res.ptr, orig.buf, orig.len))
+		printf("series.yaml: the loop's decisions taken out, the edits made meanwhile kept\n");
+cleanup:
+	git_merge_file_result_free(&res);
+	strbuf_release(&why);
+	strbuf_release(&orig);
+	strbuf_release(&now);
+	strbuf_release(&base);
+	free(path);
+	free(mine);
+	return ret;
+}
+
+/*
+ * Temporary files a killed mkseries left beside kit file `rel`
+ * ("<name>.tmp.<pid>", written then renamed over it): removed, beneath
+ * the kit only.
+ */
+static void remove_temp_siblings(const struct loop *l, const char *rel)
+{
+	char *abs = path_join(l->kit->dir, rel), *slash = strrchr(abs, '/');
+	const char *base = slash ? slash + 1 : abs;
+	char *prefix = xstrfmt("%s.tmp.", base);
+	DIR *d;
+	struct dirent *de;
+
+	if (slash)
+		*slash = '\0';
+	d = opendir(slash ? abs : ".");
+	while (d && (de = readdir(d))) {
+		struct strbuf why = STRBUF_INIT;
+		const char *rs = strrchr(rel, '/');
+		char *trel;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		trel = rs ? xstrfmt("%.*s/%s", (int)(rs - rel), rel, de->d_name) :
+			    xstrdup(de->d_name);
+		if (!fs_unlink_beneath(l->kit->dir, trel, &why))
+			printf("removed %s (left by a mkseries that was killed)\n", shown(trel));
+		strbuf_release(&why);
+		free(trel);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(abs);
+}
+
 static int cmd_abort(struct loop *l)
 {
 	struct state st = STATE_INIT;
-	struct strbuf orig = STRBUF_INIT, why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT;
 	size_t i;
 	int err, ret = 0;
 
@@ -866,6 +1123,7 @@ static int cmd_abort(struct loop *l)
 		if (!rel)
 			break;
 		strbuf_reset(&why);
+		remove_temp_siblings(l, rel);
 		err = fs_unlink_beneath(l->kit->dir, rel, &why);
 		if (err == MKS_EUNSAFE)
 			/* the loop never wrote it: it writes nothing beyond a link */
@@ -894,11 +1152,9 @@ static int cmd_abort(struct loop *l)
 			printf("put back %s\n", rel);
 		strbuf_release(&old);
 	}
-	strbuf_reset(&why);
-	if (!strbuf_read_file(&orig, l->paths.yaml_orig) &&
-	    fs_write_beneath(l->kit->dir, "series.yaml", orig.buf, orig.len, 0644, FS_REFUSE_LINK,
-			     &why))
-		ret = error("cannot restore the kit's series.yaml: %s", why.buf);
+	remove_temp_siblings(l, "series.yaml");
+	if (restore_series_yaml(l))
+		ret = 1;
 	if (!ret && remove_tree(l->paths.dir) && errno != ENOENT)
 		ret = error("cannot remove '%s': %s", l->paths.dir, strerror(errno));
 	if (!ret)
@@ -906,7 +1162,6 @@ static int cmd_abort(struct loop *l)
 	else
 		ret = 1;
 	strbuf_release(&why);
-	strbuf_release(&orig);
 	state_release(&st);
 	return ret;
 }
@@ -944,6 +1199,37 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The branch whose loop is in progress when no --branch is given, as
+ * git am and git rebase find theirs. Returns 1 with *out set when the
+ * kit has one loop in progress, 0 when none, 2 when several (printed).
+ */
+static int find_loop_branch(const char **out, const struct kit *kit, const char *workdir)
+{
+	struct strbuf found = STRBUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < kit->nr_branches; i++) {
+		struct loop_paths lp;
+
+		loop_paths_init(&lp, kit, workdir, &kit->branches[i]);
+		if (file_exists(lp.loop) || file_exists(lp.patch)) {
+			strbuf_addf(&found, "  mkseries backport --branch %s ...\n",
+				    kit->branches[i].name);
+			*out = kit->branches[i].name;
+			n++;
+		}
+		loop_paths_release(&lp);
+	}
+	if (n > 1)
+		error("backport loops are in progress on %zu branches; name one:\n%s", n,
+		      found.buf);
+	strbuf_release(&found);
+	if (n != 1)
+		*out = NULL;
+	return (int)(n > 1 ? 2 : n);
+}
+
 int cmd_backport(int argc, const char **argv)
 {
 	const char *branch = NULL, *workdir = NULL, *skip_msg = NULL;
@@ -968,12 +1254,29 @@ int cmd_backport(int argc, const char **argv)
 
 	nr = parse_options(argc, argv, opts, usage);
 	modes = cont + skip + abort_ + status;
-	if (nr < 0 || modes > 1 || !branch || (nr > 1 && modes) || nr > 2 ||
-	    (skip && (!skip_msg || !*skip_msg)) || (skip_msg && !skip))
+	if (nr < 0 || modes > 1 || (!branch && !modes) || (nr > 1 && modes) || nr > 2 ||
+	    (skip_msg && !skip))
 		usage_with_options(usage, opts, 2);
-	lo.series = nr == 2 ? argv[1] : NULL;
-	if (kit_open(&kit))
+	if (skip && (!skip_msg || !*skip_msg)) {
+		error("--skip needs the reason it records in series.yaml: --skip -m \"why\"");
 		return 2;
+	}
+	lo.series = nr == 2 ? argv[1] : NULL;
+	if (kit_open(&kit)) {
+		/* the loop's own edits may be what broke it: --abort still takes them out */
+		if (!abort_ || kit_load_kernels(&kit, kit_dir()))
+			return 2;
+		warning("series.yaml does not load; --abort takes the loop's changes out all the same");
+	}
+	if (!branch && (ret = find_loop_branch(&branch, &kit, workdir)) != 1) {
+		if (!ret && status)
+			printf("no backport loop in progress in this kit\n");
+		else if (!ret)
+			error("no backport loop in progress in this kit (start one with "
+			      "mkseries backport --branch B)");
+		kit_release(&kit);
+		return !ret && status ? 0 : 2;
+	}
 	memset(&l, 0, sizeof(l));
 	l.lock.fd = -1;
 	l.kit = &kit;
@@ -992,6 +1295,12 @@ int cmd_backport(int argc, const char **argv)
 	}
 	loop_paths_init(&l.paths, &kit, workdir, l.b);
 	if (status) {
+		/* read only: no lock, the repository only when there is a tree to look at */
+		if (file_exists(l.paths.patch) &&
+		    (ret = kernel_repo_open(&l.repo, l.kit, l.b, lo.repo, 0))) {
+			ret = 2;
+			goto cleanup;
+		}
 		ret = cmd_status(&l);
 		goto cleanup;
 	}

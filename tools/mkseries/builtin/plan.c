@@ -154,11 +154,19 @@ int cmd_plan(int argc, const char **argv)
 	plans = xcalloc(nr_plans ? nr_plans : 1, sizeof(*plans));
 	ptrs = xcalloc(nr_plans ? nr_plans : 1, sizeof(*ptrs));
 	for (i = 0, nr_plans = 0; i < nr; i++) {
-		if (plan_build(&plans[nr_plans], &kit, sel[i]))
+		int failed = plan_build(&plans[nr_plans], &kit, sel[i]) != 0;
+
+		if (failed)
 			ret = 2;
 		ptrs[nr_plans] = &plans[nr_plans];
 		nr_plans++;
-		for (j = 0; j < sel[i]->nr_variants; j++) {
+		/* a variant's plan starts from the kit's: its errors would be said again */
+		for (j = 0; j < sel[i]->nr_variants && failed; j++) {
+			memset(&plans[nr_plans], 0, sizeof(plans[nr_plans]));
+			ptrs[nr_plans] = &plans[nr_plans];
+			nr_plans++;
+		}
+		for (j = 0; j < sel[i]->nr_variants && !failed; j++) {
 			if (plan_build_variant(&plans[nr_plans], &kit, sel[i], &sel[i]->variants[j]))
 				ret = 2;
 			ptrs[nr_plans] = &plans[nr_plans];

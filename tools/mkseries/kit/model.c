@@ -64,7 +64,7 @@ char *kit_refname(const struct kit *kit, const struct kernel_branch *b, const ch
 	return xstrfmt("refs/heads/mkseries/%s/%s", kit_id(kit), b->name);
 }
 
-int kit_load(struct kit *kit, const char *dir)
+static int load(struct kit *kit, const char *dir, int with_series)
 {
 	struct loader ld = { kit, NULL, 0 };
 	struct yfile sf = { 0 };
@@ -81,7 +81,8 @@ int kit_load(struct kit *kit, const char *dir)
 	kit->id = make_kit_id(kit->dir);
 	ld.prefix = display_prefix(dir);
 	load_kernels(&ld);
-	load_series(&ld, &sf);
+	if (with_series)
+		load_series(&ld, &sf);
 	if (sf.loaded)
 		check_kit(&sf);
 	yfile_release(&sf);
@@ -91,6 +92,16 @@ int kit_load(struct kit *kit, const char *dir)
 		return MKS_ECONFIG;
 	}
 	return 0;
+}
+
+int kit_load(struct kit *kit, const char *dir)
+{
+	return load(kit, dir, 1);
+}
+
+int kit_load_kernels(struct kit *kit, const char *dir)
+{
+	return load(kit, dir, 0);
 }
 
 static void decisions_free(struct decision *d, size_t nr)

@@ -209,6 +209,11 @@ struct kit {
  * released. Fixups' `fixes` are resolved and checked for cycles.
  */
 int kit_load(struct kit *kit, const char *dir);
+/*
+ * The kit's branches only (kernels/), its series.yaml not read: for
+ * what must work while series.yaml is broken (backport --abort).
+ */
+int kit_load_kernels(struct kit *kit, const char *dir);
 void kit_release(struct kit *kit);
 
 struct kit_series *kit_find_series(const struct kit *kit, const char *id);

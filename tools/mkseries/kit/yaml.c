@@ -495,6 +495,46 @@ static int check_aliases(struct yfile *f)
 #define MAX_YAML_DEPTH 64
 
 /*
+ * A kit is plain data: an explicit tag (`!!python/object:os.system`,
+ * `!custom`) asks a loader to build something else, and an anchor
+ * (`&name`) is there only for aliases, which are refused. Neither is
+ * let through silently: a file that has one is not the file it seems.
+ */
+static int check_tag_anchor(struct yfile *f, const yaml_event_t *ev)
+{
+	const yaml_char_t *tag = NULL, *anchor = NULL;
+	int line = (int)ev->start_mark.line + 1;
+
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		tag = ev->data.scalar.tag;
+		anchor = ev->data.scalar.anchor;
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		tag = ev->data.sequence_start.tag;
+		anchor = ev->data.sequence_start.anchor;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		tag = ev->data.mapping_start.tag;
+		anchor = ev->data.mapping_start.anchor;
+		break;
+	default:
+		return 0;
+	}
+	if (tag) {
+		yfile_report(f, line, "YAML tags are not supported ('%s'): a kit is plain data",
+			     shown((const char *)tag));
+		return -1;
+	}
+	if (anchor) {
+		yfile_report(f, line, "YAML anchors are not supported ('&%s')",
+			     shown((const char *)anchor));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Refuse text nested deeper than MAX_YAML_DEPTH, at the line where it
  * goes too deep, before loading it: the events are read only up to
  * there. A syntax error is left to the loader to report.
@@ -511,6 +551,8 @@ static int check_depth(struct yfile *f, const struct strbuf *buf)
 
 		if (!yaml_parser_parse(&parser, &ev))
 			break;
+		if (!ret)
+			ret = check_tag_anchor(f, &ev);
 		switch (ev.type) {
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:

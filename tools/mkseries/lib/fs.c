@@ -180,6 +180,28 @@ int fs_symlink_beneath(const char *root, const char *rel, const char *target, st
 	return ret;
 }
 
+int fs_rmdir_beneath(const char *root, const char *rel, struct strbuf *why)
+{
+	const char *name;
+	int dirfd, ret;
+
+	ret = open_parent(&dirfd, &name, root, rel, 0, why);
+	if (ret == MKS_ENOTFOUND) {
+		strbuf_reset(why);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (!unlinkat(dirfd, name, AT_REMOVEDIR))
+		ret = 1;
+	else if (errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST && errno != ENOTDIR) {
+		strbuf_addstr(why, strerror(errno));
+		ret = -1;
+	}
+	close(dirfd);
+	return ret;
+}
+
 int fs_unlink_beneath(const char *root, const char *rel, struct strbuf *why)
 {
 	const char *name;

@@ -39,6 +39,12 @@ int fs_symlink_beneath(const char *root, const char *rel, const char *target, st
 /* Remove file or link `rel` beneath `root`; already gone is not an error. */
 int fs_unlink_beneath(const char *root, const char *rel, struct strbuf *why);
 
+/*
+ * Remove directory `rel` beneath `root` if it is empty: 1 when removed,
+ * 0 when it is not empty, not a directory or not there.
+ */
+int fs_rmdir_beneath(const char *root, const char *rel, struct strbuf *why);
+
 /* Create directory `rel` beneath `root` and those above it. */
 int fs_mkdir_beneath(const char *root, const char *rel, struct strbuf *why);
 

@@ -169,12 +169,18 @@ int repo_lock(struct repo_lock *lk, git_repository *repo)
 {
 	char *path = path_join(git_repository_path(repo), "mkseries.lock");
 	struct strbuf holder = STRBUF_INIT;
+	struct stat st;
 	char pid[32];
 	int fd, ret = 0;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = error("cannot open lock '%s': %s", path, strerror(errno));
+	/* the pid is written into it: never through a link, nor into what is not a file */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = error("cannot use lock '%s': %s", path,
+			    fd < 0 && errno == ELOOP ? "it is a symbolic link; remove it" :
+			    fd < 0 ? strerror(errno) : "it is not a regular file; remove it");
+		if (fd >= 0)
+			close(fd);
 		goto cleanup;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -205,6 +211,29 @@ void repo_unlock(struct repo_lock *lk)
 	lk->fd = -1;
 }
 
+/*
+ * A ref's lock file is there: git or another mkseries is writing it, or
+ * one was killed while it did. Name the lock, its age and what to do.
+ */
+int ref_locked_error(git_repository *repo, const char *refname)
+{
+	char *lock = xstrfmt("%s%s.lock", git_repository_commondir(repo), refname);
+	struct stat st;
+	int ret;
+
+	git_error_clear();
+	if (!stat(lock, &st))
+		ret = error("cannot update '%s': its lock '%s' is there, %lld s old: a git or "
+			    "mkseries is writing it, or was killed while it did; if none runs on "
+			    "this repository, remove the lock and run again", refname, lock,
+			    (long long)(time(NULL) - st.st_mtime));
+	else
+		ret = error("cannot update '%s': it is locked ('%s'); run again when the git or "
+			    "mkseries writing it is done", refname, lock);
+	free(lock);
+	return ret;
+}
+
 int ref_update(git_repository *repo, const char *refname, const git_oid *target,
 	       const git_oid *expected, int force, const char *log_message)
 {
@@ -220,6 +249,8 @@ int ref_update(git_repository *repo, const char *refname, const git_oid *target,
 	if (err == GIT_EMODIFIED || err == GIT_EEXISTS)
 		return error("cannot update '%s': it was changed by someone else meanwhile",
 			     refname);
+	if (err == GIT_ELOCKED)
+		return ref_locked_error(repo, refname);
 	if (err < 0)
 		return gitutil_error(err, "cannot update '%s'", refname);
 	return 0;

@@ -47,6 +47,9 @@ struct repo_lock {
 int repo_lock(struct repo_lock *lk, git_repository *repo);
 void repo_unlock(struct repo_lock *lk);
 
+/* Print why ref `refname` cannot be written, its lock file being there (its path, its age, what to do). -1. */
+int ref_locked_error(git_repository *repo, const char *refname);
+
 /*
  * Move `refname` to `target` atomically, only if it still points at
  * `expected` (NULL: it must not exist yet, or may be anything when

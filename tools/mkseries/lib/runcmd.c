@@ -71,6 +71,23 @@ static void on_signal(int sig)
 	errno = saved_errno;
 }
 
+/*
+ * Make process group `pgid` the terminal's foreground group, as a shell
+ * does for a job: an editor in a group of its own gets the terminal's
+ * Ctrl-C and reads it without SIGTTIN, and mkseries takes it back after.
+ * SIGTTOU is blocked meanwhile: a background group may not otherwise.
+ */
+static void give_terminal(pid_t pgid)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &ttou, &old);
+	tcsetpgrp(0, pgid);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static int group_add(pid_t pid)
 {
 	size_t i;
@@ -283,8 +300,13 @@ static void __attribute__((noreturn)) child_exec(struct child *cmd, struct pipes
 	int in = p->in[0];
 	size_t i;
 
-	if (!cmd->terminal)
-		setpgid(0, 0);
+	setpgid(0, 0);
+	if (cmd->terminal && cmd->took_tty) {
+		/* the parent does it too: whichever is first, the editor's group has the terminal */
+		signal(SIGTTOU, SIG_IGN);
+		tcsetpgrp(0, getpid());
+		signal(SIGTTOU, SIG_DFL);
+	}
 	for (i = 0; i < ARRAY_SIZE(forwarded); i++)
 		if (handled[i])
 			signal(forwarded[i], SIG_DFL);
@@ -345,6 +367,8 @@ static int child_start(struct run *r, struct pipes *p)
 	/* A signal between fork() and group_add() would miss the child. */
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	fflush(NULL);
+	/* an editor takes the terminal only from a mkseries in its foreground */
+	cmd->took_tty = cmd->terminal && isatty(0) && tcgetpgrp(0) == getpgrp();
 	r->pid = fork();
 	if (!r->pid)
 		child_exec(cmd, p, &old);
@@ -352,9 +376,10 @@ static int child_start(struct run *r, struct pipes *p)
 	if (r->pid > 0) {
 		if (cmd->terminal)
 			terminal_children++;
-		else
-			setpgid(r->pid, r->pid);
-		r->target = cmd->terminal ? r->pid : -r->pid;
+		setpgid(r->pid, r->pid);
+		if (cmd->took_tty)
+			give_terminal(r->pid);
+		r->target = -r->pid;
 		if (group_add(r->target))
 			warning("more than %d children at once: '%s' is not tracked", MAX_GROUPS,
 				cmd->argv.v[0]);
@@ -536,6 +561,8 @@ int child_run(struct child *cmd)
 		r.deadline = mono_seconds() + cmd->timeout_sec;
 	pump(&r);
 	group_remove(r.target);
+	if (cmd->took_tty)
+		give_terminal(getpgrp());
 	if (cmd->terminal)
 		terminal_children--;
 	ret = WIFEXITED(r.status) ? WEXITSTATUS(r.status) :

@@ -17,10 +17,13 @@
  * still registered when mkseries exits is sent SIGTERM, then SIGKILL.
  * Signals that were ignored when mkseries started (nohup) stay ignored.
  *
- * A terminal child (an editor) is the exception: it stays in mkseries's
- * process group, reads the terminal as its stdin, and Ctrl-C is its own
- * (mkseries ignores SIGINT while it runs, as git does for its editor);
- * SIGTERM and SIGHUP are still passed on, and it is killed at exit.
+ * A terminal child (an editor) reads the terminal as its stdin, and
+ * Ctrl-C is its own: it runs in a group of its own like the others, and
+ * when mkseries is in the terminal's foreground that group becomes the
+ * foreground one while it runs (mkseries takes the terminal back after,
+ * as a shell does with its jobs); mkseries ignores SIGINT meanwhile, as
+ * git does for its editor. SIGTERM and SIGHUP are passed on to the whole
+ * group, so what the editor started goes too, and it is killed at exit.
  *
  * Output: stdout goes to `out` (and stderr too with err_to_out), stderr
  * to `err`; both are also appended to `log_path`, and each line of stdout
@@ -49,6 +52,7 @@ struct child {
 	int exec_fd;
 	int silent_exec_failure; /* print nothing when exec fails */
 	int terminal;		/* an editor: see above */
+	int took_tty;		/* set by child_run(): the editor's group has the terminal */
 
 	/* Set by child_run(). */
 	int timed_out;

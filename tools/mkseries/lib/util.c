@@ -350,6 +350,20 @@ static size_t utf8_seq(const unsigned char *s, size_t len, unsigned *cp)
 	return n;
 }
 
+/*
+ * Format characters that change how the text around them reads without
+ * showing themselves: the bidirectional overrides, embeddings and
+ * isolates (U+202E turns "gpj.exe" into what looks like "exe.jpg"), the
+ * directional marks, zero-width characters, line and paragraph
+ * separators, and the byte order mark. They are escaped as the C1
+ * controls are.
+ */
+static int is_invisible_control(unsigned cp)
+{
+	return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+}
+
 void strbuf_add_shown(struct strbuf *sb, const char *s, size_t len, unsigned flags)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
@@ -370,7 +384,7 @@ void strbuf_add_shown(struct strbuf *sb, const char *s, size_t len, unsigned fla
 			strbuf_addstr(sb, "\\r");
 		else if (cp < 0x20 || cp == 0x7f)
 			strbuf_addf(sb, "\\x%02x", cp);
-		else if (cp >= 0x80 && cp < 0xa0)
+		else if ((cp >= 0x80 && cp < 0xa0) || is_invisible_control(cp))
 			strbuf_addf(sb, "\\u%04x", cp);
 		else
 			strbuf_add(sb, p, n);

@@ -20,6 +20,7 @@
  * pcre2 matches the lines that carry meaning: trailers, subject
  * prefixes, in-body headers and the stable "commit X upstream." line.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -871,6 +872,58 @@ static void take_message_and_diff(struct mail_patch *p, const struct strbuf *bod
 	p->diff = xstrndup(body->buf + diff_start, p->diff_len);
 }
 
+/* Whether the encoded words (RFC 2047) in header value s..end decode to a NUL byte. */
+static int encoded_nul(const char *s, const char *end)
+{
+	const char *w, *q1, *q2, *e;
+
+	for (w = s; (w = memmem(w, end - w, "=?", 2)); w += 2) {
+		if (!(q1 = memchr(w + 2, '?', end - w - 2)) || q1 + 3 >= end || q1[2] != '?' ||
+		    !(e = memmem(q1 + 3, end - q1 - 3, "?=", 2)))
+			continue;
+		q2 = q1 + 3;
+		if (q1[1] == 'Q' || q1[1] == 'q') {
+			if (memmem(q2, e - q2, "=00", 3))
+				return 1;
+		} else if (q1[1] == 'B' || q1[1] == 'b') {
+			char *b64 = xstrndup(q2, e - q2);
+			gsize n = 0;
+			guchar *raw = g_base64_decode(b64, &n);
+			int nul = raw && memchr(raw, '\0', n) != NULL;
+
+			g_free(raw);
+			free(b64);
+			if (nul)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The header (From, Subject) that holds a NUL byte, raw or encoded, in
+ * the header block of `mail`, or NULL. GMime's strings end at a NUL: a
+ * From of "Evil\0 <e@x>" would be taken as "Evil <Evil>", silently.
+ */
+static const char *header_with_nul(const char *mail, size_t size)
+{
+	size_t pos = 0, llen;
+	const char *line, *current = NULL;
+
+	while (next_line(mail, size, &pos, &line, &llen)) {
+		if (is_blank(line, llen))
+			break;
+		if (!is_space(line[0]))
+			current = !strncasecmp(line, "From:", 5) ? "the From" :
+				  !strncasecmp(line, "Subject:", 8) ? "the Subject" : NULL;
+		if (memchr(line, '\0', llen))
+			return current ? current : "a";
+		if (current && encoded_nul(line, line + llen))
+			return current;
+	}
+	return NULL;
+}
+
 static int parse_one(struct mail_patch *p, const char *mail, size_t size, const char *name,
 		     size_t index)
 {
@@ -884,6 +937,10 @@ static int parse_one(struct mail_patch *p, const char *mail, size_t size, const 
 	size_t diff_start = 0, msg_start;
 	int ret = -1;
 
+	if ((id = header_with_nul(mail, size))) {
+		error("%s: mail %zu: NUL byte in %s header", name, index, id);
+		goto cleanup;
+	}
 	stream = g_mime_stream_mem_new_with_buffer(mail, size);
 	parser = g_mime_parser_new_with_stream(stream);
 	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);

@@ -53,6 +53,25 @@ char *patch_file_name(unsigned number, const char *subject)
 static const git_email_create_options email_options = GIT_EMAIL_CREATE_OPTIONS_INIT;
 #pragma GCC diagnostic pop
 
+/*
+ * The length of `mail` (git_email_create_from_commit()'s) without the
+ * "--\nlibgit2 <version>" signature libgit2 always ends it with: a
+ * kit's patch is the same whichever libgit2 wrote it.
+ */
+static size_t mail_without_signature(const char *mail, size_t len)
+{
+	size_t end = len, at;
+
+	while (end && mail[end - 1] == '\n')
+		end--;
+	for (at = end; at && mail[at - 1] != '\n'; at--)
+		;
+	if (at >= 3 && end - at > 8 && !memcmp(mail + at, "libgit2 ", 8) &&
+	    !memcmp(mail + at - 3, "--\n", 3) && (at == 3 || mail[at - 4] == '\n'))
+		return at - 3;
+	return len;
+}
+
 int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, const char *kit_dir,
 		       const char *file, const char *dir, unsigned number, int force)
 {
@@ -92,7 +111,8 @@ int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, con
 		ret = gitutil_error(err, "cannot make a patch of %s", oid_short(oid));
 		goto cleanup;
 	}
-	if (fs_write_beneath(kit_dir, *rel, mail.ptr, mail.size, 0644, FS_REFUSE_LINK, &why))
+	if (fs_write_beneath(kit_dir, *rel, mail.ptr, mail_without_signature(mail.ptr, mail.size),
+			     0644, FS_REFUSE_LINK, &why))
 		ret = error("cannot write '%s': %s", shown(*rel), why.buf);
 cleanup:
 	if (ret) {
@@ -117,8 +137,10 @@ unsigned patch_dir_last_number(const char *path)
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
 
+		/* a temporary file a killed writer left ("<name>.tmp.<pid>") numbers nothing */
 		if (isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) &&
-		    isdigit((unsigned char)n[2]) && isdigit((unsigned char)n[3]) && n[4] == '-') {
+		    isdigit((unsigned char)n[2]) && isdigit((unsigned char)n[3]) && n[4] == '-' &&
+		    !strstr(n, ".tmp.")) {
 			unsigned v = (unsigned)strtoul(n, NULL, 10);
 
 			if (v > last)

@@ -189,18 +189,19 @@ static size_t read_console_logs(struct strbuf *consoles, struct cell_result *c,
 	for (i = 0; i < c->boots; i++) {
 		char *key = i ? xstrfmt("console.%zu", i + 1) : xstrdup("console");
 		const char *path = state_get(ts, key);
-		struct strbuf why = STRBUF_INIT;
+		struct strbuf why = STRBUF_INIT, reason = STRBUF_INIT;
 
 		free(key);
 		strbuf_init(&consoles[i], 0);
 		if (path)
 			strvec_push(&c->console_logs, path);
-		if (path && !strbuf_read_file(&consoles[i], path))
+		if (path && !results_read_file(&consoles[i], path, RESULTS_FILE_MAX, &reason))
 			continue;
 		if (c->boots > 1)
 			strbuf_addf(&why, "boot %zu of %u: ", i + 1, c->boots);
 		strbuf_addf(&why, "console log '%s' cannot be read: %s", path ? path : "(none)",
-			    path ? strerror(errno) : "not recorded");
+			    path ? reason.buf : "not recorded");
+		strbuf_release(&reason);
 		check_set(&c->boot, CHECK_FAILED, why.buf);
 		skip_after(c, &c->boot, "no console log");
 		strbuf_release(&why);

@@ -297,6 +297,20 @@ int results_parse_json(struct run_results *r, const char *file, const char *buf,
 int results_load_json(struct run_results *r, const char *path);
 
 /*
+ * The most a file a report reads (a console log, a JSON report) may
+ * hold: the state files that name them are data like any other, and a
+ * name like /dev/zero must not make `report` read for ever.
+ */
+#define RESULTS_FILE_MAX ((size_t)256 << 20)
+
+/*
+ * Read `path` into `sb` if it is a regular file (symbolic links followed,
+ * as the user named it) of at most `max` bytes. Returns 0, or -1 with
+ * the reason in `why` (nothing read).
+ */
+int results_read_file(struct strbuf *sb, const char *path, size_t max, struct strbuf *why);
+
+/*
  * Move everything in `from` into `into`: branches by name, cells by
  * variant. A cell present in both is replaced by from's (a later job's
  * result wins) with a warning; a branch's import, apply and series are

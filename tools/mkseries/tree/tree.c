@@ -94,6 +94,11 @@ int kernel_repo_open(git_repository **out, const struct kit *kit, const struct k
 	ret = repo_path_of(&path, &own, kit, b, repo_opt);
 	if (!ret && !path)
 		ret = -1;
+	/* a git source names a clone the user has: never make an empty one in its place */
+	if (!ret && !own && !(repo_opt && *repo_opt) && !dir_exists(path))
+		ret = error_code(MKS_ECONFIG, "%s: the git source's repository '%s' does not exist "
+				 "(repo: names a clone that has '%s'); nothing was created",
+				 b->path, shown(path), shown(b->source.ref));
 	if (!ret)
 		ret = repo_open(out, path, create);
 	if (!ret && own)

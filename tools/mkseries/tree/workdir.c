@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tree/workdir.h"
@@ -13,15 +14,21 @@
 int workdir_lock(struct workdir_lock *lk, const char *workdir)
 {
 	char *path = path_join(workdir, "lock");
+	struct stat st;
 	int ret = 0;
 
 	if (mkdir_p(workdir, 0755)) {
 		ret = error("cannot create '%s': %s", workdir, strerror(errno));
 		goto cleanup;
 	}
-	lk->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lk->fd < 0) {
-		ret = error("cannot open '%s': %s", path, strerror(errno));
+	lk->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	if (lk->fd < 0 || fstat(lk->fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = error("cannot use lock '%s': %s", path,
+			    lk->fd < 0 && errno == ELOOP ? "it is a symbolic link; remove it" :
+			    lk->fd < 0 ? strerror(errno) : "it is not a regular file; remove it");
+		if (lk->fd >= 0)
+			close(lk->fd);
+		lk->fd = -1;
 		goto cleanup;
 	}
 	if (flock(lk->fd, LOCK_EX | LOCK_NB)) {

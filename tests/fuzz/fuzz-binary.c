@@ -1,0 +1,16 @@
+/* fuzz-binary.c: libFuzzer target for the checks of "GIT binary patch" hunks (apply/diffbinary.c) made before libgit2 inflates them. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "apply/apply.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	diff_check_binary((const char *)data, size, &why);
+	strbuf_release(&why);
+	return 0;
+}

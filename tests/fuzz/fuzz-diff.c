@@ -1,0 +1,24 @@
+/* fuzz-diff.c: libFuzzer target for the diff reader (apply/diffscan.c, diffreverse.c): the path checks and the reversal apply and backport run before libgit2 sees a diff. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "apply/apply.h"
+#include "apply/diffscan.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *diff = (const char *)data;
+	struct strbuf why = STRBUF_INIT, rev = STRBUF_INIT, back = STRBUF_INIT;
+
+	diff_check_paths(diff, size, &why);
+	diff_check_names(diff, size, &why);
+	/* reversed twice, a diff that reverses is read again from our own output */
+	if (!diff_reverse(diff, size, &rev))
+		diff_reverse(rev.buf, rev.len, &back);
+	strbuf_release(&back);
+	strbuf_release(&rev);
+	strbuf_release(&why);
+	return 0;
+}
