@@ -1305,7 +1305,7 @@ int cmd_backport(int argc, const char **argv)
 		goto cleanup;
 	}
 	if ((ret = loop_open(&l))) {
-		ret = ret == MKS_ECONFIG ? 2 : 1;
+		ret = mks_exit_status(ret);
 		goto cleanup;
 	}
 	if ((abort_ || cont || skip) && check_same_kit(&l))
