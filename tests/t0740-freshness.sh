@@ -74,7 +74,8 @@ test_expect_success 'a relative XDG_CACHE_HOME is ignored: work directories go u
 	! test -e kit/rel &&
 	(cd kit && test_expect_code 2 env -u HOME -u XDG_CACHE_HOME \
 		mkseries build --branch t --variant base >../out 2>&1) &&
-	test_grep "^fatal: cannot tell where work directories go: neither XDG_CACHE_HOME (absolute) nor HOME is set (use --workdir DIR)$" out
+	test_grep "^error: cannot tell where work directories go: neither XDG_CACHE_HOME (absolute) nor HOME is set (use --workdir DIR)$" out &&
+	test $(grep -c "cannot tell where" out) = 1
 '
 
 test_done

@@ -166,6 +166,10 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	}
 	/* What the last run recorded, read as report reads it. */
 	workdir = branch_workdir(kit, a->workdir, b);
+	if (!workdir) {
+		ret = 2;
+		goto cleanup;
+	}
 	br = results_branch(&res, b->name);
 	recorded = results_collect_branch(br, workdir, NULL);
 	if (recorded < 0)

@@ -38,6 +38,8 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 	size_t i;
 	int err, ret = 0;
 
+	if (!workdir)
+		return 2;
 	c.workdir = workdir;
 	variants_of_branch(&variants, b, loop->given);
 	err = kernel_repo_open(&c.repo, kit, b, loop->repo, loop->create_repo);

@@ -875,6 +875,11 @@ int run_branch(struct run_results *res, const struct kit *kit,
 	variants_of_branch(&br.variants, b, &args->given);
 	br.vplans = xcalloc(b->nr_variants + 1, sizeof(*br.vplans));
 	br.vapplied = xcalloc(b->nr_variants + 1, sizeof(*br.vapplied));
+	if (!br.workdir) {
+		branch_not_started(res, b, &br.variants, "no work directory: see the error above");
+		ret = 2;
+		goto cleanup;
+	}
 	if (plan_build(&br.plan, kit, b)) {
 		branch_not_started(res, b, &br.variants, "the kit is invalid for this branch: see the errors");
 		ret = 2;

@@ -99,8 +99,11 @@ char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struc
 		char *cache = mks_cache_dir();
 
 		/* Where the repository would go too: a command cannot go on without it. */
-		if (!cache)
-			die("cannot tell where work directories go: neither XDG_CACHE_HOME (absolute) nor HOME is set (use --workdir DIR)");
+		if (!cache) {
+			error("cannot tell where work directories go: neither XDG_CACHE_HOME "
+			      "(absolute) nor HOME is set (use --workdir DIR)");
+			return NULL;
+		}
 		root = xstrfmt("%s/work/%s", cache, kit_id(kit));
 		free(cache);
 	}

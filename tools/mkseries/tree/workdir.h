@@ -30,7 +30,8 @@ char *mks_cache_dir(void);
  * (see kit_id(): the cache is shared by every kit). It holds src/ (the one materialised
  * source tree the variants share), out-<variant>/ (make O=),
  * logs/<variant>-build.log, logs/<variant>-console.log and
- * state/<variant>.build, state/<variant>.test. Caller frees.
+ * state/<variant>.build, state/<variant>.test. Caller frees. NULL (an
+ * error printed) when there is no cache directory and no `workdir_opt`.
  */
 char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b);
 
