@@ -78,7 +78,7 @@ int cmd_report(int argc, const char **argv)
 		{ OPT_STRING, "branch", 'b', &branch, "B", "report this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "report every default branch (the default)" },
 		{ OPT_LIST, "variant", 0, &given, "V", "base, kit or a declared variant (repeatable; default all)" },
-		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
+		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit, markdown or html" },
 		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
 		{ OPT_STRING, "workdir", 0, &workdir, "DIR",
 		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
@@ -87,7 +87,7 @@ int cmd_report(int argc, const char **argv)
 		{ OPT_END },
 	};
 	const char *usage = "mkseries report [--branch B | --all] [--variant V]... "
-			    "[--format text|json|junit|markdown] [--output FILE] [--workdir DIR]\n"
+			    "[--format text|json|junit|markdown|html] [--output FILE] [--workdir DIR]\n"
 			    "   or: mkseries report --merge FILE... [--format ...] [--output FILE]";
 
 	results_init(&res);

@@ -10,5 +10,6 @@ void render_text(struct strbuf *sb, const struct run_results *r, int color);	/* 
 void render_markdown(struct strbuf *sb, const struct run_results *r);	/* reporttext.c */
 void render_json(struct strbuf *sb, const struct run_results *r);	/* reportjson.c */
 void render_junit(struct strbuf *sb, const struct run_results *r);	/* reportjunit.c */
+void render_html(struct strbuf *sb, const struct run_results *r);	/* html.c */
 
 #endif
