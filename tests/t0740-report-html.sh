@@ -47,6 +47,8 @@ test_expect_success 'the page: matrices, claims, a chart per metric, all escaped
 	# 3 metrics on 6.1 (base only) and 3 on 6.12 (base, kit, no-fix).
 	test "$(grep -c "<svg " page.html)" = 6 &&
 	test_grep "The numbers are hardware time (KVM)." page.html &&
+	test_grep "<figcaption>perf_loop.us_per_iteration (us) <span class=\"time\">lower is better; hardware time</span></figcaption>" page.html &&
+	test_grep "<p class=\"claimnote\"><span class=\"word bad\">DID NOT HOLD</span>kit: series mremap-pte-batch: perf_loop.us_per_iteration better by 10% than base</p>" page.html &&
 	sed -n "/<h2>6.12: performance/,/<\/section>/p" page.html >612 &&
 	test "$(grep -c "<g class=\"kit worse\">" 612)" = 1 &&
 	test "$(grep -c "<g class=\"kit better\">" 612)" = 1 &&

@@ -64,10 +64,10 @@ static const char html_style[] =
 	".ok{background:#dff3e2}.bad{background:#f8d7d7;font-weight:bold}\n"
 	".warn{background:#fbefcc}.note{background:#e0eef8}\n"
 	"ul.lines li{font-family:monospace;margin:.2em 0;white-space:pre-wrap;word-break:break-word}\n"
-	"li .word{font-family:sans-serif;font-weight:bold;padding:0 .3em;margin-right:.4em}\n"
+	".word{font-family:sans-serif;font-weight:bold;padding:0 .3em;margin-right:.4em}\n"
 	"pre{background:#f6f7f9;padding:.6em;overflow-x:auto;font-size:.85em}\n"
 	".charts{display:flex;flex-wrap:wrap;gap:.8em}\n"
-	"figure.chart{margin:0;border:1px solid #dde;padding:.4em;background:#fff}\n"
+	"figure.chart{margin:0;border:1px solid #dde;padding:.4em;background:#fff;width:540px}\n"
 	"figure.chart figcaption{font-size:.9em;font-weight:bold}\n"
 	"figure.chart .time{font-weight:normal;color:#555}\n"
 	"svg text{font-family:sans-serif;font-size:11px;fill:#1d232a}\n"
@@ -76,7 +76,8 @@ static const char html_style[] =
 	"svg .grid{stroke:#e4e6ea;stroke-width:1}svg .worse text{fill:#c0262d}svg .better text{fill:#1f8a3b}\n"
 	"svg .sd{stroke:#1d232a;stroke-width:2}svg .range{stroke:#555;stroke-width:1;stroke-dasharray:3 2}\n"
 	"svg .sample{fill:#1d232a;fill-opacity:.55}svg .axis{stroke:#888;stroke-width:1}\n"
-	"p.rule,p.meta{color:#555;font-size:.9em}\n";
+	"p.rule,p.meta{color:#555;font-size:.9em}\n"
+	"p.claimnote{margin:.2em 0 0;font-size:.85em}\n";
 
 /* The CSS class of a report colour; NULL for none. */
 static const char *color_class(const char *color)
@@ -325,6 +326,43 @@ static void chart_bar(struct strbuf *sb, const struct bar *bar, const struct sca
 	strbuf_release(&text);
 }
 
+/* Under a chart, the claims on its metric: each cell's outcome, as the claims section words it. */
+static void chart_claims(struct strbuf *sb, const struct branch_result *b,
+			 const struct metric_result *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < b->nr_cells; i++) {
+		const struct cell_result *c = &b->cells[i];
+		const struct claim *cl;
+		struct claim_verdict v;
+
+		k = 0;
+		while ((cl = cell_claim_next(b, c, &k, &v))) {
+			if (!strcmp(cl->c.case_name, m->case_name) && !strcmp(cl->c.metric, m->name)) {
+				struct strbuf line = STRBUF_INIT;
+				const char *word = report_claim_line(&line, b, c, cl, &v, 0);
+				char *text = kit_claim_text(&cl->c);
+
+				strbuf_addf(sb, "<p class=\"claimnote\"><span class=\"word %s\">",
+					    v.outcome == CLAIM_HELD ? "ok" :
+					    v.outcome == CLAIM_FAILED ? "bad" : "warn");
+				esc(sb, word);
+				strbuf_addstr(sb, "</span>");
+				esc(sb, c->variant);
+				strbuf_addstr(sb, ": ");
+				esc(sb, claim_owner_label(cl));
+				strbuf_addstr(sb, ": ");
+				esc(sb, text);
+				strbuf_addstr(sb, "</p>\n");
+				free(text);
+				strbuf_release(&line);
+			}
+			claim_verdict_release(&v);
+		}
+	}
+}
+
 /* A chart of metric m over the cells of b that measured it: a bar each, with its spread. */
 static void chart(struct strbuf *sb, const struct branch_result *b, const struct comparisons *cs,
 		  const struct metric_result *m, int mixed_time)
@@ -377,8 +415,11 @@ static void chart(struct strbuf *sb, const struct branch_result *b, const struct
 		esc(sb, m->unit);
 		strbuf_addch(sb, ')');
 	}
-	strbuf_addf(sb, " <span class=\"time\">%s is better</span></figcaption>\n",
+	strbuf_addf(sb, " <span class=\"time\">%s is better",
 		    m->direction == KTAP_HIGHER_IS_BETTER ? "higher" : "lower");
+	if (!mixed_time)
+		strbuf_addf(sb, "; %s", timing_words(cell_timing(bars[0].cell), 1));
+	strbuf_addstr(sb, "</span></figcaption>\n");
 	strbuf_addf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
 		    "viewBox=\"0 0 %d %.0f\" role=\"img\" aria-label=\"", CH_WIDTH, h, CH_WIDTH, h);
 	esc(sb, metric_label(m));
@@ -398,7 +439,9 @@ static void chart(struct strbuf *sb, const struct branch_result *b, const struct
 			    xpos(&sc, v), h + 15, anchor[k], num);
 	}
 	strbuf_addch(sb, '\n');
-	strbuf_addstr(sb, "</svg></figure>\n");
+	strbuf_addstr(sb, "</svg>\n");
+	chart_claims(sb, b, m);
+	strbuf_addstr(sb, "</figure>\n");
 done:
 	free(bars);
 }
