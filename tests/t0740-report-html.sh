@@ -71,6 +71,19 @@ test_expect_success 'an unknown format and an unwritable output are errors' '
 	! test -e no
 '
 
+test_expect_success 'the markdown reply links each branch'"'"'s charts in the page' '
+	test_expect_code 1 mkseries report --merge results.json --format markdown \
+		--html-url "https://ci.example.org/run/7/report.html" >reply.md &&
+	test_grep "^Charts of 6.12: <https://ci.example.org/run/7/report.html#perf-6.12>$" reply.md &&
+	test_grep "^Charts of 6.1: <https://ci.example.org/run/7/report.html#perf-6.1>$" reply.md &&
+	! grep "Charts of 5.10" reply.md &&
+	test_grep "<section class=\"branch\" id=\"perf-6.12\">" page.html &&
+	test_grep "<section class=\"branch\" id=\"perf-6.1\">" page.html &&
+	! grep "id=\"perf-5.10\"" page.html &&
+	test_expect_code 2 mkseries report --merge results.json --html-url x 2>err &&
+	test_grep "error: --html-url links charts from the markdown report: it needs --format markdown" err
+'
+
 test_expect_success 'no results: a page that says so' '
 	printf "{\"schema\": 1, \"branches\": []}\n" >empty.json &&
 	mkseries report --merge empty.json --format html --output empty.html &&

@@ -44,7 +44,7 @@ static int load(struct run_results *r, const char *name)
 
 static void render(struct strbuf *sb, const struct run_results *r, enum report_format fmt, int color)
 {
-	struct report_opts ro = { color };
+	struct report_opts ro = { .color = color };
 
 	strbuf_reset(sb);
 	report_render(sb, r, fmt, &ro);

@@ -558,7 +558,9 @@ void render_html(struct strbuf *sb, const struct run_results *r)
 			comparisons_release(&cs);
 			continue;
 		}
-		strbuf_addstr(sb, "<section class=\"branch\">\n<h2>");
+		strbuf_addstr(sb, "<section class=\"branch\" id=\"" HTML_BRANCH_ANCHOR);
+		esc(sb, b->name);
+		strbuf_addstr(sb, "\">\n<h2>");
 		esc(sb, b->name);
 		strbuf_addstr(sb, ": performance</h2>\n");
 		strbuf_add(sb, charts.buf, charts.len);

@@ -12,4 +12,7 @@
  */
 void html_add_escaped(struct strbuf *sb, const char *s, int lines);
 
+/* The id of a branch's performance section in the page: "perf-6.12". */
+#define HTML_BRANCH_ANCHOR "perf-"
+
 #endif

@@ -44,7 +44,7 @@ void report_render(struct strbuf *out, const struct run_results *r, enum report_
 		render_junit(out, r);
 		break;
 	case REPORT_MARKDOWN:
-		render_markdown(out, r);
+		render_markdown(out, r, opts ? opts->html_url : NULL);
 		break;
 	case REPORT_HTML:
 		render_html(out, r);

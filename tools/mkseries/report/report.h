@@ -25,6 +25,7 @@ int report_format_parse(enum report_format *out, const char *name);
 
 struct report_opts {
 	int color;		/* text only: ANSI colours */
+	const char *html_url;	/* markdown only: link each branch's charts at this HTML report */
 };
 
 /*

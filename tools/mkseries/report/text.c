@@ -3,6 +3,7 @@
 
 #include "report/report.h"
 #include "report/perf.h"
+#include "report/html.h"
 #include "report/render.h"
 #include "report/sections.h"
 #include "report/table.h"
@@ -408,7 +409,27 @@ static void passed_branches(struct strvec *out, const struct run_results *r)
 			strvec_push(out, r->branches[i].name);
 }
 
-void render_markdown(struct strbuf *sb, const struct run_results *r)
+/*
+ * "Charts of 6.12: <URL#perf-6.12>" when a cell of b has numbers; on one
+ * line, however long: a URL cut by wrapping would not work.
+ */
+static void chart_link(struct strbuf *sb, const struct branch_result *b, const char *url)
+{
+	char *name, *link;
+	size_t i;
+
+	for (i = 0; i < b->nr_cells && !b->cells[i].nr_metrics; i++)
+		;
+	if (i == b->nr_cells)
+		return;
+	name = report_clean(b->name);
+	link = report_clean(url);
+	strbuf_addf(sb, "Charts of %s: <%s#" HTML_BRANCH_ANCHOR "%s>\n\n", name, link, name);
+	free(name);
+	free(link);
+}
+
+void render_markdown(struct strbuf *sb, const struct run_results *r, const char *html_url)
 {
 	struct table t;
 	struct strbuf line = STRBUF_INIT, probs = STRBUF_INIT;
@@ -443,6 +464,8 @@ void render_markdown(struct strbuf *sb, const struct run_results *r)
 
 		comparisons_init(&cs, &r->branches[i]);
 		perf_section(sb, &r->branches[i], &cs, 1, 0);
+		if (html_url)
+			chart_link(sb, &r->branches[i], html_url);
 		comparisons_release(&cs);
 	}
 	strbuf_reset(&probs);
