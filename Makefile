@@ -153,6 +153,7 @@ test: deps
 ci-checks: deps
 	$(MAKE) DEVELOPER=1 all units
 	tests/check-layers.sh $(B)/obj/mkseries tools/mkseries
+	tests/chainlint.pl tests/t*.sh
 	$(MAKE) SANITIZE=address,undefined all units
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		prove -j1 --exec '' $(patsubst $(B)/%,build-sanitize/%,$(UNIT_BIN))

@@ -35,6 +35,10 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 		char *dir = branch_workdir(&kit, workdir, sel[i]);
 		int r;
 
+		if (!dir) {
+			ret = 2;
+			goto cleanup;
+		}
 		results_init(&one);
 		r = results_collect_branch(results_branch(&one, sel[i]->name), dir,
 					   variants->nr ? variants : NULL);
