@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0740-report-html.sh: mkseries report --format html: one self-contained page, checked in headless Chromium.
+# t0750-report-html.sh: mkseries report --format html: one self-contained page, checked in headless Chromium.
 . "$(dirname "$0")/lib.sh"
 
 DATA="$TEST_DIRECTORY/data/results"
