@@ -84,6 +84,17 @@ test_expect_success 'the markdown reply links each branch'"'"'s charts in the pa
 	test_grep "error: --html-url links charts from the markdown report: it needs --format markdown" err
 '
 
+test_expect_success 'cells in different kinds of time: each row says which' '
+	jq ".branches[2].cells[2].accel = \"tcg\" | .branches[2].cells[2].timing = \"emulated\"" \
+		results.json >mixed.json &&
+	test_expect_code 1 mkseries report --merge mixed.json --format html --output mixed.html &&
+	sed -n "/<h2>6.12: performance/,/<\/section>/p" mixed.html >612 &&
+	test_grep "different kinds of time: each bar says which" 612 &&
+	test "$(grep -o "n=5</text><text class=\"time\" x=\"340\" y=\"[0-9.]*\">emulated time</text>" 612 | wc -l)" = 3 &&
+	test "$(grep -o "n=5[^<]*</text><text class=\"time\" x=\"340\" y=\"[0-9.]*\">hardware time</text>" 612 | wc -l)" = 6 &&
+	! grep "lower is better; " 612
+'
+
 test_expect_success 'no results: a page that says so' '
 	printf "{\"schema\": 1, \"branches\": []}\n" >empty.json &&
 	mkseries report --merge empty.json --format html --output empty.html &&

@@ -70,7 +70,7 @@ static const char html_style[] =
 	"figure.chart{margin:0;border:1px solid #dde;padding:.4em;background:#fff;width:540px}\n"
 	"figure.chart figcaption{font-size:.9em;font-weight:bold}\n"
 	"figure.chart .time{font-weight:normal;color:#555}\n"
-	"svg text{font-family:sans-serif;font-size:11px;fill:#1d232a}\n"
+	"svg text{font-family:sans-serif;font-size:11px;fill:#1d232a}svg text.time{font-size:9px;fill:#555}\n"
 	"svg .mean{fill:#6b7785}svg .kit .mean{fill:#1f6fbf}svg .variant .mean{fill:#d18a1f}\n"
 	"svg .worse .mean{stroke:#c0262d;stroke-width:2}svg .better .mean{stroke:#1f8a3b;stroke-width:2}\n"
 	"svg .grid{stroke:#e4e6ea;stroke-width:1}svg .worse text{fill:#c0262d}svg .better text{fill:#1f8a3b}\n"
@@ -318,11 +318,14 @@ static void chart_bar(struct strbuf *sb, const struct bar *bar, const struct sca
 	strbuf_addf(&text, " n=%u", bar->s.n);
 	if (bar->row && bar->row->base && !isnan(bar->row->v.change_pct))
 		strbuf_addf(&text, " %+.1f%%%s", bar->row->v.change_pct, call);
-	if (mixed_time)
-		strbuf_addf(&text, " (%s)", timing_words(cell_timing(bar->cell), 1));
-	strbuf_addf(sb, "<text x=\"%d\" y=\"%.1f\">", CH_TEXT, mid + 4);
+	/* The kind of time, when the rows differ in it, goes under the numbers: both would not fit. */
+	strbuf_addf(sb, "<text x=\"%d\" y=\"%.1f\">", CH_TEXT, mixed_time ? mid - 2 : mid + 4);
 	esc(sb, text.buf);
-	strbuf_addstr(sb, "</text></g>\n");
+	strbuf_addstr(sb, "</text>");
+	if (mixed_time)
+		strbuf_addf(sb, "<text class=\"time\" x=\"%d\" y=\"%.1f\">%s</text>", CH_TEXT, mid + 10,
+			    timing_words(cell_timing(bar->cell), 1));
+	strbuf_addstr(sb, "</g>\n");
 	strbuf_release(&text);
 }
 
