@@ -41,7 +41,7 @@ ALL_LDFLAGS = $(BASIC_LDFLAGS) $(LDFLAGS)
 DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	libgmime-3.0-dev libarchive-dev git b4 perl \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
-	qemu-system-x86 apt-utils python3 libxml2-utils jq \
+	qemu-system-x86 apt-utils python3 libxml2-utils jq chromium \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
 	quilt rpm git-email libmailtools-perl
