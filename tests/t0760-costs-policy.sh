@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0750-costs-policy.sh: costs declared per metric, checked on recorded runs; a branch's kind and the policy rule plan shows.
+# t0760-costs-policy.sh: costs declared per metric, checked on recorded runs; a branch's kind and the policy rule plan shows.
 . "$(dirname "$0")/lib.sh"
 
 DATA="$TEST_DIRECTORY/data/results"
