@@ -609,6 +609,16 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 	root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return error("cannot open '%s': %s", path, strerror(errno));
+	/*
+	 * A new index, not one read from disk: libgit2 takes every entry
+	 * newer than the index it read as racily clean and hashes it again
+	 * when writing.
+	 */
+	strbuf_addf(&rel, "%sindex", git_repository_path(wt));
+	if (unlink(rel.buf) && errno != ENOENT) {
+		ret = error("cannot remove '%s': %s", rel.buf, strerror(errno));
+		goto cleanup;
+	}
 	if ((err = git_repository_index(&index, wt)) < 0 ||
 	    (err = git_index_read_tree(index, tree)) < 0 ||
 	    (err = git_repository_odb(&odb, wt)) < 0) {
