@@ -628,7 +628,6 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 	n = git_index_entrycount(index);
 	for (i = 0; i < n && !ret; i++) {
 		const git_index_entry *e = git_index_get_byindex(index, i);
-		git_index_entry ne = *e;
 		git_odb_object *obj = NULL;
 		const char *slash;
 		struct stat st;
@@ -636,7 +635,6 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 
 		strbuf_reset(&rel);
 		strbuf_addstr(&rel, e->path);
-		ne.path = rel.buf;
 		if (!checkout_path_ok(rel.buf)) {
 			ret = error("refusing to check out '%s': not a path beneath the tree",
 				    shown(rel.buf));
@@ -681,10 +679,14 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 		git_odb_object_free(obj);
 		if (ret)
 			break;
-		entry_stat(&ne, &st);
-		if ((err = git_index_add(index, &ne)) < 0)
-			ret = gitutil_error(err, "cannot add '%s' to the work tree's index",
-					    shown(rel.buf));
+		/*
+		 * The stat data goes into the entry in place: git_index_add()
+		 * would drop the tree cache git_index_read_tree() made, and
+		 * the first write-tree in the loop would then hash and look
+		 * up every directory and file again. Path, id and mode, which
+		 * the index is sorted and cached by, stay as they are.
+		 */
+		entry_stat((git_index_entry *)e, &st);
 	}
 	if (!ret && (err = git_index_write(index)) < 0)
 		ret = gitutil_error(err, "cannot write the index of '%s'", path);
