@@ -41,7 +41,7 @@ ALL_LDFLAGS = $(BASIC_LDFLAGS) $(LDFLAGS)
 DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	libgmime-3.0-dev libarchive-dev git b4 perl \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
-	qemu-system-x86 apt-utils python3 libxml2-utils jq \
+	qemu-system-x86 apt-utils python3 libxml2-utils jq chromium \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
 	quilt rpm git-email libmailtools-perl
@@ -153,6 +153,7 @@ test: deps
 ci-checks: deps
 	$(MAKE) DEVELOPER=1 all units
 	tests/check-layers.sh $(B)/obj/mkseries tools/mkseries
+	tests/chainlint.pl tests/t*.sh
 	$(MAKE) SANITIZE=address,undefined all units
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		prove -j1 --exec '' $(patsubst $(B)/%,build-sanitize/%,$(UNIT_BIN))

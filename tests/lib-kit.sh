@@ -209,3 +209,54 @@ kit_ref() {
 kit_workdir() {
 	echo "$XDG_CACHE_HOME/mkseries/work/$(kit_id "$1")/$2"
 }
+
+# kernel_yaml KIT NAME REF [MORE]: KIT/kernels/NAME.yaml, a branch of the
+# synthetic tree at REF, built by the fake kbuild (tinyconfig) and booted
+# under TCG in $TRASH_DIRECTORY/fake-qemu; MORE, if given, is appended as
+# it is (more boot settings go after "  accel: tcg", indented by two).
+kernel_yaml() {
+	cat >"$1/kernels/$2.yaml" <<-EOF_KERNEL &&
+	name: $2
+	source:
+	  git: { repo: $TRASH_DIRECTORY/linux, ref: $3 }
+	config:
+	  base: tinyconfig
+	boot:
+	  qemu: $TRASH_DIRECTORY/fake-qemu
+	  accel: tcg
+	EOF_KERNEL
+	if [ $# -gt 3 ]; then
+		printf '%s\n' "$4" >>"$1/kernels/$2.yaml"
+	fi
+}
+
+# setup_fake_run KIT: the synthetic upstream in linux/ and a kit in KIT whose
+# branch t (v1.0 with the fake kbuild, tagged v1.0-mk) builds with
+# tests/data/results/fake-kbuild.mk and boots in the fake QEMU.
+setup_fake_run() {
+	make_upstream linux &&
+	make_kit "$1" linux &&
+	cp "$TEST_DIRECTORY/data/results/fake-qemu" fake-qemu &&
+	git -C linux checkout -q -b stable v1.0 &&
+	cp "$TEST_DIRECTORY/data/results/fake-kbuild.mk" linux/Makefile &&
+	git -C linux add Makefile &&
+	git -C linux commit -q -m "fake kbuild" &&
+	git -C linux tag v1.0-mk &&
+	git -C linux checkout -q master &&
+	kernel_yaml "$1" t v1.0-mk
+}
+
+# write_new_gcc DIR: DIR/gcc, the host's gcc under another --version
+# ("gcc (stand-in) 99.1.0"): a new compiler, for PATH="DIR:$PATH".
+write_new_gcc() {
+	mkdir -p "$1" &&
+	cat >"$1/gcc" <<-\EOF_GCC &&
+	#!/bin/sh
+	if [ "$1" = --version ]; then
+		echo "gcc (stand-in) 99.1.0"
+		exit 0
+	fi
+	exec /usr/bin/gcc "$@"
+	EOF_GCC
+	chmod +x "$1/gcc"
+}

@@ -93,8 +93,3 @@ Signed-off-by: Fix Er <fixer@example.org>"
 prefix() {
 	echo "$1" | cut -c1-"$2"
 }
-
-# short ID: the 12-digit abbreviation mkseries prints.
-short() {
-	echo "$1" | cut -c1-12
-}

@@ -18,10 +18,28 @@
 #   test_lazy_prereq NAME 'script' declares one, evaluated the first time a
 #   test asks for it (so it may look at what earlier tests made) and cached.
 #
+# - test_when_finished 'CMDS', inside a body, runs CMDS after the body
+#   whatever its outcome (the last registered first); a cleanup that fails
+#   fails its test.
+#
+# Options, as git's test-lib has them: -v (--verbose) shows each body's
+# output after its TAP line, each line as "# > ..."; -x traces each body's
+# commands (set -x) into that output, shown with -v or when a test fails.
+#
 # TEST_DIRECTORY and TEST_OUTPUT_DIRECTORY may be set by the caller (t0000
 # runs scripts of its own that are not in tests/).
 
 set -u
+test_verbose_=
+test_trace_=
+for test_arg_ in "$@"; do
+	case $test_arg_ in
+	-v | --verbose) test_verbose_=1 ;;
+	-x) test_trace_=1 ;;
+	-vx | -xv) test_verbose_=1 test_trace_=1 ;;
+	*) echo "Bail out! unknown option '$test_arg_' (-v, --verbose, -x)"; exit 1 ;;
+	esac
+done
 TEST_DIRECTORY=${TEST_DIRECTORY:-$(cd "$(dirname "$0")" && pwd)}
 SRC_DIR=$(cd "$TEST_DIRECTORY/.." && pwd)
 TEST_OUTPUT_DIRECTORY=${TEST_OUTPUT_DIRECTORY:-$SRC_DIR/build/trash}
@@ -74,9 +92,25 @@ test_bail_() {
 }
 
 # The body is evaluated inside this function, so `return` ends the body only.
-# (Its $1 is the body itself, as in git's test_eval_inner_.)
+# (Its $1 is the body itself, as in git's test_eval_inner_.) Under -x the
+# trace stops before anything of the harness's own shows in it.
 test_eval_() {
+	if [ -n "$test_trace_" ]; then
+		# set -x inside the eval: neither the eval nor the harness is traced.
+		eval "set -x
+$1"
+		{ test_eval_ret_=$?; set +x; } 2>/dev/null
+		return $test_eval_ret_
+	fi
 	eval "$1"
+}
+
+# test_when_finished CMDS: in a body, run CMDS once the body has ended,
+# passed or not; the last registered runs first. Its failure fails the test.
+test_when_finished() {
+	[ -n "$test_in_body_" ] || test_bail_ "test_when_finished outside a test body: $*"
+	test_cleanup_="{ $*
+	} && (exit \"\$test_ret_\"); test_ret_=\$?; $test_cleanup_"
 }
 
 # test_expect_success [PREREQ] DESCRIPTION BODY
@@ -94,12 +128,21 @@ test_expect_success() {
 	test_desc_=$1
 	test_body_=$2
 	test_in_body_=1
+	test_cleanup_=:
 	test_eval_ "$2" >"$test_log_" 2>&1 </dev/null
-	test_ret_=$?
+	# A body that returned early is still traced: stop it here, unseen.
+	{ test_ret_=$?; set +x; } 2>/dev/null
 	test_in_body_=
+	# The cleanups run where the body ended, and keep the first failure's status.
+	if [ "$test_cleanup_" != : ]; then
+		# It sets test_ret_ itself.
+		test_eval_ "$test_cleanup_" >>"$test_log_" 2>&1 </dev/null
+		{ set +x; } 2>/dev/null
+	fi
 	cd "$TRASH_DIRECTORY" || test_bail_ "cannot return to $TRASH_DIRECTORY"
 	if [ "$test_ret_" -eq 0 ]; then
 		echo "ok $test_count - $1" >&7
+		[ -z "$test_verbose_" ] || sed -e 's/^/# > /' "$test_log_" >&7
 	else
 		test_failed=$((test_failed + 1))
 		test_report_failure_ >&7
@@ -274,4 +317,29 @@ test_commit() {
 	printf '%s\n' "$2" >"$1" &&
 	git add "$1" &&
 	git commit -q -m "${3:-$1}"
+}
+
+# short ID: the 12-digit abbreviation mkseries prints.
+short() {
+	echo "$1" | cut -c1-12
+}
+
+# wait_for FILE PATTERN: until FILE holds a line matching PATTERN, at most 10 seconds.
+wait_for() {
+	test_wait_n_=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		test_wait_n_=$((test_wait_n_ + 1))
+		test $test_wait_n_ -lt 100 || { echo "wait_for: no '$2' in $1"; return 1; }
+		sleep 0.1
+	done
+}
+
+# json_ok FILE: FILE is one JSON document (python3 is in make deps).
+json_ok() {
+	python3 -m json.tool "$1" >/dev/null
+}
+
+# xml_ok FILE: FILE is well-formed XML (xmllint, libxml2-utils, is in make deps).
+xml_ok() {
+	xmllint --noout "$1"
 }

@@ -3,8 +3,9 @@
 . "$(dirname "$0")/lib.sh"
 
 # run_sub_test [--shell SH] NAME: run the test script on stdin (lib.sh is
-# sourced first) with SH (default sh); its stdout goes to NAME.out, its
-# stderr to NAME.err and its exit status to NAME.code.
+# sourced first) with SH (default sh) and the options in $SUB_ARGS; its
+# stdout goes to NAME.out, its stderr to NAME.err and its exit status to
+# NAME.code.
 run_sub_test() {
 	_sh=sh
 	if [ "$1" = --shell ]; then
@@ -18,7 +19,7 @@ run_sub_test() {
 	} >"sub/$1.sh" &&
 	{
 		TEST_DIRECTORY="$TEST_DIRECTORY" TEST_OUTPUT_DIRECTORY="$TRASH_DIRECTORY/sub-trash" \
-			$_sh "sub/$1.sh" >"$1.out" 2>"$1.err"
+			$_sh "sub/$1.sh" ${SUB_ARGS:-} >"$1.out" 2>"$1.err"
 		echo $? >"$1.code"
 	}
 }
@@ -225,6 +226,124 @@ test_expect_success 'a script that ends without test_done fails' '
 	# nodone exited with status 0 outside a test, before test_done
 	EOF
 	check_sub nodone 1
+'
+
+test_expect_success 'test_when_finished runs after the body, passed or not, the last first' '
+	run_sub_test finished <<-\EOF &&
+	test_expect_success "passes" "
+		test_when_finished \"echo first >>log\" &&
+		test_when_finished \"echo second >>log\" &&
+		echo body >>log
+	"
+	test_expect_success "fails, cleaned all the same" "
+		test_when_finished \"echo cleaned >>log\" &&
+		false
+	"
+	test_expect_success "a cleanup that fails fails its test" "
+		test_when_finished false &&
+		true
+	"
+	test_expect_success "nothing left over" "
+		echo next >>log
+	"
+	test_expect_success "the log" "
+		printf \"%s\n\" body second first cleaned next >expect &&
+		test_cmp expect log
+	"
+	test_done
+	EOF
+	grep -v "^#" finished.out >actual &&
+	printf "%s\n" "ok 1 - passes" "not ok 2 - fails, cleaned all the same" \
+		"not ok 3 - a cleanup that fails fails its test" "ok 4 - nothing left over" \
+		"ok 5 - the log" "1..5" >expect &&
+	test_cmp expect actual &&
+	echo 1 >code.expect &&
+	test_cmp code.expect finished.code
+'
+
+test_expect_success 'test_when_finished outside a body bails out' '
+	run_sub_test finished-outside <<-\EOF &&
+	test_when_finished "echo never"
+	test_done
+	EOF
+	echo "Bail out! test_when_finished outside a test body: echo never" >expect &&
+	check_sub finished-outside 1
+'
+
+test_expect_success '-v shows the output of passing bodies too' '
+	SUB_ARGS=-v run_sub_test verbose <<-\EOF &&
+	test_expect_success "talks" "echo said this"
+	test_done
+	EOF
+	printf "%s\n" "ok 1 - talks" "# > said this" "1..1" >expect &&
+	check_sub verbose 0 &&
+	run_sub_test quiet <<-\EOF &&
+	test_expect_success "talks" "echo said this"
+	test_done
+	EOF
+	printf "%s\n" "ok 1 - talks" "1..1" >expect &&
+	check_sub quiet 0
+'
+
+test_expect_success '-x traces the commands of a body, and nothing of the harness' '
+	SUB_ARGS="-v -x" run_sub_test trace <<-\EOF &&
+	test_expect_success "traced" "x=1 && test \$x = 1"
+	test_done
+	EOF
+	printf "%s\n" "ok 1 - traced" "# > + x=1" "# > + test 1 = 1" "1..1" >expect &&
+	check_sub trace 0 &&
+	SUB_ARGS=-x run_sub_test trace-fail <<-\EOF &&
+	test_expect_success "traced" "false"
+	test_done
+	EOF
+	test_grep "^# > + false$" trace-fail.out &&
+	SUB_ARGS=-q run_sub_test badopt <<-\EOF &&
+	test_done
+	EOF
+	echo "Bail out! unknown option '\''-q'\'' (-v, --verbose, -x)" >expect &&
+	check_sub badopt 1
+'
+
+test_expect_success 'chainlint finds a broken && chain, and passes what is joined' '
+	cat >broken.sh <<-\EOF &&
+	test_expect_success "joined" '\''
+		echo a &&
+		if echo condition
+		then
+			echo then
+		fi &&
+		if true; then
+			echo b
+		else
+			echo c
+		fi &&
+		for i in 1 2; do
+			echo $i || return 1
+		done &&
+		cat >f <<-EOT &&
+		not a command
+		EOT
+		(cd sub && echo d) &&
+		echo "two
+	lines" &&
+		echo e
+	'\''
+	test_expect_success "broken" '\''
+		test_expect_code 2 mkseries plan >out 2>err;
+		cat out err &&
+		echo one
+		echo two
+	'\''
+	EOF
+	test_expect_code 1 "$TEST_DIRECTORY/chainlint.pl" broken.sh >out &&
+	cat >expect <<-\EOF &&
+	broken.sh:24: broken && chain: test_expect_code 2 mkseries plan >out 2>err;
+	broken.sh:26: broken && chain: echo one
+	EOF
+	test_cmp expect out &&
+	head -n 22 broken.sh >joined.sh &&
+	"$TEST_DIRECTORY/chainlint.pl" joined.sh >out &&
+	test_must_be_empty out
 '
 
 test_done

@@ -3,7 +3,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
 
-short() { echo "$1" | cut -c1-12; }
 SQ="'"
 
 test_expect_success 'setup: a kit with three branches and per-branch decisions' '
@@ -12,7 +11,7 @@ test_expect_success 'setup: a kit with three branches and per-branch decisions' 
 	for b in u v; do sed "s/^name: t/name: $b/" kit/kernels/t.yaml >kit/kernels/$b.yaml || return 1; done &&
 	mkdir -p kit/patches/alpha/v &&
 	cp kit/patches/alpha/0002-mm-batch-ptes.patch kit/patches/alpha/v/0001-batch.patch &&
-	cat >>kit/series.yaml <<-EOF
+	cat >>kit/series.yaml <<-EOF &&
 	    branches:
 	      u: { present: "merged in 1.1" }
 	EOF

@@ -30,7 +30,7 @@ test_expect_success 'setup: a kit whose beta 2/2 has a hostile subject and does 
 	) &&
 	sed "s/^ line 5$/ line 5 that is not in the tree/" evil/0001-*.patch \
 		>kit/patches/beta/0002-evil.patch &&
-	cat >>kit/series.yaml <<-EOF
+	cat >>kit/series.yaml <<-EOF &&
 	      - file: patches/beta/0002-evil.patch
 	EOF
 	grep -q "$ESC" evil/0001-*.patch || grep -q "=1B" evil/0001-*.patch

@@ -45,16 +45,6 @@ test_expect_success 'setup: a tree whose tinyconfig can hang, a kit around it' '
 	test_grep "^t base: built" out
 '
 
-# wait_for FILE: up to 10 s for a script to have written its pid there.
-wait_for() {
-	i=0 &&
-	while ! grep -q "^[0-9]" "$1" 2>/dev/null; do
-		test $i -lt 100 || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-
 # gone PID: up to 5 s for it to go (a zombie nobody reaps counts as gone).
 gone() {
 	i=0 &&
@@ -84,8 +74,8 @@ start_hung() {
 		(cd "$_dir" && exec "$@" >../out 2>../err) &
 	fi
 	pid=$! &&
-	wait_for hang.sleep &&
-	wait_for hang.sh
+	wait_for hang.sleep "^[0-9]" &&
+	wait_for hang.sh "^[0-9]"
 }
 
 # signal_ends_all SIGNAL TARGET STATUS: kill -SIGNAL TARGET; mkseries ($pid)

@@ -176,7 +176,6 @@ test_expect_success 'a checked-out mkseries branch is not moved' '
 	git -C linux worktree remove ../wt
 '
 
-short() { echo "$1" | cut -c1-12; }
 SQ="'"
 
 test_expect_success 'setup: variants of t, each leaving something out' '

@@ -64,8 +64,8 @@ write_fake_cross_gcc() {
 # machine its /init was built for (an /init whose ELF e_machine bytes,
 # hex, are not INITEM does not run: the kernel panics as a real one does).
 # FAKE_MACHINE stands for a guest that is not of that arch at all.
-# write_fake_qemu FILE KOFF KMAGIC INITEM MACHINE CASE
-write_fake_qemu() {
+# write_arch_qemu FILE KOFF KMAGIC INITEM MACHINE CASE
+write_arch_qemu() {
 	cat >"$1" <<-EOF_QEMU &&
 	#!/bin/sh
 	if [ "\$1" = --version ]; then
@@ -105,7 +105,7 @@ write_fake_qemu() {
 
 # qemu-system-aarch64: an arm64 Image ("ARM\x64" at 56), an AArch64 /init (183, little-endian).
 write_fake_aarch64_qemu() {
-	write_fake_qemu "$1" 56 41524d64 b700 aarch64 pte_batch_wrbit
+	write_arch_qemu "$1" 56 41524d64 b700 aarch64 pte_batch_wrbit
 }
 
 test_expect_success 'setup: an arm64 branch, stand-ins for its compiler and QEMU first on PATH' '
@@ -192,8 +192,7 @@ test_expect_success 'the model: unknown arch, a bad cross prefix, a bad image pa
 	boot:
 	  console: "ttyS0 init=/bin/sh"
 	EOF
-	test_expect_code 2 mkseries --kit bad plan >out 2>err;
-	cat out err &&
+	test_expect_code 2 mkseries --kit bad plan >out 2>err &&
 	test_grep "^error: bad/kernels/x.yaml:4: unknown arch .riscv64. (known: x86_64, arm64, sparc64)" err &&
 	test_grep "^error: bad/kernels/x.yaml:5: .cross. must be a compiler prefix ending in .-." err &&
 	test_grep "^error: bad/kernels/x.yaml:6: .image. must be a path inside the build directory" err &&
@@ -230,13 +229,11 @@ test_expect_success 'decisions: another branch.s, shown by plan; naming the borr
 	printf "6.12-base x86_64\n6.12-kit x86_64\n6.12-arm64-base arm64\n6.12-arm64-kit arm64\n" >cells.expect &&
 	test_cmp cells.expect cells &&
 	sed -i "s/^      \"6.12\": .*/&\n      \"6.12-arm64\": { skip: \"no\" }/" dk/series.yaml &&
-	test_expect_code 2 mkseries --kit dk plan --all >out 2>err;
-	cat out err &&
+	test_expect_code 2 mkseries --kit dk plan --all >out 2>err &&
 	test_grep "^error: dk/series.yaml:9: branch .6.12-arm64. takes its decisions from .6.12. (dk/kernels/6.12-arm64.yaml:5): decide there" err &&
 	sed -i "/6.12-arm64/d" dk/series.yaml &&
 	printf "name: \"6.1\"\nsource:\n  git: { repo: $PWD/linux, ref: v1.0 }\ndecisions: \"6.0\"\n" >dk/kernels/6.1.yaml &&
-	test_expect_code 2 mkseries --kit dk plan --all >out 2>err;
-	cat out err &&
+	test_expect_code 2 mkseries --kit dk plan --all >out 2>err &&
 	test_grep "^error: dk/kernels/6.1.yaml:4: decisions: unknown branch .6.0. (no dk/kernels/6.0.yaml)" err
 '
 
@@ -278,7 +275,7 @@ make_sparc_tree() {
 # qemu-system-sparc64: a SPARC V9 ELF image and /init (e_machine 43,
 # big-endian: bytes 18-19 of the image are 00 2b, read with 16-17).
 write_fake_sparc64_qemu() {
-	write_fake_qemu "$1" 16 0002002b 002b sparc64 cache_colour
+	write_arch_qemu "$1" 16 0002002b 002b sparc64 cache_colour
 }
 
 test_expect_success 'setup: a sparc64 branch, stand-ins for its compiler and QEMU' '

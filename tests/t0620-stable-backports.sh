@@ -3,10 +3,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
 
-short() { git -C up rev-parse --short=12 "$1"; }
+up_short() { git -C up rev-parse --short=12 "$1"; }
 
 # The kit's branch t follows REF of up, grown from v1.0.
-set_ref() {
+follow_up_ref() {
 	cat >kit/kernels/t.yaml <<-EOF
 	name: t
 	source:
@@ -37,13 +37,13 @@ test_expect_success 'setup: upstream, a stable branch with backports of A1 and A
 . ./ids
 
 test_expect_success 'v1.0.1: A1 is present, found in stable; A2 and its fixes are applied' '
-	set_ref v1.0.1 &&
+	follow_up_ref v1.0.1 &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	cat out &&
-	test_grep "^    present  alpha 1/2 .* $(short $A1) " out &&
-	test_grep "backported to stable in v1.0.1: $(short $S1) (\"mm: rename ptes\") says it is upstream commit $A1 (v1.0..v1.0.1)" out &&
-	test_grep "^    apply    alpha 2/2 .* $(short $A2) " out &&
-	test_grep "the series. patch; no stable backport of $(short $A2) in v1.0..v1.0.1 (1 commits)" out &&
+	test_grep "^    present  alpha 1/2 .* $(up_short $A1) " out &&
+	test_grep "backported to stable in v1.0.1: $(up_short $S1) (\"mm: rename ptes\") says it is upstream commit $A1 (v1.0..v1.0.1)" out &&
+	test_grep "^    apply    alpha 2/2 .* $(up_short $A2) " out &&
+	test_grep "the series. patch; no stable backport of $(up_short $A2) in v1.0..v1.0.1 (1 commits)" out &&
 	test_grep "^    apply    alpha fixup 1/2 " out &&
 	test_grep "^    apply    alpha fixup 2/2 " out &&
 	test_grep "^t: 4 to apply, 0 squashed, 1 present, 0 skipped\$" out
@@ -56,14 +56,14 @@ test_expect_success 'v1.0.1: apply gives upstream'\''s tree in four commits' '
 '
 
 test_expect_success 'v1.0.2: A1 and A2 are present; the fixes of A2 still go on top' '
-	set_ref v1.0.2 &&
+	follow_up_ref v1.0.2 &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	cat out &&
 	test_grep "^    present  alpha 1/2 " out &&
-	test_grep "^    present  alpha 2/2 .* $(short $A2) " out &&
-	test_grep "backported to stable in v1.0.2: $(short $S2) (\"mm: batch ptes\") says it is upstream commit $A2 (v1.0..v1.0.2)" out &&
-	test_grep "^    apply    alpha fixup 1/2 .* $(short $F1) " out &&
-	test_grep "fixes alpha 2/2 ($(short $A2)), whose stable backport $(short $S2) is on t; no stable backport of $(short $F1) in v1.0..v1.0.2 (2 commits)" out &&
+	test_grep "^    present  alpha 2/2 .* $(up_short $A2) " out &&
+	test_grep "backported to stable in v1.0.2: $(up_short $S2) (\"mm: batch ptes\") says it is upstream commit $A2 (v1.0..v1.0.2)" out &&
+	test_grep "^    apply    alpha fixup 1/2 .* $(up_short $F1) " out &&
+	test_grep "fixes alpha 2/2 ($(up_short $A2)), whose stable backport $(up_short $S2) is on t; no stable backport of $(up_short $F1) in v1.0..v1.0.2 (2 commits)" out &&
 	test_grep "^    apply    alpha fixup 2/2 " out &&
 	test_grep "^t: 3 to apply, 0 squashed, 2 present, 0 skipped\$" out
 '
@@ -77,18 +77,18 @@ test_expect_success 'v1.0.2: apply gives upstream'\''s tree in three commits' '
 '
 
 test_expect_success 'a squashed fix of a patch stable has: a commit of its own' '
-	sed -i "/fixes: $(short $A2)/a\\        squash: true" kit/series.yaml &&
+	sed -i "/fixes: $(up_short $A2)/a\\        squash: true" kit/series.yaml &&
 	grep -q "squash: true" kit/series.yaml &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	test_grep "^    apply    alpha fixup 1/2 " out &&
-	set_ref v1.0.1 &&
+	follow_up_ref v1.0.1 &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	test_grep "^    squash   alpha fixup 1/2 " out
 '
 
 test_expect_success 'a kernel file without a release: nothing is looked for' '
 	sed -i "/squash: true/d" kit/series.yaml &&
-	set_ref v1.0.2 &&
+	follow_up_ref v1.0.2 &&
 	sed -i "s/, release: v1.0//" kit/kernels/t.yaml &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	test_grep ! "stable backport\|backported to stable" out &&

@@ -5,41 +5,13 @@
 
 DATA="$TEST_DIRECTORY/data/results"
 
-# json_ok FILE: FILE is one JSON document (python3 is in make deps).
-json_ok() {
-	python3 -m json.tool "$1" >/dev/null
-}
-
-# xml_ok FILE: FILE is well-formed XML (xmllint is in make deps).
-xml_ok() {
-	xmllint --noout "$1"
-}
-
 # widest FILE: the widest line in characters (not bytes: "±" is one).
 widest() {
 	python3 -c "import sys; print(max(len(l.rstrip(\"\\n\")) for l in open(sys.argv[1], encoding=\"utf-8\")))" "$1"
 }
 
 test_expect_success 'setup: a kit run once, with the fake kbuild and QEMU' '
-	make_upstream linux &&
-	make_kit kit linux &&
-	cp "$DATA/fake-qemu" fake-qemu &&
-	git -C linux checkout -q -b stable v1.0 &&
-	cp "$DATA/fake-kbuild.mk" linux/Makefile &&
-	git -C linux add Makefile &&
-	git -C linux commit -q -m "fake kbuild" &&
-	git -C linux tag v1.0-mk &&
-	git -C linux checkout -q master &&
-	cat >kit/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $TRASH_DIRECTORY/linux, ref: v1.0-mk }
-	config:
-	  base: tinyconfig
-	boot:
-	  qemu: $TRASH_DIRECTORY/fake-qemu
-	  accel: tcg
-	EOF
+	setup_fake_run kit &&
 	(cd kit && mkseries run --branch t --workdir ../work >../run.out)
 '
 

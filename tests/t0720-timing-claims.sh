@@ -50,16 +50,6 @@ record_cell() {
 	} >"$dir/$v.test"
 }
 
-# xml_ok FILE: FILE is well-formed XML (xmllint), else has the JUnit skeleton.
-xml_ok() {
-	if command -v xmllint >/dev/null; then
-		xmllint --noout "$1"
-	else
-		head -1 "$1" | grep -q "^<?xml version=\"1.0\" encoding=\"UTF-8\"?>$" &&
-		tail -1 "$1" | grep -q "^</testsuites>$"
-	fi
-}
-
 test_expect_success 'setup: a kit with claims, and the state of five recorded runs' '
 	mkdir -p kit/kernels kit/patches &&
 	cp "$DATA/kit/patches/0001-mm-rename-ptes.patch" kit/patches/ &&

@@ -24,9 +24,27 @@ restore_refs() {
 	return 0
 }
 
+# The kit's patch names, in its index line, the blobs of the 6.12 it was
+# written on. Debian's 6.12 moves with each point release, and the loop
+# merges three-way only when those blobs are in the repository: name the
+# blobs of the 6.12 imported there instead (the base's mm/mremap.c, and
+# the patch applied to it, written with hash-object -w), as a mail
+# written against that tree would.
+index_to_repo() {
+	old=$(git -C "$REPO" rev-parse refs/tags/mkseries/base/6.12:mm/mremap.c) &&
+	mkdir -p pre/mm &&
+	git -C "$REPO" cat-file blob "$old" >pre/mm/mremap.c &&
+	(cd pre && GIT_CEILING_DIRECTORIES="$TRASH_DIRECTORY" git apply -p1 "$1") &&
+	new=$(git -C "$REPO" hash-object -w "$PWD/pre/mm/mremap.c") &&
+	sed -i "s/^index [0-9a-f]*\.\.[0-9a-f]* 100644\$/index ${old%${old#?????????}}..${new%${new#?????????}} 100644/" "$1" &&
+	grep -q "^index ${old%${old#?????????}}\.\." "$1"
+}
+
 test_expect_success REAL_TREES 'setup: a kit of one 6.12 backport, for 6.1, copied out of the repository' '
 	mkdir -p kit/kernels kit/patches/pte &&
 	cp "$SRC_DIR/kernels/6.1.yaml" "$SRC_DIR/kernels/mm.config" kit/kernels/ &&
+	sed -n "1,/^  debian:/p" "$SRC_DIR/kernels/6.12.yaml" >kit/kernels/6.12.yaml &&
+	test_grep "linux-source-6.12" kit/kernels/6.12.yaml &&
 	cp "$SRC_DIR/patches/mremap-pte-batch/6.12/$PATCH" kit/patches/pte/ &&
 	cat >kit/series.yaml <<-EOF &&
 	series:
@@ -36,8 +54,10 @@ test_expect_success REAL_TREES 'setup: a kit of one 6.12 backport, for 6.1, copi
 	      - file: patches/pte/$PATCH
 	        upstream: 94dab12d86cf
 	EOF
-	(cd kit && mkseries import --branch 6.1 >../import.out 2>&1) &&
+	(cd kit && mkseries import --branch 6.1 >../import.out 2>&1 &&
+	 mkseries import --branch 6.12 >>../import.out 2>&1) &&
 	cat import.out &&
+	index_to_repo "$PWD/kit/patches/pte/$PATCH" &&
 	{ git -C "$REPO" rev-parse -q --verify "$(kit_ref "$TRASH_DIRECTORY/kit" 6.1)" >tip.before || :; } &&
 	git -C "$REPO" for-each-ref --format="%(refname)" "refs/mkseries-backports/$(kit_id "$TRASH_DIRECTORY/kit")/6.1/" >keep.before
 '

@@ -4,7 +4,7 @@
 
 #include "fuzz-common.h"
 #include "lib/gitutil.h"
-#include "tree/tree.h"
+#include "tree/tarimport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -112,7 +112,7 @@ static const char *smp_of(unsigned cpus, unsigned max_cpus)
 	boot.qemu = "qemu-system-sparc64";
 	boot.cpus = cpus;
 	boot.tcg_clock = "host";
-	vm_qemu_argv(&argv, &boot, "tcg", "image", "initramfs.cpio", 0, max_cpus);
+	vm_qemu_argv(&argv, &boot, "tcg", "image", "initramfs.cpio", 0, NULL, max_cpus);
 	buf[0] = '\0';
 	for (i = 0; i + 1 < argv.nr; i++)
 		if (!strcmp(argv.v[i], "-smp"))

@@ -6,6 +6,7 @@
 #include "lib/gitutil.h"
 #include "kit/model.h"
 #include "apply/plan.h"
+#include "report/html.h"
 #include "report/report.h"
 #include "results/results.h"
 #include "tap.h"
@@ -43,7 +44,7 @@ static int load(struct run_results *r, const char *name)
 
 static void render(struct strbuf *sb, const struct run_results *r, enum report_format fmt, int color)
 {
-	struct report_opts ro = { color };
+	struct report_opts ro = { .color = color };
 
 	strbuf_reset(sb);
 	report_render(sb, r, fmt, &ro);
@@ -299,9 +300,38 @@ static void test_hostile(void)
 	       "hostile: the JSON reads back");
 	render(&sb, &r, REPORT_MARKDOWN, 0);
 	ok(!strchr(sb.buf, '\033'), "hostile: markdown is clean");
+	render(&sb, &r, REPORT_HTML, 0);
+	ok(!strchr(sb.buf, '\033') && !strchr(sb.buf, '\a'), "hostile: HTML has no control characters");
+	ok(strstr(sb.buf, "\\x1b[2J\\x1b[31mred&lt;/failure&gt;&lt;x&gt;&amp;amp; &quot;quoted&quot;") &&
+	   !strstr(sb.buf, "<x>"), "hostile: HTML escapes the evidence");
 	strbuf_release(&sb);
 	results_release(&r);
 	results_release(&again);
+}
+
+static void test_html_escape(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	html_add_escaped(&sb, "<script>alert(1)</script>", 0);
+	is_str(sb.buf, "&lt;script&gt;alert(1)&lt;/script&gt;", "html: a script is text");
+	strbuf_reset(&sb);
+	html_add_escaped(&sb, "a \"b\" & 'c' <d>", 0);
+	is_str(sb.buf, "a &quot;b&quot; &amp; &#39;c&#39; &lt;d&gt;", "html: quotes and ampersands");
+	strbuf_reset(&sb);
+	html_add_escaped(&sb, "&amp;", 0);
+	is_str(sb.buf, "&amp;amp;", "html: an entity in the input stays text");
+	strbuf_reset(&sb);
+	html_add_escaped(&sb, "x\033[2J\033]0;t\a\r\x7f\xc2\x85y\tz\nw", 0);
+	is_str(sb.buf, "x\\x1b[2J\\x1b]0;t\\x07\\r\\x7f\\u0085y z\\nw",
+	       "html: control characters shown escaped, on one line");
+	strbuf_reset(&sb);
+	html_add_escaped(&sb, "a\n<b>\xff", 1);
+	is_str(sb.buf, "a\n&lt;b&gt;\\xff", "html: lines kept, invalid UTF-8 escaped");
+	strbuf_reset(&sb);
+	html_add_escaped(&sb, NULL, 0);
+	is_str(sb.buf, "", "html: NULL adds nothing");
+	strbuf_release(&sb);
 }
 
 static void test_merge(void)
@@ -693,6 +723,7 @@ int main(int argc, const char **argv)
 	test_wide_markdown();
 	test_text();
 	test_hostile();
+	test_html_escape();
 	test_merge();
 	test_bad_json();
 	test_variants();

@@ -11,6 +11,8 @@
 
 #include "lib/gitutil.h"
 #include "tap.h"
+#include "tree/aptsuite.h"
+#include "tree/tarimport.h"
 #include "tree/tree.h"
 #include "lib/util.h"
 

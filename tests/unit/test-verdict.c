@@ -838,6 +838,8 @@ static void test_keys(void)
 	struct kernel_boot boot;
 	struct state st = STATE_INIT;
 	struct step_key a = STEP_KEY_INIT, b = STEP_KEY_INIT;
+	struct strvec argv = STRVEC_INIT;
+	struct test_inputs in = { 0 };
 	enum run_step step;
 	char *k1, *k2;
 	char *h1, *h2;
@@ -845,54 +847,65 @@ static void test_keys(void)
 	memset(&boot, 0, sizeof(boot));
 	boot.memory_mb = 2048;
 	boot.cpus = 2;
-	k1 = test_key("aaaa", "bbbb", "auto", 0, 5, 2, &boot, NULL);
-	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, 2, &boot, NULL);
+	strvec_pushl(&argv, "qemu-system-x86_64", "-accel", "tcg", "-append", "console=ttyS0", NULL);
+	in.bzimage_hash = "aaaa";
+	in.regress_hash = "bbbb";
+	in.qemu_argv = &argv;
+	in.qemu_version = "QEMU emulator version 7.2.0";
+	in.accel = "auto";
+	in.repeat = 5;
+	in.boots = 2;
+	in.boot = &boot;
+	k1 = test_key(&in);
+	k2 = test_key(&in);
 	is_str(k1, k2, "keys: the same inputs give the same test key");
 	free(k2);
-	k2 = test_key("aaaa", "bbbb", "auto", 0, 3, 2, &boot, NULL);
-	ok(strcmp(k1, k2), "keys: --repeat changes the test key");
+#define KEY_CHANGES(what, change, undo) do { \
+		change; \
+		k2 = test_key(&in); \
+		ok(k2 && strcmp(k1, k2), "keys: " what " changes the test key"); \
+		free(k2); \
+		undo; \
+	} while (0)
+	KEY_CHANGES("--repeat", in.repeat = 3, in.repeat = 5);
+	KEY_CHANGES("--full", in.full = 1, in.full = 0);
+	KEY_CHANGES("another bzImage", in.bzimage_hash = "aaab", in.bzimage_hash = "aaaa");
+	KEY_CHANGES("another mm-regress", in.regress_hash = "bbbc", in.regress_hash = "bbbb");
+	KEY_CHANGES("another accelerator asked for", in.accel = "tcg", in.accel = "auto");
+	KEY_CHANGES("the boot command line", boot.cmdline = "quiet", boot.cmdline = NULL);
+	KEY_CHANGES("the console", boot.console = "ttyS1", boot.console = NULL);
+	KEY_CHANGES("boot.accel", boot.accel = "kvm", boot.accel = NULL);
+	KEY_CHANGES("the number of boots", in.boots = 3, in.boots = 2);
+	KEY_CHANGES("how the TCG clock runs", boot.tcg_clock = "host", boot.tcg_clock = NULL);
+	KEY_CHANGES("QEMU's version", in.qemu_version = "QEMU emulator version 8.0.0",
+		    in.qemu_version = "QEMU emulator version 7.2.0");
+	KEY_CHANGES("a word of QEMU's command line", strvec_push(&argv, "-no-reboot"),
+		    (free((char *)argv.v[--argv.nr]), argv.v[argv.nr] = NULL));
+	k2 = test_key(&in);
+	is_str(k1, k2, "keys: back to the same inputs, back to the same key");
 	free(k2);
-	k2 = test_key("aaaa", "bbbb", "auto", 1, 5, 2, &boot, NULL);
-	ok(strcmp(k1, k2), "keys: --full changes the test key");
-	free(k2);
-	k2 = test_key("aaab", "bbbb", "auto", 0, 5, 2, &boot, NULL);
-	ok(strcmp(k1, k2), "keys: another bzImage changes the test key");
-	free(k2);
-	k2 = test_key("aaaa", "bbbc", "auto", 0, 5, 2, &boot, NULL);
-	ok(strcmp(k1, k2), "keys: another mm-regress changes the test key");
-	free(k2);
-	k2 = test_key("aaaa", "bbbb", "tcg", 0, 5, 2, &boot, NULL);
-	ok(strcmp(k1, k2), "keys: another accelerator changes the test key");
-	free(k2);
-	boot.cmdline = "quiet";
-	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, 2, &boot, NULL);
-	ok(strcmp(k1, k2), "keys: the boot settings are part of the test key");
-	free(k2);
-	boot.cmdline = NULL;
-	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, 3, &boot, NULL);
-	ok(strcmp(k1, k2), "keys: the number of boots changes the test key");
-	free(k2);
-	boot.tcg_clock = "host";
-	k2 = test_key("aaaa", "bbbb", "auto", 0, 5, 2, &boot, NULL);
-	ok(strcmp(k1, k2), "keys: how the TCG clock runs changes the test key");
-	free(k2);
-	boot.tcg_clock = NULL;
+	in.qemu_argv = NULL;
+	ok(!test_key(&in), "keys: no test key while the accelerator is not settled");
+	in.qemu_argv = &argv;
 	{
 		char *expect[] = { "pte_batch_wrbit" };
 		struct kernel_variant v;
 
 		memset(&v, 0, sizeof(v));
 		v.name = "no-fixes";
-		k2 = test_key("aaaa", "bbbb", "auto", 0, 5, 2, &boot, &v);
+		in.variant = &v;
+		k2 = test_key(&in);
 		ok(strcmp(k1, k2), "keys: a declared variant has a test key of its own");
 		h1 = k2;
 		v.expect_fail = expect;
 		v.nr_expect_fail = 1;
-		k2 = test_key("aaaa", "bbbb", "auto", 0, 5, 2, &boot, &v);
+		k2 = test_key(&in);
 		ok(strcmp(h1, k2), "keys: what it expects to fail is part of it");
 		free(h1);
 		free(k2);
+		in.variant = NULL;
 	}
+	strvec_clear(&argv);
 
 	/* A value cannot pose as a line of its own. */
 	step_key_add(&a, "x", "1\ny 2");

@@ -22,7 +22,7 @@ static const struct command commands[] = {
 	{ "build", cmd_build, "build each variant of a branch" },
 	{ "test", cmd_test, "boot each built variant in QEMU and run mm-regress" },
 	{ "regress", cmd_regress, "run the embedded mm-regress on this machine" },
-	{ "report", cmd_report, "report the results: text, json, junit or markdown" },
+	{ "report", cmd_report, "report the results: text, json, junit, markdown or html" },
 	{ "export", cmd_export, "ship an applied, verified branch: stable mails, quilt (Debian) or RPM patches" },
 	{ "run", cmd_run, "the whole job: import, apply, build, test, verdicts, report" },
 };

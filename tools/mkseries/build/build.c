@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,11 +17,10 @@
 
 #include "kit/arch.h"
 #include "build/build.h"
+#include "lib/progress.h"
 #include "lib/gitutil.h"
 #include "build/kconfig.h"
-#include "kit/select.h"
 #include "lib/state.h"
-#include "tree/tree.h"
 #include "tree/workdir.h"
 
 /* ------------------------------------------------------------------ */
@@ -88,19 +86,6 @@ char *build_first_error(const char *log, const char *srcdir)
 	return NULL;
 }
 
-const char *format_duration_to(char *buf, double seconds)
-{
-	long s = (long)(seconds + 0.5);
-
-	if (s < 60)
-		snprintf(buf, 32, "%lds", s);
-	else if (s < 3600)
-		snprintf(buf, 32, "%ldm%02lds", s / 60, s % 60);
-	else
-		snprintf(buf, 32, "%ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
-	return buf;
-}
-
 /* ------------------------------------------------------------------ */
 /* Building a variant */
 
@@ -115,50 +100,30 @@ void build_result_release(struct build_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* What the progress line shows and when it was last drawn. */
-struct progress {
+/* What the progress line of a build shows. */
+struct build_progress {
+	struct progress line;
 	const char *label;
-	double start, drawn;
+	double start;
 	char last[160];
 	int changed;
-	int enabled;
 };
 
-static void progress_draw(struct progress *pg, int force)
+/* A new kbuild line at most every line.interval, the clock alone every second. */
+static void build_progress_draw(struct build_progress *pg, int force)
 {
-	struct winsize ws;
-	int cols = 80;
-	struct strbuf sb = STRBUF_INIT;
-	double now = mono_seconds();
-
-	if (!pg->enabled || (!force && !pg->changed && now - pg->drawn < 1))
+	if (!force && !pg->changed && pg->line.drawn && mono_seconds() - pg->line.drawn < 1)
 		return;
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 20)
-		cols = ws.ws_col;
-	strbuf_addf(&sb, "%s: building %s", pg->label, format_duration(now - pg->start));
-	if (pg->last[0])
-		strbuf_addf(&sb, "  %s", shown(pg->last));
-	if (sb.len > (size_t)cols - 1)
-		strbuf_setlen(&sb, cols - 1);
-	fprintf(stderr, "\r\033[K%s", sb.buf);
-	fflush(stderr);
-	strbuf_release(&sb);
-	pg->drawn = now;
-	pg->changed = 0;
-}
-
-static void progress_clear(struct progress *pg)
-{
-	if (pg->enabled && pg->drawn) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+	if (progress_show(&pg->line, force, "%s: building %s%s%s", pg->label,
+			  format_duration(mono_seconds() - pg->start), pg->last[0] ? "  " : "",
+			  pg->last))
+		pg->changed = 0;
 }
 
 /* Keep kbuild's "  CC      mm/mremap.o" lines, with the spaces folded. */
 static void build_on_line(void *data, const char *line)
 {
-	struct progress *pg = data;
+	struct build_progress *pg = data;
 	const char *p = line;
 	size_t n = 0;
 
@@ -179,11 +144,7 @@ static void build_on_line(void *data, const char *line)
 
 static int build_on_tick(void *data)
 {
-	struct progress *pg = data;
-
-	if (pg->changed && mono_seconds() - pg->drawn < 0.1)
-		return 0;
-	progress_draw(pg, 0);
+	build_progress_draw(data, 0);
 	return 0;
 }
 
@@ -195,7 +156,7 @@ struct make_ctx {
 	unsigned jobs;
 	char *ccache_dir;	/* NULL when ccache is not installed */
 	char *timestamp;
-	struct progress *pg;
+	struct build_progress *pg;
 };
 
 static int have_program(const char *name)
@@ -217,10 +178,41 @@ static int have_program(const char *name)
 	return found;
 }
 
+/* <cache>/ccache when ccache is installed and there is a cache directory, else NULL. Caller frees. */
+static char *ccache_dir(void)
+{
+	char *cache, *ret;
+
+	if (!have_program("ccache") || !(cache = mks_cache_dir()))
+		return NULL;
+	ret = path_join(cache, "ccache");
+	free(cache);
+	return ret;
+}
+
 /* make's ARCH=: the arch's directory, but x86_64 keeps its own name (it picks 64-bit in Kconfig). */
 static const char *make_arch(const struct arch_info *a)
 {
 	return !strcmp(a->name, "x86_64") ? "x86_64" : a->srcarch;
+}
+
+/*
+ * The make variables and environment that decide what a build makes,
+ * apart from the tree, its paths, -j and the commit's timestamp: the
+ * build's key holds them (build_inputs()), run_make() passes them.
+ */
+static void make_settings(struct strvec *args, struct strvec *env, const struct arch_info *arch,
+			  const char *cross, int ccache)
+{
+	/* ARCH= always, so that a tree never guesses from the host. */
+	strvec_pushf(args, "ARCH=%s", make_arch(arch));
+	if (*cross)
+		strvec_pushf(args, "CROSS_COMPILE=%s", cross);
+	if (ccache)
+		strvec_pushf(args, "CC=ccache %sgcc", cross);
+	strvec_pushl(env, "LC_ALL=C", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", NULL);
+	strvec_pushl(env, "KBUILD_BUILD_USER=mkseries", "KBUILD_BUILD_HOST=mkseries",
+		      "KBUILD_BUILD_VERSION=1", NULL);
 }
 
 /* Run make with the variant's settings and `target`; returns make's exit status or -1. */
@@ -232,24 +224,16 @@ static int run_make(struct make_ctx *m, const char *target)
 
 	strvec_pushl(&c.argv, "make", "-C", m->src, NULL);
 	strvec_pushf(&c.argv, "O=%s", m->out);
-	/* ARCH= always, so that a tree never guesses from the host. */
-	strvec_pushf(&c.argv, "ARCH=%s", make_arch(m->arch));
-	if (*m->cross)
-		strvec_pushf(&c.argv, "CROSS_COMPILE=%s", m->cross);
-	if (m->ccache_dir)
-		strvec_pushf(&c.argv, "CC=ccache %sgcc", m->cross);
+	make_settings(&c.argv, &c.env, m->arch, m->cross, !!m->ccache_dir);
 	if (m->jobs)
 		strvec_pushf(&c.argv, "-j%u", m->jobs);
 	strvec_push(&c.argv, target);
-	strvec_pushl(&c.env, "LC_ALL=C", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", NULL);
 	strvec_pushf(&c.env, "KBUILD_BUILD_TIMESTAMP=%s", m->timestamp);
-	strvec_pushl(&c.env, "KBUILD_BUILD_USER=mkseries", "KBUILD_BUILD_HOST=mkseries",
-		      "KBUILD_BUILD_VERSION=1", NULL);
 	if (m->ccache_dir)
 		strvec_pushf(&c.env, "CCACHE_DIR=%s", m->ccache_dir);
 	c.log_path = m->log;
 	c.err_to_out = 1;
-	if (m->pg && m->pg->enabled) {
+	if (m->pg && m->pg->line.enabled) {
 		c.on_line = build_on_line;
 		c.on_tick = build_on_tick;
 		c.data = m->pg;
@@ -307,9 +291,23 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	int ret = 0;
 	size_t i;
 
+	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
+	char *make = program_version("make", "none"), *ccache = ccache_dir();
+
 	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\ncompiler %s\nbase %s\n",
 		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b),
-		    have_program("ccache"), compiler, base);
+		    !!ccache, compiler, base);
+	/* How make runs: which make, and every variable and environment setting it gets. */
+	strbuf_addf(inputs, "make %s\n", make);
+	make_settings(&args, &env, branch_arch(b), branch_cross(b), !!ccache);
+	for (i = 0; i < args.nr; i++)
+		strbuf_addf(inputs, "make-arg %s\n", args.v[i]);
+	for (i = 0; i < env.nr; i++)
+		strbuf_addf(inputs, "make-env %s\n", env.v[i]);
+	strvec_clear(&args);
+	strvec_clear(&env);
+	free(ccache);
+	free(make);
 	free(compiler);
 	if (!is_config_target(base) || file_exists(path)) {
 		struct strbuf sb = STRBUF_INIT;
@@ -352,29 +350,6 @@ int build_inputs_key(char **out, const struct kit *kit, const struct kernel_bran
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
 	return ret;
-}
-
-const struct arch_info *branch_arch(const struct kernel_branch *b)
-{
-	const struct arch_info *a = arch_find(b->arch ? b->arch : "x86_64");
-
-	if (!a)
-		BUG("branch '%s' has unknown arch '%s' after kit_load()", b->name, b->arch);
-	return a;
-}
-
-const char *branch_cross(const struct kernel_branch *b)
-{
-	const struct arch_info *a = branch_arch(b);
-
-	if (b->cross)
-		return b->cross;
-	return arch_is_host(a) ? "" : a->cross;
-}
-
-const char *branch_image(const struct kernel_branch *b)
-{
-	return b->image ? b->image : branch_arch(b)->image;
 }
 
 int branch_check_compiler(const struct kernel_branch *b)
@@ -638,12 +613,7 @@ static void make_ctx_init(struct make_ctx *m, git_repository *repo, const git_oi
 	m->cross = branch_cross(b);
 	m->jobs = opts->jobs ? opts->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	m->timestamp = commit_timestamp(repo, commit);
-	if (have_program("ccache")) {
-		char *cache = mks_cache_dir();
-
-		m->ccache_dir = path_join(cache, "ccache");
-		free(cache);
-	}
+	m->ccache_dir = ccache_dir();
 }
 
 /* Make b's image in a configured out/ and check it; res and st say how it went. */
@@ -694,7 +664,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
 	struct strbuf inputs = STRBUF_INIT;
 	struct state st = STATE_INIT;
-	struct progress pg = { 0 };
+	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0 };
 	struct make_ctx m = { 0 };
 	char *src = NULL, *out = NULL, *logdir = NULL, *state_path = NULL, *inputs_hash = NULL;
 	char commit_hex[GIT_OID_HEXSZ + 1];
@@ -735,11 +705,9 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 
 	pg.label = opts->label ? opts->label : variant;
 	pg.start = start;
-	pg.enabled = opts->progress;
-	if (pg.enabled) {
-		snprintf(pg.last, sizeof(pg.last), "writing the source tree");
-		progress_draw(&pg, 1);
-	}
+	progress_init(&pg.line, opts->progress, 0.1);
+	snprintf(pg.last, sizeof(pg.last), "writing the source tree");
+	build_progress_draw(&pg, 1);
 	if (materialise(repo, commit, src, &res->mat)) {
 		fail(res, &st, "cannot write the source tree");
 		goto done;
@@ -755,7 +723,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	if (!ret && res->status != BUILD_FAILED)
 		make_image(res, &st, &m, b);
 done:
-	progress_clear(&pg);
+	progress_clear(&pg.line);
 	res->seconds = mono_seconds() - start;
 	state_setf(&st, "seconds", "%.1f", res->seconds);
 	state_setf(&st, "finished", "%lld", (long long)time(NULL));

@@ -16,11 +16,6 @@
  */
 char *build_first_error(const char *log, const char *srcdir);
 
-/* "3m02s", "41s" into buf (at least 32 bytes); returns buf. */
-const char *format_duration_to(char *buf, double seconds);
-/* The same into a buffer of the calling block's own, as oid_short(). */
-#define format_duration(seconds) format_duration_to((char[32]){ 0 }, (seconds))
-
 enum build_status {
 	BUILD_OK = 1,		/* built now */
 	BUILD_UPTODATE,		/* nothing changed since the last good build */
@@ -48,13 +43,6 @@ struct build_opts {
 	const char *label;	/* "6.12 base", for the progress line */
 };
 
-struct arch_info;
-/* b's architecture (see arch.h); kit_load() made sure it is a known one. */
-const struct arch_info *branch_arch(const struct kernel_branch *b);
-/* CROSS_COMPILE for b: its `cross`, else "" on the host's arch, else the arch's Debian prefix. */
-const char *branch_cross(const struct kernel_branch *b);
-/* The kernel image inside O=: b's `image`, else the arch's ("arch/arm64/boot/Image"). */
-const char *branch_image(const struct kernel_branch *b);
 /* MKS_ECONFIG after printing, naming the Debian package, when b's cross compiler is not on PATH. */
 int branch_check_compiler(const struct kernel_branch *b);
 

@@ -113,11 +113,11 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 		goto cleanup;
 	}
 	err = kernel_repo_open(&repo, kit, b, repo_opt, 1);
-	if (err == MKS_ECONFIG) {
-		ret = 2;
+	if (err) {
+		ret = mks_exit_status(err);
 		goto cleanup;
 	}
-	if (err || repo_lock(&lock, repo) ||
+	if (repo_lock(&lock, repo) ||
 	    backporter_signature(&me, repo))
 		goto cleanup;
 	/* Immediate when the tree was imported from the same source before. */

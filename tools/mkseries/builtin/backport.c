@@ -32,11 +32,16 @@ struct loop_paths {
 	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
 };
 
-static void loop_paths_init(struct loop_paths *lp, const struct kit *kit, const char *workdir_opt,
-			    const struct kernel_branch *b)
+/* 0, or -1 when there is no work directory to put the loop in (printed). */
+static int loop_paths_init(struct loop_paths *lp, const struct kit *kit, const char *workdir_opt,
+			   const struct kernel_branch *b)
 {
 	char *workdir = branch_workdir(kit, workdir_opt, b);
 	char *p;
+
+	memset(lp, 0, sizeof(*lp));
+	if (!workdir)
+		return -1;
 
 	lp->dir = path_join(workdir, "backport");
 	lp->loop = path_join(lp->dir, "loop");
@@ -52,6 +57,7 @@ static void loop_paths_init(struct loop_paths *lp, const struct kit *kit, const 
 			*p = '-';
 	lp->refname = xstrfmt("refs/heads/mkseries-backport/%s/%s", kit_id(kit), b->name);
 	free(workdir);
+	return 0;
 }
 
 static void loop_paths_release(struct loop_paths *lp)
@@ -1212,7 +1218,10 @@ static int find_loop_branch(const char **out, const struct kit *kit, const char 
 	for (i = 0; i < kit->nr_branches; i++) {
 		struct loop_paths lp;
 
-		loop_paths_init(&lp, kit, workdir, &kit->branches[i]);
+		if (loop_paths_init(&lp, kit, workdir, &kit->branches[i])) {
+			strbuf_release(&found);
+			return 2;
+		}
 		if (file_exists(lp.loop) || file_exists(lp.patch)) {
 			strbuf_addf(&found, "  mkseries backport --branch %s ...\n",
 				    kit->branches[i].name);
@@ -1293,7 +1302,10 @@ int cmd_backport(int argc, const char **argv)
 		kit_release(&kit);
 		return 2;
 	}
-	loop_paths_init(&l.paths, &kit, workdir, l.b);
+	if (loop_paths_init(&l.paths, &kit, workdir, l.b)) {
+		ret = 2;
+		goto cleanup;
+	}
 	if (status) {
 		/* read only: no lock, the repository only when there is a tree to look at */
 		if (file_exists(l.paths.patch) &&
@@ -1305,7 +1317,7 @@ int cmd_backport(int argc, const char **argv)
 		goto cleanup;
 	}
 	if ((ret = loop_open(&l))) {
-		ret = ret == MKS_ECONFIG ? 2 : 1;
+		ret = mks_exit_status(ret);
 		goto cleanup;
 	}
 	if ((abort_ || cont || skip) && check_same_kit(&l))

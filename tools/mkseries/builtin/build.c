@@ -48,7 +48,7 @@ static int build_one(const struct cell *c, void *data)
 	opts.label = label;
 	err = build_variant(&res, repo, kit, b, variant, &commit, &opts);
 	if (err) {
-		ret = err == MKS_ECONFIG ? 2 : 1;
+		ret = mks_exit_status(err);
 		printf("%s: FAILED (see the error above)\n", label);
 		goto cleanup;
 	}

@@ -151,7 +151,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	}
 	err = kernel_repo_open(&repo, kit, b, a->repo, 0);
 	if (err) {
-		ret = err == MKS_ECONFIG ? 2 : 1;
+		ret = mks_exit_status(err);
 		goto cleanup;
 	}
 	if (applied_tip(&tip, &base, repo, b, refname, a->variant, several)) {
@@ -166,6 +166,10 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	}
 	/* What the last run recorded, read as report reads it. */
 	workdir = branch_workdir(kit, a->workdir, b);
+	if (!workdir) {
+		ret = 2;
+		goto cleanup;
+	}
 	br = results_branch(&res, b->name);
 	recorded = results_collect_branch(br, workdir, NULL);
 	if (recorded < 0)

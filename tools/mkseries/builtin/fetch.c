@@ -341,11 +341,9 @@ int cmd_fetch(int argc, const char **argv)
 		ret = fetch_mainline(f, &kit, s, mainline, force);
 	else
 		ret = fetch_b4(f, &kit, s, mbox, force);
-	if (ret == MKS_ECONFIG) {
-		ret = 2;
+	ret = mks_exit_status(ret);
+	if (ret == 2)
 		goto cleanup;
-	}
-	ret = ret ? 1 : 0;
 	if (record_files(&kit, s, f))
 		ret = 1;
 cleanup:

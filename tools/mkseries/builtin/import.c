@@ -20,11 +20,11 @@ static int import_branch(const struct kit *kit, const struct kernel_branch *b,
 
 	/* A git source's own repository must exist; the others are made on first use. */
 	err = kernel_repo_open(&repo, kit, b, repo_opt, create);
-	if (err == MKS_ECONFIG) {
-		ret = 2;
+	if (err) {
+		ret = mks_exit_status(err);
 		goto cleanup;
 	}
-	if (err || repo_lock(&lock, repo))
+	if (repo_lock(&lock, repo))
 		goto cleanup;
 	if (tree_import_ex(&commit, &info, repo, kit, b, flags)) {
 		error("%s: nothing imported, '%s' left as it was", b->name, tree_base_refname(b));
@@ -48,7 +48,7 @@ static int import_log(const struct kit *kit, const struct kernel_branch *b, cons
 	int err = kernel_repo_open(&repo, kit, b, repo_opt, 0);
 
 	if (err)
-		return err == MKS_ECONFIG ? 2 : 1;
+		return mks_exit_status(err);
 	if (tree_import_log(&out, repo, b) == 0)
 		printf("%s: no import recorded\n", b->name);
 	else

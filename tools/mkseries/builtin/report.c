@@ -35,6 +35,10 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 		char *dir = branch_workdir(&kit, workdir, sel[i]);
 		int r;
 
+		if (!dir) {
+			ret = 2;
+			goto cleanup;
+		}
 		results_init(&one);
 		r = results_collect_branch(results_branch(&one, sel[i]->name), dir,
 					   variants->nr ? variants : NULL);
@@ -78,8 +82,10 @@ int cmd_report(int argc, const char **argv)
 		{ OPT_STRING, "branch", 'b', &branch, "B", "report this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "report every default branch (the default)" },
 		{ OPT_LIST, "variant", 0, &given, "V", "base, kit or a declared variant (repeatable; default all)" },
-		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
+		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit, markdown or html" },
 		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
+		{ OPT_STRING, "html-url", 0, &ro.html_url, "URL",
+		  "markdown: link each branch's charts in the HTML report published at URL" },
 		{ OPT_STRING, "workdir", 0, &workdir, "DIR",
 		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
 		{ OPT_BOOL, "merge", 0, &merge, NULL,
@@ -87,7 +93,8 @@ int cmd_report(int argc, const char **argv)
 		{ OPT_END },
 	};
 	const char *usage = "mkseries report [--branch B | --all] [--variant V]... "
-			    "[--format text|json|junit|markdown] [--output FILE] [--workdir DIR]\n"
+			    "[--format text|json|junit|markdown|html] [--output FILE] [--workdir DIR]\n"
+			    "                       [--html-url URL]\n"
 			    "   or: mkseries report --merge FILE... [--format ...] [--output FILE]";
 
 	results_init(&res);
@@ -96,6 +103,10 @@ int cmd_report(int argc, const char **argv)
 	if (report_format_parse(&fmt, format)) {
 		ret = 2;
 		goto cleanup;
+	}
+	if (ro.html_url && fmt != REPORT_MARKDOWN) {
+		error("--html-url links charts from the markdown report: it needs --format markdown");
+		usage_with_options(usage, opts, 2);
 	}
 	if (merge) {
 		if (!nr) {

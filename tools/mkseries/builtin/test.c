@@ -3,7 +3,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "build/build.h"
 #include "builtin/builtin.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"
@@ -99,8 +98,7 @@ static int test_one(const struct cell *c, void *data)
 	opts.variant = branch_find_variant(b, variant);
 	if ((err = vm_test_variant(&res, b, image, workdir, variant, &opts))) {
 		printf("%s: FAILED (see the error above)\n", label);
-		if (err == MKS_ECONFIG)
-			ret = 2;
+		ret = mks_exit_status(err);
 		goto cleanup;
 	}
 	/* Once per reason: every cell after a failed probe would say the same. */

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 
 #include "kit/arch.h"
+#include "kit/model.h"
 
 #define EM_SPARCV9_ 43
 #define EM_X86_64_ 62
@@ -160,4 +161,27 @@ int arch_check_program(const struct arch_info *a, const void *data, size_t len, 
 		strbuf_addf(why, "mm-regress for %s is built for %s, not %s", a->name,
 			    elf_machine_name(m), elf_machine_name(a->elf_machine));
 	return -1;
+}
+
+const struct arch_info *branch_arch(const struct kernel_branch *b)
+{
+	const struct arch_info *a = arch_find(b->arch ? b->arch : "x86_64");
+
+	if (!a)
+		BUG("branch '%s' has unknown arch '%s' after kit_load()", b->name, b->arch);
+	return a;
+}
+
+const char *branch_cross(const struct kernel_branch *b)
+{
+	const struct arch_info *a = branch_arch(b);
+
+	if (b->cross)
+		return b->cross;
+	return arch_is_host(a) ? "" : a->cross;
+}
+
+const char *branch_image(const struct kernel_branch *b)
+{
+	return b->image ? b->image : branch_arch(b)->image;
 }

@@ -26,6 +26,14 @@ struct arch_info {
 	unsigned max_cpus;	/* what its QEMU machine can boot with (sun4u: 1), or 0: no limit */
 };
 
+struct kernel_branch;
+/* b's architecture; kit_load() made sure it is a known one. */
+const struct arch_info *branch_arch(const struct kernel_branch *b);
+/* CROSS_COMPILE for b: its `cross`, else "" on the host's arch, else the arch's Debian prefix. */
+const char *branch_cross(const struct kernel_branch *b);
+/* The kernel image inside O=: b's `image`, else the arch's ("arch/arm64/boot/Image"). */
+const char *branch_image(const struct kernel_branch *b);
+
 /* The architecture called `name` ("x86_64", "arm64", "sparc64"), or NULL. */
 const struct arch_info *arch_find(const char *name);
 /* "x86_64, arm64, sparc64": the known names, for messages. */

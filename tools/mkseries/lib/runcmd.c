@@ -584,22 +584,28 @@ cleanup:
 char *program_version(const char *program, const char *fallback)
 {
 	struct child c = CHILD_INIT;
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	const struct strbuf *said;
 	char *ret;
 	int status;
 
 	strvec_pushl(&c.argv, program, "--version", NULL);
 	strvec_push(&c.env, "LC_ALL=C");
+	/*
+	 * Apart: the two pipes are read as data comes, so one buffer for
+	 * both would put a warning first one time and after the next.
+	 */
 	c.out = &out;
-	c.err = &out;
+	c.err = &err;
 	c.timeout_sec = 30;
 	status = child_run(&c);
 	child_release(&c);
-	if (status || !out.len) {
-		strbuf_release(&out);
-		return xstrdup(fallback);
-	}
-	ret = xstrndup(out.buf, strcspn(out.buf, "\n"));
+	said = out.len ? &out : &err;
+	if (status || !said->len)
+		ret = xstrdup(fallback);
+	else
+		ret = xstrndup(said->buf, strcspn(said->buf, "\n"));
 	strbuf_release(&out);
+	strbuf_release(&err);
 	return ret;
 }

@@ -87,9 +87,9 @@ void temp_path_add(const char *path);
 void temp_path_done(const char *path);
 
 /*
- * The first line `program --version` prints (stdout or stderr, LC_ALL=C,
- * at most 30 s), or a copy of `fallback` when it cannot be run or says
- * nothing. Caller frees.
+ * The first line `program --version` prints on stdout (on stderr when
+ * stdout has nothing; LC_ALL=C, at most 30 s), or a copy of `fallback`
+ * when it cannot be run or says nothing. Caller frees.
  */
 char *program_version(const char *program, const char *fallback);
 

@@ -53,6 +53,42 @@ int error_code(int code, const char *fmt, ...)
 	return code;
 }
 
+const char *format_duration_to(char *buf, double seconds)
+{
+	long s = (long)(seconds + 0.5);
+
+	if (s < 60)
+		snprintf(buf, 32, "%lds", s);
+	else if (s < 3600)
+		snprintf(buf, 32, "%ldm%02lds", s / 60, s % 60);
+	else
+		snprintf(buf, 32, "%ldh%02ldm%02lds", s / 3600, s / 60 % 60, s % 60);
+	return buf;
+}
+
+const char *thousands_to(char *buf, size_t n)
+{
+	char tmp[32];
+	size_t len, i, o = 0;
+
+	snprintf(tmp, sizeof(tmp), "%zu", n);
+	len = strlen(tmp);
+	for (i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+int mks_exit_status(int err)
+{
+	if (!err)
+		return 0;
+	return err == MKS_ECONFIG ? 2 : 1;
+}
+
 void warning(const char *fmt, ...)
 {
 	va_list ap;

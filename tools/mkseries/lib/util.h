@@ -25,12 +25,27 @@ enum {
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same as error() but returns the given code. */
 int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The exit status of a command whose work returned err: 0 for 0, 2 for
+ * MKS_ECONFIG (the kit or the command line is wrong), 1 for any other
+ * failure. The one place a code becomes an exit status.
+ */
+int mks_exit_status(int err);
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print and exit(2): only for usage errors in cmd_* and for running out of memory. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 #define BUG(...) bug_fl(__FILE__, __LINE__, __VA_ARGS__)
 void bug_fl(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
+
+/* "3m02s", "41s" into buf (at least 32 bytes); returns buf. */
+const char *format_duration_to(char *buf, double seconds);
+/* The same into a buffer of the calling block's own, as oid_short(). */
+#define format_duration(seconds) format_duration_to((char[32]){ 0 }, (seconds))
+
+/* "86691" -> "86,691" into buf (at least 32 bytes); returns buf. */
+const char *thousands_to(char *buf, size_t n);
+#define thousands(n) thousands_to((char[32]){ 0 }, (n))
 
 /* Progress and verbosity: quiet when stderr is not a terminal. */
 extern int mks_verbose;

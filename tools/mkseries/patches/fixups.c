@@ -10,6 +10,7 @@
 
 #include "patches/commitgraph.h"
 #include "patches/fixups.h"
+#include "lib/progress.h"
 #include "lib/gitutil.h"
 #include "lib/util.h"
 
@@ -501,7 +502,7 @@ struct scan {
 	size_t chunk;			/* list entries per chunk */
 	struct found *found;		/* one per chunk */
 	size_t nr_chunks;
-	int progress;
+	struct progress line;		/* drawn by the thread that prints only */
 	size_t next;			/* atomic: the next chunk to take */
 	size_t done;			/* atomic: entries read, for the progress line */
 	int stop;			/* atomic: a problem was found */
@@ -598,9 +599,9 @@ static void *scan_run(void *arg)
 		if (k >= s->nr_chunks)
 			break;
 		scan_chunk(t, k);
-		if (s->progress && t->prints)
-			fprintf(stderr, "\rreading commits: %zu",
-				__atomic_load_n(&s->done, __ATOMIC_RELAXED));
+		if (t->prints)
+			progress_show(&s->line, 0, "reading commits: %zu",
+				      __atomic_load_n(&s->done, __ATOMIC_RELAXED));
 	}
 	return NULL;
 }
@@ -649,7 +650,7 @@ static int scan_parallel(struct discovery *d, const struct graph *g, const uint3
 	s.chunk = s.chunk < 1 ? 1 : s.chunk > 4096 ? 4096 : s.chunk;
 	s.nr_chunks = (nr + s.chunk - 1) / s.chunk;
 	s.found = xcalloc(s.nr_chunks, sizeof(*s.found));
-	s.progress = mks_isatty_stderr();
+	progress_init(&s.line, mks_isatty_stderr(), 0.1);
 	s.problem_at = SIZE_MAX;
 	pthread_mutex_init(&s.lock, NULL);
 
@@ -677,8 +678,7 @@ static int scan_parallel(struct discovery *d, const struct graph *g, const uint3
 		fixref_scanner_free(threads[i].sc);
 		git_odb_free(threads[i].odb);
 	}
-	if (s.progress)
-		fprintf(stderr, "\rreading commits: %zu, done.\n", __atomic_load_n(&s.done, __ATOMIC_RELAXED));
+	progress_done(&s.line, "reading commits: %zu, done.", __atomic_load_n(&s.done, __ATOMIC_RELAXED));
 
 	ret = s.problem;
 	if (!ret)
@@ -806,10 +806,12 @@ static int walk(struct discovery *d, struct fixups_report *rep, const char *ref,
 		const struct commit_graph *cg, char **mismatch)
 {
 	struct graph g = { 0 };
-	int progress = mks_isatty_stderr() && !cg, ret;
+	struct progress line = PROGRESS_INIT;
 	size_t i, kept, nr_taken;
+	int ret;
 
 	*mismatch = NULL;
+	progress_init(&line, mks_isatty_stderr() && !cg, 0);
 	g.cg = cg;
 	if (cg)
 		g.at_pos = xcalloc(commit_graph_count(cg) ? commit_graph_count(cg) : 1, sizeof(*g.at_pos));
@@ -829,8 +831,8 @@ static int walk(struct discovery *d, struct fixups_report *rep, const char *ref,
 		if (!(node->flags & NODE_UNINTERESTING)) {
 			g.interesting_queued--;
 			rep->walked++;
-			if (progress && !(rep->walked & 0xffff))
-				fprintf(stderr, "\rreading commits: %zu", rep->walked);
+			if (!(rep->walked & 0xffff))
+				progress_show(&line, 1, "reading commits: %zu", rep->walked);
 		}
 		if (cg) {
 			/* read and scanned later, in parallel */
@@ -859,8 +861,8 @@ static int walk(struct discovery *d, struct fixups_report *rep, const char *ref,
 		if (ret)
 			goto cleanup;
 	}
-	if (progress && rep->walked >= 0x10000)
-		fprintf(stderr, "\rreading commits: %zu, done.\n", rep->walked);
+	if (rep->walked >= 0x10000)
+		progress_done(&line, "reading commits: %zu, done.", rep->walked);
 	if (cg) {
 		/* what is left in the queue was dated by the graph: check those dates too */
 		nr_taken = g.nr_taken;

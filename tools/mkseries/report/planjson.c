@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "build/build.h"
 #include "lib/json.h"
 #include "report/report.h"
 #include "apply/variant.h"

@@ -16,6 +16,7 @@ int report_format_parse(enum report_format *out, const char *name)
 		{ "json", REPORT_JSON },
 		{ "junit", REPORT_JUNIT },
 		{ "markdown", REPORT_MARKDOWN },
+		{ "html", REPORT_HTML },
 	};
 	size_t i;
 
@@ -24,7 +25,7 @@ int report_format_parse(enum report_format *out, const char *name)
 			*out = formats[i].fmt;
 			return 0;
 		}
-	return error_code(MKS_ECONFIG, "unknown report format '%s' (text, json, junit or markdown)",
+	return error_code(MKS_ECONFIG, "unknown report format '%s' (text, json, junit, markdown or html)",
 			  name);
 }
 
@@ -43,7 +44,10 @@ void report_render(struct strbuf *out, const struct run_results *r, enum report_
 		render_junit(out, r);
 		break;
 	case REPORT_MARKDOWN:
-		render_markdown(out, r);
+		render_markdown(out, r, opts ? opts->html_url : NULL);
+		break;
+	case REPORT_HTML:
+		render_html(out, r);
 		break;
 	}
 }

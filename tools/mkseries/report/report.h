@@ -1,4 +1,4 @@
-/* report/report.h: the results of a run as a terminal table, JSON, JUnit XML or Markdown; the fan-out plan as JSON. */
+/* report/report.h: the results of a run as a terminal table, JSON, JUnit XML, Markdown or HTML; the fan-out plan as JSON. */
 #ifndef MKSERIES_REPORT_H
 #define MKSERIES_REPORT_H
 
@@ -15,15 +15,17 @@ enum report_format {
 	REPORT_JSON,		/* docs/report-json.md */
 	REPORT_JUNIT,		/* JUnit XML: a testsuite per branch x variant */
 	REPORT_MARKDOWN,	/* for a mailing-list reply: every line fits in 72 columns */
+	REPORT_HTML,		/* one self-contained page: the matrices, the claims, a chart per metric */
 };
 
-/* "text", "json", "junit" or "markdown"; MKS_ECONFIG with a message for anything else. */
+/* "text", "json", "junit", "markdown" or "html"; MKS_ECONFIG with a message for anything else. */
 int report_format_parse(enum report_format *out, const char *name);
 
 #define REPORT_MARKDOWN_WIDTH 72
 
 struct report_opts {
 	int color;		/* text only: ANSI colours */
+	const char *html_url;	/* markdown only: link each branch's charts at this HTML report */
 };
 
 /*

@@ -3,12 +3,14 @@
 
 #include "report/report.h"
 #include "report/perf.h"
+#include "report/html.h"
 #include "report/render.h"
+#include "report/sections.h"
 #include "report/table.h"
 #include "report/words.h"
 #include "results/verdict.h"
 
-static int have_series(const struct run_results *r)
+int report_have_series(const struct run_results *r)
 {
 	size_t i;
 
@@ -18,7 +20,7 @@ static int have_series(const struct run_results *r)
 	return 0;
 }
 
-static void series_table(struct table *t, const struct run_results *r)
+void report_series_table(struct table *t, const struct run_results *r)
 {
 	struct strvec ids = STRVEC_INIT;
 	size_t i, j, k, col;
@@ -66,7 +68,7 @@ static void series_table(struct table *t, const struct run_results *r)
  * The branch x variant matrix. `compact` (Markdown) folds splats into
  * the boot column and shortens the tests and perf columns, to fit in 72.
  */
-static void cells_table(struct table *t, const struct run_results *r, int compact)
+void report_cells_table(struct table *t, const struct run_results *r, int compact)
 {
 	static const char *const head[] = { "cell", "apply", "build", "boot", "tests", "splats",
 					    "perf" };
@@ -142,7 +144,7 @@ static void cells_table(struct table *t, const struct run_results *r, int compac
 }
 
 /* One line per cell whose variant expected failures: what they showed. */
-static size_t expected_failures(struct strbuf *sb, const struct run_results *r, int markdown)
+size_t report_expected_failures(struct strbuf *sb, const struct run_results *r, int markdown)
 {
 	size_t i, j, nr = 0;
 
@@ -194,6 +196,30 @@ static void claim_problems(struct strvec *lines, const struct branch_result *b,
 	}
 }
 
+const char *report_claim_line(struct strbuf *line, const struct branch_result *b,
+			      const struct cell_result *c, const struct claim *cl,
+			      const struct claim_verdict *v, int color)
+{
+	const char *word, *col;
+	char *text, *one;
+
+	word = v->outcome == CLAIM_HELD ? "held" :
+	       v->outcome == CLAIM_FAILED ? "DID NOT HOLD" : "not checked";
+	col = v->outcome == CLAIM_HELD ? C_GREEN :
+	      v->outcome == CLAIM_FAILED ? C_RED : C_YELLOW;
+	text = kit_claim_text(&cl->c);
+	strbuf_addf(line, "%s %s: %s: %s", b->name, c->variant, claim_owner_label(cl), text);
+	if (cl->c.why)
+		strbuf_addf(line, " (\"%s\")", cl->c.why);
+	one = report_clean(line->buf);
+	strbuf_reset(line);
+	strbuf_addf(line, "%s: %s%s%s: ", one, color ? col : "", word, color ? C_RESET : "");
+	free(one);
+	report_add_clean(line, v->evidence, 0);
+	free(text);
+	return word;
+}
+
 /*
  * Every claim checked on a cell, with its outcome and evidence:
  * "6.12 kit: series x: m better by 20% than base ("why"): held: ...".
@@ -209,39 +235,19 @@ static size_t claims_section(struct strbuf *sb, const struct run_results *r, int
 
 		for (j = 0; j < b->nr_cells; j++) {
 			const struct cell_result *c = &b->cells[j];
-
 			const struct claim *cl;
 			struct claim_verdict v;
 
 			k = 0;
 			while ((cl = cell_claim_next(b, c, &k, &v))) {
 				struct strbuf line = STRBUF_INIT;
-				const char *word, *col;
-				char *text, *one;
 
-				word = v.outcome == CLAIM_HELD ? "held" :
-				       v.outcome == CLAIM_FAILED ? "DID NOT HOLD" : "not checked";
-				col = v.outcome == CLAIM_HELD ? C_GREEN :
-				      v.outcome == CLAIM_FAILED ? C_RED : C_YELLOW;
-				text = kit_claim_text(&cl->c);
-				strbuf_addf(&line, "%s %s: %s: %s", b->name, c->variant,
-					    claim_owner_label(cl), text);
-				if (cl->c.why)
-					strbuf_addf(&line, " (\"%s\")", cl->c.why);
-				one = report_clean(line.buf);
-				strbuf_reset(&line);
-				strbuf_addf(&line, "%s: %s%s%s: ", one, color ? col : "", word,
-					    color ? C_RESET : "");
-				free(one);
-				one = report_clean(v.evidence);
-				strbuf_addstr(&line, one);
-				free(one);
+				report_claim_line(&line, b, c, cl, &v, color);
 				if (markdown)
 					add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "    ", "      ");
 				else
 					strbuf_addf(sb, "  %s\n", line.buf);
 				strbuf_release(&line);
-				free(text);
 				claim_verdict_release(&v);
 				nr++;
 			}
@@ -251,7 +257,7 @@ static size_t claims_section(struct strbuf *sb, const struct run_results *r, int
 }
 
 /* One line per problem: "6.12 kit: build: mm/mremap.c:12:3: error: ..." */
-static size_t problems(struct strbuf *sb, const struct run_results *r, int markdown)
+size_t report_problems(struct strbuf *sb, const struct run_results *r, int markdown)
 {
 	struct strvec lines = STRVEC_INIT;
 	size_t i, j, nr;
@@ -303,7 +309,7 @@ static size_t problems(struct strbuf *sb, const struct run_results *r, int markd
 	return nr;
 }
 
-static void summary_line(struct strbuf *sb, const struct run_results *r)
+void report_summary_line(struct strbuf *sb, const struct run_results *r)
 {
 	struct run_summary s;
 
@@ -343,22 +349,22 @@ void render_text(struct strbuf *sb, const struct run_results *r, int color)
 		strbuf_addstr(sb, "no results\n");
 		return;
 	}
-	if (have_series(r)) {
-		series_table(&t, r);
+	if (report_have_series(r)) {
+		report_series_table(&t, r);
 		table_print(sb, &t, 0, 0, color);
 		table_release(&t);
 		strbuf_addch(sb, '\n');
 	}
-	cells_table(&t, r, 0);
+	report_cells_table(&t, r, 0);
 	table_print(sb, &t, 0, 0, color);
 	table_release(&t);
 	strbuf_addch(sb, '\n');
-	if (problems(&probs, r, 0)) {
+	if (report_problems(&probs, r, 0)) {
 		strbuf_addf(sb, "%sproblems:%s\n%s\n", color ? C_BOLD : "", color ? C_RESET : "",
 			    probs.buf);
 	}
 	strbuf_reset(&probs);
-	if (expected_failures(&probs, r, 0)) {
+	if (report_expected_failures(&probs, r, 0)) {
 		strbuf_addf(sb, "%sexpected failures:%s\n%s\n", color ? C_BOLD : "",
 			    color ? C_RESET : "", probs.buf);
 	}
@@ -373,7 +379,7 @@ void render_text(struct strbuf *sb, const struct run_results *r, int color)
 	if (claims_section(&probs, r, 0, color))
 		strbuf_addf(sb, "%sclaims:%s\n%s\n", color ? C_BOLD : "", color ? C_RESET : "",
 			    probs.buf);
-	summary_line(&sum, r);
+	report_summary_line(&sum, r);
 	strbuf_addf(sb, "%s\n", sum.buf);
 	strbuf_release(&sum);
 	strbuf_release(&probs);
@@ -403,7 +409,27 @@ static void passed_branches(struct strvec *out, const struct run_results *r)
 			strvec_push(out, r->branches[i].name);
 }
 
-void render_markdown(struct strbuf *sb, const struct run_results *r)
+/*
+ * "Charts of 6.12: <URL#perf-6.12>" when a cell of b has numbers; on one
+ * line, however long: a URL cut by wrapping would not work.
+ */
+static void chart_link(struct strbuf *sb, const struct branch_result *b, const char *url)
+{
+	char *name, *link;
+	size_t i;
+
+	for (i = 0; i < b->nr_cells && !b->cells[i].nr_metrics; i++)
+		;
+	if (i == b->nr_cells)
+		return;
+	name = report_clean(b->name);
+	link = report_clean(url);
+	strbuf_addf(sb, "Charts of %s: <%s#" HTML_BRANCH_ANCHOR "%s>\n\n", name, link, name);
+	free(name);
+	free(link);
+}
+
+void render_markdown(struct strbuf *sb, const struct run_results *r, const char *html_url)
 {
 	struct table t;
 	struct strbuf line = STRBUF_INIT, probs = STRBUF_INIT;
@@ -411,33 +437,35 @@ void render_markdown(struct strbuf *sb, const struct run_results *r)
 	size_t i;
 
 	strbuf_addstr(sb, "## mkseries results\n\n");
-	summary_line(&line, r);
+	report_summary_line(&line, r);
 	add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "", "");
 	strbuf_addch(sb, '\n');
-	if (have_series(r)) {
+	if (report_have_series(r)) {
 		strbuf_addstr(sb, "### Series\n\n");
-		series_table(&t, r);
+		report_series_table(&t, r);
 		table_print(sb, &t, 1, REPORT_MARKDOWN_WIDTH, 0);
 		table_release(&t);
 		strbuf_addch(sb, '\n');
 	}
 	if (r->nr_branches) {
 		strbuf_addstr(sb, "### Builds, boots and tests\n\n");
-		cells_table(&t, r, 1);
+		report_cells_table(&t, r, 1);
 		table_print(sb, &t, 1, REPORT_MARKDOWN_WIDTH, 0);
 		table_release(&t);
 		strbuf_addch(sb, '\n');
 	}
-	if (problems(&probs, r, 1))
+	if (report_problems(&probs, r, 1))
 		strbuf_addf(sb, "Problems:\n\n%s\n", probs.buf);
 	strbuf_reset(&probs);
-	if (expected_failures(&probs, r, 1))
+	if (report_expected_failures(&probs, r, 1))
 		strbuf_addf(sb, "Expected failures:\n\n%s\n", probs.buf);
 	for (i = 0; i < r->nr_branches; i++) {
 		struct comparisons cs;
 
 		comparisons_init(&cs, &r->branches[i]);
 		perf_section(sb, &r->branches[i], &cs, 1, 0);
+		if (html_url)
+			chart_link(sb, &r->branches[i], html_url);
 		comparisons_release(&cs);
 	}
 	strbuf_reset(&probs);

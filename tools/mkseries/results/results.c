@@ -16,7 +16,6 @@
 #include "apply/plan.h"
 #include "results/results.h"
 #include "apply/variant.h"
-#include "results/verdict.h"
 
 static const char *const check_names[] = {
 	[CHECK_NOT_RUN] = "not-run",

@@ -38,11 +38,13 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 	size_t i;
 	int err, ret = 0;
 
+	if (!workdir)
+		return 2;
 	c.workdir = workdir;
 	variants_of_branch(&variants, b, loop->given);
 	err = kernel_repo_open(&c.repo, kit, b, loop->repo, loop->create_repo);
 	if (err) {
-		ret = err == MKS_ECONFIG ? 2 : 1;
+		ret = mks_exit_status(err);
 		goto cleanup;
 	}
 	if (workdir_lock(&lock, workdir)) {

@@ -2,16 +2,14 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "build/build.h"
 #include "lib/gitutil.h"
 #include "vm/regress.h"
 #include "run/record.h"
 #include "lib/state.h"
-
-#ifndef MKSERIES_VERSION
-#define MKSERIES_VERSION "unknown"
-#endif
 
 static const char *const step_names[] = {
 	[STEP_IMPORT] = "import",
@@ -122,6 +120,22 @@ static void apply_key_plan(struct step_key *k, const struct plan *plan)
 	}
 }
 
+/*
+ * The SHA-1 of the running mkseries executable, read once; NULL when it
+ * cannot be read. How a kit is applied and its states recorded is this
+ * program's code: any other build of it redoes the apply step.
+ */
+static const char *self_hash(void)
+{
+	static char *hash;
+	static int done;
+
+	if (!done && file_hash(&hash, "/proc/self/exe"))
+		hash = NULL;
+	done = 1;
+	return hash;
+}
+
 char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
 		const char *backporter)
 {
@@ -130,12 +144,11 @@ char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
 	size_t j;
 
 	step_key_add(&k, "step", "apply");
-	step_key_add(&k, "mkseries", "%s", MKSERIES_VERSION);
-	/*
-	 * How the recorded series states are worked out: a change to it
-	 * (2: "partial") must redo the step, or old states would stay.
-	 */
-	step_key_add(&k, "series-states", "2");
+	if (self_hash())
+		step_key_add(&k, "mkseries", "%s", self_hash());
+	else
+		/* Unknown code: a key that matches no recorded one, so the step is redone. */
+		step_key_add(&k, "mkseries", "unreadable %lld %d", (long long)time(NULL), (int)getpid());
 	step_key_add(&k, "base", "%s", git_oid_tostr_s(base));
 	step_key_add(&k, "backporter", "%s", backporter ? backporter : "");
 	for (j = 0; j < nr; j++) {
@@ -176,39 +189,47 @@ int build_key(char **out, git_repository *repo, const git_oid *commit, const str
 	return 0;
 }
 
-char *test_key(const char *bzimage_hash, const char *regress_hash, const char *accel, int full,
-	       unsigned repeat, unsigned boots, const struct kernel_boot *boot,
-	       const struct kernel_variant *variant)
+char *test_key(const struct test_inputs *in)
 {
+	const struct kernel_boot *boot = in->boot;
 	struct step_key k = STEP_KEY_INIT;
 	char *ret;
 	size_t i;
 
+	if (!in->qemu_argv)
+		return NULL;
 	step_key_add(&k, "step", "test");
-	step_key_add(&k, "bzimage", "%s", bzimage_hash ? bzimage_hash : "missing");
-	step_key_add(&k, "mm-regress", "%s", regress_hash ? regress_hash : "missing");
-	step_key_add(&k, "accel", "%s", accel ? accel : "auto");
-	step_key_add(&k, "mode", "%s", full ? "full" : "quick");
-	step_key_add(&k, "repeat", "%u", repeat);
+	step_key_add(&k, "bzimage", "%s", in->bzimage_hash ? in->bzimage_hash : "missing");
+	step_key_add(&k, "mm-regress", "%s", in->regress_hash ? in->regress_hash : "missing");
+	/* What runs: every word of QEMU's command line, and which QEMU it is. */
+	for (i = 0; i < in->qemu_argv->nr; i++)
+		step_key_add(&k, "argv", "%s", in->qemu_argv->v[i]);
+	step_key_add(&k, "qemu-version", "%s", in->qemu_version ? in->qemu_version : "unknown");
+	/* How it is judged and repeated, and the kernels file's boot settings as written. */
+	step_key_add(&k, "accel", "%s", in->accel ? in->accel : "auto");
+	step_key_add(&k, "mode", "%s", in->full ? "full" : "quick");
+	step_key_add(&k, "repeat", "%u", in->repeat);
+	step_key_add(&k, "boots", "%u", in->boots);
 	step_key_add(&k, "qemu", "%s", boot->qemu ? boot->qemu : "");
 	step_key_add(&k, "machine", "%s", boot->machine ? boot->machine : "");
 	step_key_add(&k, "cpu", "%s", boot->cpu ? boot->cpu : "");
+	step_key_add(&k, "console", "%s", boot->console ? boot->console : "");
 	step_key_add(&k, "memory", "%u", boot->memory_mb);
 	step_key_add(&k, "cpus", "%u", boot->cpus);
 	step_key_add(&k, "cmdline", "%s", boot->cmdline ? boot->cmdline : "");
 	step_key_add(&k, "timeouts", "%u %u", boot->boot_timeout, boot->run_timeout);
+	step_key_add(&k, "boot-accel", "%s", boot->accel ? boot->accel : "");
 	step_key_add(&k, "tcg-clock", "%s", boot->tcg_clock ? boot->tcg_clock : "");
-	step_key_add(&k, "boots", "%u", boots);
-	/* Absent for base and kit, so their keys are what they were. */
-	if (variant) {
-		char *without = variant_without_text(variant);
+	step_key_add(&k, "boot-boots", "%u", boot->boots);
+	if (in->variant) {
+		const struct kernel_variant *v = in->variant;
+		char *without = variant_without_text(v);
 
 		step_key_add(&k, "without", "%s", without);
-		/* only when set, so keys recorded before `with` existed stay valid */
-		for (i = 0; i < variant->nr_with; i++)
-			step_key_add(&k, "with", "%s", kit_patch_label(variant->with_patch[i]));
-		for (i = 0; i < variant->nr_expect_fail; i++)
-			step_key_add(&k, "expect-fail", "%s", variant->expect_fail[i]);
+		for (i = 0; i < v->nr_with; i++)
+			step_key_add(&k, "with", "%s", kit_patch_label(v->with_patch[i]));
+		for (i = 0; i < v->nr_expect_fail; i++)
+			step_key_add(&k, "expect-fail", "%s", v->expect_fail[i]);
 		free(without);
 	}
 	ret = step_key_hash(&k);

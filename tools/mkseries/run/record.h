@@ -56,10 +56,11 @@ int file_hash(char **out, const char *path);
 char *mm_regress_hash(const char *machine);
 
 /*
- * The apply key: the base commit, the backporter, this mkseries's
- * version, and for each of the nr plans (the kit's, then its variants')
- * its variant and every item (action, patch, squash target) with the
- * content of the file it applies. Caller frees.
+ * The apply key: the base commit, the backporter, the SHA-1 of this
+ * mkseries executable (any other build of it applies again), and for
+ * each of the nr plans (the kit's, then its variants') its variant and
+ * every item (action, patch, squash target) with the content of the
+ * file it applies. Caller frees.
  */
 char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
 		const char *backporter);
@@ -73,15 +74,28 @@ char *apply_key(const struct plan *const *plans, size_t nr, const git_oid *base,
 int build_key(char **out, git_repository *repo, const git_oid *commit, const struct kit *kit,
 	      const struct kernel_branch *b);
 
+/* What a cell's test step depends on. */
+struct test_inputs {
+	const char *bzimage_hash;	/* the image booted */
+	const char *regress_hash;	/* the mm-regress inside the initramfs */
+	/* QEMU's exact command line, accelerator settled (vm_boot_argv()); NULL: not known */
+	const struct strvec *qemu_argv;
+	const char *qemu_version;	/* the first line of `QEMU --version` */
+	const char *accel;		/* what was asked for: auto, kvm or tcg */
+	int full;
+	unsigned repeat;		/* samples a metric */
+	unsigned boots;			/* boots of the cell */
+	const struct kernel_boot *boot;	/* the kernels file's boot settings */
+	const struct kernel_variant *variant;	/* a declared variant, or NULL */
+};
+
 /*
- * The test key. `accel` is what was asked for (auto, kvm or tcg);
- * `boots` how many times each variant boots;
- * `variant` is a declared variant (what it expects to fail decides the
- * outcome), or NULL. Caller frees.
+ * The test key of `in`: changing any of it (the console, QEMU or its
+ * version, a boot setting, the accelerator that would run) makes
+ * another. NULL when in->qemu_argv is: only a boot can settle the
+ * accelerator, so the step runs. Caller frees.
  */
-char *test_key(const char *bzimage_hash, const char *regress_hash, const char *accel, int full,
-	       unsigned repeat, unsigned boots, const struct kernel_boot *boot,
-	       const struct kernel_variant *variant);
+char *test_key(const struct test_inputs *in);
 
 /*
  * Whether recorded state `st` says its step finished under `key`: the

@@ -17,7 +17,6 @@
 #include "lib/state.h"
 #include "tree/tree.h"
 #include "apply/variant.h"
-#include "results/verdict.h"
 #include "vm/vm.h"
 #include "tree/workdir.h"
 
@@ -618,29 +617,59 @@ static void say_tested(struct branch_run *br, const char *variant, const struct 
 	free(how);
 }
 
+/* What the test of a cell depends on, but QEMU's command line. */
+static void test_inputs_of(struct test_inputs *in, const struct branch_run *br,
+			   const struct kernel_variant *declared, const char *image_hash,
+			   const char *regress_hash, const char *qemu_version)
+{
+	in->bzimage_hash = image_hash;
+	in->regress_hash = regress_hash;
+	in->qemu_version = qemu_version;
+	in->accel = br->args->accel ? br->args->accel :
+		    br->b->boot.accel ? br->b->boot.accel : "auto";
+	in->full = br->args->full;
+	in->repeat = br->args->repeat;
+	in->boots = br->args->boots ? br->args->boots : br->b->boot.boots;
+	in->boot = &br->b->boot;
+	in->variant = declared;
+}
+
 static int step_test(struct branch_run *br, const char *variant, const char *bzimage)
 {
 	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
 	struct state rt = STATE_INIT, ts = STATE_INIT, now = STATE_INIT;
 	struct vm_result res;
 	struct vm_opts opts = { 0 };
-	struct kernel_branch b = *br->b;
-	const char *want = br->args->accel ? br->args->accel :
-			   br->b->boot.accel ? br->b->boot.accel : "auto";
+	struct strvec argv = STRVEC_INIT;
+	struct test_inputs in = { 0 };
 	char *name = xstrfmt("%s.test", variant), *label = xstrfmt("%s %s", br->b->name, variant);
 	char *image_hash = NULL, *key = NULL, *cmdline = NULL, *regress_hash = NULL;
+	char *qemu_version = NULL;
 	const char *v;
 	int err, ret = 0;
 
 	memset(&res, 0, sizeof(res));
+	/* mm-regress takes its options from the kernel command line (mm_regress=A,B). */
+	cmdline = xstrfmt("mm_regress=--repeat,%u", br->args->repeat);
+	opts.accel = br->args->accel;
+	opts.full = br->args->full;
+	opts.progress = mks_isatty_stderr();
+	opts.label = label;
+	opts.variant = declared;
+	opts.boots = br->args->boots;
+	opts.probe_timeout = br->args->probe_timeout;
+	opts.cmdline = cmdline;
+
 	regress_hash = mm_regress_hash(branch_arch(br->b)->machine);
 	if (file_hash(&image_hash, bzimage)) {
 		error("cannot read '%s': %s", bzimage, strerror(errno));
 		ret = -1;
 		goto error;
 	}
-	key = test_key(image_hash, regress_hash, want, br->args->full, br->args->repeat,
-		       br->args->boots ? br->args->boots : br->b->boot.boots, &br->b->boot, declared);
+	qemu_version = vm_qemu_version(br->b->boot.qemu);
+	test_inputs_of(&in, br, declared, image_hash, regress_hash, qemu_version);
+	in.qemu_argv = vm_boot_argv(&argv, br->b, bzimage, br->workdir, &opts) ? NULL : &argv;
+	key = test_key(&in);
 	if (read_run_state(&rt, br, name) || read_module_state(&ts, br, variant, "test")) {
 		ret = -1;
 		goto error;
@@ -652,18 +681,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		test_uptodate(br, variant, &rt, &ts, declared);
 		goto cleanup;
 	}
-	/* mm-regress takes its options from the kernel command line (mm_regress=A,B). */
-	cmdline = xstrfmt("%s%smm_regress=--repeat,%u", b.boot.cmdline ? b.boot.cmdline : "",
-			  b.boot.cmdline && *b.boot.cmdline ? " " : "", br->args->repeat);
-	b.boot.cmdline = cmdline;
-	opts.accel = br->args->accel;
-	opts.full = br->args->full;
-	opts.progress = mks_isatty_stderr();
-	opts.label = label;
-	opts.variant = declared;
-	opts.boots = br->args->boots;
-	opts.probe_timeout = br->args->probe_timeout;
-	err = vm_test_variant(&res, &b, bzimage, br->workdir, variant, &opts);
+	err = vm_test_variant(&res, br->b, bzimage, br->workdir, variant, &opts);
 	if (err) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
 		goto error;
@@ -673,6 +691,10 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		ret = -1;
 		goto error;
 	}
+	/* The key of what ran: the accelerator is settled now, even by a probe. */
+	free(key);
+	in.qemu_argv = &res.argv;
+	key = test_key(&in);
 	state_set(&now, "key", key);
 	test_outcome(&now, &res, &ts, image_hash, br->args->repeat);
 	if (record(br, name, &now)) {
@@ -695,6 +717,8 @@ cleanup:
 	state_release(&rt);
 	state_release(&ts);
 	state_release(&now);
+	strvec_clear(&argv);
+	free(qemu_version);
 	free(regress_hash);
 	free(image_hash);
 	free(key);
@@ -851,6 +875,11 @@ int run_branch(struct run_results *res, const struct kit *kit,
 	variants_of_branch(&br.variants, b, &args->given);
 	br.vplans = xcalloc(b->nr_variants + 1, sizeof(*br.vplans));
 	br.vapplied = xcalloc(b->nr_variants + 1, sizeof(*br.vapplied));
+	if (!br.workdir) {
+		branch_not_started(res, b, &br.variants, "no work directory: see the error above");
+		ret = 2;
+		goto cleanup;
+	}
 	if (plan_build(&br.plan, kit, b)) {
 		branch_not_started(res, b, &br.variants, "the kit is invalid for this branch: see the errors");
 		ret = 2;

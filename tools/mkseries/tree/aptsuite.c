@@ -10,7 +10,6 @@
 
 #include "tree/aptsuite.h"
 #include "lib/runcmd.h"
-#include "tree/tree.h"
 #include "lib/util.h"
 
 struct apt_para {

@@ -5,6 +5,17 @@
 #include "lib/util.h"
 
 /*
+ * The apt sources (deb822) that fetch from `suite`: every Debian archive
+ * entry of <root>/etc/apt/sources.list and sources.list.d/ *.list|*.sources
+ * for the system's codename (<root>/etc/os-release), with that codename
+ * replaced by `suite` (bookworm-security -> S-security), URIs and
+ * Signed-By kept. `root` is "" for this system. looked_in gets one
+ * "URI SUITE" per place. MKS_ENOTFOUND when no entry qualifies.
+ */
+int tree_apt_sources(struct strbuf *out, struct strvec *looked_in, const char *root,
+		     const char *suite);
+
+/*
  * Make the private apt directory `aptdir` of one suite (its sources,
  * as tree_apt_sources() wrote them, lists, caches and an empty status)
  * and the download directory `debs`. Returns 0 or -1 (printed).

@@ -14,26 +14,9 @@
 
 #include "lib/gitutil.h"
 #include "tree/tarimport.h"
-#include "tree/tree.h"
+#include "lib/progress.h"
 #include "tree/treecheck.h"
 #include "lib/util.h"
-
-/* "86691" -> "86,691" into buf (at least 32 bytes). */
-const char *thousands_to(char *buf, size_t n)
-{
-	char tmp[32];
-	size_t len, i, o = 0;
-
-	snprintf(tmp, sizeof(tmp), "%zu", n);
-	len = strlen(tmp);
-	for (i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
 
 /* ------------------------------------------------------------------ */
 /* An in-memory directory tree of the archive's files */
@@ -492,26 +475,26 @@ static int writer_finish(struct blob_writer *w)
 /* Reading a tar archive into blobs and an in-memory tree */
 
 /* On a terminal, a count of files read, from the first half second on. */
-struct progress {
+struct tar_progress {
+	struct progress line;
 	const char *label;
-	int on;
 	int shown;
-	double last;
 };
 
-static void progress_show(struct progress *pg, size_t files, int done)
+static void tar_progress_init(struct tar_progress *pg, const char *label)
 {
-	double now;
+	progress_init(&pg->line, mks_isatty_stderr(), 0.5);
+	pg->line.drawn = mono_seconds();	/* nothing for the first half second */
+	pg->label = label;
+	pg->shown = 0;
+}
 
-	if (!pg->on || (done && !pg->shown))
-		return;
-	now = mono_seconds();
-	if (!done && now - pg->last < 0.5)
-		return;
-	pg->last = now;
-	pg->shown = 1;
-	fprintf(stderr, "\r%s: %s files%s", pg->label, thousands(files), done ? "\n" : "");
-	fflush(stderr);
+static void tar_progress_show(struct tar_progress *pg, size_t files, int done)
+{
+	if (!done)
+		pg->shown |= progress_show(&pg->line, 0, "%s: %s files", pg->label, thousands(files));
+	else if (pg->shown)
+		progress_done(&pg->line, "%s: %s files", pg->label, thousands(files));
 }
 
 /*
@@ -654,7 +637,7 @@ static const char *entry_path(struct archive_entry *e)
 
 /* Every entry of archive `a` into ft, the blobs through w. */
 static int read_archive(struct ftree *ft, struct blob_writer *w, struct archive *a,
-			const char *label, struct progress *pg)
+			const char *label, struct tar_progress *pg)
 {
 	struct strbuf path = STRBUF_INIT, target = STRBUF_INIT;
 	struct archive_entry *e;
@@ -739,7 +722,7 @@ static int read_archive(struct ftree *ft, struct blob_writer *w, struct archive 
 		if (ret)
 			goto cleanup;
 		if (!(files & 255))
-			progress_show(pg, files, 0);
+			tar_progress_show(pg, files, 0);
 	}
 cleanup:
 	strbuf_release(&path);
@@ -905,11 +888,12 @@ static int ftree_write(git_oid *out, size_t *nr_files, git_repository *repo, str
 static int import_archive(git_oid *out_tree, size_t *nr_files, time_t *newest,
 			  git_repository *repo, struct archive *a, const char *label)
 {
-	struct progress pg = { label, mks_isatty_stderr(), 0, mono_seconds() };
+	struct tar_progress pg;
 	struct blob_writer w;
 	struct ftree ft;
 	int ret;
 
+	tar_progress_init(&pg, label);
 	ftree_init(&ft);
 	ret = writer_start(&w, repo);
 	if (!ret)
@@ -928,9 +912,9 @@ static int import_archive(git_oid *out_tree, size_t *nr_files, time_t *newest,
 	}
 	if (!ret) {
 		*newest = ft.newest;
-		progress_show(&pg, *nr_files, 1);
-	} else if (pg.shown) {
-		fputc('\n', stderr);
+		tar_progress_show(&pg, *nr_files, 1);
+	} else {
+		progress_clear(&pg.line);
 	}
 	ftree_release(&ft);
 	return ret;

@@ -7,7 +7,7 @@
 
 /*
  * Write the files of `tarball` (gz, xz, bz2, zstd, lzip or plain) into
- * repo as a tree (tree_from_tarball() in tree.h says how): *out_tree,
+ * repo as a tree (as tree_from_tarball() below): *out_tree,
  * the number of files and the newest mtime, for the import commit.
  * Returns 0, MKS_EUNSAFE for an entry refused (printed), or -1 (printed).
  */
@@ -27,8 +27,11 @@ int tarimport_deb(git_oid *out_tree, size_t *nr_files, time_t *newest,
  */
 int import_refuse(const char *label, const char *path, const char *why);
 
-/* "86691" -> "86,691" into buf (at least 32 bytes); returns buf. */
-const char *thousands_to(char *buf, size_t n);
-#define thousands(n) thousands_to((char[32]){ 0 }, (n))
+/*
+ * Write a tarball's files (gz, xz, bz2 or plain, via libarchive) into
+ * repo as a tree: the single top-level directory is stripped, modes and
+ * symlinks kept, no .gitignore consulted.
+ */
+int tree_from_tarball(git_oid *out_tree, git_repository *repo, const char *tarball);
 
 #endif

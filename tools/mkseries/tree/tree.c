@@ -13,6 +13,7 @@
 #include "tree/tarimport.h"
 #include "tree/tree.h"
 #include "tree/treecheck.h"
+#include "tree/workdir.h"
 #include "lib/util.h"
 
 #define SIG_NAME "mkseries"
@@ -20,17 +21,6 @@
 
 /* ------------------------------------------------------------------ */
 /* Paths */
-
-static char *cache_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg == '/')
-		return path_join(xdg, "mkseries");
-	if (home && *home)
-		return xstrfmt("%s/.cache/mkseries", home);
-	return NULL;
-}
 
 /* kernel_repo_path(), and whether it is mkseries' own repository under the cache. */
 static int repo_path_of(char **out, int *own, const struct kit *kit,
@@ -52,7 +42,7 @@ static int repo_path_of(char **out, int *own, const struct kit *kit,
 		return 0;
 	}
 	*own = 1;
-	cache = cache_dir();
+	cache = mks_cache_dir();
 	if (!cache)
 		return error("cannot tell where the kernel repository goes: "
 			     "neither XDG_CACHE_HOME nor HOME is set (use --repo DIR)");
@@ -712,7 +702,7 @@ static int import_debian(git_oid *out, struct tree_import_info *info, git_reposi
 	const char *package = b->source.package, *suite = b->source.suite;
 	struct strbuf sources = STRBUF_INIT;
 	struct strvec looked_in = STRVEC_INIT;
-	char *cache = cache_dir(), *aptdir = NULL, *debs = NULL;
+	char *cache = mks_cache_dir(), *aptdir = NULL, *debs = NULL;
 	char *version = NULL, *deb = NULL, *key = NULL, *msg = NULL, *shared = NULL;
 	git_oid tree, old;
 	size_t nr_files;

@@ -84,25 +84,7 @@ void tree_import_info_release(struct tree_import_info *info);
 const char *tree_import_summary(const struct kernel_branch *b, const git_oid *commit,
 				const struct tree_import_info *info);
 
-/*
- * The apt sources (deb822) that fetch from `suite`: every Debian archive
- * entry of <root>/etc/apt/sources.list and sources.list.d/ *.list|*.sources
- * for the system's codename (<root>/etc/os-release), with that codename
- * replaced by `suite` (bookworm-security -> S-security), URIs and
- * Signed-By kept. `root` is "" for this system. looked_in gets one
- * "URI SUITE" per place. MKS_ENOTFOUND when no entry qualifies.
- */
-int tree_apt_sources(struct strbuf *out, struct strvec *looked_in, const char *root,
-		     const char *suite);
-
 /* The commit an earlier import tagged; MKS_ENOTFOUND when never imported. */
 int tree_base(git_oid *out, git_repository *repo, const struct kernel_branch *b);
-
-/*
- * Write a tarball's files (gz, xz, bz2 or plain, via libarchive) into
- * repo as a tree: the single top-level directory is stripped, modes and
- * symlinks kept, no .gitignore consulted.
- */
-int tree_from_tarball(git_oid *out_tree, git_repository *repo, const char *tarball);
 
 #endif

@@ -53,11 +53,12 @@ char *mks_cache_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 
-	if (xdg && *xdg)
+	/* A relative XDG_CACHE_HOME is invalid (XDG base directory spec): ignored. */
+	if (xdg && *xdg == '/')
 		return path_join(xdg, "mkseries");
 	if (home && *home)
 		return xstrfmt("%s/.cache/mkseries", home);
-	return xstrdup("/tmp/mkseries-cache");
+	return NULL;
 }
 
 /* `path` made absolute, with "." and ".." components folded away. Caller frees. */
@@ -97,6 +98,12 @@ char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struc
 	} else {
 		char *cache = mks_cache_dir();
 
+		/* Where the repository would go too: a command cannot go on without it. */
+		if (!cache) {
+			error("cannot tell where work directories go: neither XDG_CACHE_HOME "
+			      "(absolute) nor HOME is set (use --workdir DIR)");
+			return NULL;
+		}
 		root = xstrfmt("%s/work/%s", cache, kit_id(kit));
 		free(cache);
 	}

@@ -16,7 +16,10 @@ int workdir_lock(struct workdir_lock *lk, const char *workdir);
 void workdir_unlock(struct workdir_lock *lk);
 
 /*
- * The cache directory: $XDG_CACHE_HOME/mkseries, else ~/.cache/mkseries.
+ * The cache directory, of the repository, the work directories, Debian
+ * packages, ccache and the KVM probe alike: $XDG_CACHE_HOME/mkseries when
+ * that is absolute (a relative one is ignored, as the XDG base directory
+ * spec says), else $HOME/.cache/mkseries; NULL when neither is set.
  * Caller frees.
  */
 char *mks_cache_dir(void);
@@ -27,7 +30,8 @@ char *mks_cache_dir(void);
  * (see kit_id(): the cache is shared by every kit). It holds src/ (the one materialised
  * source tree the variants share), out-<variant>/ (make O=),
  * logs/<variant>-build.log, logs/<variant>-console.log and
- * state/<variant>.build, state/<variant>.test. Caller frees.
+ * state/<variant>.build, state/<variant>.test. Caller frees. NULL (an
+ * error printed) when there is no cache directory and no `workdir_opt`.
  */
 char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b);
 

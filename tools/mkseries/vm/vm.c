@@ -4,20 +4,18 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kit/arch.h"
-#include "build/build.h"
+#include "lib/progress.h"
 #include "vm/console.h"
 #include "vm/initramfs.h"
 #include "vm/ktap.h"
 #include "vm/regress.h"
 #include "lib/state.h"
-#include "results/verdict.h"
 #include "vm/vm.h"
 #include "tree/workdir.h"
 
@@ -31,6 +29,7 @@ void vm_result_release(struct vm_result *r)
 	free(r->failure);
 	free(r->expected);
 	free(r->console_log);
+	strvec_clear(&r->argv);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -75,6 +74,9 @@ const char *vm_pick_accel(const char *want, const char *cache_dir, const char *q
 		return "tcg";
 	}
 	close(fd);
+	/* No cache directory: no probe is kept, each boot probes. */
+	if (!cache_dir)
+		return NULL;
 	path = path_join(cache_dir, "kvm-probe");
 	release = host_release();
 	version = vm_qemu_version(qemu);
@@ -98,13 +100,17 @@ const char *vm_pick_accel(const char *want, const char *cache_dir, const char *q
 int vm_record_probe(const char *cache_dir, const char *qemu, const char *accel, const char *note)
 {
 	struct state st = STATE_INIT;
-	char *path = path_join(cache_dir, "kvm-probe"), *release = host_release();
-	char *version = vm_qemu_version(qemu);
+	char *path, *release, *version;
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	int ret;
 
+	if (!cache_dir)
+		return 0;
+	path = path_join(cache_dir, "kvm-probe");
+	release = host_release();
+	version = vm_qemu_version(qemu);
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
 	state_set(&st, "host", release);
@@ -145,7 +151,8 @@ char *vm_result_how(const struct vm_result *r)
 /* One QEMU run */
 
 void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const char *accel,
-		  const char *bzimage, const char *initramfs, int full, unsigned max_cpus)
+		  const char *bzimage, const char *initramfs, int full, const char *extra,
+		  unsigned max_cpus)
 {
 	struct strbuf cmdline = STRBUF_INIT;
 	const char *cpu = boot->cpu;
@@ -194,6 +201,8 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 		strbuf_addstr(&cmdline, " mm_regress=--quick");
 	if (boot->cmdline && *boot->cmdline)
 		strbuf_addf(&cmdline, " %s", boot->cmdline);
+	if (extra && *extra)
+		strbuf_addf(&cmdline, " %s", extra);
 	strvec_pushl(argv, "-append", cmdline.buf, NULL);
 	strvec_pushl(argv, "-nodefaults", "-display", "none", "-serial", "stdio", "-monitor", "none",
 		     "-no-reboot", NULL);
@@ -217,37 +226,23 @@ struct watch {
 	unsigned probe_timeout;	/* a probe boot: seconds until the KTAP header, else 0 */
 	enum boot_end end;
 	/* progress */
-	int progress;
+	struct progress line;
 	const char *label, *accel;
-	double drawn;
 	char last[120];
 	unsigned results;
 };
 
 static void watch_draw(struct watch *w)
 {
-	struct winsize ws;
-	int cols = 80;
-	struct strbuf sb = STRBUF_INIT;
-	double now = mono_seconds();
+	char results[48] = "";
 
-	if (!w->progress || now - w->drawn < 0.2)
-		return;
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 20)
-		cols = ws.ws_col;
-	strbuf_addf(&sb, "%s: %s (%s) %s", w->label,
-		    w->phase == PHASE_BOOT ? "booting" : "running", w->accel,
-		    format_duration(now - w->start));
 	if (w->phase != PHASE_BOOT)
-		strbuf_addf(&sb, "  %u result%s", w->results, w->results == 1 ? "" : "s");
-	if (w->last[0])
-		strbuf_addf(&sb, "  %s", shown(w->last));
-	if (sb.len > (size_t)cols - 1)
-		strbuf_setlen(&sb, cols - 1);
-	fprintf(stderr, "\r\033[K%s", sb.buf);
-	fflush(stderr);
-	w->drawn = now;
-	strbuf_release(&sb);
+		snprintf(results, sizeof(results), "  %u result%s", w->results,
+			 w->results == 1 ? "" : "s");
+	progress_show(&w->line, 0, "%s: %s (%s) %s%s%s%s", w->label,
+		      w->phase == PHASE_BOOT ? "booting" : "running", w->accel,
+		      format_duration(mono_seconds() - w->start), results, w->last[0] ? "  " : "",
+		      w->last);
 }
 
 static void watch_on_line(void *data, const char *line)
@@ -317,11 +312,11 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	w.deadline = w.start + w.boot_timeout;
 	w.probe_timeout = probe_timeout;
 	w.end = END_EXITED;
-	w.progress = opts->progress;
+	progress_init(&w.line, opts->progress, 0.2);
 	w.label = opts->label ? opts->label : "";
 	w.accel = accel;
 
-	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full,
+	vm_qemu_argv(&c.argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
 		     branch_arch(b)->max_cpus);
 	f = fopen(console_log, "w");
 	if (!f) {
@@ -340,10 +335,7 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	c.data = &w;
 	*status = child_run(&c);
 	*seconds = mono_seconds() - w.start;
-	if (w.progress && w.drawn) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+	progress_clear(&w.line);
 	child_release(&c);
 	if (*status < 0)
 		return -1;
@@ -625,9 +617,17 @@ static int write_initramfs(const char *path, const struct kernel_branch *b)
 	return ret;
 }
 
+/* The accelerator asked for: the option, else the branch's boot.accel, else auto. */
+static const char *wanted_accel(const struct kernel_branch *b, const struct vm_opts *opts)
+{
+	return opts->accel ? opts->accel : b->boot.accel ? b->boot.accel : "auto";
+}
+
 /*
  * The accelerator to boot b with when `want` (auto, kvm or tcg) was
  * asked for, and in *note (caller frees) why it is not the one asked for.
+ * *accel is NULL when the first boot must probe KVM; it is an error
+ * (printed) to ask for KVM for a guest of another arch.
  */
 static int choose_accel(const char **accel, char **note, const struct kernel_branch *b,
 			const char *want, const char *cache)
@@ -647,6 +647,32 @@ static int choose_accel(const char **accel, char **note, const struct kernel_bra
 	*accel = "tcg";
 	*note = xstrfmt("%s guest on %s host: KVM runs only the host's own arch", arch->name,
 			arch_host() ? arch_host()->name : "another");
+	return 0;
+}
+
+int vm_boot_argv(struct strvec *argv, const struct kernel_branch *b, const char *bzimage,
+		 const char *workdir, const struct vm_opts *opts)
+{
+	const char *want = wanted_accel(b, opts), *accel = NULL;
+	char *cache, *note = NULL, *initramfs;
+
+	if (!accel_name_ok(want))
+		return -1;
+	/* Settled as choose_accel() settles it, without its error. */
+	if (!arch_is_host(branch_arch(b))) {
+		accel = strcmp(want, "kvm") ? "tcg" : NULL;
+	} else {
+		cache = mks_cache_dir();
+		accel = vm_pick_accel(want, cache, b->boot.qemu, &note);
+		free(note);
+		free(cache);
+	}
+	if (!accel)
+		return -1;
+	initramfs = path_join(workdir, "initramfs.cpio");
+	vm_qemu_argv(argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
+		     branch_arch(b)->max_cpus);
+	free(initramfs);
 	return 0;
 }
 
@@ -696,8 +722,7 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	struct strbuf console = STRBUF_INIT;
 	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL, *state_path = NULL;
 	char *logdir = path_join(workdir, "logs"), *log = NULL;
-	const char *want = opts->accel ? opts->accel : b->boot.accel ? b->boot.accel : "auto";
-	const char *accel = NULL;
+	const char *want = wanted_accel(b, opts), *accel = NULL;
 	unsigned boots = opts->boots ? opts->boots : b->boot.boots ? b->boot.boots : 1, nth;
 	enum boot_end end = END_EXITED;
 	int ret = 0, status = 0, started = 0, all_started = 1;
@@ -766,6 +791,9 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	res->timing = vm_timing(accel, &b->boot);
 	res->started = all_started;
 	res->boots = nth > boots ? boots : nth;
+	/* What every boot ran, the accelerator settled: the test's key is made from it. */
+	vm_qemu_argv(&res->argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
+		     branch_arch(b)->max_cpus);
 
 	record_test(&st, res, b, bzimage, opts);
 	ret = state_write(&st, state_path);

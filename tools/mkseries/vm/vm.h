@@ -22,6 +22,7 @@ struct vm_result {
 	char *expected;		/* what the expected failures showed ("x failed as expected: ..."), or NULL */
 	char *failure;		/* one line: what went wrong, or NULL */
 	char *console_log;	/* absolute path */
+	struct strvec argv;	/* the QEMU command line the boots ran, accelerator settled */
 };
 void vm_result_release(struct vm_result *r);
 /* "tcg, instruction-paced, 2 boots": how a result was measured, for one line. Caller frees. */
@@ -35,6 +36,7 @@ struct vm_opts {
 	unsigned probe_timeout;	/* seconds a probe boot under KVM has to reach mm-regress; 0: 20 */
 	unsigned boots;		/* boots of the variant; 0: the branch's boot.boots */
 	const struct kernel_variant *variant;	/* a declared variant (its expect-fail), or NULL */
+	const char *cmdline;	/* more kernel command line, after boot.cmdline, or NULL */
 };
 
 /*
@@ -66,12 +68,23 @@ const char *vm_timing(const char *accel, const struct kernel_boot *boot);
 /*
  * The QEMU command line for one boot: the branch's boot settings, the
  * accelerator, `bzimage`, `initramfs` and the kernel command line
- * "console=<boot.console> panic=-1 oops=panic mm_regress=... <boot.cmdline>";
+ * "console=<boot.console> panic=-1 oops=panic mm_regress=... <boot.cmdline> <extra>";
  * -smp is 1 under instruction-paced time, else boot.cpus up to `max_cpus`
  * (the arch's limit, 0 for none).
  */
 void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const char *accel,
-		  const char *bzimage, const char *initramfs, int full, unsigned max_cpus);
+		  const char *bzimage, const char *initramfs, int full, const char *extra,
+		  unsigned max_cpus);
+
+/*
+ * The QEMU command line vm_test_variant() would run now for `bzimage`
+ * of b in `workdir` with opts, the accelerator settled as it would
+ * settle it. Returns 0, or -1 (nothing printed) when only a boot can
+ * tell: KVM has not been probed yet, or the accelerator asked for is
+ * unknown or cannot run this arch (vm_test_variant() says why).
+ */
+int vm_boot_argv(struct strvec *argv, const struct kernel_branch *b, const char *bzimage,
+		 const char *workdir, const struct vm_opts *opts);
 
 /*
  * The checks `mkseries test` and `mkseries run` make of their boot
