@@ -625,6 +625,11 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 		ret = gitutil_error(err, "cannot read the tree to check out into '%s'", path);
 		goto cleanup;
 	}
+	/*
+	 * The blobs come from a tree of this repository: as git checkout,
+	 * read them without hashing each again (libgit2 does by default).
+	 */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	n = git_index_entrycount(index);
 	for (i = 0; i < n && !ret; i++) {
 		const git_index_entry *e = git_index_get_byindex(index, i);
@@ -688,6 +693,7 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 		 */
 		entry_stat((git_index_entry *)e, &st);
 	}
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
 	if (!ret && (err = git_index_write(index)) < 0)
 		ret = gitutil_error(err, "cannot write the index of '%s'", path);
 cleanup:
