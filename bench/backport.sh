@@ -108,20 +108,21 @@ git_record() { git -C gitwt add -A && git -C gitwt write-tree && git -C "$repo" 
 
 rm -f ./*.times
 for r in $(seq 1 "$runs"); do
-	# Each timed checkout comes right after a whole tree was removed (the
-	# file system's cost of that differs), each timed removal after a
-	# checkout; git and mkseries take turns.
+	# In pairs, git's then mkseries's, each step on a tree of the same
+	# age (a tree removed just after it was written costs the file system
+	# less than one whose blocks went to disk), each checkout just after
+	# a whole tree was removed.
 	echo "# run $r"
 	step git-add git -C "$repo" worktree add -q --detach "$work/gitwt" "$base"
-	resolve gitwt
-	step git-status git_status
-	grep -q "^ D mm/mmzone.c" git-status.out || { cat git-status.out; exit 1; }
-	step git-record git_record
+	step git-remove git -C "$repo" worktree remove --force "$work/gitwt"
 	step mks-start mks_loop
 	grep -q "rejected  mm/mremap.c" mks-start.out || { cat mks-start.out; exit 1; }
 	step mks-abort mks_loop --abort
 	git -C "$repo" worktree add -q --detach "$work/gitwt" "$base"
-	step git-remove git -C "$repo" worktree remove --force "$work/gitwt"
+	resolve gitwt
+	step git-status git_status
+	grep -q "^ D mm/mmzone.c" git-status.out || { cat git-status.out; exit 1; }
+	step git-record git_record
 	mks_loop >/dev/null 2>&1 || :
 	resolve wd/6.12/backport/tree
 	step mks-continue mks_loop --continue
