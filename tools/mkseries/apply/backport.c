@@ -537,6 +537,8 @@ static int checkout_dirs(int root, struct strbuf *made, const char *rel, size_t 
 			common = i + 1;
 	if (i == len && (made->len == len || made->buf[len] == '/'))
 		common = len + 1;
+	else if (i == made->len && i < len && rel[i] == '/')
+		common = i + 1;	/* a directory below the one made last */
 	for (i = common; i <= len; i++) {
 		if (i < len && rel[i] != '/')
 			continue;
