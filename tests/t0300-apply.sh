@@ -60,6 +60,26 @@ test_expect_success 'the backporter signs off once' '
 	test $(grep -c "Signed-off-by: Back Porter" all) = 5
 '
 
+test_expect_success 'a stable-style backport note and the trailers around it are kept as the file has them' '
+	cp -r kit kit-note &&
+	f=kit-note/patches/alpha/0001-mm-rename-ptes.patch &&
+	sed "/^Signed-off-by: Dev Eloper/a\\
+Cc: Some One <one@example.org>,\\
+  Another <two@example.org>\\
+[ Back Porter: the rename, done on t\\
+  where the names differ ]" "$f" >note.patch &&
+	test_grep "^\\[ Back Porter: the rename, done on t$" note.patch &&
+	mv note.patch "$f" &&
+	(cd kit-note && mkseries apply --branch t >../out) &&
+	git -C linux log -1 --format=%B $(kit_ref kit-note t)~4 >msg &&
+	sed -n "/^Signed-off-by: Dev Eloper/,\$p" msg | sed "/^\$/d" >tail &&
+	printf "%s\n" "Signed-off-by: Dev Eloper <dev@example.org>" \
+		"Cc: Some One <one@example.org>," "  Another <two@example.org>" \
+		"[ Back Porter: the rename, done on t" "  where the names differ ]" \
+		"Signed-off-by: Back Porter <backporter@example.com>" >tail.expect &&
+	test_cmp tail.expect tail
+'
+
 test_expect_success 'fixups follow the patch they fix, fixes of fixes after them' '
 	git -C linux log --reverse --format=%s v1.0..$(kit_ref kit t) >order &&
 	printf "%s\n" "mm: rename ptes" "mm: batch ptes" "mm: fix batch ptes" \

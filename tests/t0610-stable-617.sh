@@ -67,7 +67,7 @@ test_expect_success 'v6.17.8: the series is present, only the writable-bit fix i
 	test_grep "^    apply    mremap-pte-batch fixup 2/2 .* $FIX mm/mremap: honour writable bit in mremap pte batching" pte &&
 	test_grep "fixes mremap-pte-batch 2/2 (f822a9a81a31), present on 6.17; no stable backport of $FIX in v6.17..v6.17.8 (3 commits)" pte &&
 	test_grep "from $PATCH\$" pte &&
-	test_grep "^6.17: 1 to apply, 0 squashed, 14 present, 3 skipped\$" out
+	test_grep "^6.17: 1 to apply, 0 squashed, 17 present, 3 skipped\$" out
 '
 
 test_expect_success 'v6.17.8: apply writes that one commit, and the tree then has the fix as 6.17.9 has it' '
@@ -94,7 +94,7 @@ test_expect_success 'v6.17.9: the fix is present, and the plan names the stable 
 	short=$(git -C stable rev-parse --short=12 $STABLE_FIX) &&
 	test_grep "backported to stable in v6.17.9: $short (\"mm/mremap: honour writable bit in mremap pte batching\") says it is upstream commit 04d1c9d60c6ec4c0003d433572eaa45f8b217788 (v6.17..v6.17.9)" pte &&
 	test_grep ! "^    apply" out &&
-	test_grep "^6.17: 0 to apply, 0 squashed, 15 present, 3 skipped\$" out
+	test_grep "^6.17: 0 to apply, 0 squashed, 18 present, 3 skipped\$" out
 '
 
 test_expect_success 'v6.17.9: the JSON plan carries the stable commit' '
@@ -111,7 +111,7 @@ test_expect_success 'v6.17.9: the JSON plan carries the stable commit' '
 
 test_expect_success 'v6.17.9: apply adds nothing; the branch is the release' '
 	(cd kit && mkseries apply --branch 6.17 >../out) &&
-	test_grep "(0 commits, 0 squashed, 0 already in the tree; plan: 15 present, 3 skipped)" out &&
+	test_grep "(0 commits, 0 squashed, 0 already in the tree; plan: 18 present, 3 skipped)" out &&
 	test "$(git -C stable rev-parse $(kit_ref kit 6.17))" = "$(git -C stable rev-parse v6.17.9^{commit})"
 '
 

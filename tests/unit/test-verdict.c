@@ -627,6 +627,89 @@ static void test_compare(void)
 	results_release(&r);
 }
 
+/*
+ * A declared cost: its bound takes the threshold's place on the worse
+ * side of its metric only; every other metric keeps the threshold.
+ */
+static void test_costs(void)
+{
+	const double b[] = { 1000, 1000, 1000, 1000, 1000 }, k8[] = { 1079, 1079, 1079, 1079, 1079 },
+		     k12[] = { 1120, 1120, 1120, 1120, 1120 }, k2[] = { 1022, 1022, 1022, 1022, 1022 },
+		     k4[] = { 1040, 1040, 1040, 1040, 1040 }, better[] = { 900, 900, 900, 900, 900 };
+	struct kit_cost cost = { "mremap_pud_time", "move_1g_pmd_aligned", 9, "the PUD check", 0 };
+	struct kit_cost small = { "process_madvise_dontneed", "cold_madvise", 3, "split-out locking", 0 };
+	struct sample_stats sb, sk;
+	struct perf_verdict v;
+	struct run_results r;
+	struct branch_result *br;
+	struct branch_comparison bc;
+	struct run_summary s;
+
+	sample_stats(&sb, b, 5);
+	sample_stats(&sk, k8, 5);
+	perf_judge_cost(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0, &cost);
+	ok(v.call == PERF_COST && v.why && strstr(v.why, "within its declared cost"),
+	   "cost: +7.9%% under a 9%% bound is the declared cost (%s)", v.why ? v.why : "");
+	ok(fabs(v.threshold_pct - 9) < 1e-9, "cost: the bound is what it had to stay under (%g)",
+	   v.threshold_pct);
+	perf_judge_cost(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0, NULL);
+	is_int(v.call, PERF_REGRESSION, "cost: without it, +7.9%% is a regression");
+	sample_stats(&sk, k12, 5);
+	perf_judge_cost(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0, &cost);
+	ok(v.call == PERF_REGRESSION && strstr(v.why, "beyond its declared cost"),
+	   "cost: +12%% beyond a 9%% bound is a regression (%s)", v.why);
+	/* A bound below the threshold is stricter than it: 4% fails a 3% cost. */
+	sample_stats(&sk, k4, 5);
+	perf_judge_cost(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0, &small);
+	is_int(v.call, PERF_REGRESSION, "cost: +4%% beyond a 3%% bound fails, under the 5%% threshold too");
+	perf_judge_cost(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0, NULL);
+	is_int(v.call, PERF_SAME, "cost: without a cost, +4%% is below the threshold");
+	sample_stats(&sk, k2, 5);
+	perf_judge_cost(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0, &small);
+	is_int(v.call, PERF_COST, "cost: +2.2%% within a 3%% bound is shown as the cost");
+	/* The better side keeps the threshold. */
+	sample_stats(&sk, better, 5);
+	perf_judge_cost(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0, &cost);
+	is_int(v.call, PERF_IMPROVEMENT, "cost: an improvement of the metric stays one");
+	/* Higher is better: worse is lower. */
+	sample_stats(&sk, b, 5);
+	sample_stats(&sb, k8, 5);
+	perf_judge_cost(&v, &sb, &sk, KTAP_HIGHER_IS_BETTER, 0, &cost);
+	is_int(v.call, PERF_COST, "cost: higher-is-better, -7.3%% within 9%% is the cost");
+	ok(!strcmp(perf_call_name(PERF_COST), "cost"), "cost: its name is 'cost'");
+
+	/* In a branch: the cost is the kit's metric's, a second metric keeps the threshold. */
+	results_init(&r);
+	br = results_branch(&r, "5.10");
+	fill_ok(branch_cell(br, "base"), "base", "kvm");
+	fill_ok(branch_cell(br, "kit"), "kit", "kvm");
+	fill_ok(branch_cell(br, "v"), "v", "kvm");
+	cell_add_metric(&br->cells[0], "mremap_pud_time", "move_1g_pmd_aligned", "us",
+			KTAP_LOWER_IS_BETTER, 5, 1000, 0, b, 5);
+	cell_add_metric(&br->cells[1], "mremap_pud_time", "move_1g_pmd_aligned", "us",
+			KTAP_LOWER_IS_BETTER, 5, 1079, 0, k8, 5);
+	cell_add_metric(&br->cells[2], "mremap_pud_time", "move_1g_pmd_aligned", "us",
+			KTAP_LOWER_IS_BETTER, 5, 1079, 0, k8, 5);
+	cell_add_metric(&br->cells[0], "other", "ns", "ns", KTAP_LOWER_IS_BETTER, 5, 1000, 0, b, 5);
+	cell_add_metric(&br->cells[1], "other", "ns", "ns", KTAP_LOWER_IS_BETTER, 5, 1079, 0, k8, 5);
+	branch_add_cost(br, &cost);
+	branch_compare(&bc, br);
+	ok(bc.nr == 2 && bc.rows[0].cost && bc.rows[0].v.call == PERF_COST,
+	   "cost: the kit's row of the metric is the declared cost");
+	ok(!bc.rows[1].cost && bc.rows[1].v.call == PERF_REGRESSION,
+	   "cost: the same +7.9%% on another metric is a regression");
+	ok(bc.nr_costs == 1 && bc.nr_regressions == 1, "cost: counted apart from regressions");
+	branch_comparison_release(&bc);
+	branch_compare_cell(&bc, br, branch_find_cell(br, "v"));
+	ok(!bc.rows[0].cost && bc.rows[0].v.call == PERF_REGRESSION,
+	   "cost: a variant is compared without the kit's costs");
+	branch_comparison_release(&bc);
+	results_summarise(&s, &r);
+	ok(s.costs == 1 && s.regressions == 1 && run_summary_failed(&s),
+	   "cost: the summary counts 1 cost; the other metric's regression still fails the run");
+	results_release(&r);
+}
+
 static void test_console(void)
 {
 	const char *console =
@@ -949,6 +1032,7 @@ int main(void)
 	test_base_zero();
 	test_health();
 	test_compare();
+	test_costs();
 	test_console();
 	test_expectations();
 	test_console_expected();

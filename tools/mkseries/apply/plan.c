@@ -1,10 +1,12 @@
 /* apply/plan.c: turn the kit's decisions into the ordered list of what apply does on one branch. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <unistd.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lib/gitutil.h"
 #include "patches/mail.h"
@@ -707,23 +709,66 @@ const struct plan_item *plan_find(const struct plan *plan, const struct kit_patc
 }
 
 /*
- * What to call an item: the kit's subject, else its patch file's (a file
- * that does not parse says so now, and has no subject).
+ * What a stable reviewer looks for in a patch file's messages: a Fixes:
+ * line, a Cc: to stable. Read as text, line by line up to each mail's
+ * "---" (the mail parser would report a broken file a second time:
+ * that is apply's to say).
  */
-/* The subject shown for `it`; *bad set when its patch file is there but does not parse (printed). */
-static char *item_subject(const struct kit *kit, const struct plan_item *it, int *bad)
+static unsigned file_policy_flags(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned flags = 0;
+	const char *p, *end, *eol;
+	int in_diff = 0;
+
+	if (strbuf_read_file(&sb, path) < 0)
+		return 0;
+	for (p = sb.buf, end = sb.buf + sb.len; p < end; p = eol + 1) {
+		size_t n;
+
+		eol = memchr(p, '\n', end - p);
+		if (!eol)
+			eol = end;
+		n = eol - p;
+		if (n >= 5 && !memcmp(p, "From ", 5))
+			in_diff = 0;
+		else if (n == 3 && !memcmp(p, "---", 3))
+			in_diff = 1;
+		if (in_diff)
+			continue;
+		if (n > 6 && !strncasecmp(p, "Fixes:", 6))
+			flags |= POLICY_FIXES_TRAILER;
+		else if (n > 3 && !strncasecmp(p, "Cc:", 3) &&
+			 (memmem(p, n, "stable@vger.kernel.org", 22) ||
+			  memmem(p, n, "stable@kernel.org", 17)))
+			flags |= POLICY_CC_STABLE;
+	}
+	strbuf_release(&sb);
+	return flags;
+}
+
+/*
+ * The subject shown for `it` (the kit's, else its patch file's), and into
+ * *flags what the file tells the policy; *bad set when its patch file is
+ * there, is needed for the subject and does not parse (printed).
+ */
+static char *item_facts(const struct kit *kit, const struct plan_item *it, unsigned *flags,
+			int *bad)
 {
 	const char *rel = it->source ? it->source : it->patch->file;
 	struct mail_patch *mails = NULL;
 	size_t nr = 0;
 	char *path, *ret = NULL;
 
-	if (it->patch->subject)
-		return xstrdup(it->patch->subject);
+	*flags = 0;
 	if (!rel)
-		return NULL;
+		return it->patch->subject ? xstrdup(it->patch->subject) : NULL;
 	path = path_join(kit->dir, rel);
-	if (!access(path, R_OK)) {
+	if (!access(path, R_OK))
+		*flags = file_policy_flags(path);
+	if (it->patch->subject) {
+		ret = xstrdup(it->patch->subject);
+	} else if (!access(path, R_OK)) {
 		if (mail_parse_file(&mails, &nr, path) < 0)
 			*bad = 1;
 		else if (nr && mails[0].subject)
@@ -779,11 +824,16 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	stable_log_release(&log);
 	plan_put_in_order(plan);
 	for (i = 0; i < plan->nr; i++) {
+		struct plan_item *it = &plan->items[i];
+		unsigned flags;
 		int bad = 0;
 
-		plan->items[i].subject = item_subject(kit, &plan->items[i], &bad);
+		it->subject = item_facts(kit, it, &flags, &bad);
 		if (bad)
 			ret = -1;
+		it->policy = -1;
+		if (it->action == PLAN_APPLY || it->action == PLAN_SQUASH)
+			it->policy = kit_policy_takes(kit, b, it->patch, flags, &it->policy_rule);
 	}
 	for (i = 0; i < plan->nr; i++) {
 		if (plan->items[i].action != PLAN_SQUASH)
@@ -843,4 +893,15 @@ int plan_build_variant(struct plan *plan, const struct kit *kit, const struct ke
 	if (ret)
 		return MKS_ECONFIG;
 	return build_plan(plan, kit, b, v);
+}
+
+size_t plan_count_refused(const struct plan *plan)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < plan->nr; i++)
+		if ((plan->items[i].action == PLAN_APPLY || plan->items[i].action == PLAN_SQUASH) &&
+		    !plan->items[i].policy)
+			n++;
+	return n;
 }

@@ -34,6 +34,14 @@ struct plan_item {
 	 * hex; else NULL. Owned.
 	 */
 	char *stable_commit;
+	/*
+	 * APPLY/SQUASH: whether the branch's kind takes the entry (1), would
+	 * refuse it (0: a stable branch and work that is no fix), or states
+	 * no kind (-1), and the rule that says so (kit_policy_takes(), static).
+	 * PRESENT/SKIP: -1 and NULL.
+	 */
+	int policy;
+	const char *policy_rule;
 };
 
 /*
@@ -88,5 +96,7 @@ const struct plan_item *plan_find(const struct plan *plan, const struct kit_patc
 const char *plan_action_name(enum plan_action a);
 /* Number of items that will change the tree (APPLY and SQUASH). */
 size_t plan_count(const struct plan *plan, enum plan_action a);
+/* Of the items the plan applies or squashes, those the branch's kind would refuse (policy 0). */
+size_t plan_count_refused(const struct plan *plan);
 
 #endif

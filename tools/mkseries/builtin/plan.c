@@ -59,6 +59,8 @@ static void print_plan(const struct plan *plan)
 		printf(", %s", plan->branch->arch);
 	if (plan->branch->decisions)
 		printf(", %s's decisions", plan->branch->decisions);
+	if (plan->branch->kind)
+		printf(", %s", branch_kind_name(plan->branch->kind));
 	printf("  [%s]\n", shown(plan->branch->path));
 	for (i = 0; i < plan->nr; i++) {
 		const struct plan_item *it = &plan->items[i];
@@ -81,11 +83,17 @@ static void print_plan(const struct plan *plan)
 			printf(" (into %s)", kit_patch_label(plan->items[it->squash_into].patch));
 		if (it->source && (it->action == PLAN_APPLY || it->action == PLAN_SQUASH))
 			printf("\n             from %s", shown(it->source));
+		if (it->policy >= 0)
+			printf("\n             %s: %s", it->policy ? "policy" : "policy refuses",
+			       it->policy_rule);
 		putchar('\n');
 	}
 	printf("%s: %zu to apply, %zu squashed, %zu present, %zu skipped\n", plan->branch->name,
 	       plan_count(plan, PLAN_APPLY), plan_count(plan, PLAN_SQUASH),
 	       plan_count(plan, PLAN_PRESENT), plan_count(plan, PLAN_SKIP));
+	if (plan_count_refused(plan))
+		printf("%s: %zu the %s policy refuses (see 'policy refuses' above)\n", plan->branch->name,
+		       plan_count_refused(plan), branch_kind_name(plan->branch->kind));
 }
 
 /* One line per entry whose action in variant plan `vp` differs from the kit's. */

@@ -214,6 +214,88 @@ void check_claims_than(struct yfile *f, const struct kit_claim *c, size_t nr,
 	strbuf_release(&known);
 }
 
+enum { CO_METRIC, CO_WORSE, CO_WHY, CO_NR };
+static const char *const cost_keys[] = { "metric", "worse", "why", NULL };
+
+static void parse_cost(struct yfile *f, yaml_node_t *n, struct kit_cost *c)
+{
+	yaml_node_t *v[CO_NR];
+	const char *text;
+	char *metric = NULL;
+
+	c->line = ynode_line(n);
+	if (yfile_map_fields(f, n, "a cost", cost_keys, v))
+		return;
+	if (!v[CO_METRIC])
+		yfile_report(f, c->line, "a cost needs a 'metric' (CASE.NAME, as in mremap_pud_time.move_1g_pmd_aligned)");
+	else if (!yfile_get_str(f, v[CO_METRIC], "metric", &metric) &&
+		 (!metric || split_metric(metric, &c->case_name, &c->metric)))
+		yfile_report(f, ynode_line(v[CO_METRIC]),
+			     "'metric' must be CASE.NAME, an mm-regress case and one of its metrics, not '%s'",
+			     metric ? metric : "");
+	free(metric);
+	if (!v[CO_WORSE]) {
+		yfile_report(f, c->line, "a cost needs 'worse', the most it may cost against base (a percentage like 9%%)");
+	} else if ((text = yfile_scalar(f, v[CO_WORSE], "worse", "a percentage"))) {
+		if (parse_percent(text, &c->worse_pct))
+			yfile_report(f, ynode_line(v[CO_WORSE]), "'worse' must be a percentage like 9%%, not '%s'",
+				     text);
+		else if (c->worse_pct <= 0 || c->worse_pct > 100)
+			yfile_report(f, ynode_line(v[CO_WORSE]),
+				     "'worse' must be more than 0%% and at most 100%%, not '%s'", text);
+	}
+	yfile_get_str(f, v[CO_WHY], "why", &c->why);
+	if (!c->why)
+		yfile_report(f, c->line, "a cost needs a 'why': what the kit pays it for");
+}
+
+void parse_costs(struct yfile *f, yaml_node_t *n, struct kit_cost **out, size_t *nr)
+{
+	yaml_node_t **items;
+	size_t count, i, j;
+
+	items = yfile_seq_nodes(f, n, "costs", 0, &count);
+	if (count)
+		*out = xcalloc(count, sizeof(**out));
+	for (i = 0; i < count; i++) {
+		struct kit_cost *c = &(*out)[(*nr)++];
+
+		parse_cost(f, items[i], c);
+		if (!c->case_name)
+			continue;
+		for (j = 0; j + 1 < *nr; j++)
+			if ((*out)[j].case_name && !strcmp((*out)[j].case_name, c->case_name) &&
+			    !strcmp((*out)[j].metric, c->metric))
+				yfile_report(f, c->line, "metric '%s.%s' has a cost already (line %d): one bound a metric",
+					     c->case_name, c->metric, (*out)[j].line);
+	}
+	free(items);
+}
+
+void costs_free(struct kit_cost *c, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(c[i].case_name);
+		free(c[i].metric);
+		free(c[i].why);
+	}
+	free(c);
+}
+
+const struct kit_cost *branch_find_cost(const struct kit_cost *costs, size_t nr,
+					const char *case_name, const char *metric)
+{
+	size_t i;
+
+	for (i = 0; case_name && metric && i < nr; i++)
+		if (costs[i].case_name && !strcmp(costs[i].case_name, case_name) &&
+		    !strcmp(costs[i].metric, metric))
+			return &costs[i];
+	return NULL;
+}
+
 /* `verdicts: { threshold: N% }`, in series.yaml or a kernel file. */
 void parse_verdicts(struct yfile *f, yaml_node_t *n, double *threshold)
 {

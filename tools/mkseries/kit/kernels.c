@@ -14,10 +14,10 @@
 #include "lib/util.h"
 
 enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_VERDICTS, K_CLAIMS,
-       K_CROSS, K_IMAGE, K_DECISIONS, K_NR };
+       K_CROSS, K_IMAGE, K_DECISIONS, K_KIND, K_COSTS, K_NR };
 static const char *const kernel_keys[] = {
 	"name", "default", "source", "arch", "config", "boot", "variants", "verdicts", "claims",
-	"cross", "image", "decisions", NULL
+	"cross", "image", "decisions", "kind", "costs", NULL
 };
 enum { V_WITHOUT, V_NOTE, V_EXPECT_FAIL, V_CLAIMS, V_WITH, V_NR };
 static const char *const variant_keys[] = { "without", "note", "expect-fail", "claims", "with", NULL };
@@ -406,6 +406,27 @@ static void parse_arch_keys(struct yfile *f, yaml_node_t **v, struct kernel_bran
 	}
 }
 
+/* `kind: stable` or `kind: distro`: which policy rule the branch's decisions follow. */
+static void parse_kind(struct yfile *f, yaml_node_t *n, struct kernel_branch *b)
+{
+	const char *text;
+
+	if (ynode_absent(n))
+		return;
+	b->kind_line = ynode_line(n);
+	text = yfile_scalar(f, n, "kind", "stable or distro");
+	if (!text)
+		return;
+	if (!strcmp(text, "stable"))
+		b->kind = BRANCH_STABLE;
+	else if (!strcmp(text, "distro"))
+		b->kind = BRANCH_DISTRO;
+	else
+		yfile_report(f, b->kind_line,
+			     "'kind' must be stable (fixes only, as the upstream stable rules say) or distro (also performance work a claim shows), not '%s'",
+			     text);
+}
+
 /* What the kernel file left unsaid about booting comes from its architecture. */
 static void boot_defaults(struct kernel_boot *boot, const struct arch_info *a)
 {
@@ -463,7 +484,9 @@ static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *
 	parse_boot(&f, v[K_BOOT], &b->boot);
 	boot_defaults(&b->boot, arch_find(b->arch));
 	parse_variants(&f, v[K_VARIANTS], b);
+	parse_kind(&f, v[K_KIND], b);
 	parse_verdicts(&f, v[K_VERDICTS], &b->threshold_pct);
+	parse_costs(&f, v[K_COSTS], &b->costs, &b->nr_costs);
 	parse_claims(&f, v[K_CLAIMS], &b->claims, &b->nr_claims);
 	check_branch_claims(&f, b);
 cleanup:

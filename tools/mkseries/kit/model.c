@@ -202,6 +202,7 @@ void kit_release(struct kit *kit)
 		}
 		free(b->variants);
 		claims_free(b->claims, b->nr_claims);
+		costs_free(b->costs, b->nr_costs);
 	}
 	free(kit->branches);
 	free(kit->dir);

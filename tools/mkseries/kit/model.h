@@ -163,8 +163,37 @@ struct kernel_variant {
 	int line;
 };
 
+/*
+ * What a branch is (`kind:` in its kernel file; README "Kernels"):
+ * stable takes fixes only, as the upstream stable rules say; distro also
+ * takes performance work whose gain a claim shows on that branch and
+ * whose costs are declared (patches/NOTES.md, "Policy").
+ */
+enum branch_kind {
+	BRANCH_KIND_UNSET = 0,	/* the file says nothing: no rule is applied */
+	BRANCH_STABLE,
+	BRANCH_DISTRO,
+};
+const char *branch_kind_name(enum branch_kind k);	/* "stable", "distro", "unset" */
+
+/*
+ * A known cost the kit accepts on a branch (`costs:` in its kernel
+ * file): metric CASE.NAME of the kit cell may be worse than base by up
+ * to `worse_pct` per cent; beyond it the run fails as for any
+ * regression. Every other metric keeps the branch's threshold.
+ */
+struct kit_cost {
+	char *case_name;
+	char *metric;
+	double worse_pct;	/* > 0 */
+	char *why;		/* required */
+	int line;
+};
+
 struct kernel_branch {
 	char *name;		/* "6.12" */
+	enum branch_kind kind;
+	int kind_line;
 	char *path;		/* kernels/6.12.yaml, relative to the kit */
 	struct kernel_source source;
 	char *arch;		/* default x86_64; always one arch_find() knows after kit_load() */
@@ -183,6 +212,8 @@ struct kernel_branch {
 	struct kit_claim *claims;	/* checked on the kit cell */
 	size_t nr_claims;
 	double threshold_pct;	/* `verdicts: { threshold: N% }`; 0 when the file sets none */
+	struct kit_cost *costs;	/* `costs:`, in file order, one per metric at most */
+	size_t nr_costs;
 	int line;
 };
 
@@ -290,6 +321,29 @@ const struct decision *patch_decision(const struct kit_patch *p, const char *bra
  * verdicts' default applies).
  */
 double kit_threshold_pct(const struct kit *kit, const struct kernel_branch *b);
+
+/* The cost b declares on metric case_name.metric, or NULL. */
+const struct kit_cost *branch_find_cost(const struct kit_cost *costs, size_t nr,
+					const char *case_name, const char *metric);
+
+/* What the patch file an entry applies says of itself, for kit_policy_takes(). */
+enum {
+	POLICY_FIXES_TRAILER = 1 << 0,	/* a Fixes: trailer */
+	POLICY_CC_STABLE = 1 << 1,	/* a Cc: to stable@vger.kernel.org (or stable@kernel.org) */
+};
+
+/*
+ * The policy rule (patches/NOTES.md, "Policy"): whether branch b, as its
+ * `kind` says, takes entry p when the plan applies it; `flags` are what
+ * its patch file's trailers say (POLICY_*). A fix is a fixup of the kit
+ * (its `fixes:`), or a patch whose file carries a Fixes: or a Cc: to
+ * stable. *rule gets a static sentence naming the rule followed.
+ * Returns 1 when it is taken, 0 when the branch's kind would refuse it
+ * (a stable branch and work that is no fix; a distro branch and
+ * performance work no claim shows there), -1 when b states no kind.
+ */
+int kit_policy_takes(const struct kit *kit, const struct kernel_branch *b,
+		     const struct kit_patch *p, unsigned flags, const char **rule);
 
 /*
  * "realloc_rate.calls_per_sec better by 20% than base", "x.y above

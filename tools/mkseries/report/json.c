@@ -194,6 +194,7 @@ static void json_comparison(struct jw *w, const char *key, const struct branch_c
 	jw_number(w, "threshold_pct", bc->threshold_pct);
 	jw_count(w, "regressions", bc->nr_regressions);
 	jw_count(w, "improvements", bc->nr_improvements);
+	jw_count(w, "costs", bc->nr_costs);
 	jw_open(w, "metrics", '[');
 	for (i = 0; i < bc->nr; i++) {
 		const struct metric_row *r = &bc->rows[i];
@@ -219,6 +220,12 @@ static void json_comparison(struct jw *w, const char *key, const struct branch_c
 		jw_number(w, "threshold_pct", r->v.threshold_pct);
 		jw_string(w, "verdict", perf_call_name(r->v.call));
 		jw_string(w, "why", r->v.why);
+		if (r->cost) {
+			jw_open(w, "cost", '{');
+			jw_number(w, "worse_pct", r->cost->worse_pct);
+			jw_string(w, "why", r->cost->why);
+			jw_close(w, '}');
+		}
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
@@ -248,6 +255,7 @@ void render_json(struct strbuf *sb, const struct run_results *r)
 	jw_count(&w, "branch_failures", s.branch_failures);
 	jw_count(&w, "regressions", s.regressions);
 	jw_count(&w, "improvements", s.improvements);
+	jw_count(&w, "costs", s.costs);
 	jw_count(&w, "emulated_regressions", s.emulated_regressions);
 	jw_count(&w, "variant_regressions", s.variant_regressions);
 	jw_count(&w, "variant_improvements", s.variant_improvements);
@@ -284,6 +292,18 @@ void render_json(struct strbuf *sb, const struct run_results *r)
 			jw_open(&w, NULL, '{');
 			json_claim_members(&w, &b->claims[j]);
 			jw_close(&w, '}');
+		}
+		jw_close(&w, ']');
+		jw_open(&w, "costs", '[');
+		for (j = 0; j < b->nr_costs; j++) {
+			char *m = xstrfmt("%s.%s", b->costs[j].case_name, b->costs[j].metric);
+
+			jw_open(&w, NULL, '{');
+			jw_string(&w, "metric", m);
+			jw_number(&w, "worse_pct", b->costs[j].worse_pct);
+			jw_string(&w, "why", b->costs[j].why);
+			jw_close(&w, '}');
+			free(m);
 		}
 		jw_close(&w, ']');
 		jw_open(&w, "cells", '[');

@@ -193,6 +193,11 @@ static void junit_metric(struct junit_suite *js, const char *perf_class,
 			    timing_words(bc->timing, 1));
 		junit_case(js, perf_class, metric_label(m), 0, msg.buf, "regression", NULL,
 			   row.buf);
+	} else if (r->v.call == PERF_COST) {
+		strbuf_addf(&msg, "declared cost: %+.1f%%, within its bound of %g%%: %s",
+			    r->v.change_pct, r->cost ? r->cost->worse_pct : 0,
+			    r->cost && r->cost->why ? r->cost->why : "no why given");
+		junit_case(js, perf_class, metric_label(m), 0, NULL, NULL, msg.buf, NULL);
 	} else if (r->v.call == PERF_NO_CALL) {
 		junit_case(js, perf_class, metric_label(m), 0, NULL, NULL,
 			   r->v.why ? r->v.why : "no call", NULL);

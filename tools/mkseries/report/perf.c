@@ -162,9 +162,11 @@ static char *lkp_name(const struct metric_result *m, const struct metric_row *co
 		const struct metric_row *r = rows[i];
 		const char *word;
 
-		if (!r || (r->v.call != PERF_REGRESSION && r->v.call != PERF_IMPROVEMENT))
+		if (!r || (r->v.call != PERF_REGRESSION && r->v.call != PERF_IMPROVEMENT &&
+			   r->v.call != PERF_COST))
 			continue;
-		word = r->v.call == PERF_REGRESSION ? "worse" : "better";
+		word = r->v.call == PERF_REGRESSION ? "worse" :
+		       r->v.call == PERF_COST ? "declared cost" : "better";
 		if (t->nr == 1 && !strcmp(t->cols[i]->kit->variant, "kit")) {
 			strbuf_addstr(&marks, word);
 			continue;

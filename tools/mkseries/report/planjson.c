@@ -60,6 +60,10 @@ static void json_plan_items(struct jw *w, const struct plan *p)
 			jw_string(w, "squash_into", kit_patch_label(p->items[it->squash_into].patch));
 		if (it->stable_commit)
 			jw_string(w, "stable_commit", it->stable_commit);
+		if (it->policy_rule) {
+			jw_string(w, "policy", it->policy > 0 ? "takes" : it->policy ? "unset" : "refuses");
+			jw_string(w, "policy_rule", it->policy_rule);
+		}
 		if (p->variant)
 			jw_bool(w, "left_out", it->left_out);
 		jw_close(w, '}');

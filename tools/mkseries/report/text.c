@@ -1,4 +1,5 @@
 /* report/text.c: the matrix for a terminal and the Markdown for a mailing-list reply. */
+#include <math.h>
 #include <string.h>
 
 #include "report/report.h"
@@ -256,6 +257,65 @@ static size_t claims_section(struct strbuf *sb, const struct run_results *r, int
 	return nr;
 }
 
+/*
+ * Every cost a branch declares, with what the kit's cell measured:
+ * "5.10 kit: cost m up to 9% worse ("why"): +7.9%, within it". Returns how many.
+ */
+static size_t costs_section(struct strbuf *sb, const struct run_results *r, int markdown,
+			    int color)
+{
+	size_t i, j, k, nr = 0;
+
+	for (i = 0; i < r->nr_branches; i++) {
+		const struct branch_result *b = &r->branches[i];
+		struct branch_comparison bc;
+
+		if (!b->nr_costs)
+			continue;
+		branch_compare(&bc, b);
+		for (k = 0; k < b->nr_costs; k++) {
+			const struct kit_cost *co = &b->costs[k];
+			const struct metric_row *row = NULL;
+			struct strbuf line = STRBUF_INIT;
+			const char *col = NULL;
+			char *one;
+
+			for (j = 0; j < bc.nr; j++)
+				if (bc.rows[j].cost == co)
+					row = &bc.rows[j];
+			strbuf_addf(&line, "%s kit: declared cost: %s.%s up to %g%% worse than base",
+				    b->name, co->case_name, co->metric, co->worse_pct);
+			if (co->why)
+				strbuf_addf(&line, " (\"%s\")", co->why);
+			one = report_clean(line.buf);
+			strbuf_reset(&line);
+			strbuf_addf(&line, "%s: ", one);
+			free(one);
+			if (!row || isnan(row->v.change_pct) || !row->base) {
+				strbuf_addstr(&line, "not measured");
+			} else if (row->v.call == PERF_REGRESSION) {
+				col = C_RED;
+				strbuf_addf(&line, "%+.1f%%, BEYOND IT", row->v.change_pct);
+			} else if (row->v.call == PERF_COST) {
+				strbuf_addf(&line, "%+.1f%%, within it", row->v.change_pct);
+			} else {
+				strbuf_addf(&line, "%+.1f%% (%s), not paid", row->v.change_pct,
+					    perf_call_name(row->v.call));
+			}
+			if (color && col)
+				strbuf_addf(&line, "%s", C_RESET);
+			if (markdown)
+				add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "    ", "      ");
+			else
+				strbuf_addf(sb, "  %s%s\n", color && col ? col : "", line.buf);
+			strbuf_release(&line);
+			nr++;
+		}
+		branch_comparison_release(&bc);
+	}
+	return nr;
+}
+
 /* One line per problem: "6.12 kit: build: mm/mremap.c:12:3: error: ..." */
 size_t report_problems(struct strbuf *sb, const struct run_results *r, int markdown)
 {
@@ -379,6 +439,10 @@ void render_text(struct strbuf *sb, const struct run_results *r, int color)
 	if (claims_section(&probs, r, 0, color))
 		strbuf_addf(sb, "%sclaims:%s\n%s\n", color ? C_BOLD : "", color ? C_RESET : "",
 			    probs.buf);
+	strbuf_reset(&probs);
+	if (costs_section(&probs, r, 0, color))
+		strbuf_addf(sb, "%sdeclared costs:%s\n%s\n", color ? C_BOLD : "",
+			    color ? C_RESET : "", probs.buf);
 	report_summary_line(&sum, r);
 	strbuf_addf(sb, "%s\n", sum.buf);
 	strbuf_release(&sum);
@@ -471,6 +535,9 @@ void render_markdown(struct strbuf *sb, const struct run_results *r, const char 
 	strbuf_reset(&probs);
 	if (claims_section(&probs, r, 1, 0))
 		strbuf_addf(sb, "Claims:\n\n%s\n", probs.buf);
+	strbuf_reset(&probs);
+	if (costs_section(&probs, r, 1, 0))
+		strbuf_addf(sb, "Declared costs:\n\n%s\n", probs.buf);
 	add_wrapped(sb, "Performance: " RULE_TEXT ".", REPORT_MARKDOWN_WIDTH, "", "");
 	strbuf_addch(sb, '\n');
 

@@ -266,6 +266,31 @@ static void claims_release(struct claim *cl, size_t nr)
 	free(cl);
 }
 
+static void costs_release(struct kit_cost *c, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(c[i].case_name);
+		free(c[i].metric);
+		free(c[i].why);
+	}
+	free(c);
+}
+
+void branch_add_cost(struct branch_result *b, const struct kit_cost *c)
+{
+	struct kit_cost *nc;
+
+	ALLOC_GROW(b->costs, b->nr_costs + 1, b->alloc_costs);
+	nc = &b->costs[b->nr_costs++];
+	memset(nc, 0, sizeof(*nc));
+	nc->case_name = xstrdup(c->case_name ? c->case_name : "?");
+	nc->metric = xstrdup(c->metric ? c->metric : "?");
+	nc->worse_pct = c->worse_pct;
+	nc->why = c->why ? xstrdup(c->why) : NULL;
+}
+
 void branch_result_release(struct branch_result *b)
 {
 	size_t i;
@@ -285,6 +310,7 @@ void branch_result_release(struct branch_result *b)
 		cell_result_release(&b->cells[i]);
 	free(b->cells);
 	claims_release(b->claims, b->nr_claims);
+	costs_release(b->costs, b->nr_costs);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -512,6 +538,11 @@ void results_use_kit(struct run_results *r, const struct kit *kit)
 						 &kit->series[j].claims[k]);
 		for (k = 0; k < kb->nr_claims; k++)
 			branch_add_claim(b, CLAIM_OF_BRANCH, kb->name, &kb->claims[k]);
+		costs_release(b->costs, b->nr_costs);
+		b->costs = NULL;
+		b->nr_costs = b->alloc_costs = 0;
+		for (k = 0; k < kb->nr_costs; k++)
+			branch_add_cost(b, &kb->costs[k]);
 		for (j = 0; j < kb->nr_variants; j++)
 			for (k = 0; k < kb->variants[j].nr_claims; k++)
 				branch_add_claim(b, CLAIM_OF_VARIANT, kb->variants[j].name,
@@ -960,6 +991,35 @@ static void load_cell_timing(struct loader *ld, struct cell_result *c, const str
 }
 
 /* A claim of a branch: what it says and whose it is (its outcome is derived, not read). */
+static void load_cost(struct loader *ld, struct branch_result *b, const struct jval *obj)
+{
+	const struct jval *metric = jmember(ld, obj, "metric", J_STRING, 1);
+	const struct jval *worse = jmember(ld, obj, "worse_pct", J_NUMBER, 1);
+	struct kit_cost kc;
+	const char *dot = metric ? strchr(metric->str, '.') : NULL;
+
+	if (metric && (!dot || dot == metric->str || !dot[1])) {
+		lerror(ld, metric, "a cost's 'metric' must be CASE.NAME, not '%s'", metric->str);
+		return;
+	}
+	if (worse && !(worse->number > 0 && worse->number <= 100)) {
+		lerror(ld, worse, "a cost's 'worse_pct' must be more than 0 and at most 100, not %g",
+		       worse->number);
+		return;
+	}
+	if (!metric || !worse)
+		return;
+	memset(&kc, 0, sizeof(kc));
+	kc.case_name = xstrndup(metric->str, dot - metric->str);
+	kc.metric = xstrdup(dot + 1);
+	kc.worse_pct = worse->number;
+	kc.why = jdup(ld, obj, "why", 0);
+	branch_add_cost(b, &kc);
+	free(kc.case_name);
+	free(kc.metric);
+	free(kc.why);
+}
+
 static void load_claim(struct loader *ld, struct branch_result *b, const struct jval *obj)
 {
 	static const char *const kinds[] = {
@@ -1161,6 +1221,14 @@ static void load_branch(struct loader *ld, struct run_results *r, const struct j
 		}
 		load_claim(ld, &tmp, &list->items[i]);
 	}
+	list = jmember(ld, obj, "costs", J_ARRAY, 0);
+	for (i = 0; list && i < list->nr; i++) {
+		if (list->items[i].type != J_OBJECT) {
+			lerror(ld, &list->items[i], "'costs' must hold objects");
+			continue;
+		}
+		load_cost(ld, &tmp, &list->items[i]);
+	}
 	b = results_branch(r, tmp.name);
 	free(b->name);
 	*b = tmp;
@@ -1330,6 +1398,14 @@ static void merge_branch(struct branch_result *into, struct branch_result *from)
 	/* The kit's claims and threshold are the same in every job: the later report's stand. */
 	if (from->threshold_pct > 0)
 		into->threshold_pct = from->threshold_pct;
+	if (from->nr_costs) {
+		costs_release(into->costs, into->nr_costs);
+		into->costs = from->costs;
+		into->nr_costs = from->nr_costs;
+		into->alloc_costs = from->alloc_costs;
+		from->costs = NULL;
+		from->nr_costs = from->alloc_costs = 0;
+	}
 	if (from->nr_claims) {
 		claims_release(into->claims, into->nr_claims);
 		into->claims = from->claims;

@@ -195,6 +195,9 @@ struct branch_result {
 	double threshold_pct;	/* what a change must reach (the kit's verdicts.threshold); 0: the default */
 	struct claim *claims;	/* every claim that may be checked on a cell of the branch */
 	size_t nr_claims, alloc_claims;
+	/* The costs its kernel file declares, checked on the kit cell (kit_cost's `line` unused). */
+	struct kit_cost *costs;
+	size_t nr_costs, alloc_costs;
 };
 
 struct run_results {
@@ -239,6 +242,8 @@ int cell_is_base_tree(const struct branch_result *b, const struct cell_result *c
 /* Add a claim (copied) to b. */
 struct claim *branch_add_claim(struct branch_result *b, enum claim_origin origin,
 			       const char *owner, const struct kit_claim *c);
+/* Add a declared cost (copied) to b. */
+void branch_add_cost(struct branch_result *b, const struct kit_cost *c);
 /* The kind of time c measured: its `timing`, else what its accelerator implies. */
 enum timing_kind cell_timing(const struct cell_result *c);
 /* Add `name` to the cases c's variant expects to fail (once). */

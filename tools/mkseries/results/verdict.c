@@ -84,6 +84,7 @@ static const char *const call_names[] = {
 	[PERF_SAME] = "same",
 	[PERF_REGRESSION] = "regression",
 	[PERF_IMPROVEMENT] = "improvement",
+	[PERF_COST] = "cost",
 };
 
 const char *perf_call_name(enum perf_call c)
@@ -154,6 +155,36 @@ void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
 	worse = dir == KTAP_LOWER_IS_BETTER ? diff > 0 : diff < 0;
 	out->call = worse ? PERF_REGRESSION : PERF_IMPROVEMENT;
 	out->why = worse ? "worse beyond the noise" : "better beyond the noise";
+}
+
+void perf_judge_cost(struct perf_verdict *out, const struct sample_stats *base,
+		     const struct sample_stats *kit, enum ktap_direction dir, double threshold_pct,
+		     const struct kit_cost *cost)
+{
+	double bound;
+	int worse;
+
+	perf_judge(out, base, kit, dir, threshold_pct);
+	if (!cost || isnan(out->p) || !(out->p < VERDICT_ALPHA))
+		return;
+	worse = dir == KTAP_LOWER_IS_BETTER ? kit->mean > base->mean : kit->mean < base->mean;
+	if (!worse)
+		return;
+	/*
+	 * For a metric with a declared cost, the bound takes the threshold's
+	 * place on the worse side: beyond it (and beyond the spread) it is a
+	 * regression, whatever the branch's threshold; a significant change
+	 * up to it is the cost, paid and shown.
+	 */
+	bound = fmax(cost->worse_pct, VERDICT_NOISE_FACTOR * pooled_pct(base, kit, base->mean));
+	out->threshold_pct = bound;
+	if (fabs(out->change_pct) > bound) {
+		out->call = PERF_REGRESSION;
+		out->why = "worse beyond the noise and beyond its declared cost";
+	} else {
+		out->call = PERF_COST;
+		out->why = "worse beyond the noise, within its declared cost";
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -304,7 +335,11 @@ void branch_compare_cell(struct branch_comparison *out, const struct branch_resu
 				   "not measured on base";
 			continue;
 		}
-		perf_judge(&r->v, &r->b, &r->k, r->kit->direction, out->threshold_pct);
+		/* Costs are the kit's: a variant is compared with base as it is. */
+		if (!strcmp(name, "kit"))
+			r->cost = branch_find_cost(b->costs, b->nr_costs, r->kit->case_name,
+						   r->kit->name);
+		perf_judge_cost(&r->v, &r->b, &r->k, r->kit->direction, out->threshold_pct, r->cost);
 		if (out->same_tree) {
 			r->v.call = PERF_SAME;
 			r->v.why = "same tree as base: no change";
@@ -314,6 +349,8 @@ void branch_compare_cell(struct branch_comparison *out, const struct branch_resu
 			out->nr_regressions++;
 		else if (r->v.call == PERF_IMPROVEMENT)
 			out->nr_improvements++;
+		else if (r->v.call == PERF_COST)
+			out->nr_costs++;
 	}
 	for (i = 0; base && i < base->nr_metrics; i++) {
 		struct metric_row *r;
@@ -407,6 +444,7 @@ void results_summarise(struct run_summary *s, const struct run_results *r)
 		if (bc.emulated)
 			s->emulated_regressions += bc.nr_regressions;
 		s->improvements += bc.nr_improvements;
+		s->costs += bc.nr_costs;
 		branch_comparison_release(&bc);
 	}
 }

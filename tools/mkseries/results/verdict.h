@@ -34,6 +34,12 @@ enum perf_call {
 	PERF_SAME,		/* within the noise */
 	PERF_REGRESSION,
 	PERF_IMPROVEMENT,
+	/*
+	 * Worse beyond the noise, but within the bound of a cost the kernel
+	 * file declares for this metric (`costs:`): accepted, shown with its
+	 * why, never a failure. Beyond the bound it is a PERF_REGRESSION.
+	 */
+	PERF_COST,
 };
 const char *perf_call_name(enum perf_call c);
 
@@ -48,6 +54,14 @@ struct perf_verdict {
 /* `threshold_pct` <= 0 means VERDICT_MIN_CHANGE_PCT. */
 void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
 		const struct sample_stats *kit, enum ktap_direction dir, double threshold_pct);
+/*
+ * perf_judge(), then the declared cost `cost` (NULL: none) of the metric
+ * applied: a regression no larger than cost->worse_pct becomes
+ * PERF_COST; a larger one stays a regression, its why naming the bound.
+ */
+void perf_judge_cost(struct perf_verdict *out, const struct sample_stats *base,
+		     const struct sample_stats *kit, enum ktap_direction dir, double threshold_pct,
+		     const struct kit_cost *cost);
 /* What a change must reach on branch b: its threshold, or VERDICT_MIN_CHANGE_PCT. */
 double branch_threshold_pct(const struct branch_result *b);
 
@@ -80,6 +94,7 @@ struct metric_row {
 	const struct metric_result *base, *kit;
 	struct sample_stats b, k;
 	struct perf_verdict v;
+	const struct kit_cost *cost;	/* the kit cell's declared cost for this metric, or NULL */
 };
 
 struct branch_comparison {
@@ -97,6 +112,7 @@ struct branch_comparison {
 	struct metric_row *rows;	/* kit's metric order, then base-only ones */
 	size_t nr, alloc;
 	size_t nr_regressions, nr_improvements;
+	size_t nr_costs;		/* rows within a declared cost (PERF_COST) */
 };
 
 /* Compare b's kit cell with its base cell. Release the result. */
@@ -111,6 +127,7 @@ struct run_summary {
 	size_t ok, failed, conflicts, incomplete;
 	size_t branch_failures;		/* imports or applies that failed outright */
 	size_t regressions, improvements;	/* the kit's, against base */
+	size_t costs;			/* the kit's metrics worse within a declared cost */
 	/*
 	 * Of those regressions, the ones measured in emulated time (TCG on
 	 * host time): they say little about the kernel, so they are
