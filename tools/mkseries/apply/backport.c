@@ -593,6 +593,38 @@ static void entry_stat(git_index_entry *e, const struct stat *st)
 	e->file_size = (uint32_t)st->st_size;
 }
 
+/* Write file, link or executable `e` of the tree at `root` (`path`); its stat data in *st. */
+static int checkout_file(int root, git_odb *odb, const git_index_entry *e, const char *path,
+			 struct stat *st)
+{
+	git_odb_object *obj = NULL;
+	int fd, err, ret = 0;
+
+	if ((err = git_odb_read(&obj, odb, &e->id)) < 0)
+		return gitutil_error(err, "cannot read '%s' to check it out", shown(e->path));
+	if (e->mode == GIT_FILEMODE_LINK) {
+		char *target = xstrndup(git_odb_object_data(obj), git_odb_object_size(obj));
+
+		if (symlinkat(target, root, e->path) ||
+		    fstatat(root, e->path, st, AT_SYMLINK_NOFOLLOW))
+			ret = error("cannot make link '%s' in '%s': %s", shown(e->path), path,
+				    strerror(errno));
+		free(target);
+	} else {
+		fd = openat(root, e->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
+		if (fd < 0 || write_in_full(fd, git_odb_object_data(obj), git_odb_object_size(obj)) ||
+		    fstat(fd, st))
+			ret = error("cannot write '%s' in '%s': %s", shown(e->path), path,
+				    strerror(errno));
+		if (fd >= 0 && close(fd) && !ret)
+			ret = error("cannot write '%s' in '%s': %s", shown(e->path), path,
+				    strerror(errno));
+	}
+	git_odb_object_free(obj);
+	return ret;
+}
+
 /*
  * Write every file of `tree` into the empty directory `path` and make
  * the worktree's index that tree with each file's stat data, as `git
@@ -635,10 +667,8 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 	n = git_index_entrycount(index);
 	for (i = 0; i < n && !ret; i++) {
 		const git_index_entry *e = git_index_get_byindex(index, i);
-		git_odb_object *obj = NULL;
 		const char *slash;
 		struct stat st;
-		int fd = -1;
 
 		strbuf_reset(&rel);
 		strbuf_addstr(&rel, e->path);
@@ -659,32 +689,7 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 					    strerror(errno));
 			continue;
 		}
-		if ((err = git_odb_read(&obj, odb, &e->id)) < 0) {
-			ret = gitutil_error(err, "cannot read '%s' to check it out", shown(rel.buf));
-			break;
-		}
-		if (e->mode == GIT_FILEMODE_LINK) {
-			char *target = xstrndup(git_odb_object_data(obj), git_odb_object_size(obj));
-
-			if (symlinkat(target, root, rel.buf) ||
-			    fstatat(root, rel.buf, &st, AT_SYMLINK_NOFOLLOW))
-				ret = error("cannot make link '%s' in '%s': %s", shown(rel.buf), path,
-					    strerror(errno));
-			free(target);
-		} else {
-			fd = openat(root, rel.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
-			if (fd < 0 || write_in_full(fd, git_odb_object_data(obj),
-						    git_odb_object_size(obj)) ||
-			    fstat(fd, &st))
-				ret = error("cannot write '%s' in '%s': %s", shown(rel.buf), path,
-					    strerror(errno));
-			if (fd >= 0 && close(fd) && !ret)
-				ret = error("cannot write '%s' in '%s': %s", shown(rel.buf), path,
-					    strerror(errno));
-		}
-		git_odb_object_free(obj);
-		if (ret)
+		if ((ret = checkout_file(root, odb, e, path, &st)))
 			break;
 		/*
 		 * The stat data goes into the entry in place: git_index_add()
