@@ -136,6 +136,9 @@ for r in $(seq 1 "$runs"); do
 	fi
 	(cd kit && git checkout -q -- . && git clean -qfdx)
 	git -C "$repo" update-ref -d "$kitref"
+	# and the ref the loop keeps the recorded commit under
+	git -C "$repo" for-each-ref --format="%(refname)" "refs/mkseries-backports/$(echo "$kitref" | cut -d/ -f4)/" |
+	while read -r ref; do git -C "$repo" update-ref -d "$ref"; done
 done
 
 # median min max of a step's times
