@@ -414,6 +414,11 @@ test_expect_success 'a stable branch: --all-patches exports everything, as a dis
 	test_grep ! "left out" err &&
 	test_grep ! "Left out" st-all/0000-cover-letter.patch &&
 	test_cmp mbox/0002-mm-batch-ptes.patch st-all/0002-mm-batch-ptes.patch &&
+	(cd kit && mkseries export --branch 1.0 --variant no-beta --format mbox --workdir ../work \
+		-o ../st-v --force >../out 2>../err) &&
+	test_grep "^1.0: 1 patch from $(kit_ref kit 1.0 no-beta) ([0-9a-f]*), 5 left out by the stable policy, " out &&
+	test_grep ! "madvise" err &&
+	test_grep "^Subject: \[PATCH 1.0.y 1/1\] mm: add gamma" st-v/0001-mm-add-gamma-for-quoted-reasons.patch &&
 	sed -i "s/^kind: stable/kind: distro/" kit/kernels/1.0.yaml &&
 	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../distro \
 		>../out 2>../err) &&
