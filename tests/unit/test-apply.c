@@ -450,6 +450,16 @@ static const struct bad_header {
 	  "+++ b/lib/other.c\n@@ -1,3 +1,3 @@\n-old line 1\n+old line 1 changed\n"
 	  " old line 2\n old line 3\n",
 	  "line 4: the patch renames to 'lib/new_name.c' but line 6 names 'lib/other.c'" },
+	{ "a second rename line for one file (libgit2 leaks the first; found by fuzz-apply)",
+	  "diff --git a/lib/old_name.c b/lib/new_name.c\nsimilarity index 100%\n"
+	  "rename from lib/old_name.c\nrename to lib/new_name.c\n"
+	  "rename from lib/old_name.c\nrename to lib/other/new_name.c\n",
+	  "line 5: a second 'rename from' line for one file (the first is line 3)" },
+	{ "a second +++ line for one file",
+	  "diff --git a/lib/old_name.c b/lib/old_name.c\n--- a/lib/old_name.c\n"
+	  "+++ b/lib/old_name.c\n+++ b/lib/old_name.c\n@@ -1,3 +1,3 @@\n-old line 1\n"
+	  "+old line 1 changed\n old line 2\n old line 3\n",
+	  "line 4: a second '+++' line for one file (the first is line 3)" },
 	{ "two names without a rename",
 	  "diff --git a/scripts/run.sh b/scripts/run2.sh\nold mode 100644\nnew mode 100755\n",
 	  "scripts/run.sh: the patch also calls it 'scripts/run2.sh' without renaming it" },

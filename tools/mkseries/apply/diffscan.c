@@ -364,7 +364,8 @@ int diff_check_paths(const char *diff, size_t len, struct strbuf *why)
 /*
  * A rename's "rename from/to" lines and its "---"/"+++" lines must name
  * the same files: libgit2 believes the rename lines alone, `git apply`
- * refuses a patch where they disagree, and so do we.
+ * refuses a patch where they disagree, and so do we. Each of them comes
+ * once a file at most.
  */
 struct names_state {
 	struct strbuf side[4];	/* rename from, rename to, ---, +++ (without their prefix) */
@@ -435,6 +436,16 @@ static int names_line(void *data, enum scan_event ev, const char *l, size_t n,
 
 			if (!has_prefix(l, n, keys[i][k]))
 				continue;
+			if (ns->line[i]) {
+				/*
+				 * libgit2 1.5 keeps the last and leaks the one
+				 * before; git apply takes neither as a patch
+				 */
+				strbuf_addf(ns->report, "line %u: a second '%.*s' line for one file "
+					    "(the first is line %u)", lineno, (int)(plen - 1),
+					    keys[i][k], ns->line[i]);
+				return MKS_EAPPLYFAIL;
+			}
 			field_path(&ns->side[i], l + plen, n - plen, i >= 2);
 			ns->line[i] = lineno;
 		}
