@@ -18,7 +18,7 @@ test_expect_success 'setup: a tree ignoring its top level, and a patch creating 
 	git -C linux commit -q -a -m "mm: add newfile" -m "Signed-off-by: Dev Eloper <dev@example.org>" &&
 	NEW=$(git -C linux rev-parse HEAD) &&
 	git -C linux checkout -q -b deb v1.0 &&
-	printf "/*\n!/debian/\n" >linux/.gitignore &&
+	printf "/*\n!/debian/\n*.o\n" >linux/.gitignore &&
 	git -C linux add -f .gitignore &&
 	sed -i "s/static int move_ptes/static long move_ptes/" linux/mm/mremap.c &&
 	git -C linux commit -q -a -m "debian: ignore the top level; move_ptes returns long" &&
@@ -67,7 +67,7 @@ test_expect_success 'the new file the conflicting patch creates is recorded, tho
 	test_grep "static long move_pteps" mremap.c
 '
 
-test_expect_success 'a new file the backporter made that .gitignore hides stops --continue, named' '
+test_expect_success 'a new file the backporter made that .gitignore hides with its directory stops --continue, named; *.o does not' '
 	kit_new k2 &&
 	(cd k2 && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd2" >../out 2>../err) &&
 	tree=wd2/t/backport/tree &&
@@ -75,12 +75,16 @@ test_expect_success 'a new file the backporter made that .gitignore hides stops 
 	printf "static inline long helper(void) { return 0; }\n" >$tree/mm/helper.h &&
 	mkdir $tree/mm/scratch &&
 	echo notes >$tree/mm/scratch/notes.txt &&
+	mkdir $tree/debian &&
+	echo "not hidden" >$tree/debian/note.txt &&
+	echo "object" >$tree/debian/rules.o &&
 	cp k2/series.yaml yaml.before &&
 	(cd k2 && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd2" --status >../out 2>../err) &&
 	cat out &&
 	test_grep "^mm/helper.h: a new file .gitignore hides, not recorded\$" out &&
 	test_grep "^mm/scratch/notes.txt: a new file .gitignore hides, not recorded\$" out &&
 	! test_grep "newfile.c: a new file" out &&
+	! test_grep "debian/" out &&
 	(cd k2 && test_must_fail mkseries backport --branch t --workdir "$PWD/../wd2" --continue >../out 2>../err) &&
 	cat err &&
 	test_grep "^error: not resolved yet in .*wd2/t/backport/tree:" err &&
@@ -92,6 +96,7 @@ test_expect_success 'a new file the backporter made that .gitignore hides stops 
 	git -C $tree add -f mm/helper.h &&
 	git -C $tree clean -q -fdX &&
 	! test -e $tree/mm/scratch &&
+	echo "object" >$tree/debian/rules.o &&
 	test -f $tree/mm/newfile.c &&
 	(cd k2 && mkseries backport --branch t --workdir "$PWD/../wd2" --continue >../out 2>../err) &&
 	cat out &&
@@ -102,7 +107,11 @@ test_expect_success 'a new file the backporter made that .gitignore hides stops 
 	git -C linux show $(kit_ref k2 t):mm/helper.h >helper.h &&
 	test_grep "return 0;" helper.h &&
 	git -C linux ls-tree -r --name-only $(kit_ref k2 t) >files &&
-	! test_grep "scratch" files
+	! test_grep "scratch" files &&
+	# not hidden: recorded as git add -A would; hidden by its own pattern
+	# in a directory that is not: left out as git add -A leaves it
+	test_grep "^debian/note.txt\$" files &&
+	! test_grep "rules.o" files
 '
 
 test_expect_success 'without the blobs: the .rej files are named once; the file the patch names is recorded when made by hand' '

@@ -877,6 +877,30 @@ static int is_loop_rej(const struct backport_result *r, const char *path)
 	return 0;
 }
 
+/*
+ * Whether a new file .gitignore hides is hidden with its directory (as
+ * Debian's rule hiding the top level hides mm/, tracked files and all):
+ * there git add -A would drop any new file, a source file as well as a
+ * build's, so the user is asked. A file hidden by a pattern of its own in a directory
+ * that is not (`*.o`) is left out, as git add -A leaves it. A file at
+ * the top level is asked about: nothing tells the two apart there.
+ */
+static int hidden_with_dir(git_repository *wt, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ignored = 1;
+
+	if (!slash)
+		return 1;
+	dir = xstrfmt("%.*s/", (int)(slash - path), path);
+	if (git_ignore_path_is_ignored(&ignored, wt, dir) < 0)
+		ignored = 1;	/* cannot tell: ask rather than drop */
+	git_error_clear();
+	free(dir);
+	return ignored;
+}
+
 /* At most this many hidden files are named one by one. */
 #define IGNORED_NAMED 10
 
@@ -901,7 +925,7 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 	 * a file may replace a directory or a link). The stat data of files
 	 * found unchanged is refreshed too (GIT_DIFF_UPDATE_INDEX). New
 	 * files .gitignore hides are not taken, as git add -A does, but
-	 * named in `ignored`, so that none is lost unsaid.
+	 * those hidden with their directory are named in `ignored`.
 	 */
 	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
 		      GIT_DIFF_UPDATE_INDEX;
@@ -925,6 +949,7 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 
 			if (d->status == GIT_DELTA_IGNORED) {
 				if (pass && !is_loop_rej(r, d->new_file.path) &&
+				    hidden_with_dir(wt, d->new_file.path) &&
 				    nr_ignored++ < IGNORED_NAMED)
 					strbuf_addf(ignored, "%s: a new file .gitignore hides, "
 						    "not recorded\n", shown(d->new_file.path));

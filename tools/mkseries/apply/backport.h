@@ -72,9 +72,12 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
  * `git add -A && git write-tree` there gives, plus the files of `r`
  * (may be NULL) that are there, taken as `git add -f` takes them: the
  * loop wrote them. When `ignored` is not NULL, the other new files
- * .gitignore hides are named there, one line each (the first ten), and
- * their number is returned; they are not in the tree. Writes the
- * worktree's index; nothing else. Returns that number, or -1 (printed).
+ * .gitignore hides with their directory (Debian's rule hiding the
+ * whole top level: any new file there) are named there, one line each
+ * (the first ten), and their number is returned; they are not in the
+ * tree, nor are new files hidden by a pattern of their own (`*.o`), as
+ * with git add -A. Writes the worktree's index; nothing else. Returns
+ * that number, or -1 (printed).
  */
 int backport_worktree_tree(git_oid *out, const char *path, const struct backport_result *r,
 			   struct strbuf *ignored);
