@@ -371,4 +371,84 @@ test_expect_success '--variant: the variant ref, refused until it is run, then f
 	test_cmp variant.tree amv.tree
 '
 
+test_expect_success 'a stable branch: what its policy refuses is left out, named, and the rest renumbered' '
+	sed -i "/^name: /a kind: stable" kit/kernels/1.0.yaml &&
+	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../st >../out 2>../err) &&
+	test_grep "^1.0: 1 patch from $REF ([0-9a-f]*), 6 left out by the stable policy, onto .* verified by its last run, in ../st/\$" out &&
+	test_grep "^1.0: left out .mm: rename ptes. (commit $A1 upstream): stable takes fixes only (a Fixes:, a Cc: stable, or the kit.s fixes:): this entry is none, stable review would bounce it\$" err &&
+	test_grep "^1.0: left out .mm: fix batch ptes. (commit [0-9a-f]* upstream): a fixup of .mm: batch ptes., which is left out, goes with it\$" err &&
+	test_grep "^1.0: left out .mm: fix the fix. (commit [0-9a-f]* upstream): a fixup of .mm: fix batch ptes., which is left out, goes with it\$" err &&
+	test_grep "^1.0: left out .mm: a tuning of our own.: stable takes fixes only" err &&
+	test $(grep -c "left out" err) = 6 &&
+	ls st >files &&
+	printf "%s\n" 0000-cover-letter.patch 0001-mm-add-gamma-for-quoted-reasons.patch >files.expect &&
+	test_cmp files.expect files &&
+	test_grep "^Subject: \[PATCH 1.0.y 1/1\] mm: add gamma, for \"quoted\" reasons\$" st/0001-*.patch &&
+	c=st/0000-cover-letter.patch &&
+	test_grep "^Subject: \[PATCH 1.0.y 0/1\] " $c &&
+	test_grep "^  1/1 mm: add gamma, for \"quoted\" reasons\$" $c &&
+	test_grep "^Left out, as stable takes fixes only (a Fixes:, a Cc: stable, or the kit.s fixes:):\$" $c &&
+	test_grep "^  - madvise: split locking\$" $c &&
+	test_grep "^      commit $B1 upstream\$" $c &&
+	test_grep "^  - mm: fix the fix\$" $c &&
+	test_grep "^ mm/gamma.c | 4 ++++\$" $c &&
+	test_grep "^ 1 file changed, 4 insertions(+)\$" $c
+'
+
+test_expect_success 'a stable branch: git am of what is kept gives the base plus the kept patch' '
+	git clone -q linux ams &&
+	git -C ams checkout -q --detach $BASE &&
+	git -C ams am -q "$PWD"/st/0001-*.patch &&
+	git -C ams rev-parse HEAD^{tree} >ams.tree &&
+	GIT_INDEX_FILE="$PWD/expect.index" git -C linux read-tree $BASE &&
+	GIT_INDEX_FILE="$PWD/expect.index" git -C linux update-index --add \
+		--cacheinfo 100644,$(git -C linux rev-parse $REF:mm/gamma.c),mm/gamma.c &&
+	GIT_INDEX_FILE="$PWD/expect.index" git -C linux write-tree >ams.expect &&
+	test_cmp ams.expect ams.tree
+'
+
+test_expect_success 'a stable branch: --all-patches exports everything, as a distro branch does' '
+	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../st-all \
+		--all-patches >../out 2>../err) &&
+	test_grep "^1.0: 7 patches from $REF .* verified by its last run" out &&
+	test_grep ! "left out" err &&
+	test_grep ! "Left out" st-all/0000-cover-letter.patch &&
+	test_cmp mbox/0002-mm-batch-ptes.patch st-all/0002-mm-batch-ptes.patch &&
+	(cd kit && mkseries export --branch 1.0 --variant no-beta --format mbox --workdir ../work \
+		-o ../st-v --force >../out 2>../err) &&
+	test_grep "^1.0: 1 patch from $(kit_ref kit 1.0 no-beta) ([0-9a-f]*), 5 left out by the stable policy, " out &&
+	test_grep ! "madvise" err &&
+	test_grep "^Subject: \[PATCH 1.0.y 1/1\] mm: add gamma" st-v/0001-mm-add-gamma-for-quoted-reasons.patch &&
+	sed -i "s/^kind: stable/kind: distro/" kit/kernels/1.0.yaml &&
+	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../distro \
+		>../out 2>../err) &&
+	test_grep "^1.0: 7 patches from $REF .* verified by its last run" out &&
+	test_grep ! "left out" err &&
+	test $(grep -c "^[a-z]" distro/series) = 7
+'
+
+test_expect_success 'a stable branch: a kept fix that needs a left-out patch stops the export, unless --force' '
+	(
+		cd own &&
+		printf "/* tuned, and fixed */\n" >mm/own.c &&
+		git commit -q -a -m "mm: fix our own tuning" \
+			-m "Fixes: $(git rev-parse --short=12 HEAD) (\"mm: a tuning of our own\")" &&
+		git format-patch -q -1 -o ../kit/patches/own
+	) &&
+	cat >>kit/series.yaml <<-EOF &&
+	      - file: patches/own/0001-mm-fix-our-own-tuning.patch
+	        subject: "mm: fix our own tuning"
+	EOF
+	sed -i "s/^kind: distro/kind: stable/" kit/kernels/1.0.yaml &&
+	(cd kit && mkseries run --branch 1.0 --workdir ../work >../run2.out 2>&1) &&
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work \
+		-o ../dep 2>../err) &&
+	test_grep "^error: .mm: fix our own tuning. depends on .mm: a tuning of our own., which the stable policy leaves out: without it .mm: fix our own tuning. does not apply; not exported (export every patch: --all-patches; or without the one it needs: --force)\$" err &&
+	! test -e dep &&
+	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../dep --force \
+		>../out 2>../err) &&
+	test_grep "^warning: .mm: fix our own tuning. depends on .mm: a tuning of our own., which the stable policy leaves out: the series does not apply; exported anyway (--force)\$" err &&
+	test_grep "^Subject: \[PATCH 1.0.y 2/2\] mm: fix our own tuning\$" dep/0002-mm-fix-our-own-tuning.patch
+'
+
 test_done

@@ -1,6 +1,7 @@
 /* builtin/export.c: `mkseries export`: an applied, verified branch as stable mails, a Debian quilt series or RPM patches. */
 #include <string.h>
 
+#include "apply/plan.h"
 #include "builtin/builtin.h"
 #include "export/export.h"
 #include "kit/select.h"
@@ -14,8 +15,42 @@
 struct export_args {
 	const char *variant, *output, *prefix, *workdir, *repo;
 	enum export_format fmt;
-	int force, all;
+	int force, all, all_patches;
 };
+
+/*
+ * A stable branch ships what its policy takes: leave out of s what the
+ * plan of b (its variant) says the policy refuses. 0, or 1 (printed).
+ */
+static int stable_filter(struct export_series *s, git_repository *repo, const struct kit *kit,
+			 const struct kernel_branch *b, const char *variant, int force)
+{
+	struct plan plan = PLAN_INIT;
+	size_t i;
+	int ret = 1;
+
+	if (!variant) {
+		if (plan_build(&plan, kit, b))
+			goto cleanup;
+	} else {
+		for (i = 0; i < b->nr_variants && strcmp(b->variants[i].name, variant); i++)
+			;
+		if (i == b->nr_variants ||
+		    plan_build_variant(&plan, kit, b, &b->variants[i]))
+			goto cleanup;
+	}
+	if (export_stable_filter(s, repo, &plan, force))
+		goto cleanup;
+	if (!s->nr) {
+		error("'%s' is a stable branch and its policy leaves out every patch applied: "
+		      "nothing to export (export them anyway: --all-patches)", b->name);
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	plan_release(&plan);
+	return ret;
+}
 
 /* The cover letter's subject: the series applied, as the run recorded them. */
 static char *cover_title(const struct branch_result *b, const char *prefix)
@@ -125,6 +160,22 @@ static int applied_tip(git_oid *tip, git_oid *base, git_repository *repo,
 	return 0;
 }
 
+/* What was written where, on stdout. */
+static void say_written(const struct export_series *s, int verified, const char *dir,
+			const struct strvec *files)
+{
+	size_t i;
+
+	printf("%s: %zu patch%s from %s (%s)", s->branch, s->nr, s->nr == 1 ? "" : "es",
+	       s->refname, oid_short(&s->tip));
+	if (s->nr_left)
+		printf(", %zu left out by the stable policy,", s->nr_left);
+	printf(" onto %s, %s, in %s/\n", oid_short(&s->base),
+	       verified ? "verified by its last run" : "NOT verified", dir);
+	for (i = 0; i < files->nr; i++)
+		printf("  %s\n", files->v[i]);
+}
+
 static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 			 const struct export_args *a, int several, int *skipped)
 {
@@ -140,7 +191,6 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	char *title = NULL, *verdict = NULL;
 	git_oid tip, base;
 	int err, ret = 1, recorded, verified;
-	size_t i;
 
 	results_init(&res);
 	if (several && !a->repo && b->source.kind == SOURCE_GIT && !b->source.repo) {
@@ -198,6 +248,9 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 		      oid_short(&base));
 		goto cleanup;
 	}
+	if (b->kind == BRANCH_STABLE && !a->all_patches &&
+	    stable_filter(&s, repo, kit, b, a->variant, a->force))
+		goto cleanup;
 	title = cover_title(recorded ? br : NULL, s.prefix);
 	verdict = verdict_text(br, recorded, s.exporter, verified);
 	cover.title = title;
@@ -205,11 +258,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	dir = default_output(b, a, several);
 	if (export_write(&s, a->fmt, dir, &cover, &files))
 		goto cleanup;
-	printf("%s: %zu patch%s from %s (%s) onto %s, %s, in %s/\n", b->name, s.nr,
-	       s.nr == 1 ? "" : "es", refname, oid_short(&tip), oid_short(&base),
-	       verified ? "verified by its last run" : "NOT verified", dir);
-	for (i = 0; i < files.nr; i++)
-		printf("  %s\n", files.v[i]);
+	say_written(&s, verified, dir, &files);
 	ret = 0;
 cleanup:
 	free(title);
@@ -259,14 +308,17 @@ int cmd_export(int argc, const char **argv)
 		{ OPT_STRING, "subject-prefix", 0, &a.prefix, "P",
 		  "mail subjects \"[P N/M]\" (default \"PATCH 6.12.y\" for branch 6.12)" },
 		{ OPT_BOOL, "force", 0, &a.force, NULL,
-		  "export a branch its last run did not verify (the cover letter says so)" },
+		  "export a branch its last run did not verify (the cover letter says so), "
+		  "or a stable series that no longer applies once what stable refuses is left out" },
+		{ OPT_BOOL, "all-patches", 0, &a.all_patches, NULL,
+		  "on a stable branch, also export what its policy would leave out" },
 		{ OPT_STRING, "workdir", 0, &a.workdir, "DIR",
 		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
 		{ OPT_STRING, "repo", 0, &a.repo, "DIR", "the kernel repository" },
 		{ OPT_END },
 	};
 	const char *usage = "mkseries export (--branch B | --all) [--variant V] --format mbox|quilt|rpm "
-			    "[--output DIR] [--subject-prefix P] [--force]";
+			    "[--output DIR] [--subject-prefix P] [--force] [--all-patches]";
 
 	if (parse_options(argc, argv, opts, usage))
 		usage_with_options(usage, opts, 2);

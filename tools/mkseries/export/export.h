@@ -37,6 +37,13 @@ struct export_patch {
 	char *diff;		/* "diff --git" to the end */
 };
 
+/* A commit of the branch the export leaves out, and why. */
+struct export_left_out {
+	char *subject;
+	char *upstream;		/* as the commit names it, or NULL */
+	char *why;		/* the policy's rule, or which left-out patch a fixup follows */
+};
+
 /* The applied branch, base (exclusive) to tip, oldest first. */
 struct export_series {
 	char *branch;		/* "6.12" */
@@ -48,6 +55,9 @@ struct export_series {
 	char *stat;		/* diffstat of the whole series, base to tip */
 	struct export_patch *v;
 	size_t nr, alloc;
+	/* What export_stable_filter() took out of v, in branch order. */
+	struct export_left_out *left;
+	size_t nr_left, alloc_left;
 };
 
 #define EXPORT_SERIES_INIT { 0 }
@@ -107,6 +117,22 @@ void export_cover_mail(struct strbuf *out, const struct export_series *s,
  * half written. `files` gets each file written, relative to dir.
  * Returns 0 or -1 (printed).
  */
+struct plan;
+
+/*
+ * For a stable branch: leave out of s each commit whose plan entry the
+ * policy refuses (kit_policy_takes() says 0), and each fixup applied
+ * on its own whose patch is left out, moving them to s->left and saying
+ * on stderr which and why. A commit is matched to its entry by the
+ * upstream id it names, else by its subject; one that matches none is
+ * kept. The kept diffs are then applied in order onto s->base in
+ * memory: when one does not apply without what was left out, that is
+ * an error naming both (-1), or with `force` a warning. s->stat becomes
+ * the diffstat of what is kept. Returns 0 or -1 (printed).
+ */
+int export_stable_filter(struct export_series *s, git_repository *repo, const struct plan *plan,
+			 int force);
+
 int export_write(const struct export_series *s, enum export_format fmt, const char *dir,
 		 const struct export_cover *cover, struct strvec *files);
 

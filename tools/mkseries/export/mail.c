@@ -144,6 +144,19 @@ void export_cover_mail(struct strbuf *out, const struct export_series *s,
 			strbuf_addstr(&body, "      no upstream commit: the kit's own patch\n");
 	}
 	strbuf_addf(&body, "\n%s\n", s->stat ? s->stat : "");
+	if (s->nr_left) {
+		strbuf_addstr(&body, "Left out, as stable takes fixes only (a Fixes:, a Cc: stable, "
+				     "or the kit's fixes:):\n\n");
+		for (i = 0; i < s->nr_left; i++) {
+			const struct export_left_out *l = &s->left[i];
+
+			strbuf_addf(&body, "  - %s\n", l->subject);
+			if (l->upstream)
+				strbuf_addf(&body, "      commit %s upstream\n", l->upstream);
+			strbuf_addf(&body, "      %s\n", l->why);
+		}
+		strbuf_addch(&body, '\n');
+	}
 	if (cover->verdict)
 		strbuf_addf(&body, "%s", cover->verdict);
 

@@ -96,6 +96,12 @@ void export_series_release(struct export_series *s)
 	for (i = 0; i < s->nr; i++)
 		patch_release(&s->v[i]);
 	free(s->v);
+	for (i = 0; i < s->nr_left; i++) {
+		free(s->left[i].subject);
+		free(s->left[i].upstream);
+		free(s->left[i].why);
+	}
+	free(s->left);
 	free(s->branch);
 	free(s->variant);
 	free(s->refname);
