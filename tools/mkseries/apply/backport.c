@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
@@ -834,13 +835,83 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 	return ret;
 }
 
-int backport_worktree_tree(git_oid *out, const char *path)
+/*
+ * The files the loop wrote are the patch's: taken as `git add -f` takes
+ * them, whatever .gitignore says (Debian's trees ignore every new file).
+ * Those the backporter removed since are left to the diff.
+ */
+static int add_loop_files(git_index *index, const char *path, const struct backport_result *r)
+{
+	struct stat st;
+	size_t i;
+	int err;
+
+	for (i = 0; r && i < r->nr; i++) {
+		const char *file = r->files[i].path;
+		char *abs;
+		int there;
+
+		if (git_index_get_bypath(index, file, 0))
+			continue;	/* tracked: the diff sees its changes */
+		abs = path_join(path, file);
+		there = !lstat(abs, &st) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
+		free(abs);
+		if (there && (err = git_index_add_bypath(index, file)) < 0)
+			return gitutil_error(err, "cannot take '%s' of the work tree '%s'",
+					     shown(file), path);
+	}
+	return 0;
+}
+
+/* Whether `path` is the .rej or .rej.why of a file of `r`: backport_leftovers() names those. */
+static int is_loop_rej(const struct backport_result *r, const char *path)
+{
+	size_t i, len;
+
+	for (i = 0; r && i < r->nr; i++) {
+		len = strlen(r->files[i].path);
+		if (!strncmp(path, r->files[i].path, len) &&
+		    (!strcmp(path + len, ".rej") || !strcmp(path + len, ".rej.why")))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether a new file .gitignore hides is hidden with its directory (as
+ * Debian's rule hiding the top level hides mm/, tracked files and all):
+ * there git add -A would drop any new file, a source file as well as a
+ * build's, so the user is asked. A file hidden by a pattern of its own in a directory
+ * that is not (`*.o`) is left out, as git add -A leaves it. A file at
+ * the top level is asked about: nothing tells the two apart there.
+ */
+static int hidden_with_dir(git_repository *wt, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ignored = 1;
+
+	if (!slash)
+		return 1;
+	dir = xstrfmt("%.*s/", (int)(slash - path), path);
+	if (git_ignore_path_is_ignored(&ignored, wt, dir) < 0)
+		ignored = 1;	/* cannot tell: ask rather than drop */
+	git_error_clear();
+	free(dir);
+	return ignored;
+}
+
+/* At most this many hidden files are named one by one. */
+#define IGNORED_NAMED 10
+
+int backport_worktree_tree(git_oid *out, const char *path, const struct backport_result *r,
+			   struct strbuf *ignored)
 {
 	git_diff_options dopts = diff_options_init;
 	git_repository *wt = NULL;
 	git_index *index = NULL;
 	git_diff *diff = NULL;
-	size_t i, n, pass;
+	size_t i, n, pass, nr_ignored = 0;
 	int err, ret = 0;
 
 	if ((err = git_repository_open(&wt, path)) < 0) {
@@ -852,13 +923,22 @@ int backport_worktree_tree(git_oid *out, const char *path)
 	 * from the index are read and hashed, the others are taken as the
 	 * index has them; only what changed is updated (deletions first, so
 	 * a file may replace a directory or a link). The stat data of files
-	 * found unchanged is refreshed too (GIT_DIFF_UPDATE_INDEX).
+	 * found unchanged is refreshed too (GIT_DIFF_UPDATE_INDEX). New
+	 * files .gitignore hides are not taken, as git add -A does, but
+	 * those hidden with their directory are named in `ignored`.
 	 */
 	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
 		      GIT_DIFF_UPDATE_INDEX;
+	if (ignored)
+		dopts.flags |= GIT_DIFF_INCLUDE_IGNORED | GIT_DIFF_RECURSE_IGNORED_DIRS;
 	if ((err = git_repository_index(&index, wt)) < 0 ||
-	    (err = git_index_read(index, 1)) < 0 ||
-	    (err = git_diff_index_to_workdir(&diff, wt, index, &dopts)) < 0) {
+	    (err = git_index_read(index, 1)) < 0) {
+		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
+		goto cleanup;
+	}
+	if ((ret = add_loop_files(index, path, r)))
+		goto cleanup;
+	if ((err = git_diff_index_to_workdir(&diff, wt, index, &dopts)) < 0) {
 		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
 		goto cleanup;
 	}
@@ -867,6 +947,14 @@ int backport_worktree_tree(git_oid *out, const char *path)
 		for (i = 0; i < n && !ret; i++) {
 			const git_diff_delta *d = git_diff_get_delta(diff, i);
 
+			if (d->status == GIT_DELTA_IGNORED) {
+				if (pass && !is_loop_rej(r, d->new_file.path) &&
+				    hidden_with_dir(wt, d->new_file.path) &&
+				    nr_ignored++ < IGNORED_NAMED)
+					strbuf_addf(ignored, "%s: a new file .gitignore hides, "
+						    "not recorded\n", shown(d->new_file.path));
+				continue;
+			}
 			if ((d->status == GIT_DELTA_DELETED) != !pass ||
 			    d->old_file.mode == GIT_FILEMODE_COMMIT ||
 			    d->new_file.mode == GIT_FILEMODE_COMMIT)
@@ -878,9 +966,14 @@ int backport_worktree_tree(git_oid *out, const char *path)
 						    shown(d->new_file.path), path);
 		}
 	}
+	if (nr_ignored > IGNORED_NAMED)
+		strbuf_addf(ignored, "... and %zu more new files .gitignore hides\n",
+			    nr_ignored - IGNORED_NAMED);
 	if (!ret && ((err = git_index_write(index)) < 0 ||
 		     (err = git_index_write_tree(out, index)) < 0))
 		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
+	if (!ret)
+		ret = (int)(nr_ignored > INT_MAX ? INT_MAX : nr_ignored);
 cleanup:
 	git_diff_free(diff);
 	git_index_free(index);

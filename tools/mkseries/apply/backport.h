@@ -69,10 +69,18 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 /*
  * The tree of the worktree at `path` as it is on disk (tracked files as
  * edited, new files that are not ignored, deleted files gone): what
- * `git add -A && git write-tree` there gives. Writes the worktree's
- * index; nothing else.
+ * `git add -A && git write-tree` there gives, plus the files of `r`
+ * (may be NULL) that are there, taken as `git add -f` takes them: the
+ * loop wrote them. When `ignored` is not NULL, the other new files
+ * .gitignore hides with their directory (Debian's rule hiding the
+ * whole top level: any new file there) are named there, one line each
+ * (the first ten), and their number is returned; they are not in the
+ * tree, nor are new files hidden by a pattern of their own (`*.o`), as
+ * with git add -A. Writes the worktree's index; nothing else. Returns
+ * that number, or -1 (printed).
  */
-int backport_worktree_tree(git_oid *out, const char *path);
+int backport_worktree_tree(git_oid *out, const char *path, const struct backport_result *r,
+			   struct strbuf *ignored);
 
 /*
  * What is left to do in the tree at `dir`: .rej or .rej.why files beside

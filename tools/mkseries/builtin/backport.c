@@ -91,14 +91,26 @@ struct loop {
 	/* the work tree's tree, once read in this run (reading stats every file) */
 	git_oid wt_tree;
 	int have_wt_tree;
+	/* from that read: the new files .gitignore hides, named one a line, and their number */
+	struct strbuf wt_ignored;
+	int wt_nr_ignored;
 };
 
-/* The tree the loop's work tree holds now, read once per run. */
-static int loop_worktree_tree(git_oid *out, struct loop *l)
+/*
+ * The tree the loop's work tree holds now, read once per run: the files
+ * the loop wrote (`r`) whatever .gitignore says, the backporter's new
+ * files unless it hides them (those are counted in l->wt_nr_ignored).
+ */
+static int loop_worktree_tree(git_oid *out, struct loop *l, const struct backport_result *r)
 {
 	if (!l->have_wt_tree) {
-		if (backport_worktree_tree(&l->wt_tree, l->paths.tree))
+		int n;
+
+		strbuf_reset(&l->wt_ignored);
+		n = backport_worktree_tree(&l->wt_tree, l->paths.tree, r, &l->wt_ignored);
+		if (n < 0)
 			return -1;
+		l->wt_nr_ignored = n;
 		l->have_wt_tree = 1;
 	}
 	*out = l->wt_tree;
@@ -353,7 +365,7 @@ static int add_loop_file(const char *loop_path, const char *key, const char *rel
  * out from (*onto_c, caller frees); an error when nothing changed.
  */
 static int worktree_change(git_oid *tree_id, git_commit **onto_c, struct loop *l,
-			   const struct state *st)
+			   const struct state *st, const struct backport_result *r)
 {
 	git_oid onto;
 	int err;
@@ -361,7 +373,7 @@ static int worktree_change(git_oid *tree_id, git_commit **onto_c, struct loop *l
 	*onto_c = NULL;
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
 		return error("the loop's state has no valid 'onto' commit");
-	if (loop_worktree_tree(tree_id, l))
+	if (loop_worktree_tree(tree_id, l, r))
 		return -1;
 	if ((err = git_commit_lookup(onto_c, l->repo, &onto)) < 0)
 		return gitutil_error(err, "cannot read commit %s", oid_short(&onto));
@@ -562,7 +574,7 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 	const char *replaces = state_get(st, "replaces");
 	int ret = -1;
 
-	if (worktree_change(&tree_id, &onto_c, l, st))
+	if (worktree_change(&tree_id, &onto_c, l, st, r))
 		goto cleanup;
 	src = path_join(l->kit->dir, state_get(st, "source"));
 	if (mail_parse_file(&mails, &nr_mails, src) < 0)
@@ -876,8 +888,10 @@ next:
 
 /*
  * What is left to resolve in the work tree, one line each in `left`:
- * .rej files, and conflict markers in any file that did not have them
- * in the tree the loop checked out. Returns their number, or -1.
+ * .rej files, conflict markers in any file that did not have them in
+ * the tree the loop checked out, and new files .gitignore hides (the
+ * user says whether they are the backport's: git add -A would drop them
+ * silently, and the tree goes once recorded). Returns their number, or -1.
  */
 static int loop_leftovers(struct strbuf *left, struct loop *l, const struct state *st,
 			  const struct backport_result *r)
@@ -887,10 +901,19 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
 		return error("the loop's state has no valid 'onto' commit");
-	if (loop_worktree_tree(&tree, l))
+	if (loop_worktree_tree(&tree, l, r))
 		return -1;
 	m = backport_new_markers(left, l->repo, &onto, &tree);
-	return m < 0 ? -1 : n + m;
+	if (m < 0)
+		return -1;
+	if (l->wt_nr_ignored) {
+		strbuf_add(left, l->wt_ignored.buf, l->wt_ignored.len);
+		strbuf_addf(left, "hint: `git -C %s add -f <file>` records a file .gitignore hides;\n"
+			    "hint: remove those that are not the backport's (`git -C %s clean -fdX`\n"
+			    "hint: removes every new file it hides that is not added)\n",
+			    l->paths.tree, l->paths.tree);
+	}
+	return n + m + l->wt_nr_ignored;
 }
 
 static int cmd_status(struct loop *l)
@@ -1287,6 +1310,7 @@ int cmd_backport(int argc, const char **argv)
 		return !ret && status ? 0 : 2;
 	}
 	memset(&l, 0, sizeof(l));
+	strbuf_init(&l.wt_ignored, 0);
 	l.lock.fd = -1;
 	l.kit = &kit;
 	l.opts = &lo;
@@ -1331,6 +1355,7 @@ int cmd_backport(int argc, const char **argv)
 cleanup:
 	loop_close(&l);
 	loop_paths_release(&l.paths);
+	strbuf_release(&l.wt_ignored);
 	kit_release(&kit);
 	return ret;
 }
