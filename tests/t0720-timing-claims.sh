@@ -190,7 +190,7 @@ test_expect_success 'a kit reused from base is base.s tree: no change, said in e
 	printf "%s\n" base true 0 same >u.expect &&
 	test_cmp u.expect u &&
 	(cd kit2 && mkseries report --workdir ../reused --format junit >../u.xml) &&
-	test_grep "<property name=\"reused\" value=\"base: the same tree as base, base&apos;s build and results, no change\"/>" u.xml &&
+	test_grep "<property name=\"reused\" value=\"base: the same tree as base, base&#39;s build and results, no change\"/>" u.xml &&
 	(cd kit2 && mkseries report --workdir ../reused --format markdown >../u.md) &&
 	test_grep "^| t kit  | ok    | ok    | ok   | 3 ok  | base.s tree |$" u.md &&
 	test_grep "^kit is base.s tree (nothing applied): base.s build and results reused,$" u.md

@@ -7,6 +7,7 @@
 #include "kit/model.h"
 #include "apply/plan.h"
 #include "report/html.h"
+#include "report/words.h"
 #include "report/report.h"
 #include "results/results.h"
 #include "tap.h"
@@ -313,23 +314,23 @@ static void test_html_escape(void)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	html_add_escaped(&sb, "<script>alert(1)</script>", 0);
+	report_add_markup(&sb, "<script>alert(1)</script>", 0);
 	is_str(sb.buf, "&lt;script&gt;alert(1)&lt;/script&gt;", "html: a script is text");
 	strbuf_reset(&sb);
-	html_add_escaped(&sb, "a \"b\" & 'c' <d>", 0);
+	report_add_markup(&sb, "a \"b\" & 'c' <d>", 0);
 	is_str(sb.buf, "a &quot;b&quot; &amp; &#39;c&#39; &lt;d&gt;", "html: quotes and ampersands");
 	strbuf_reset(&sb);
-	html_add_escaped(&sb, "&amp;", 0);
+	report_add_markup(&sb, "&amp;", 0);
 	is_str(sb.buf, "&amp;amp;", "html: an entity in the input stays text");
 	strbuf_reset(&sb);
-	html_add_escaped(&sb, "x\033[2J\033]0;t\a\r\x7f\xc2\x85y\tz\nw", 0);
+	report_add_markup(&sb, "x\033[2J\033]0;t\a\r\x7f\xc2\x85y\tz\nw", 0);
 	is_str(sb.buf, "x\\x1b[2J\\x1b]0;t\\x07\\r\\x7f\\u0085y z\\nw",
 	       "html: control characters shown escaped, on one line");
 	strbuf_reset(&sb);
-	html_add_escaped(&sb, "a\n<b>\xff", 1);
+	report_add_markup(&sb, "a\n<b>\xff", 1);
 	is_str(sb.buf, "a\n&lt;b&gt;\\xff", "html: lines kept, invalid UTF-8 escaped");
 	strbuf_reset(&sb);
-	html_add_escaped(&sb, NULL, 0);
+	report_add_markup(&sb, NULL, 0);
 	is_str(sb.buf, "", "html: NULL adds nothing");
 	strbuf_release(&sb);
 }
@@ -659,7 +660,7 @@ static void test_timing_claims(void)
 	ok(strstr(sb.buf, "\"reused\": \"base\"") && strstr(sb.buf, "\"same_tree\": true") &&
 	   strstr(sb.buf, "\"why\": \"same tree as base: no change\""), "reused: json says so");
 	render(&sb, &r, REPORT_JUNIT, 0);
-	ok(strstr(sb.buf, "<property name=\"reused\" value=\"base: the same tree as base, base&apos;s build and results, no change\"/>") != NULL,
+	ok(strstr(sb.buf, "<property name=\"reused\" value=\"base: the same tree as base, base&#39;s build and results, no change\"/>") != NULL,
 	   "reused: junit says so");
 	strbuf_release(&sb);
 	strbuf_release(&two);

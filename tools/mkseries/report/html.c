@@ -11,41 +11,9 @@
 #include "report/words.h"
 #include "results/verdict.h"
 
-void html_add_escaped(struct strbuf *sb, const char *s, int lines)
-{
-	struct strbuf clean = STRBUF_INIT;
-	size_t i;
-
-	if (!s)
-		return;
-	report_add_clean(&clean, s, lines);
-	for (i = 0; i < clean.len; i++) {
-		switch (clean.buf[i]) {
-		case '&':
-			strbuf_addstr(sb, "&amp;");
-			break;
-		case '<':
-			strbuf_addstr(sb, "&lt;");
-			break;
-		case '>':
-			strbuf_addstr(sb, "&gt;");
-			break;
-		case '"':
-			strbuf_addstr(sb, "&quot;");
-			break;
-		case '\'':
-			strbuf_addstr(sb, "&#39;");
-			break;
-		default:
-			strbuf_addch(sb, clean.buf[i]);
-		}
-	}
-	strbuf_release(&clean);
-}
-
 static void esc(struct strbuf *sb, const char *s)
 {
-	html_add_escaped(sb, s, 0);
+	report_add_markup(sb, s, 0);
 }
 
 /*
@@ -569,7 +537,7 @@ void render_html(struct strbuf *sb, const struct run_results *r)
 		strbuf_add(sb, charts.buf, charts.len);
 		if (text.len) {
 			strbuf_addstr(sb, "<h3>Against base</h3>\n<pre>");
-			html_add_escaped(sb, text.buf, 1);
+			report_add_markup(sb, text.buf, 1);
 			strbuf_addstr(sb, "</pre>\n");
 		}
 		strbuf_addstr(sb, "</section>\n");

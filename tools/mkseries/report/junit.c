@@ -8,32 +8,7 @@
 
 static void xml_text(struct strbuf *sb, const char *s, int attribute)
 {
-	struct strbuf c = STRBUF_INIT;
-	const char *p;
-
-	report_add_clean(&c, s, !attribute);
-	for (p = c.buf; *p; p++) {
-		switch (*p) {
-		case '&':
-			strbuf_addstr(sb, "&amp;");
-			break;
-		case '<':
-			strbuf_addstr(sb, "&lt;");
-			break;
-		case '>':
-			strbuf_addstr(sb, "&gt;");
-			break;
-		case '"':
-			strbuf_addstr(sb, "&quot;");
-			break;
-		case '\'':
-			strbuf_addstr(sb, "&apos;");
-			break;
-		default:
-			strbuf_addch(sb, *p);
-		}
-	}
-	strbuf_release(&c);
+	report_add_markup(sb, s, !attribute);
 }
 
 struct junit_suite {

@@ -207,3 +207,35 @@ char *cell_name(const struct branch_result *b, const struct cell_result *c)
 {
 	return xstrfmt("%s %s", b->name, c->variant);
 }
+
+void report_add_markup(struct strbuf *sb, const char *s, int lines)
+{
+	struct strbuf clean = STRBUF_INIT;
+	size_t i;
+
+	if (!s)
+		return;
+	report_add_clean(&clean, s, lines);
+	for (i = 0; i < clean.len; i++) {
+		switch (clean.buf[i]) {
+		case '&':
+			strbuf_addstr(sb, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(sb, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(sb, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(sb, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(sb, "&#39;");
+			break;
+		default:
+			strbuf_addch(sb, clean.buf[i]);
+		}
+	}
+	strbuf_release(&clean);
+}

@@ -48,4 +48,13 @@ const char *splat_word(const struct check *c);
 /* "6.12 kit". Caller frees. */
 char *cell_name(const struct branch_result *b, const struct cell_result *c);
 
+/*
+ * Append s for an HTML or XML text node or a quoted attribute value, the
+ * one escaping of the HTML and JUnit reports: first made printable as
+ * every report does (control characters become `\xNN`, invalid UTF-8
+ * `\xNN`), then &, <, >, " and ' become entities. `lines` keeps
+ * newlines (for a <pre>). NULL appends nothing.
+ */
+void report_add_markup(struct strbuf *sb, const char *s, int lines);
+
 #endif
