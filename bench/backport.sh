@@ -15,7 +15,7 @@
 #               git worktree remove --force (what --continue does of git's)
 # Prints each run and the median, min and max of each step, and the
 # ratios of the medians (mkseries / git: below 1 is faster than git).
-# Real trees: run it under `flock /work/locks/kernel.lock`; the cache is
+# Real trees: run it alone (no kernel build at the same time); the cache is
 # BENCH_CACHE (default build/real-cache), imported on the first run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
