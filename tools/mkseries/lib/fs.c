@@ -180,18 +180,31 @@ int fs_symlink_beneath(const char *root, const char *rel, const char *target, st
 	return ret;
 }
 
+/*
+ * open_parent() without creating, for what removes or looks: 1 (and `why`
+ * as it was) when a directory above `rel` is not there, so neither is it.
+ */
+static int open_parent_if_there(int *dirfd, const char **name, const char *root,
+				const char *rel, struct strbuf *why)
+{
+	size_t len = why->len;
+	int ret = open_parent(dirfd, name, root, rel, 0, why);
+
+	if (ret == MKS_ENOTFOUND) {
+		strbuf_setlen(why, len);
+		return 1;
+	}
+	return ret;
+}
+
 int fs_rmdir_beneath(const char *root, const char *rel, struct strbuf *why)
 {
 	const char *name;
 	int dirfd, ret;
 
-	ret = open_parent(&dirfd, &name, root, rel, 0, why);
-	if (ret == MKS_ENOTFOUND) {
-		strbuf_reset(why);
-		return 0;
-	}
+	ret = open_parent_if_there(&dirfd, &name, root, rel, why);
 	if (ret)
-		return ret;
+		return ret == 1 ? 0 : ret;
 	if (!unlinkat(dirfd, name, AT_REMOVEDIR))
 		ret = 1;
 	else if (errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST && errno != ENOTDIR) {
@@ -207,14 +220,9 @@ int fs_unlink_beneath(const char *root, const char *rel, struct strbuf *why)
 	const char *name;
 	int dirfd, ret;
 
-	ret = open_parent(&dirfd, &name, root, rel, 0, why);
-	if (ret == MKS_ENOTFOUND) {
-		/* a directory above it is not there: neither is it */
-		strbuf_reset(why);
-		return 0;
-	}
+	ret = open_parent_if_there(&dirfd, &name, root, rel, why);
 	if (ret)
-		return ret;
+		return ret == 1 ? 0 : ret;
 	if (unlinkat(dirfd, name, 0) && errno != ENOENT) {
 		strbuf_addstr(why, strerror(errno));
 		ret = -1;
@@ -248,13 +256,9 @@ int fs_exists_beneath(const char *root, const char *rel, struct strbuf *why)
 	mode_t have;
 	int dirfd, ret;
 
-	ret = open_parent(&dirfd, &name, root, rel, 0, why);
-	if (ret == MKS_ENOTFOUND) {
-		strbuf_reset(why);
-		return 0;
-	}
+	ret = open_parent_if_there(&dirfd, &name, root, rel, why);
 	if (ret)
-		return ret;
+		return ret == 1 ? 0 : ret;
 	if (mode_at(&have, dirfd, name)) {
 		strbuf_addstr(why, strerror(errno));
 		ret = -1;
