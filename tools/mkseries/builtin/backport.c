@@ -1,7 +1,10 @@
 /* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply/applyplan.h"
@@ -24,11 +27,12 @@
 /*
  * Where the loop of branch b keeps its state: <workdir>/backport/, with
  * `loop` (what the loop wrote to the kit, for --abort), `patch` (the
- * patch being worked on), series.yaml.orig, and tree/, the git worktree.
+ * patch being worked on), `journal` (the step under way, see
+ * journal_begin()), series.yaml.orig, and tree/, the git worktree.
  * The one place that names the loop's directory, worktree and branch.
  */
 struct loop_paths {
-	char *dir, *loop, *patch, *yaml_orig, *backup, *tree, *wt_name, *refname;
+	char *dir, *loop, *patch, *journal, *yaml_orig, *backup, *tree, *wt_name, *refname;
 	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
 };
 
@@ -46,6 +50,7 @@ static int loop_paths_init(struct loop_paths *lp, const struct kit *kit, const c
 	lp->dir = path_join(workdir, "backport");
 	lp->loop = path_join(lp->dir, "loop");
 	lp->patch = path_join(lp->dir, "patch");
+	lp->journal = path_join(lp->dir, "journal");
 	lp->yaml_orig = path_join(lp->dir, "series.yaml.orig");
 	lp->tree = path_join(lp->dir, "tree");
 	lp->backup = path_join(lp->dir, "replaced");
@@ -65,6 +70,7 @@ static void loop_paths_release(struct loop_paths *lp)
 	free(lp->dir);
 	free(lp->loop);
 	free(lp->patch);
+	free(lp->journal);
 	free(lp->yaml_orig);
 	free(lp->tree);
 	free(lp->backup);
@@ -117,17 +123,164 @@ static int loop_worktree_tree(git_oid *out, struct loop *l, const struct backpor
 	return 0;
 }
 
-/*
- * tests/t0820 stands in for a SIGKILL at named steps of the loop:
- * MKSERIES_TEST_BACKPORT_CRASH=<step> ends mkseries there at once, as a
- * kill would, without cleaning up ("1" is the step "recorded").
- */
+/* tests/t0820 kills the loop here (SIGKILL) when MKSERIES_TEST_BACKPORT_CRASH names the step. */
 static void crash_point(const char *step)
 {
-	const char *at = getenv("MKSERIES_TEST_BACKPORT_CRASH");
+	test_crash_point(step);
+}
 
-	if (at && (!strcmp(at, step) || (!strcmp(at, "1") && !strcmp(step, "recorded"))))
-		_exit(3);
+/*
+ * The loop's journal: before a step that changes the work tree, the
+ * loop's branch or a file of the kit, the loop writes what it is about
+ * to do (`step`, the patch's `label`, its own `pid`, the `time`, and the
+ * kit file it writes, `file`) and removes the journal once the step is
+ * done and marked in the state. A journal found on the next run is a
+ * step a killed mkseries left half done: journal_recover() finishes it
+ * or rolls it back before anything else, and --status names it.
+ *
+ * The steps, and what a half-done one needs:
+ *   checkout  the work tree for a patch: rolled back (the next run
+ *             checks out again); done once the `patch` state is written
+ *   record    the recorded patch `file` written: its temporary file goes,
+ *             the state's "target" makes the rewrite the same file
+ *   decide    series.yaml written: its temporary file goes; the decision,
+ *             when there, is the loop's own (record_decision())
+ *   finish    the work tree, the loop's branch and the `patch` state
+ *             removed: done again
+ */
+static int journal_begin(struct loop *l, const char *step, const char *label, const char *file)
+{
+	struct state j = STATE_INIT;
+	int ret;
+
+	state_set(&j, "step", step);
+	state_set(&j, "label", label ? label : "");
+	state_setf(&j, "pid", "%ld", (long)getpid());
+	state_setf(&j, "time", "%lld", (long long)time(NULL));
+	if (file)
+		state_set(&j, "file", file);
+	ret = state_write(&j, l->paths.journal);
+	state_release(&j);
+	return ret;
+}
+
+static int journal_done(struct loop *l)
+{
+	if (unlink(l->paths.journal) && errno != ENOENT)
+		return error("cannot remove '%s': %s", l->paths.journal, strerror(errno));
+	return 0;
+}
+
+/* What step `step` of the journal was doing, for messages. */
+static const char *journal_step_name(const char *step)
+{
+	if (!strcmp(step, "checkout"))
+		return "checking out the work tree";
+	if (!strcmp(step, "record"))
+		return "writing the recorded patch";
+	if (!strcmp(step, "decide"))
+		return "writing the decision into series.yaml";
+	if (!strcmp(step, "finish"))
+		return "removing the work tree and the loop's branch";
+	return "an unknown step";
+}
+
+/* "mkseries pid 123, no longer running[, 5 s ago]" for the journal `j`. */
+static void journal_who(struct strbuf *sb, const struct state *j, int when)
+{
+	const char *pid = state_get(j, "pid"), *t = state_get(j, "time");
+
+	strbuf_addf(sb, "mkseries pid %s", pid ? pid : "?");
+	if (pid && kill((pid_t)atol(pid), 0) && errno == ESRCH)
+		strbuf_addstr(sb, ", no longer running");
+	if (t && when)
+		strbuf_addf(sb, ", %lld s ago", (long long)(time(NULL) - atoll(t)));
+}
+
+/*
+ * The lock a killed step left on the loop's branch: named, with the
+ * process the journal says held it, its age and what to do. 0 when
+ * there is none, -1 (printed) when there is.
+ */
+static int journal_ref_lock(struct loop *l, const struct state *j)
+{
+	char *lock = xstrfmt("%s%s.lock", git_repository_commondir(l->repo), l->paths.refname);
+	struct strbuf who = STRBUF_INIT;
+	struct stat st;
+	int ret = 0;
+
+	if (!lstat(lock, &st)) {
+		journal_who(&who, j, 0);
+		ret = error("the loop's branch '%s' is locked: '%s' is there, %lld s old, left by "
+			    "%s, killed while %s of %s\n"
+			    "hint: only the loop writes that branch, and this mkseries holds the "
+			    "repository's lock: remove '%s' and run the same command again",
+			    l->paths.refname, lock, (long long)(time(NULL) - st.st_mtime), who.buf,
+			    journal_step_name(state_get(j, "step")), shown(state_get(j, "label")),
+			    lock);
+	}
+	strbuf_release(&who);
+	free(lock);
+	return ret;
+}
+
+static void remove_temp_siblings(const struct loop *l, const char *rel);
+
+/*
+ * Finish or roll back the step a killed mkseries left half done (the
+ * journal says which), before --continue, --skip or --abort do their
+ * own work. Returns 0, or -1 (printed) when it cannot.
+ */
+static int journal_recover(struct loop *l)
+{
+	struct state j = STATE_INIT, st = STATE_INIT;
+	struct strbuf who = STRBUF_INIT;
+	const char *step, *file;
+	int ret = -1;
+
+	if (!file_exists(l->paths.journal))
+		return 0;
+	if (state_read(&j, l->paths.journal))
+		goto cleanup;
+	step = state_get(&j, "step") ? state_get(&j, "step") : "";
+	file = state_get(&j, "file");
+	journal_who(&who, &j, 1);
+	printf("the loop was killed while %s of %s (%s)\n", journal_step_name(step),
+	       shown(state_get(&j, "label")), who.buf);
+	if (!strcmp(step, "checkout") || !strcmp(step, "finish")) {
+		int tree_kept;
+
+		if (state_read(&st, l->paths.patch))
+			goto cleanup;
+		/* the `patch` state written: the checkout was done */
+		tree_kept = !strcmp(step, "checkout") && state_get(&st, "label");
+		if (!tree_kept) {
+			if (journal_ref_lock(l, &j) ||
+			    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
+						     l->paths.refname))
+				goto cleanup;
+			if (!strcmp(step, "finish") && unlink(l->paths.patch) && errno != ENOENT) {
+				error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
+				goto cleanup;
+			}
+		}
+		printf("%s\n", tree_kept ? "the work tree was checked out before that" :
+		       !strcmp(step, "finish") ? "removed what was left of its work tree and branch" :
+		       "removed the half checked-out work tree");
+	} else if (!strcmp(step, "record") || !strcmp(step, "decide")) {
+		if (file)
+			remove_temp_siblings(l, file);
+	} else {
+		error("'%s' names a step this mkseries does not know: '%s'", l->paths.journal,
+		      shown(step));
+		goto cleanup;
+	}
+	ret = journal_done(l);
+cleanup:
+	strbuf_release(&who);
+	state_release(&st);
+	state_release(&j);
+	return ret;
 }
 
 /* After add_decision(): the branch of the kit just loaded. */
@@ -281,18 +434,27 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 		goto cleanup;
 	}
 	strbuf_add(&orig, text.buf, text.len);
-	if (yamledit_add_branch_decision(&text, path, sid, list, index, bname, flow) ||
-	    yamledit_commit(kit, dir, path, &text, &orig, what)) {
+	if (yamledit_add_branch_decision(&text, path, sid, list, index, bname, flow)) {
 		ret = -1;
 		goto cleanup;
 	}
-	/* the user may have moved entries: then the loop's copy is the kit's file as written */
+	/*
+	 * The loop's copy is written first: killed between the two writes,
+	 * --abort takes out a decision the kit's file does not have yet,
+	 * which changes nothing, rather than leave one it does not know of.
+	 * The user may have moved entries: then the copy is the kit's file
+	 * as it will be.
+	 */
 	if (yamledit_add_branch_decision(&own, mine, sid, list, index, bname, flow)) {
 		strbuf_reset(&own);
 		strbuf_add(&own, text.buf, text.len);
 	}
-	if (write_file_atomic(mine, own.buf, own.len))
+	if (write_file_atomic(mine, own.buf, own.len)) {
 		ret = error("cannot write '%s': %s", mine, strerror(errno));
+		goto cleanup;
+	}
+	if (yamledit_commit(kit, dir, path, &text, &orig, what))
+		ret = -1;
 cleanup:
 	strbuf_release(&own);
 	strbuf_release(&orig);
@@ -602,13 +764,14 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 			goto cleanup;
 	}
 	crash_point("target");
-	if (patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
+	if (journal_begin(l, "record", kit_patch_label(p), rel) ||
+	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
 		goto cleanup;
 	crash_point("written");
 	state_set(st, "recorded", rel);
 	if (replaces && *replaces)
 		state_set(st, "decided", "1");
-	if (state_write(st, l->paths.patch))
+	if (state_write(st, l->paths.patch) || journal_done(l))
 		goto cleanup;
 	printf("recorded %s\n", rel);
 	ret = 0;
@@ -638,14 +801,15 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		strbuf_addstr(&flow, "{ file: ");
 		yaml_scalar(&flow, state_get(st, "recorded"));
 		strbuf_addstr(&flow, " }");
-		err = add_decision(l, p, bname, flow.buf, "the new backport");
+		err = journal_begin(l, "decide", label, "series.yaml") ||
+		      add_decision(l, p, bname, flow.buf, "the new backport");
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
 		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
 		crash_point("decided");
 	}
 	state_set(st, "decided", "1");
-	if (state_write(st, l->paths.patch))
+	if (state_write(st, l->paths.patch) || journal_done(l))
 		goto cleanup;
 	ret = 0;
 cleanup:
@@ -675,15 +839,16 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 	return record_decision(l, st, p);
 }
 
-/* The patch is done with (recorded or skipped): its tree and state go. */
-static int finish_patch(struct loop *l)
+/* The patch `label` is done with (recorded or skipped): its tree and state go. */
+static int finish_patch(struct loop *l, const char *label)
 {
 	l->have_wt_tree = 0;
-	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
+	if (journal_begin(l, "finish", label, NULL) ||
+	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
 		return -1;
 	if (unlink(l->paths.patch) && errno != ENOENT)
 		return error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
-	return 0;
+	return journal_done(l);
 }
 
 static void print_next_steps(const struct loop *l)
@@ -769,7 +934,8 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	int err;
 
 	l->have_wt_tree = 0;
-	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
+	if (journal_begin(l, "checkout", kit_patch_label(it->patch), NULL) ||
+	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
 				     l->paths.refname) ||
 	    mkdir_p(l->paths.dir, 0755) ||
 	    backport_worktree_add(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname,
@@ -786,7 +952,7 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 			      kit_patch_label(it->patch), l->b->name, shown(it->source), msg.buf);
 			strbuf_release(&msg);
 		}
-		finish_patch(l);
+		finish_patch(l, kit_patch_label(it->patch));
 	}
 	strbuf_release(&report);
 	return err ? -1 : 0;
@@ -860,12 +1026,13 @@ static int run_loop(struct loop *l)
 			goto next;
 		crash_point("checked-out");
 		set_patch_state(&st, l, it, &before.tip, &r);
-		if (state_write(&st, l->paths.patch))
+		if (state_write(&st, l->paths.patch) || journal_done(l))
 			goto next;
 		print_checked_out(l, it, &before, &r);
 		if (!backport_result_needs_work(&r)) {
 			printf("every file applied or merged cleanly: recording it\n");
-			if (record_backport(l, &st, it->patch, &r) || finish_patch(l))
+			if (record_backport(l, &st, it->patch, &r) ||
+			    finish_patch(l, state_get(&st, "label")))
 				goto next;
 			again = 1;
 			goto next;
@@ -916,6 +1083,45 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 	return n + m + l->wt_nr_ignored;
 }
 
+/*
+ * What --status says of a step the journal shows half done. Returns 1
+ * when that is all there is to say (the work tree is not one to look
+ * at), 0 when the rest of the status follows.
+ */
+static int status_journal(struct loop *l, const struct state *st)
+{
+	struct state j = STATE_INIT;
+	struct strbuf who = STRBUF_INIT;
+	const char *step;
+	int ret = 0;
+
+	if (!file_exists(l->paths.journal) || state_read(&j, l->paths.journal))
+		goto cleanup;
+	step = state_get(&j, "step") ? state_get(&j, "step") : "";
+	journal_who(&who, &j, 1);
+	printf("backport loop on '%s': interrupted: killed while %s of %s (%s)\n", l->b->name,
+	       journal_step_name(step), shown(state_get(&j, "label")), who.buf);
+	if (l->repo)
+		journal_ref_lock(l, &j);
+	if (!strcmp(step, "finish")) {
+		printf("  it is %s; --continue removes what is left of its work tree and goes on,\n"
+		       "  --abort drops the loop\n",
+		       state_get(st, "recorded") ? "recorded" : "recorded or skipped");
+		ret = 1;
+	} else if (!strcmp(step, "checkout") && !state_get(st, "label")) {
+		printf("  --continue removes the half checked-out tree and checks it out again,\n"
+		       "  --abort drops the loop\n");
+		ret = 1;
+	} else if (state_get(&j, "file")) {
+		printf("  --continue removes the temporary file it left beside %s and does the step "
+		       "again; --abort drops the loop\n", shown(state_get(&j, "file")));
+	}
+cleanup:
+	strbuf_release(&who);
+	state_release(&j);
+	return ret;
+}
+
 static int cmd_status(struct loop *l)
 {
 	struct state st = STATE_INIT;
@@ -926,6 +1132,10 @@ static int cmd_status(struct loop *l)
 
 	if (state_read(&st, l->paths.patch))
 		return 2;
+	if (status_journal(l, &st)) {
+		state_release(&st);
+		return 0;	/* nothing to resolve: --continue finishes the step */
+	}
 	if (!(v = state_get(&st, "label"))) {
 		int between = file_exists(l->paths.loop);
 
@@ -946,11 +1156,18 @@ static int cmd_status(struct loop *l)
 	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
 	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
 	print_files(&r, l->paths.tree);
-	nleft = loop_leftovers(&left, l, &st, &r);
-	if (nleft > 0)
+	if (state_get(&st, "recorded")) {
+		/* a --continue was killed after the patch was written: what is left is its own */
+		printf("recorded as %s; %s\n", shown(state_get(&st, "recorded")),
+		       state_get(&st, "decided") ?
+		       "--continue removes the work tree and goes on" :
+		       "--continue adds its decision to series.yaml and goes on");
+		nleft = 0;
+	} else if ((nleft = loop_leftovers(&left, l, &st, &r)) > 0) {
 		printf("left to do:\n%s", left.buf);
-	else if (!nleft)
+	} else if (!nleft) {
 		printf("nothing left to resolve: --continue records it\n");
+	}
 	strbuf_release(&left);
 	backport_result_release(&r);
 	state_release(&st);
@@ -992,7 +1209,9 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		       branch_decisions(l->b));
 		/* a --skip killed after series.yaml was written: the decision is ours */
 		err = patch_decision(p, branch_decisions(l->b)) ? 0 :
-		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip");
+		      journal_begin(l, "decide", kit_patch_label(p), "series.yaml") ||
+		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip") ||
+		      journal_done(l);
 		strbuf_release(&flow);
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
@@ -1009,7 +1228,8 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		if (record_backport(l, &st, p, &r))
 			goto cleanup;
 	}
-	if (finish_patch(l))
+	/* p is stale once a decision reloaded the kit */
+	if (finish_patch(l, state_get(&st, "label")))
 		goto cleanup;
 	crash_point("finished");
 	ret = run_loop(l);
@@ -1332,7 +1552,7 @@ int cmd_backport(int argc, const char **argv)
 	}
 	if (status) {
 		/* read only: no lock, the repository only when there is a tree to look at */
-		if (file_exists(l.paths.patch) &&
+		if ((file_exists(l.paths.patch) || file_exists(l.paths.journal)) &&
 		    (ret = kernel_repo_open(&l.repo, l.kit, l.b, lo.repo, 0))) {
 			ret = 2;
 			goto cleanup;
@@ -1346,6 +1566,8 @@ int cmd_backport(int argc, const char **argv)
 	}
 	if ((abort_ || cont || skip) && check_same_kit(&l))
 		ret = 2;
+	else if (journal_recover(&l))
+		ret = 1;
 	else if (abort_)
 		ret = cmd_abort(&l);
 	else if (cont || skip)

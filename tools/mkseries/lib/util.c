@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -577,6 +578,28 @@ int write_in_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+void test_crash_point(const char *step)
+{
+	const char *at = getenv("MKSERIES_TEST_BACKPORT_CRASH");
+
+	if (at && *at && !fnmatch(at, step, 0)) {
+		fflush(stdout);
+		raise(SIGKILL);
+	}
+}
+
+void test_crash_point_tmp(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *step;
+
+	if (!getenv("MKSERIES_TEST_BACKPORT_CRASH"))
+		return;
+	step = xstrfmt("tmp:%s", slash ? slash + 1 : path);
+	test_crash_point(step);
+	free(step);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp = xstrfmt("%s.tmp.%ld", path, (long)getpid());
@@ -588,7 +611,10 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		close(fd);
 		goto fail_unlink;
 	}
-	if (fsync(fd) || close(fd) || rename(tmp, path))
+	if (fsync(fd) || close(fd))
+		goto fail_unlink;
+	test_crash_point_tmp(path);
+	if (rename(tmp, path))
 		goto fail_unlink;
 	free(tmp);
 	return 0;

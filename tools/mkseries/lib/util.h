@@ -144,6 +144,18 @@ int dir_exists(const char *path);
 int write_in_full(int fd, const void *buf, size_t len);
 /* Write a file atomically (temporary file + rename). */
 int write_file_atomic(const char *path, const void *data, size_t len);
+
+/*
+ * For the crash tests: when MKSERIES_TEST_BACKPORT_CRASH is a pattern
+ * (fnmatch) that matches `step`, the process kills itself there with
+ * SIGKILL, so that no handler runs and nothing is cleaned up, exactly
+ * as a kill -9 at that point would leave things. Steps are named by
+ * the code that calls this ("tmp:<file name>" between the write of a
+ * temporary file and its rename).
+ */
+void test_crash_point(const char *step);
+/* test_crash_point("tmp:<last component of path>"): the file is written, not renamed yet. */
+void test_crash_point_tmp(const char *path);
 /* Join dir and name into a new string (caller frees). */
 /* strcmp() of two char * array elements, for qsort() and bsearch(). */
 int strp_cmp(const void *a, const void *b);
