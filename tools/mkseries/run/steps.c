@@ -925,7 +925,10 @@ int run_branch(struct run_results *res, const struct kit *kit,
 		}
 	}
 	if (workdir_lock(&wl, br.workdir)) {
-		branch_not_started(res, b, &br.variants, "its work directory is in use by another mkseries");
+		char *why = xstrfmt("its work directory: %s (see the error above)", wl.why);
+
+		branch_not_started(res, b, &br.variants, why);
+		free(why);
 		ret = 1;
 		goto cleanup;
 	}

@@ -17,14 +17,21 @@ int workdir_lock(struct workdir_lock *lk, const char *workdir)
 	struct stat st;
 	int ret = 0;
 
+	lk->why = NULL;
 	if (mkdir_p(workdir, 0755)) {
+		lk->why = "it cannot be created";
 		ret = error("cannot create '%s': %s", workdir, strerror(errno));
 		goto cleanup;
 	}
 	lk->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
 	if (lk->fd < 0 || fstat(lk->fd, &st) || !S_ISREG(st.st_mode)) {
+		int link = lk->fd < 0 && errno == ELOOP;
+
+		lk->why = link ? "its lock is a symbolic link, refused" :
+			  lk->fd < 0 ? "its lock cannot be opened" :
+			  "its lock is not a regular file, refused";
 		ret = error("cannot use lock '%s': %s", path,
-			    lk->fd < 0 && errno == ELOOP ? "it is a symbolic link; remove it" :
+			    link ? "it is a symbolic link; remove it" :
 			    lk->fd < 0 ? strerror(errno) : "it is not a regular file; remove it");
 		if (lk->fd >= 0)
 			close(lk->fd);
@@ -32,6 +39,7 @@ int workdir_lock(struct workdir_lock *lk, const char *workdir)
 		goto cleanup;
 	}
 	if (flock(lk->fd, LOCK_EX | LOCK_NB)) {
+		lk->why = "it is in use by another mkseries";
 		ret = error_code(MKS_ELOCKED, "'%s' is in use by another mkseries (lock %s)",
 				 workdir, path);
 		close(lk->fd);
