@@ -204,6 +204,19 @@ do
 	'
 done
 
+for step in removing tmp:series.yaml
+do
+	test_expect_success "--abort killed at '$step': run again, the kit is back" '
+		k=k-ab-$(safe "$step") &&
+		loop_at $k &&
+		MKSERIES_TEST_BACKPORT_CRASH=decided test_expect_code 137 bp $k --continue &&
+		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --abort &&
+		bp $k --abort &&
+		cat out &&
+		restored $k
+	'
+done
+
 # start_killed NAME: the start of kit NAME's loop killed from outside
 # (kill -9) while it writes the files of zz/; 0 when the kill came in
 # the checkout, 1 when the start was done before it came.
