@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "apply", cmd_apply, "apply the kit onto a branch, in memory, one commit per patch" },
 	{ "backport", cmd_backport, "resolve what does not apply in a work tree; record it as the branch's backport" },
 	{ "fixups", cmd_fixups, "list fixups: declared, resolved, and missing upstream ones" },
+	{ "series", cmd_series, "start a series in the kit from a message id or an mbox (b4)" },
 	{ "fetch", cmd_fetch, "bring a series' patches (b4, or a local mainline repository)" },
 	{ "build", cmd_build, "build each variant of a branch" },
 	{ "test", cmd_test, "boot each built variant in QEMU and run mm-regress" },
