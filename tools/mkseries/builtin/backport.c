@@ -1,14 +1,11 @@
 /* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "apply/applyplan.h"
 #include "apply/backport.h"
+#include "apply/backportloop.h"
 #include "builtin/builtin.h"
 #include "lib/fs.h"
 #include "patches/patchfile.h"
@@ -24,61 +21,6 @@
 #include "kit/yamledit.h"
 
 
-/*
- * Where the loop of branch b keeps its state: <workdir>/backport/, with
- * `loop` (what the loop wrote to the kit, for --abort), `patch` (the
- * patch being worked on), `journal` (the step under way, see
- * journal_begin()), series.yaml.orig, and tree/, the git worktree.
- * The one place that names the loop's directory, worktree and branch.
- */
-struct loop_paths {
-	char *dir, *loop, *patch, *journal, *yaml_orig, *backup, *tree, *wt_name, *refname;
-	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
-};
-
-/* 0, or -1 when there is no work directory to put the loop in (printed). */
-static int loop_paths_init(struct loop_paths *lp, const struct kit *kit, const char *workdir_opt,
-			   const struct kernel_branch *b)
-{
-	char *workdir = branch_workdir(kit, workdir_opt, b);
-	char *p;
-
-	memset(lp, 0, sizeof(*lp));
-	if (!workdir)
-		return -1;
-
-	lp->dir = path_join(workdir, "backport");
-	lp->loop = path_join(lp->dir, "loop");
-	lp->patch = path_join(lp->dir, "patch");
-	lp->journal = path_join(lp->dir, "journal");
-	lp->yaml_orig = path_join(lp->dir, "series.yaml.orig");
-	lp->tree = path_join(lp->dir, "tree");
-	lp->backup = path_join(lp->dir, "replaced");
-	/* Per kit, as kit_refname(): two kits' loops on one branch stay apart. */
-	lp->keep_prefix = xstrfmt("refs/mkseries-backports/%s/%s/", kit_id(kit), b->name);
-	lp->wt_name = xstrfmt("mkseries-backport-%s-%s", kit_id(kit), b->name);
-	for (p = lp->wt_name; *p; p++)
-		if (*p == '/')
-			*p = '-';
-	lp->refname = xstrfmt("refs/heads/mkseries-backport/%s/%s", kit_id(kit), b->name);
-	free(workdir);
-	return 0;
-}
-
-static void loop_paths_release(struct loop_paths *lp)
-{
-	free(lp->dir);
-	free(lp->loop);
-	free(lp->patch);
-	free(lp->journal);
-	free(lp->yaml_orig);
-	free(lp->tree);
-	free(lp->backup);
-	free(lp->keep_prefix);
-	free(lp->wt_name);
-	free(lp->refname);
-}
-
 struct loop_opts {
 	const char *repo, *series, *message;
 	int edit;
@@ -90,7 +32,7 @@ struct loop {
 	const struct kernel_branch *b;	/* found again by `name` whenever the kit is reloaded */
 	const char *name;
 	const struct loop_opts *opts;
-	struct loop_paths paths;
+	struct backport_paths paths;
 	git_repository *repo;
 	git_signature *me;
 	struct repo_lock lock;
@@ -129,157 +71,14 @@ static void crash_point(const char *step)
 	test_crash_point(step);
 }
 
-/*
- * The loop's journal: before a step that changes the work tree, the
- * loop's branch or a file of the kit, the loop writes what it is about
- * to do (`step`, the patch's `label`, its own `pid`, the `time`, and the
- * kit file it writes, `file`) and removes the journal once the step is
- * done and marked in the state. A journal found on the next run is a
- * step a killed mkseries left half done: journal_recover() finishes it
- * or rolls it back before anything else, and --status names it.
- *
- * The steps, and what a half-done one needs:
- *   checkout  the work tree for a patch: rolled back (the next run
- *             checks out again); done once the `patch` state is written
- *   record    the recorded patch `file` written: its temporary file goes,
- *             the state's "target" makes the rewrite the same file
- *   decide    series.yaml written: its temporary file goes; the decision,
- *             when there, is the loop's own (record_decision())
- *   finish    the work tree, the loop's branch and the `patch` state
- *             removed: done again
- */
-static int journal_begin(struct loop *l, const char *step, const char *label, const char *file)
+/* Finish or roll back the step a killed run left half done (the journal's), saying what it did. */
+static int loop_recover(struct loop *l)
 {
-	struct state j = STATE_INIT;
-	int ret;
+	struct strbuf said = STRBUF_INIT;
+	int ret = backport_journal_recover(&l->paths, l->repo, l->kit->dir, &said);
 
-	state_set(&j, "step", step);
-	state_set(&j, "label", label ? label : "");
-	state_setf(&j, "pid", "%ld", (long)getpid());
-	state_setf(&j, "time", "%lld", (long long)time(NULL));
-	if (file)
-		state_set(&j, "file", file);
-	ret = state_write(&j, l->paths.journal);
-	state_release(&j);
-	return ret;
-}
-
-static int journal_done(struct loop *l)
-{
-	if (unlink(l->paths.journal) && errno != ENOENT)
-		return error("cannot remove '%s': %s", l->paths.journal, strerror(errno));
-	return 0;
-}
-
-/* What step `step` of the journal was doing, for messages. */
-static const char *journal_step_name(const char *step)
-{
-	if (!strcmp(step, "checkout"))
-		return "checking out the work tree";
-	if (!strcmp(step, "record"))
-		return "writing the recorded patch";
-	if (!strcmp(step, "decide"))
-		return "writing the decision into series.yaml";
-	if (!strcmp(step, "finish"))
-		return "removing the work tree and the loop's branch";
-	return "an unknown step";
-}
-
-/* "mkseries pid 123, no longer running[, 5 s ago]" for the journal `j`. */
-static void journal_who(struct strbuf *sb, const struct state *j, int when)
-{
-	const char *pid = state_get(j, "pid"), *t = state_get(j, "time");
-
-	strbuf_addf(sb, "mkseries pid %s", pid ? pid : "?");
-	if (pid && kill((pid_t)atol(pid), 0) && errno == ESRCH)
-		strbuf_addstr(sb, ", no longer running");
-	if (t && when)
-		strbuf_addf(sb, ", %lld s ago", (long long)(time(NULL) - atoll(t)));
-}
-
-/*
- * The lock a killed step left on the loop's branch: named, with the
- * process the journal says held it, its age and what to do. 0 when
- * there is none, -1 (printed) when there is.
- */
-static int journal_ref_lock(struct loop *l, const struct state *j)
-{
-	char *lock = xstrfmt("%s%s.lock", git_repository_commondir(l->repo), l->paths.refname);
-	struct strbuf who = STRBUF_INIT;
-	struct stat st;
-	int ret = 0;
-
-	if (!lstat(lock, &st)) {
-		journal_who(&who, j, 0);
-		ret = error("the loop's branch '%s' is locked: '%s' is there, %lld s old, left by "
-			    "%s, killed while %s of %s\n"
-			    "hint: only the loop writes that branch, and this mkseries holds the "
-			    "repository's lock: remove '%s' and run the same command again",
-			    l->paths.refname, lock, (long long)(time(NULL) - st.st_mtime), who.buf,
-			    journal_step_name(state_get(j, "step")), shown(state_get(j, "label")),
-			    lock);
-	}
-	strbuf_release(&who);
-	free(lock);
-	return ret;
-}
-
-static void remove_temp_siblings(const struct loop *l, const char *rel);
-
-/*
- * Finish or roll back the step a killed mkseries left half done (the
- * journal says which), before --continue, --skip or --abort do their
- * own work. Returns 0, or -1 (printed) when it cannot.
- */
-static int journal_recover(struct loop *l)
-{
-	struct state j = STATE_INIT, st = STATE_INIT;
-	struct strbuf who = STRBUF_INIT;
-	const char *step, *file;
-	int ret = -1;
-
-	if (!file_exists(l->paths.journal))
-		return 0;
-	if (state_read(&j, l->paths.journal))
-		goto cleanup;
-	step = state_get(&j, "step") ? state_get(&j, "step") : "";
-	file = state_get(&j, "file");
-	journal_who(&who, &j, 1);
-	printf("the loop was killed while %s of %s (%s)\n", journal_step_name(step),
-	       shown(state_get(&j, "label")), who.buf);
-	if (!strcmp(step, "checkout") || !strcmp(step, "finish")) {
-		int tree_kept;
-
-		if (state_read(&st, l->paths.patch))
-			goto cleanup;
-		/* the `patch` state written: the checkout was done */
-		tree_kept = !strcmp(step, "checkout") && state_get(&st, "label");
-		if (!tree_kept) {
-			if (journal_ref_lock(l, &j) ||
-			    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
-						     l->paths.refname))
-				goto cleanup;
-			if (!strcmp(step, "finish") && unlink(l->paths.patch) && errno != ENOENT) {
-				error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
-				goto cleanup;
-			}
-		}
-		printf("%s\n", tree_kept ? "the work tree was checked out before that" :
-		       !strcmp(step, "finish") ? "removed what was left of its work tree and branch" :
-		       "removed the half checked-out work tree");
-	} else if (!strcmp(step, "record") || !strcmp(step, "decide")) {
-		if (file)
-			remove_temp_siblings(l, file);
-	} else {
-		error("'%s' names a step this mkseries does not know: '%s'", l->paths.journal,
-		      shown(step));
-		goto cleanup;
-	}
-	ret = journal_done(l);
-cleanup:
-	strbuf_release(&who);
-	state_release(&st);
-	state_release(&j);
+	fputs(said.buf, stdout);
+	strbuf_release(&said);
 	return ret;
 }
 
@@ -764,14 +563,14 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 			goto cleanup;
 	}
 	crash_point("target");
-	if (journal_begin(l, "record", kit_patch_label(p), rel) ||
+	if (backport_journal_begin(&l->paths, "record", kit_patch_label(p), rel) ||
 	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
 		goto cleanup;
 	crash_point("written");
 	state_set(st, "recorded", rel);
 	if (replaces && *replaces)
 		state_set(st, "decided", "1");
-	if (state_write(st, l->paths.patch) || journal_done(l))
+	if (state_write(st, l->paths.patch) || backport_journal_done(&l->paths))
 		goto cleanup;
 	printf("recorded %s\n", rel);
 	ret = 0;
@@ -801,7 +600,7 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		strbuf_addstr(&flow, "{ file: ");
 		yaml_scalar(&flow, state_get(st, "recorded"));
 		strbuf_addstr(&flow, " }");
-		err = journal_begin(l, "decide", label, "series.yaml") ||
+		err = backport_journal_begin(&l->paths, "decide", label, "series.yaml") ||
 		      add_decision(l, p, bname, flow.buf, "the new backport");
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
@@ -809,7 +608,7 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		crash_point("decided");
 	}
 	state_set(st, "decided", "1");
-	if (state_write(st, l->paths.patch) || journal_done(l))
+	if (state_write(st, l->paths.patch) || backport_journal_done(&l->paths))
 		goto cleanup;
 	ret = 0;
 cleanup:
@@ -843,12 +642,12 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 static int finish_patch(struct loop *l, const char *label)
 {
 	l->have_wt_tree = 0;
-	if (journal_begin(l, "finish", label, NULL) ||
+	if (backport_journal_begin(&l->paths, "finish", label, NULL) ||
 	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
 		return -1;
 	if (unlink(l->paths.patch) && errno != ENOENT)
 		return error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
-	return journal_done(l);
+	return backport_journal_done(&l->paths);
 }
 
 static void print_next_steps(const struct loop *l)
@@ -934,7 +733,7 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	int err;
 
 	l->have_wt_tree = 0;
-	if (journal_begin(l, "checkout", kit_patch_label(it->patch), NULL) ||
+	if (backport_journal_begin(&l->paths, "checkout", kit_patch_label(it->patch), NULL) ||
 	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
 				     l->paths.refname) ||
 	    mkdir_p(l->paths.dir, 0755) ||
@@ -1026,7 +825,7 @@ static int run_loop(struct loop *l)
 			goto next;
 		crash_point("checked-out");
 		set_patch_state(&st, l, it, &before.tip, &r);
-		if (state_write(&st, l->paths.patch) || journal_done(l))
+		if (state_write(&st, l->paths.patch) || backport_journal_done(&l->paths))
 			goto next;
 		print_checked_out(l, it, &before, &r);
 		if (!backport_result_needs_work(&r)) {
@@ -1083,45 +882,6 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 	return n + m + l->wt_nr_ignored;
 }
 
-/*
- * What --status says of a step the journal shows half done. Returns 1
- * when that is all there is to say (the work tree is not one to look
- * at), 0 when the rest of the status follows.
- */
-static int status_journal(struct loop *l, const struct state *st)
-{
-	struct state j = STATE_INIT;
-	struct strbuf who = STRBUF_INIT;
-	const char *step;
-	int ret = 0;
-
-	if (!file_exists(l->paths.journal) || state_read(&j, l->paths.journal))
-		goto cleanup;
-	step = state_get(&j, "step") ? state_get(&j, "step") : "";
-	journal_who(&who, &j, 1);
-	printf("backport loop on '%s': interrupted: killed while %s of %s (%s)\n", l->b->name,
-	       journal_step_name(step), shown(state_get(&j, "label")), who.buf);
-	if (l->repo)
-		journal_ref_lock(l, &j);
-	if (!strcmp(step, "finish")) {
-		printf("  it is %s; --continue removes what is left of its work tree and goes on,\n"
-		       "  --abort drops the loop\n",
-		       state_get(st, "recorded") ? "recorded" : "recorded or skipped");
-		ret = 1;
-	} else if (!strcmp(step, "checkout") && !state_get(st, "label")) {
-		printf("  --continue removes the half checked-out tree and checks it out again,\n"
-		       "  --abort drops the loop\n");
-		ret = 1;
-	} else if (state_get(&j, "file")) {
-		printf("  --continue removes the temporary file it left beside %s and does the step "
-		       "again; --abort drops the loop\n", shown(state_get(&j, "file")));
-	}
-cleanup:
-	strbuf_release(&who);
-	state_release(&j);
-	return ret;
-}
-
 static int cmd_status(struct loop *l)
 {
 	struct state st = STATE_INIT;
@@ -1132,10 +892,14 @@ static int cmd_status(struct loop *l)
 
 	if (state_read(&st, l->paths.patch))
 		return 2;
-	if (status_journal(l, &st)) {
+	if (backport_journal_status(&l->paths, l->repo, l->b->name, &st, &left)) {
+		fputs(left.buf, stdout);
+		strbuf_release(&left);
 		state_release(&st);
 		return 0;	/* nothing to resolve: --continue finishes the step */
 	}
+	fputs(left.buf, stdout);
+	strbuf_reset(&left);
 	if (!(v = state_get(&st, "label"))) {
 		int between = file_exists(l->paths.loop);
 
@@ -1144,6 +908,7 @@ static int cmd_status(struct loop *l)
 			       "--continue goes on, --abort drops it\n", l->b->name);
 		else
 			printf("no backport loop in progress on '%s'\n", l->b->name);
+		strbuf_release(&left);
 		state_release(&st);
 		return 0;	/* nothing to resolve either way */
 	}
@@ -1209,9 +974,9 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		       branch_decisions(l->b));
 		/* a --skip killed after series.yaml was written: the decision is ours */
 		err = patch_decision(p, branch_decisions(l->b)) ? 0 :
-		      journal_begin(l, "decide", kit_patch_label(p), "series.yaml") ||
+		      backport_journal_begin(&l->paths, "decide", kit_patch_label(p), "series.yaml") ||
 		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip") ||
-		      journal_done(l);
+		      backport_journal_done(&l->paths);
 		strbuf_release(&flow);
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
@@ -1313,42 +1078,6 @@ cleanup:
 	return ret;
 }
 
-/*
- * Temporary files a killed mkseries left beside kit file `rel`
- * ("<name>.tmp.<pid>", written then renamed over it): removed, beneath
- * the kit only.
- */
-static void remove_temp_siblings(const struct loop *l, const char *rel)
-{
-	char *abs = path_join(l->kit->dir, rel), *slash = strrchr(abs, '/');
-	const char *base = slash ? slash + 1 : abs;
-	char *prefix = xstrfmt("%s.tmp.", base);
-	DIR *d;
-	struct dirent *de;
-
-	if (slash)
-		*slash = '\0';
-	d = opendir(slash ? abs : ".");
-	while (d && (de = readdir(d))) {
-		struct strbuf why = STRBUF_INIT;
-		const char *rs = strrchr(rel, '/');
-		char *trel;
-
-		if (strncmp(de->d_name, prefix, strlen(prefix)))
-			continue;
-		trel = rs ? xstrfmt("%.*s/%s", (int)(rs - rel), rel, de->d_name) :
-			    xstrdup(de->d_name);
-		if (!fs_unlink_beneath(l->kit->dir, trel, &why))
-			printf("removed %s (left by a mkseries that was killed)\n", shown(trel));
-		strbuf_release(&why);
-		free(trel);
-	}
-	if (d)
-		closedir(d);
-	free(prefix);
-	free(abs);
-}
-
 static int cmd_abort(struct loop *l)
 {
 	struct state st = STATE_INIT;
@@ -1372,7 +1101,9 @@ static int cmd_abort(struct loop *l)
 		if (!rel)
 			break;
 		strbuf_reset(&why);
-		remove_temp_siblings(l, rel);
+		backport_remove_temp_files(l->kit->dir, rel, &why);
+		fputs(why.buf, stdout);
+		strbuf_reset(&why);
 		err = fs_unlink_beneath(l->kit->dir, rel, &why);
 		if (err == MKS_EUNSAFE)
 			/* the loop never wrote it: it writes nothing beyond a link */
@@ -1401,7 +1132,9 @@ static int cmd_abort(struct loop *l)
 			printf("put back %s\n", rel);
 		strbuf_release(&old);
 	}
-	remove_temp_siblings(l, "series.yaml");
+	strbuf_reset(&why);
+	backport_remove_temp_files(l->kit->dir, "series.yaml", &why);
+	fputs(why.buf, stdout);
 	if (restore_series_yaml(l))
 		ret = 1;
 	if (!ret && remove_tree(l->paths.dir) && errno != ENOENT)
@@ -1459,9 +1192,9 @@ static int find_loop_branch(const char **out, const struct kit *kit, const char 
 	size_t i, n = 0;
 
 	for (i = 0; i < kit->nr_branches; i++) {
-		struct loop_paths lp;
+		struct backport_paths lp;
 
-		if (loop_paths_init(&lp, kit, workdir, &kit->branches[i])) {
+		if (backport_paths_init(&lp, kit, workdir, &kit->branches[i])) {
 			strbuf_release(&found);
 			return 2;
 		}
@@ -1471,7 +1204,7 @@ static int find_loop_branch(const char **out, const struct kit *kit, const char 
 			*out = kit->branches[i].name;
 			n++;
 		}
-		loop_paths_release(&lp);
+		backport_paths_release(&lp);
 	}
 	if (n > 1)
 		error("backport loops are in progress on %zu branches; name one:\n%s", n,
@@ -1546,7 +1279,7 @@ int cmd_backport(int argc, const char **argv)
 		kit_release(&kit);
 		return 2;
 	}
-	if (loop_paths_init(&l.paths, &kit, workdir, l.b)) {
+	if (backport_paths_init(&l.paths, &kit, workdir, l.b)) {
 		ret = 2;
 		goto cleanup;
 	}
@@ -1566,7 +1299,7 @@ int cmd_backport(int argc, const char **argv)
 	}
 	if ((abort_ || cont || skip) && check_same_kit(&l))
 		ret = 2;
-	else if (journal_recover(&l))
+	else if (loop_recover(&l))
 		ret = 1;
 	else if (abort_)
 		ret = cmd_abort(&l);
@@ -1576,7 +1309,7 @@ int cmd_backport(int argc, const char **argv)
 		ret = cmd_start(&l);
 cleanup:
 	loop_close(&l);
-	loop_paths_release(&l.paths);
+	backport_paths_release(&l.paths);
 	strbuf_release(&l.wt_ignored);
 	kit_release(&kit);
 	return ret;
