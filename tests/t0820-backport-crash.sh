@@ -72,7 +72,7 @@ restored() {
 
 # The steps of --continue where a kill leaves something half done, in
 # order, and what --status says after each.
-continue_steps="target tmp:*.patch written recorded tmp:series.yaml.loop tmp:series.yaml decided removing finished"
+continue_steps="target tmp:*.patch written recorded tmp:series.yaml.loop.next tmp:series.yaml decided removing finished"
 status_after() {
 	case "$1" in
 	target) echo "nothing left to resolve: --continue records it" ;;
@@ -120,13 +120,18 @@ test_expect_success '--continue killed while it wrote the recorded patch: the te
 	finished k-tmpw
 '
 
-test_expect_success '--continue killed between the two writes of the decision: --abort leaves no decision' '
+test_expect_success '--continue killed between the two writes of the decision: --abort leaves no decision, a rerun goes through without an error' '
 	loop_at k-half &&
 	MKSERIES_TEST_BACKPORT_CRASH="tmp:series.yaml" test_expect_code 137 bp k-half --continue &&
-	test_grep "\"t\": { file:" wd-k-half/t/backport/series.yaml.loop &&
+	test_grep "\"t\": { file:" wd-k-half/t/backport/series.yaml.loop.next &&
 	! test_grep "\"t\": { file:" k-half/series.yaml &&
 	bp k-half --abort &&
-	restored k-half
+	restored k-half &&
+	loop_at k-half2 &&
+	MKSERIES_TEST_BACKPORT_CRASH="tmp:series.yaml" test_expect_code 137 bp k-half2 --continue &&
+	bp k-half2 --continue &&
+	! test_grep "error" err &&
+	finished k-half2
 '
 
 test_expect_success '--continue killed while deleting the loop branch: the lock is named with its pid and age' '

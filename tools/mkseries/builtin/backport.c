@@ -220,6 +220,7 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir);
 	char *sid = xstrdup(p->series->id), *list = p->is_fixup ? "fixups" : "patches";
 	char *mine = path_join(l->paths.dir, "series.yaml.loop"), *bname = xstrdup(branch);
+	char *next = xstrfmt("%s.next", mine);
 	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT, own = STRBUF_INIT;
 	size_t index = (size_t)p->index - 1;
 	int ret = 0;
@@ -238,27 +239,32 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 		goto cleanup;
 	}
 	/*
-	 * The loop's copy is written first: killed between the two writes,
-	 * --abort takes out a decision the kit's file does not have yet,
-	 * which changes nothing, rather than leave one it does not know of.
-	 * The user may have moved entries: then the copy is the kit's file
-	 * as it will be.
+	 * The loop's copy with the decision goes to series.yaml.loop.next
+	 * first, and becomes series.yaml.loop once the kit's file is
+	 * written: killed in between, --abort takes the decision out with
+	 * .next as the base (taking out one the kit's file does not have
+	 * yet changes nothing), and a rerun adds it to series.yaml.loop
+	 * again. The user may have moved entries: then the copy is the
+	 * kit's file as it will be.
 	 */
 	if (yamledit_add_branch_decision(&own, mine, sid, list, index, bname, flow)) {
 		strbuf_reset(&own);
 		strbuf_add(&own, text.buf, text.len);
 	}
-	if (write_file_atomic(mine, own.buf, own.len)) {
-		ret = error("cannot write '%s': %s", mine, strerror(errno));
+	if (write_file_atomic(next, own.buf, own.len)) {
+		ret = error("cannot write '%s': %s", next, strerror(errno));
 		goto cleanup;
 	}
 	if (yamledit_commit(kit, dir, path, &text, &orig, what))
 		ret = -1;
+	else if (rename(next, mine))
+		ret = error("cannot rename '%s' to '%s': %s", next, mine, strerror(errno));
 cleanup:
 	strbuf_release(&own);
 	strbuf_release(&orig);
 	strbuf_release(&text);
 	free(bname);
+	free(next);
 	free(mine);
 	free(sid);
 	free(dir);
@@ -1029,7 +1035,7 @@ static int check_same_kit(const struct loop *l)
  */
 static int restore_series_yaml(struct loop *l)
 {
-	char *mine = path_join(l->paths.dir, "series.yaml.loop");
+	char *mine = path_join(l->paths.dir, "series.yaml.loop"), *next = xstrfmt("%s.next", mine);
 	char *path = path_join(l->kit->dir, "series.yaml");
 	struct strbuf base = STRBUF_INIT, now = STRBUF_INIT, orig = STRBUF_INIT, why = STRBUF_INIT;
 	git_merge_file_input in_base, in_now, in_orig;
@@ -1040,7 +1046,8 @@ static int restore_series_yaml(struct loop *l)
 	git_merge_file_input_init(&in_now, GIT_MERGE_FILE_INPUT_VERSION);
 	git_merge_file_input_init(&in_orig, GIT_MERGE_FILE_INPUT_VERSION);
 
-	if (strbuf_read_file(&base, mine))
+	/* a --continue killed while writing a decision left it in .next (add_decision()) */
+	if (strbuf_read_file(&base, next) && strbuf_read_file(&base, mine))
 		goto cleanup;	/* the loop wrote no decision */
 	if (strbuf_read_file(&orig, l->paths.yaml_orig) || strbuf_read_file(&now, path)) {
 		ret = error("cannot read '%s' or '%s': %s", path, l->paths.yaml_orig,
@@ -1074,6 +1081,7 @@ cleanup:
 	strbuf_release(&now);
 	strbuf_release(&base);
 	free(path);
+	free(next);
 	free(mine);
 	return ret;
 }
