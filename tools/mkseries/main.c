@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "report the results: text, json, junit, markdown or html" },
 	{ "export", cmd_export, "ship an applied, verified branch: stable mails, quilt (Debian) or RPM patches" },
 	{ "run", cmd_run, "the whole job: import, apply, build, test, verdicts, report" },
+	{ "ci", cmd_ci, "write a CI pipeline (gitlab) that runs the plan's cells and merges their reports" },
 };
 
 static void usage(int status)

@@ -86,4 +86,13 @@ size_t plan_cells(struct plan_cell **out, const struct plan *const *plans, size_
 /* "mkseries-<branch>-<variant>.json": the report a cell's CI job writes. Caller frees. */
 char *plan_cell_report_name(const char *branch, const char *variant);
 
+/*
+ * The fan-out plan as a GitLab CI pipeline (README, "The matrix on GitLab
+ * CI"): a job per cell of plan_cells() and a job that merges their
+ * reports. Every value that comes from the kit reaches the YAML quoted
+ * and the jobs' shells only through variables: the script lines are the
+ * same whatever the kit names. Appended to out.
+ */
+void plan_render_gitlab(struct strbuf *out, const struct plan *const *plans, size_t nr);
+
 #endif
