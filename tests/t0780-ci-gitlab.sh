@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0770-ci-gitlab.sh: mkseries ci gitlab: the plan's cells as a GitLab CI pipeline, run for real by gitlab-ci-local.
+# t0780-ci-gitlab.sh: mkseries ci gitlab: the plan's cells as a GitLab CI pipeline, run for real by gitlab-ci-local.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
 
