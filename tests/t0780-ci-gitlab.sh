@@ -78,7 +78,8 @@ test_expect_success 'the kit reaches the YAML as quoted values only, never in a 
 	test_grep "^    - \"mkseries-work/1.10/logs/\"$" kit/.gitlab-ci.yml &&
 	grep "^  - " kit/.gitlab-ci.yml | sort -u >scripts &&
 	cat scripts &&
-	test $(wc -l <scripts) = 8 &&
+	test $(wc -l <scripts) = 9 &&
+	test_grep "^  - .export CCACHE_BASEDIR=\"\${CCACHE_BASEDIR:-\$PWD}\".$" scripts &&
 	test_grep ! "1\.10\|no-fix\|no-beta\|\"t\"" scripts &&
 	(cd kit && mkseries ci gitlab --branch t >../t.yml) &&
 	grep "^  - " t.yml | sort -u >t.scripts &&

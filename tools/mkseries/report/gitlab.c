@@ -12,6 +12,13 @@
  * The site's settings are the pipeline's variables (see emit_variables).
  */
 static const char *const cell_script[] = {
+	/*
+	 * ccache keys hold the absolute paths of the compile: with the job's
+	 * checkout as its base_dir they become relative, and a job in another
+	 * directory (another runner, another pipeline) hits what this one
+	 * compiled.
+	 */
+	"export CCACHE_BASEDIR=\"${CCACHE_BASEDIR:-$PWD}\"",
 	"if [ -n \"$MKSERIES_CACHE_URL\" ]; then export CCACHE_REMOTE_STORAGE=\"$MKSERIES_CACHE_URL\"; fi",
 	"\"$MKSERIES\" run --branch \"$MKSERIES_BRANCH\" --variant \"$MKSERIES_VARIANT\""
 	" --format json --output \"$MKSERIES_REPORT\""
