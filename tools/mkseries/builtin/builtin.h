@@ -17,5 +17,6 @@ int cmd_test(int argc, const char **argv);
 int cmd_ci(int argc, const char **argv);
 int cmd_series(int argc, const char **argv);
 int cmd_gc(int argc, const char **argv);
+int cmd_bisect(int argc, const char **argv);
 
 #endif
