@@ -4,6 +4,7 @@
 
 #include "builtin/builtin.h"
 #include "lib/gitutil.h"
+#include "lib/options.h"
 #include "lib/util.h"
 
 struct command {
@@ -32,7 +33,8 @@ static void usage(int status)
 	FILE *f = status ? stderr : stdout;
 	size_t i;
 
-	fprintf(f, "usage: mkseries [--kit DIR] <command> [<options>]\n\ncommands:\n");
+	fprintf(f, "usage: mkseries [--kit DIR] [-q | -v] [--progress=auto|always|never] "
+		   "<command> [<options>]\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "    %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'mkseries <command> --help' describes a command's options.\n"
@@ -92,7 +94,7 @@ static void set_kit_dir(const char *dir)
 int main(int argc, const char **argv)
 {
 	size_t i;
-	int ret;
+	int ret, known, used;
 
 	argv++;
 	argc--;
@@ -108,6 +110,11 @@ int main(int argc, const char **argv)
 			argc--;
 		} else if (starts_with(argv[0], "--kit=")) {
 			set_kit_dir(argv[0] + 6);
+		} else if ((known = common_option(argv[0], argc > 1 ? argv[1] : NULL, &used))) {
+			if (known < 0)
+				usage(2);
+			argv += used;
+			argc -= used;
 		} else {
 			fprintf(stderr, "mkseries: unknown option '%s'\n", shown(argv[0]));
 			usage(2);

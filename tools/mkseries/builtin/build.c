@@ -6,6 +6,7 @@
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
+#include "lib/progress.h"
 #include "tree/tree.h"
 #include "lib/util.h"
 #include "apply/variant.h"
@@ -44,7 +45,7 @@ static int build_one(const struct cell *c, void *data)
 	opts.workdir = c->workdir;
 	opts.jobs = args->jobs;
 	opts.force = args->force;
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	err = build_variant(&res, repo, kit, b, variant, &commit, &opts);
 	if (err) {
@@ -113,7 +114,7 @@ int cmd_build(int argc, const char **argv)
 	const char *branch = NULL;
 	struct strvec given = STRVEC_INIT;
 	struct build_args args = { 0 };
-	int all = 0, verbose = 0, ret;
+	int all = 0, ret;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "build this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "build every default branch" },
@@ -124,7 +125,6 @@ int cmd_build(int argc, const char **argv)
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
 		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
 		{ OPT_BOOL, "force", 'f', &args.force, NULL, "build even when nothing changed" },
-		{ OPT_BOOL, "verbose", 'v', &verbose, NULL, "say how the source tree was written" },
 		{ OPT_END },
 	};
 	const char *usage = "mkseries build (--branch B | --all) [--variant V]... "
@@ -133,7 +133,6 @@ int cmd_build(int argc, const char **argv)
 
 	if (parse_options(argc, argv, opts, usage))
 		usage_with_options(usage, opts, 2);
-	mks_verbose = verbose ? 2 : 1;
 	gitutil_init();
 	loop.branch = branch;
 	loop.all = all;

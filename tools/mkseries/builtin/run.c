@@ -7,6 +7,7 @@
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
+#include "lib/progress.h"
 #include "report/report.h"
 #include "results/results.h"
 #include "run/record.h"
@@ -90,7 +91,7 @@ int cmd_run(int argc, const char **argv)
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
 	enum report_format fmt;
-	size_t nr = 0, i;
+	size_t nr = 0, i, *cells = NULL;
 	int all = 0, quick = 0, dummy_force = 0, ret = 0;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "run this branch" },
@@ -155,12 +156,16 @@ int cmd_run(int argc, const char **argv)
 	res.generator = xstrdup("mkseries " MKSERIES_VERSION);
 	res.generated = report_timestamp();
 	res.tester = report_tester(NULL);
+	cells = progress_count_cells(sel, nr, &args.given);
 	for (i = 0; i < nr; i++) {
-		int r = run_branch(&res, &kit, sel[i], &args);
+		int r;
 
+		progress_cells(cells[i], cells[nr]);
+		r = run_branch(&res, &kit, sel[i], &args);
 		if (r > ret)
 			ret = r;
 	}
+	progress_cells(0, 0);
 	results_use_kit(&res, &kit);
 	if (write_report(&res, fmt, output, args.log))
 		ret = ret ? ret : 1;
@@ -168,6 +173,7 @@ int cmd_run(int argc, const char **argv)
 	if (!ret && run_summary_failed(&sum))
 		ret = 1;
 cleanup:
+	free(cells);
 	free(sel);
 	kit_release(&kit);
 	results_release(&res);

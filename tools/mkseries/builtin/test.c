@@ -7,6 +7,7 @@
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
+#include "lib/progress.h"
 #include "lib/state.h"
 #include "lib/util.h"
 #include "apply/variant.h"
@@ -93,7 +94,7 @@ static int test_one(const struct cell *c, void *data)
 	opts.full = args->full;
 	opts.probe_timeout = args->probe_timeout;
 	opts.boots = args->boots;
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	opts.variant = branch_find_variant(b, variant);
 	if ((err = vm_test_variant(&res, b, image, workdir, variant, &opts))) {

@@ -29,6 +29,15 @@ struct option {
  * print the usage and exit 0; an unknown option or a missing value
  * prints the usage and exits 2.
  */
+/*
+ * The options every command takes, here and before the command:
+ * -q/--quiet (mks_verbose 0), -v/--verbose (2), --progress=WHEN
+ * (mks_progress). Returns 1 when `arg` was one (*used_next: it took
+ * `next` as its value), 0 when not, -1 after printing a bad value.
+ * parse_options() handles them for each command.
+ */
+int common_option(const char *arg, const char *next, int *used_next);
+
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage);
 void usage_with_options(const char *usage, const struct option *opts, int status)
 	__attribute__((noreturn));

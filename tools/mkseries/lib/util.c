@@ -14,7 +14,7 @@
 
 #include "lib/util.h"
 
-int mks_verbose;
+int mks_verbose = 1;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
 

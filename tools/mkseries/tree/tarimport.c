@@ -483,7 +483,7 @@ struct tar_progress {
 
 static void tar_progress_init(struct tar_progress *pg, const char *label)
 {
-	progress_init(&pg->line, mks_isatty_stderr(), 0.5);
+	progress_init(&pg->line, 1, 0.5);
 	pg->line.drawn = mono_seconds();	/* nothing for the first half second */
 	pg->label = label;
 	pg->shown = 0;
