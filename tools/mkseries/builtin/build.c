@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "build/build.h"
+#include "doctor/doctor.h"
 #include "builtin/builtin.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"
@@ -140,6 +141,8 @@ int cmd_build(int argc, const char **argv)
 	loop.workdir = args.workdir;
 	loop.repo = args.repo;
 	loop.create_repo = 1;
+	loop.cmd = "build";
+	loop.need = NEED_BUILD | NEED_IMPORT;
 	loop.branch_fn = import_base;
 	loop.cell_fn = build_one;
 	loop.data = &args;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "builtin/builtin.h"
+#include "doctor/doctor.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
@@ -169,6 +170,8 @@ int cmd_test(int argc, const char **argv)
 	loop.workdir = args.workdir;
 	loop.repo = args.repo;
 	loop.cell_fn = test_one;
+	loop.cmd = "test";
+	loop.need = NEED_BOOT;
 	loop.data = &args;
 	ret = for_each_cell(&loop);
 	free(args.noted);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "run/cells.h"
+#include "doctor/doctor.h"
 #include "kit/select.h"
 #include "lib/progress.h"
 #include "tree/tree.h"
@@ -96,6 +97,14 @@ int for_each_cell(const struct cell_loop *loop)
 	if (select_cells(&kit, &sel, &nr, loop->branch, loop->all, loop->given)) {
 		ret = 2;
 		goto cleanup;
+	}
+	if (loop->need) {
+		struct doctor_opts dopts = { loop->repo, loop->workdir, loop->given, loop->need, 0 };
+
+		if (doctor_preflight(loop->cmd, &kit, sel, nr, &dopts)) {
+			ret = 1;
+			goto cleanup;
+		}
 	}
 	cells = progress_count_cells(sel, nr, loop->given);
 	for (i = 0; i < nr; i++) {

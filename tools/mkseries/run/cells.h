@@ -40,6 +40,8 @@ struct cell_loop {
 	const char *workdir;		/* --workdir, or NULL */
 	const char *repo;		/* --repo, or NULL */
 	int create_repo;		/* make the kernel repository when it is missing */
+	unsigned need;			/* doctor's checks to pass before the first branch (doctor.h) */
+	const char *cmd;		/* the command, for the preflight's message */
 	/*
 	 * Once per branch, after its repository is open and its work
 	 * directory locked, with the variants about to be visited (c->variant

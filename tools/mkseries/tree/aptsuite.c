@@ -564,3 +564,56 @@ cleanup:
 	free(got);
 	return ret;
 }
+
+const char *tree_apt_root(void)
+{
+	const char *root = getenv("MKSERIES_APT_ROOT");
+
+	return root ? root : "";
+}
+
+int apt_suite_reachable(struct strbuf *why, const char *uri, const char *suite,
+			unsigned timeout)
+{
+	struct child c = CHILD_INIT;
+	struct strbuf out = STRBUF_INIT;
+	const char *tmpdir = getenv("TMPDIR");
+	char *dest = xstrfmt("%s/mkseries-reach-%ld", tmpdir && *tmpdir ? tmpdir : "/tmp",
+			     (long)getpid());
+	int status, ret = 0;
+
+	strvec_pushl(&c.argv, "/usr/lib/apt/apt-helper", NULL);
+	strvec_pushf(&c.argv, "-oAcquire::http::Timeout=%u", timeout);
+	strvec_pushf(&c.argv, "-oAcquire::https::Timeout=%u", timeout);
+	strvec_pushl(&c.argv, "-oAcquire::Retries=0", "download-file", NULL);
+	strvec_pushf(&c.argv, "%s%sdists/%s/InRelease", uri, ends_with(uri, "/") ? "" : "/",
+		     suite);
+	strvec_push(&c.argv, dest);
+	strvec_push(&c.env, "LC_ALL=C");
+	c.out = &out;
+	c.err_to_out = 1;
+	/* Past the timeout apt is still resolving or retrying: that is an answer too. */
+	c.timeout_sec = timeout + 5;
+	temp_path_add(dest);
+	status = child_run(&c);
+	if (status) {
+		const char *e = strstr(out.buf, "E: ");
+		struct strbuf line = STRBUF_INIT;
+
+		if (e)
+			strbuf_add(&line, e + 3, strcspn(e + 3, "\n"));
+		else if (c.timed_out)
+			strbuf_addf(&line, "no answer in %u s", timeout + 5);
+		else
+			strbuf_addf(&line, "apt-helper exited with status %d", status);
+		strbuf_add_shown(why, line.buf, line.len, 0);
+		strbuf_release(&line);
+		ret = -1;
+	}
+	unlink(dest);
+	temp_path_done(dest);
+	child_release(&c);
+	strbuf_release(&out);
+	free(dest);
+	return ret;
+}

@@ -727,7 +727,7 @@ static int import_debian(git_oid *out, struct tree_import_info *info, git_reposi
 			    "neither XDG_CACHE_HOME nor HOME is set");
 		goto cleanup;
 	}
-	ret = tree_apt_sources(&sources, &looked_in, "", suite);
+	ret = tree_apt_sources(&sources, &looked_in, tree_apt_root(), suite);
 	if (ret)
 		goto cleanup;
 	aptdir = xstrfmt("%s/apt/%s", cache, suite);
