@@ -78,8 +78,11 @@ test_expect_success 'a cross compiler missing for an arm64 branch' '
 	test_when_finished "rm kit/kernels/a.yaml" &&
 	(cd kit && PATH=$TRASH_DIRECTORY/bin test_expect_code 1 mkseries doctor --branch a >../out 2>../err) &&
 	cat out err &&
-	test_grep "^missing  aarch64-linux-gnu-gcc (a): no .aarch64-linux-gnu-gcc. on PATH to build arch arm64: apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross$" out &&
-	test_grep "^missing  qemu-system-aarch64 (a): not on PATH to boot arch arm64: apt-get install qemu-system-arm$" out
+	test_grep "^missing  aarch64-linux-gnu-gcc (a): kernels/a.yaml:1: cannot build arch arm64: no .aarch64-linux-gnu-gcc. on PATH (Debian.s cross compiler: make deps, or apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)$" out &&
+	test_grep "^missing  qemu-system-aarch64 (a): not on PATH to boot arch arm64: apt-get install qemu-system-arm$" out &&
+	(cd kit && PATH=$TRASH_DIRECTORY/bin test_expect_code 2 mkseries build --branch a >../out 2>../err) &&
+	test_grep "^error: aarch64-linux-gnu-gcc (a): kernels/a.yaml:1: cannot build arch arm64: no .aarch64-linux-gnu-gcc. on PATH" err &&
+	test_grep "^error: mkseries build stopped before its long steps" err
 '
 
 test_expect_success 'no git identity: doctor says how to set it; run stops before importing' '

@@ -391,23 +391,32 @@ int build_inputs_key(char **out, const struct kit *kit, const struct kernel_bran
 	return ret;
 }
 
-int branch_check_compiler(const struct kernel_branch *b)
+char *branch_compiler_missing(const struct kernel_branch *b)
 {
 	const struct arch_info *a = branch_arch(b);
 	const char *cross = branch_cross(b);
-	char *gcc;
-	int ret = 0;
+	char *gcc, *ret = NULL;
 
 	if (!*cross)
-		return 0;
+		return NULL;
 	gcc = xstrfmt("%sgcc", cross);
 	if (!have_program(gcc))
-		ret = error_code(MKS_ECONFIG,
-				 "%s:%d: cannot build arch %s: no '%s' on PATH (%s: make deps, or apt-get install %s)",
-				 b->path, b->line, a->name, gcc,
-				 b->cross ? "the kit's cross: prefix" : "Debian's cross compiler",
-				 a->cross_packages);
+		ret = xstrfmt("%s:%d: cannot build arch %s: no '%s' on PATH (%s: make deps, or apt-get install %s)",
+			      b->path, b->line, a->name, gcc,
+			      b->cross ? "the kit's cross: prefix" : "Debian's cross compiler",
+			      a->cross_packages);
 	free(gcc);
+	return ret;
+}
+
+int branch_check_compiler(const struct kernel_branch *b)
+{
+	char *why = branch_compiler_missing(b);
+	int ret = 0;
+
+	if (why)
+		ret = error_code(MKS_ECONFIG, "%s", why);
+	free(why);
 	return ret;
 }
 

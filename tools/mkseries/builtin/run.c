@@ -192,10 +192,8 @@ int cmd_run(int argc, const char **argv)
 	/* The --variant names, each once (checked above); none: every cell of each branch. */
 	if (given.nr)
 		variants_select(&args.given, &given);
-	if (preflight(&kit, sel, nr, &args)) {
-		ret = 1;
+	if ((ret = mks_exit_status(preflight(&kit, sel, nr, &args))))
 		goto cleanup;
-	}
 	/* The steps' lines go with the report, unless the report is data on stdout. */
 	args.log = fmt == REPORT_TEXT || output ? stdout : stderr;
 

@@ -238,7 +238,7 @@ static void check_compilers(struct doctor *d, struct kernel_branch *const *sel, 
 	for (i = 0; i < nr; i++) {
 		const struct arch_info *a = branch_arch(sel[i]);
 		struct strbuf name = STRBUF_INIT, fix = STRBUF_INIT, list = STRBUF_INIT;
-		char *gcc = xstrdup(gcc_of(sel[i]));
+		char *gcc = xstrdup(gcc_of(sel[i])), *why;
 
 		if (seen(&done, gcc)) {
 			free(gcc);
@@ -256,6 +256,11 @@ static void check_compilers(struct doctor *d, struct kernel_branch *const *sel, 
 
 			add(d, DOCTOR_OK, name.buf, "%s", v);
 			free(v);
+		} else if ((why = branch_compiler_missing(sel[i]))) {
+			/* build's own words, and its exit status: the kit names the arch. */
+			add(d, DOCTOR_MISSING, name.buf, "%s", why);
+			d->checks[d->nr - 1].config = 1;
+			free(why);
 		} else {
 			add(d, DOCTOR_MISSING, name.buf, "no '%s' on PATH to build arch %s: apt-get install %s",
 			    gcc, a->name, fix.buf);
@@ -294,6 +299,7 @@ static void check_qemu(struct doctor *d, struct kernel_branch *const *sel, size_
 		} else if (strchr(qemu, '/')) {
 			add(d, DOCTOR_MISSING, name.buf, "'%s' is not an executable file: fix boot.qemu in %s",
 			    qemu, sel[i]->path);
+			d->checks[d->nr - 1].config = 1;
 		} else {
 			add(d, DOCTOR_MISSING, name.buf, "not on PATH to boot arch %s: apt-get install %s",
 			    branch_arch(sel[i])->name, branch_arch(sel[i])->qemu_package);
@@ -539,15 +545,18 @@ int doctor_preflight(const char *cmd, const struct kit *kit, struct kernel_branc
 {
 	struct doctor d = DOCTOR_INIT;
 	size_t i;
-	int ret = 0;
+	int ret = 0, config = 0;
 
 	doctor_run(&d, kit, sel, nr, opts);
 	for (i = 0; i < d.nr; i++)
-		if (d.checks[i].status == DOCTOR_MISSING)
+		if (d.checks[i].status == DOCTOR_MISSING) {
 			error("%s: %s", d.checks[i].name, shown(d.checks[i].detail));
+			config |= d.checks[i].config;
+		}
 	if (doctor_failures(&d))
-		ret = error("mkseries %s stopped before its long steps; 'mkseries doctor' shows every check",
-			    cmd);
+		ret = error_code(config ? MKS_ECONFIG : -1,
+				 "mkseries %s stopped before its long steps; 'mkseries doctor' shows every check",
+				 cmd);
 	doctor_release(&d);
 	return ret;
 }

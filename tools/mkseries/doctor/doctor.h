@@ -26,6 +26,7 @@ struct doctor_check {
 	enum doctor_status status;
 	char *name;		/* "qemu-system-x86_64 (6.12)" */
 	char *detail;		/* what was found, or what to install or set */
+	int config;		/* missing because of what the kit says: exit 2 */
 };
 
 struct doctor {
@@ -65,7 +66,8 @@ void doctor_print(const struct doctor *d, FILE *f);
 /*
  * The check at the start of run, build and test: run the checks `need`
  * asks for and, when one fails, print each as an error, say that `cmd`
- * stopped before its long steps, and return -1. 0 when all passed.
+ * stopped before its long steps, and return MKS_ECONFIG when one is the
+ * kit's (a cross compiler it names), else -1. 0 when all passed.
  */
 int doctor_preflight(const char *cmd, const struct kit *kit, struct kernel_branch *const *sel,
 		     size_t nr, const struct doctor_opts *opts);

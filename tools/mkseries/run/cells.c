@@ -101,8 +101,10 @@ int for_each_cell(const struct cell_loop *loop)
 	if (loop->need) {
 		struct doctor_opts dopts = { loop->repo, loop->workdir, loop->given, loop->need, 0 };
 
-		if (doctor_preflight(loop->cmd, &kit, sel, nr, &dopts)) {
-			ret = 1;
+		int err = doctor_preflight(loop->cmd, &kit, sel, nr, &dopts);
+
+		if (err) {
+			ret = mks_exit_status(err);
 			goto cleanup;
 		}
 	}
