@@ -163,6 +163,37 @@ static int write_mail(const char *path, const char *text)
 	return ret;
 }
 
+/*
+ * Whether b4 died of a Python exception that says it could not reach
+ * the network. Either way a traceback in *err is cut to its last line,
+ * the exception ("requests.exceptions.ConnectionError: ..."), without
+ * the URL's details: a user has no use for b4's stack.
+ */
+static int b4_crashed(struct strbuf *err)
+{
+	static const char *const offline[] = {
+		"ConnectionError", "ProxyError", "ConnectTimeout", "ReadTimeout", "MaxRetryError",
+		"NewConnectionError", "NameResolutionError", "Temporary failure in name resolution",
+		"Name or service not known", "Network is unreachable",
+	};
+	const char *last, *p;
+	size_t i, n;
+	int net = 0;
+
+	if (!strstr(err->buf, "Traceback (most recent call last)"))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(offline); i++)
+		net |= !!strstr(err->buf, offline[i]);
+	last = strrchr(err->buf, '\n');
+	last = last ? last + 1 : err->buf;
+	/* "X: HTTPSConnectionPool(host='lore.kernel.org', port=443): Max retries ..." */
+	p = strstr(last, " with url:");
+	n = (p ? p : err->buf + err->len) - last;
+	memmove(err->buf, last, n);
+	strbuf_setlen(err, n);
+	return net;
+}
+
 static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit_series *s,
 		    const char *mbox, int force)
 {
@@ -178,6 +209,11 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 		ret = error_code(MKS_ECONFIG,
 				 "series '%s' has no message-id: give it 'message-id:' or a lore 'link:', "
 				 "or fetch from a mainline with --mainline DIR", s->id);
+		goto cleanup;
+	}
+	if (!program_on_path("b4")) {
+		ret = error("b4 is not installed: install b4 (apt-get install b4), or fetch from a "
+			    "mainline repository with --mainline DIR");
 		goto cleanup;
 	}
 	if (!mkdtemp(tmpl)) {
@@ -198,8 +234,15 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 		warning("b4 am exited with %d after writing the patches; using them", rc);
 	} else if (rc || !text.len) {
 		strbuf_rtrim(&err);
-		ret = error("b4 am found no series for <%s>%s%s%s%s", msgid, mbox ? " in " : "",
-			    mbox ? mbox : "", err.len ? ":\n" : "", err.buf);
+		if (b4_crashed(&err) && !mbox)
+			ret = error("lore is not reachable (b4: %s): use --mbox FILE or --mainline DIR",
+				    err.buf);
+		else if (err.len && strstr(err.buf, "Traceback (most recent call last)"))
+			ret = error("b4 am failed for <%s>%s%s (b4: %s)", msgid, mbox ? " in " : "",
+				    mbox ? mbox : "", err.buf);
+		else
+			ret = error("b4 am found no series for <%s>%s%s%s%s", msgid, mbox ? " in " : "",
+				    mbox ? mbox : "", err.len ? ":\n" : "", err.buf);
 		goto cleanup;
 	}
 	split_mbox(&mails, text.buf, text.len);
