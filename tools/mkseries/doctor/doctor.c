@@ -26,10 +26,12 @@
  * each part after `mkseries run`. deb: the linux-source package;
  * objects: what an import adds to the kernel repository (1,196 MiB for
  * the three trees); src: the tree written out; out: one variant's build.
+ * 6.1 was not built: its src is its tarball's bytes with 6.12's overhead
+ * on disk, its out between 5.10's and 6.12's.
  */
 static const struct tree_cost costs[] = {
 	{ "5.10", 117, 400, 1101, 114 },
-	{ "6.1", 133, 400, 1370, 125 },
+	{ "6.1", 133, 400, 1430, 125 },
 	{ "6.12", 147, 400, 1640, 135 },
 };
 
