@@ -43,33 +43,6 @@ static void usage(int status)
 	exit(status);
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t *row = xcalloc(lb + 1, sizeof(*row)), res;
-
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	res = row[lb];
-	free(row);
-	return res;
-}
-
 static void unknown_command(const char *cmd)
 {
 	size_t i, nr = 0;
@@ -77,7 +50,7 @@ static void unknown_command(const char *cmd)
 	fprintf(stderr, "mkseries: '%s' is not a mkseries command. See 'mkseries --help'.\n",
 		shown(cmd));
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (edit_distance(cmd, commands[i].name) > 2 && !starts_with(commands[i].name, cmd))
+		if (!similar_name(cmd, commands[i].name))
 			continue;
 		fprintf(stderr, "%s\n\t%s\n", nr++ ? "" : "\nThe most similar command is",
 			commands[i].name);

@@ -207,8 +207,7 @@ int cmd_apply(int argc, const char **argv)
 	};
 	const char *usage = "mkseries apply (--branch B | --all) [--repo DIR]";
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	ret = for_each_selected_branch(branch, all, 0, apply_one, (void *)repo);
 	return ret < 0 ? 2 : ret;
 }

@@ -132,8 +132,7 @@ int cmd_build(int argc, const char **argv)
 			    "[--workdir DIR] [--repo DIR] [--jobs N] [--force]";
 	struct cell_loop loop = { 0 };
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	gitutil_init();
 	loop.branch = branch;
 	loop.all = all;

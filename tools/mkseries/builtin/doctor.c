@@ -46,10 +46,7 @@ int cmd_doctor(int argc, const char **argv)
 	const char *usage = "mkseries doctor [--branch B | --all] [--variant V]... "
 			    "[--workdir DIR] [--repo DIR]";
 
-	if (parse_options(argc, argv, opts, usage)) {
-		error("unexpected argument '%s'", argv[0]);
-		usage_with_options(usage, opts, 2);
-	}
+	parse_options_only(argc, argv, opts, usage);
 	if (!branch)
 		all = 1;
 	if (select_cells(&kit, &sel, &nr, branch, all, &given)) {

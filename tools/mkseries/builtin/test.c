@@ -45,6 +45,12 @@ static char *built_image(struct strbuf *why, git_repository *repo, const struct 
 			    variant);
 		goto cleanup;
 	}
+	if (!strcmp(status, "running")) {
+		/* The word report uses for it. */
+		strbuf_addf(why, "not tested: its build was interrupted: run mkseries build --branch %s "
+			    "--variant %s", b->name, variant);
+		goto cleanup;
+	}
 	if (strcmp(status, "ok") || !image) {
 		strbuf_addf(why, "not tested: its build failed (%s)",
 			    state_get(&st, "failure") ? state_get(&st, "failure") : status);
@@ -158,8 +164,7 @@ int cmd_test(int argc, const char **argv)
 			    "[--quick | --full] [--accel auto|kvm|tcg] [--boots N] [--workdir DIR] [--repo DIR]";
 	struct cell_loop loop = { 0 };
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	gitutil_init();
 	if (vm_check_options(quick, args.full, args.accel, args.boots))
 		usage_with_options(usage, opts, 2);

@@ -110,8 +110,23 @@ int common_option(const char *arg, const char *next, int *used_next)
 	return 1;
 }
 
+/* Whether o was given before on this command line; remembers it when not. */
+static int seen_before(const struct option **given, size_t *nr, const struct option *o)
+{
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (given[i] == o)
+			return 1;
+	if (*nr < 64)
+		given[(*nr)++] = o;
+	return 0;
+}
+
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage)
 {
+	const struct option *given[64];
+	size_t nr_given = 0;
 	int i, nr = 0, only_args = 0, used;
 
 	for (i = 1; i < argc; i++) {
@@ -165,8 +180,27 @@ int parse_options(int argc, const char **argv, const struct option *opts, const 
 			}
 			val = argv[++i];
 		}
+		if (o->type == OPT_STRING && seen_before(given, &nr_given, o) &&
+		    strcmp(*(const char **)o->value, val)) {
+			error("option '--%s' is given twice ('%s', then '%s'): it takes one",
+			      o->long_name, shown(*(const char **)o->value), shown(val));
+			usage_with_options(usage, opts, 2);
+		}
 		set_value(o, val, usage, opts);
 	}
 	argv[nr] = NULL;
 	return nr;
+}
+
+void parse_options_only(int argc, const char **argv, const struct option *opts, const char *usage)
+{
+	int len = (int)strcspn(usage, " ");
+
+	if (!parse_options(argc, argv, opts, usage))
+		return;
+	/* "mkseries build ...": the command is the usage line's second word. */
+	if (usage[len] == ' ')
+		len += 1 + (int)strcspn(usage + len + 1, " ");
+	error("unexpected argument '%s': '%.*s' takes no arguments", shown(argv[0]), len, usage);
+	usage_with_options(usage, opts, 2);
 }

@@ -7,7 +7,7 @@
 enum opt_type {
 	OPT_END = 0,
 	OPT_BOOL,	/* int *: set to 1 */
-	OPT_STRING,	/* const char **: last one wins */
+	OPT_STRING,	/* const char **: given twice, the same value or an error */
 	OPT_LIST,	/* struct strvec *: every use appended */
 	OPT_UINT,	/* unsigned *: a decimal number */
 };
@@ -39,6 +39,12 @@ struct option {
 int common_option(const char *arg, const char *next, int *used_next);
 
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage);
+/*
+ * parse_options() for a command that takes no arguments: one left is
+ * named ("unexpected argument 'x': 'mkseries build' takes no
+ * arguments") before the usage, and the exit status is 2.
+ */
+void parse_options_only(int argc, const char **argv, const struct option *opts, const char *usage);
 void usage_with_options(const char *usage, const struct option *opts, int status)
 	__attribute__((noreturn));
 
