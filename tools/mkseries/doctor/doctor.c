@@ -457,8 +457,15 @@ static void check_disk(struct doctor *d, const struct kit *kit, struct kernel_br
 	struct strbuf parts = STRBUF_INIT, unmeasured = STRBUF_INIT;
 	struct strvec packages = STRVEC_INIT;
 	unsigned long long need = 0, avail;
-	char *where = NULL;
+	char *where = NULL, *cache = mks_cache_dir();
 	size_t i, j;
+
+	/* Nowhere to put them: the command itself says so, once. */
+	if (!cache && !(opts->workdir && *opts->workdir)) {
+		add(d, DOCTOR_NOTE, "disk", "cannot tell where the work directories go");
+		return;
+	}
+	free(cache);
 
 	for (i = 0; i < nr; i++) {
 		const struct tree_cost *cost = tree_cost_of(sel[i]);
