@@ -74,6 +74,7 @@ static void add(struct doctor *d, enum doctor_status status, const char *name, c
 	ALLOC_GROW(d->checks, d->nr + 1, d->alloc);
 	c = &d->checks[d->nr++];
 	c->status = status;
+	c->config = 0;
 	c->name = xstrdup(name);
 	c->detail = strbuf_detach(&sb, NULL);
 }
