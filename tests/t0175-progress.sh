@@ -98,6 +98,33 @@ test_expect_success 'each cell is counted across the variants' '
 	! grep -E "^\[cell [03]/" err
 '
 
+test_expect_success 'run: the build and the boot of each cell show their status lines' '
+	mkdir -p kitr/kernels &&
+	printf "series: []\n" >kitr/series.yaml &&
+	cat >kitr/kernels/t.yaml <<-EOF &&
+	name: t
+	source:
+	  git: { repo: $PWD/linux, ref: v1.0 }
+	config:
+	  base: tinyconfig
+	boot:
+	  qemu: $TEST_DIRECTORY/data/results/fake-qemu
+	  accel: tcg
+	  boot-timeout: 20
+	  run-timeout: 20
+	EOF
+	(cd kitr && FAKE_QEMU_SLEEP=3 MKSERIES_PROGRESS_INTERVAL=1 \
+		mkseries run --branch t --repeat 1 --boots 1 >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: test: booted (tcg, instruction-paced) 3 ok" out &&
+	test_grep -E "^\[cell 1/2\] t base: building [0-9]+s, [0-9] objects  CC mm/file[0-9]\.o$" err &&
+	test_grep -E "^\[cell 1/2\] t base: booting \(tcg\) [0-9]+s" err &&
+	(cd kitr && FAKE_QEMU_SLEEP=3 MKSERIES_PROGRESS_INTERVAL=1 \
+		mkseries run -q --branch t --repeat 1 --boots 1 --force=test >../out 2>../err) &&
+	test_grep "^t base: test: booted " out &&
+	! grep "^\[cell" err
+'
+
 test_expect_success 'a bad --progress value is a usage error' '
 	(cd kit && test_expect_code 2 mkseries build --progress=sometimes --branch t >../out 2>../err) &&
 	test_grep "^error: option .--progress. takes auto, always or never, not .sometimes.$" err &&
