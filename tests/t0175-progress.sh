@@ -134,7 +134,7 @@ test_expect_success 'a bad --progress value is a usage error' '
 '
 
 test_expect_success '-q and -v are on every command and in its usage' '
-	for cmd in import plan apply backport fixups fetch build test regress report export run; do
+	for cmd in import plan apply backport fixups fetch build test regress report export run doctor gc bisect ci; do
 		mkseries $cmd -h >help || return 1
 		grep -q "^usage: mkseries $cmd" help &&
 		grep -q " \[-q | -v\] \[--progress=auto|always|never\]$" help ||

@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "gc", cmd_gc, "what the cache holds per kit and branch; drop what no kit uses" },
 	{ "doctor", cmd_doctor, "check the machine: tools, git identity, QEMU, KVM, disk, Debian mirror" },
 	{ "run", cmd_run, "the whole job: import, apply, build, test, verdicts, report" },
+	{ "ci", cmd_ci, "write a CI pipeline (gitlab) that runs the plan's cells and merges their reports" },
 };
 
 static void usage(int status)
