@@ -1247,14 +1247,15 @@ int cmd_backport(int argc, const char **argv)
 
 	nr = parse_options(argc, argv, opts, usage);
 	modes = cont + skip + abort_ + status;
-	if (nr < 0 || modes > 1 || (!branch && !modes) || (nr > 1 && modes) || nr > 2 ||
+	/* parse_options() leaves the arguments from argv[0]: SERIES is argv[0]. */
+	if (nr < 0 || modes > 1 || (!branch && !modes) || (nr > 0 && modes) || nr > 1 ||
 	    (skip_msg && !skip))
 		usage_with_options(usage, opts, 2);
 	if (skip && (!skip_msg || !*skip_msg)) {
 		error("--skip needs the reason it records in series.yaml: --skip -m \"why\"");
 		return 2;
 	}
-	lo.series = nr == 2 ? argv[1] : NULL;
+	lo.series = nr == 1 ? argv[0] : NULL;
 	if (kit_open(&kit)) {
 		/* the loop's own edits may be what broke it: --abort still takes them out */
 		if (!abort_ || kit_load_kernels(&kit, kit_dir()))
@@ -1278,12 +1279,12 @@ int cmd_backport(int argc, const char **argv)
 	l.name = branch;
 	l.b = kit_find_branch(&kit, branch);
 	if (!l.b) {
-		error("no branch '%s' in the kit (kernels/*.yaml)", shown(branch));
+		kit_unknown_branch(&kit, branch);
 		kit_release(&kit);
 		return 2;
 	}
 	if (lo.series && !kit_find_series(&kit, lo.series)) {
-		error("no series '%s' in the kit", shown(lo.series));
+		kit_unknown_series(&kit, lo.series);
 		kit_release(&kit);
 		return 2;
 	}

@@ -126,18 +126,48 @@ static void print_variant(const struct plan *kit_plan, const struct plan *vp)
 		printf("variant %s: expects %s to fail\n", v->name, shown(v->expect_fail[i]));
 }
 
+/* Each --branch in the order given (once each), else as select_branches() chooses. */
+static int select_plan_branches(struct kernel_branch ***sel, size_t *nr, const struct kit *kit,
+				const struct strvec *names, int all)
+{
+	size_t i, j;
+
+	if (names->nr <= 1)
+		return select_branches(sel, nr, kit, names->nr ? names->v[0] : NULL, all, 1);
+	if (all)
+		return error_code(MKS_ECONFIG, "--branch and --all cannot be used together");
+	*sel = xcalloc(names->nr, sizeof(**sel));
+	*nr = 0;
+	for (i = 0; i < names->nr; i++) {
+		struct kernel_branch *b = kit_find_branch(kit, names->v[i]);
+
+		if (!b) {
+			free(*sel);
+			*sel = NULL;
+			*nr = 0;
+			return kit_unknown_branch(kit, names->v[i]);
+		}
+		for (j = 0; j < *nr && (*sel)[j] != b; j++)
+			;
+		if (j == *nr)
+			(*sel)[(*nr)++] = b;
+	}
+	return 0;
+}
+
 int cmd_plan(int argc, const char **argv)
 {
-	const char *branch = NULL, *format = "text";
+	const char *format = "text";
+	struct strvec branches = STRVEC_INIT;
 	int all = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "plan this branch only" },
+		{ OPT_LIST, "branch", 'b', &branches, "B", "plan this branch (repeatable)" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "plan every default branch (the default)" },
 		{ OPT_STRING, "format", 0, &format, "text|json",
 		  "json: the plans and the independent cells a CI system can fan out" },
 		{ OPT_END },
 	};
-	const char *usage = "mkseries plan [--branch B | --all] [--format text|json]";
+	const char *usage = "mkseries plan [--branch B... | --all] [--format text|json]";
 	struct kernel_branch **sel = NULL;
 	struct plan *plans = NULL;
 	const struct plan **ptrs = NULL;
@@ -145,8 +175,7 @@ int cmd_plan(int argc, const char **argv)
 	size_t nr = 0, nr_plans = 0, i;
 	int json;
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	json = !strcmp(format, "json");
 	if (!json && strcmp(format, "text")) {
 		error("unknown format '%s' (text or json)", format);
@@ -154,8 +183,9 @@ int cmd_plan(int argc, const char **argv)
 	}
 	if (kit_open(&kit))
 		return 2;
-	if (select_branches(&sel, &nr, &kit, branch, all, 1)) {
+	if (select_plan_branches(&sel, &nr, &kit, &branches, all)) {
 		kit_release(&kit);
+		strvec_clear(&branches);
 		return 2;
 	}
 	/* Each branch's plan, followed by the plans of its variants. */
@@ -186,5 +216,6 @@ int cmd_plan(int argc, const char **argv)
 	free(ptrs);
 	free(sel);
 	kit_release(&kit);
+	strvec_clear(&branches);
 	return ret;
 }

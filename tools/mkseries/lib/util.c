@@ -15,7 +15,7 @@
 
 #include "lib/util.h"
 
-int mks_verbose;
+int mks_verbose = 1;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
 
@@ -754,4 +754,36 @@ double mono_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t *row = xcalloc(lb + 1, sizeof(*row)), res;
+
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	res = row[lb];
+	free(row);
+	return res;
+}
+
+int similar_name(const char *typed, const char *name)
+{
+	return edit_distance(typed, name) <= 2 || starts_with(name, typed);
 }

@@ -172,6 +172,10 @@ int strp_cmp(const void *a, const void *b);
 char *path_join(const char *dir, const char *name);
 
 int starts_with(const char *s, const char *prefix);
+/* Levenshtein distance between a and b: the edits from one to the other. */
+size_t edit_distance(const char *a, const char *b);
+/* Whether `name` is what `typed` probably meant: at most two edits away, or begun by it. */
+int similar_name(const char *typed, const char *name);
 /* If s starts with prefix, set *out past it and return 1. */
 int skip_prefix(const char *s, const char *prefix, const char **out);
 int ends_with(const char *s, const char *suffix);

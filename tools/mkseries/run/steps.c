@@ -14,6 +14,7 @@
 #include "results/collect.h"
 #include "lib/gitutil.h"
 #include "apply/plan.h"
+#include "lib/progress.h"
 #include "lib/state.h"
 #include "tree/tree.h"
 #include "apply/variant.h"
@@ -523,7 +524,7 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 	opts.workdir = br->workdir;
 	opts.jobs = br->args->jobs;
 	opts.force = forced(br->args, STEP_BUILD) || (old_key && strcmp(old_key, key));
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	err = build_variant(&res, br->repo, br->kit, br->b, variant, commit, &opts);
 	if (err) {
@@ -684,7 +685,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	cmdline = xstrfmt("mm_regress=--repeat,%u", br->args->repeat);
 	opts.accel = br->args->accel;
 	opts.full = br->args->full;
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	opts.variant = declared;
 	opts.boots = br->args->boots;
@@ -950,6 +951,7 @@ int run_branch(struct run_results *res, const struct kit *kit,
 		char *refname = NULL, *bzimage = NULL;
 		git_oid commit;
 
+		progress_cell_next();
 		if (!cell_applied(&br, variant, &skipped)) {
 			say(&br, variant, "skipped: %s", skipped);
 			continue;
