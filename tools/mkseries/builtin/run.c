@@ -9,7 +9,7 @@
 #include "lib/options.h"
 #include "report/report.h"
 #include "results/results.h"
-#include "run/record.h"
+#include "record/key.h"
 #include "run/steps.h"
 #include "lib/util.h"
 #include "apply/variant.h"

@@ -18,12 +18,28 @@ int mks_verbose;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
 
+/* Where error() also keeps its messages, or NULL. */
+static struct strbuf *captured;
+
+struct strbuf *error_capture(struct strbuf *sb)
+{
+	struct strbuf *old = captured;
+
+	captured = sb;
+	return old;
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
 
 	strbuf_addstr(&sb, prefix);
 	strbuf_vaddf(&msg, fmt, ap);
+	if (captured && !strcmp(prefix, "error: ")) {
+		if (captured->len)
+			strbuf_addstr(captured, "; ");
+		strbuf_add(captured, msg.buf, msg.len);
+	}
 	/* Messages quote patches, mails and consoles: keep their escapes off the terminal. */
 	strbuf_add_shown(&sb, msg.buf, msg.len, SHOWN_LINES);
 	strbuf_addch(&sb, '\n');

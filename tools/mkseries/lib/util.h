@@ -23,6 +23,14 @@ enum {
 
 /* Print "error: ..." to stderr and return -1, so `return error(...)` reads well. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * While sb is set, error() and error_code() also append each message
+ * to it ("; " between two), so that a step can keep the cause of its
+ * failure in its record in the words the user saw. NULL stops it.
+ * Returns the buffer set before, to put back.
+ */
+struct strbuf;
+struct strbuf *error_capture(struct strbuf *sb);
 /* Same as error() but returns the given code. */
 int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*

@@ -6,7 +6,7 @@
 
 #include "kit/model.h"
 #include "results/results.h"
-#include "run/record.h"
+#include "record/key.h"
 #include "lib/util.h"
 
 /* How a run goes: what `mkseries run` was told. */
