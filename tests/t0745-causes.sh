@@ -1,0 +1,70 @@
+#!/bin/sh
+# t0745-causes.sh: a step that fails keeps its cause in its record, in the words the user
+# saw, and report shows it in every format (text, json, junit, markdown, html).
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
+
+# report_all: mkseries report of branch t in every format, into report.FORMAT;
+# each exits 1, as a report with a failure does.
+report_all() {
+	for f in text json junit markdown html; do
+		(cd kit && test_expect_code 1 mkseries report --workdir ../work --branch t \
+			--format $f >../report.$f) || return 1
+	done
+}
+
+# cause_everywhere TEXT: TEXT (a fixed string with no character HTML or XML
+# escapes) is in the report of every format.
+cause_everywhere() {
+	for f in text json junit markdown html; do
+		grep -F "$1" report.$f >/dev/null || {
+			echo "no '$1' in the $f report:" && cat report.$f && return 1
+		}
+	done
+}
+
+test_expect_success 'setup: a kit that runs' '
+	setup_fake_run kit &&
+	mkdir nobody
+'
+
+test_expect_success 'an apply that cannot run (no git identity) keeps why, and report shows it' '
+	(cd kit && HOME="$TRASH_DIRECTORY/nobody" test_must_fail \
+		mkseries run --branch t --workdir ../work >../out 2>../err) &&
+	test_grep "^t: apply: FAILED apply could not run: who are you? set user.name and user.email" out &&
+	test_grep "^error: who are you?" err &&
+	test_grep "^evidence=apply could not run: who are you?" work/t/state/run.apply &&
+	report_all &&
+	cause_everywhere "apply could not run: who are you? set user.name and" &&
+	test_grep ! "see the error" report.text
+'
+
+test_expect_success 'a build that cannot run (no cross compiler) keeps why, and report shows it' '
+	kernel_yaml kit t v1.0-mk &&
+	echo "cross: no-such-" >>kit/kernels/t.yaml &&
+	(cd kit && test_expect_code 2 mkseries run --branch t --workdir ../work >../out 2>../err) &&
+	test_grep "^t base: build: FAILED the kit.s build settings are invalid: .*t.yaml:[0-9]*: cannot build arch x86_64: no .no-such-gcc. on PATH" out &&
+	report_all &&
+	cause_everywhere "cannot build arch x86_64: no " &&
+	cause_everywhere "no-such-gcc"
+'
+
+test_expect_success 'a build that fails keeps the compiler error, and report shows it' '
+	kernel_yaml kit t v1.0-mk &&
+	(cd kit && FAKE_BREAK_KIT=1 test_must_fail mkseries run --branch t --workdir ../work \
+		>../out 2>../err) &&
+	test_grep "^t kit: build: FAILED mm/mremap.c:5:9: error: .batch. redeclared" out &&
+	report_all &&
+	cause_everywhere "mm/mremap.c:5:9: error:"
+'
+
+test_expect_success 'a boot that fails (QEMU missing) keeps why, and report shows it' '
+	kernel_yaml kit t v1.0-mk &&
+	sed -i "s|qemu: .*|qemu: $TRASH_DIRECTORY/no-such-qemu|" kit/kernels/t.yaml &&
+	(cd kit && test_must_fail mkseries run --branch t --workdir ../work >../out 2>../err) &&
+	test_grep "^t base: test: FAILED (tcg, [a-z-]*) mm-regress never started: QEMU exited with status 127 after .error: cannot run .*/no-such-qemu.: No such file" out &&
+	report_all &&
+	cause_everywhere "no-such-qemu"
+'
+
+test_done
