@@ -180,14 +180,23 @@ void record_set(struct step_record *r, enum record_field f, const char *value)
 
 void record_setf(struct step_record *r, enum record_field f, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	state_vsetf(&r->kv, field_name(f), fmt, ap);
 	va_end(ap);
-	record_set(r, f, sb.buf);
-	strbuf_release(&sb);
+}
+
+void record_outcome(struct step_record *r, int ok, const char *failure,
+		    const struct step_record *module)
+{
+	const char *v;
+
+	record_set_status(r, ok ? RS_OK : RS_FAILED);
+	if (failure)
+		record_set(r, RF_EVIDENCE, failure);
+	if ((v = record_get(module, RF_FINISHED)))
+		record_set(r, RF_FINISHED, v);
 }
 
 int record_same(const struct step_record *a, enum record_field f, const struct step_record *b,

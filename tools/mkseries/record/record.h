@@ -113,6 +113,13 @@ double record_double(const struct step_record *r, enum record_field f);
 void record_set(struct step_record *r, enum record_field f, const char *value);
 void record_setf(struct step_record *r, enum record_field f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Record in a run's record r how the work a module recorded in `module`
+ * ended: ok, or failed for `failure` (may be NULL); and which of the
+ * module's records (its RF_FINISHED) it stands for.
+ */
+void record_outcome(struct step_record *r, int ok, const char *failure,
+		    const struct step_record *module);
 /* Whether f and g are recorded in a and b with the same value. */
 int record_same(const struct step_record *a, enum record_field f, const struct step_record *b,
 		enum record_field g);

@@ -443,13 +443,7 @@ static int cell_build_key(struct step_key *k, struct branch_run *br, const git_o
 static void build_outcome(struct step_record *now, const struct build_result *res,
 			  const struct step_record *bs)
 {
-	const char *v;
-
-	record_set_status(now, res->status == BUILD_FAILED ? RS_FAILED : RS_OK);
-	if (res->failure)
-		record_set(now, RF_EVIDENCE, res->failure);
-	if ((v = record_get(bs, RF_FINISHED)))
-		record_set(now, RF_FINISHED, v);
+	record_outcome(now, res->status != BUILD_FAILED, res->failure, bs);
 	if (res->status != BUILD_FAILED && res->bzimage)
 		record_set(now, RF_BZIMAGE, res->bzimage);
 }
@@ -586,13 +580,7 @@ static void test_uptodate(struct branch_run *br, const char *variant, const stru
 static void test_outcome(struct step_record *now, const struct vm_result *res, const struct step_record *ts,
 			 const char *image_hash, unsigned repeat)
 {
-	const char *v;
-
-	record_set_status(now, res->status == VM_OK ? RS_OK : RS_FAILED);
-	if (res->failure)
-		record_set(now, RF_EVIDENCE, res->failure);
-	if ((v = record_get(ts, RF_FINISHED)))
-		record_set(now, RF_FINISHED, v);
+	record_outcome(now, res->status == VM_OK, res->failure, ts);
 	record_setf(now, RF_REPEAT, "%u", repeat);
 	record_set(now, RF_BZIMAGE_HASH, image_hash);
 	record_setf(now, RF_STARTED, "%d", !!res->started);
