@@ -67,4 +67,13 @@ test_expect_success 'a boot that fails (QEMU missing) keeps why, and report show
 	cause_everywhere "no-such-qemu"
 '
 
+test_expect_success 'a branch whose work directory is in use says so, with the lock, in its results' '
+	kernel_yaml kit t v1.0-mk &&
+	flock work/t/lock sh -c "cd kit && mkseries run --branch t --workdir ../work >../out 2>../err; echo \$? >../code" &&
+	echo 1 >expect &&
+	test_cmp expect code &&
+	test_grep "^error: .*/work/t. is in use by another mkseries (lock .*/work/t/lock)" err &&
+	test_grep "^  t: import: its work directory is in use: .*/work/t. is in use by another mkseries (lock " out
+'
+
 test_done

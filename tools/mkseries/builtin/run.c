@@ -1,4 +1,4 @@
-/* builtin/run.c: `mkseries run`: the options, the branches to run (runsteps.c runs each) and the report. */
+/* builtin/run.c: `mkseries run`: the options, the branches to run (run/steps.c runs them) and the report. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
@@ -90,7 +90,7 @@ int cmd_run(int argc, const char **argv)
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
 	enum report_format fmt;
-	size_t nr = 0, i;
+	size_t nr = 0;
 	int all = 0, quick = 0, dummy_force = 0, ret = 0;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "run this branch" },
@@ -155,12 +155,7 @@ int cmd_run(int argc, const char **argv)
 	res.generator = xstrdup("mkseries " MKSERIES_VERSION);
 	res.generated = report_timestamp();
 	res.tester = report_tester(NULL);
-	for (i = 0; i < nr; i++) {
-		int r = run_branch(&res, &kit, sel[i], &args);
-
-		if (r > ret)
-			ret = r;
-	}
+	ret = run_branches(&res, &kit, sel, nr, &args);
 	results_use_kit(&res, &kit);
 	if (write_report(&res, fmt, output, args.log))
 		ret = ret ? ret : 1;

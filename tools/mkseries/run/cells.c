@@ -27,33 +27,57 @@ int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const
 	return ret > 0 ? MKS_ECONFIG : ret;
 }
 
+/* Tell the loop that b cannot start: `what` failed, and errors is what it printed. */
+static void not_started(const struct cell_loop *loop, const struct kit *kit,
+			const struct kernel_branch *b, const struct strvec *variants,
+			const char *what, const struct strbuf *errors)
+{
+	char *why;
+
+	if (!loop->not_started_fn)
+		return;
+	why = errors->len ? xstrfmt("%s: %s", what, errors->buf) : xstrdup(what);
+	loop->not_started_fn(kit, b, variants, why, loop->data);
+	free(why);
+}
+
 /* Open b's repository, lock its work directory and visit its cells. Returns an exit status. */
 static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 			const struct kernel_branch *b)
 {
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec variants = STRVEC_INIT;
+	struct strbuf errors = STRBUF_INIT, *old = error_capture(&errors);
 	struct cell c = { kit, b, NULL, NULL, NULL };
 	char *workdir = branch_workdir(kit, loop->workdir, b);
 	size_t i;
-	int err, ret = 0;
+	int err, ret = 0, capturing = 1, skip;
 
-	if (!workdir)
-		return 2;
-	c.workdir = workdir;
 	variants_of_branch(&variants, b, loop->given);
+	if (!workdir) {
+		not_started(loop, kit, b, &variants, "no work directory", &errors);
+		ret = 2;
+		goto cleanup;
+	}
+	c.workdir = workdir;
 	err = kernel_repo_open(&c.repo, kit, b, loop->repo, loop->create_repo);
 	if (err) {
+		not_started(loop, kit, b, &variants, "cannot open the kernel repository", &errors);
 		ret = mks_exit_status(err);
 		goto cleanup;
 	}
 	if (workdir_lock(&lock, workdir)) {
+		not_started(loop, kit, b, &variants, "its work directory is in use", &errors);
 		ret = 1;
 		goto cleanup;
 	}
-	if (loop->branch_fn && (ret = loop->branch_fn(&c, &variants, loop->data)))
-		goto cleanup;
-	for (i = 0; i < variants.nr; i++) {
+	/* From here on, each step keeps the errors of its own. */
+	error_capture(old);
+	capturing = 0;
+	/* A nonzero exit status of branch_fn skips the cells. */
+	ret = loop->branch_fn ? loop->branch_fn(&c, &variants, loop->data) : 0;
+	skip = ret != 0;
+	for (i = 0; !skip && i < variants.nr; i++) {
 		int r;
 
 		c.variant = variants.v[i];
@@ -61,11 +85,32 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 		if (r > ret)
 			ret = r;
 	}
+	c.variant = NULL;
+	if (loop->branch_end_fn)
+		loop->branch_end_fn(&c, &variants, loop->data);
 cleanup:
+	if (capturing)
+		error_capture(old);
 	workdir_unlock(&lock);
 	git_repository_free(c.repo);
 	strvec_clear(&variants);
+	strbuf_release(&errors);
 	free(workdir);
+	return ret;
+}
+
+int for_each_selected_cell(const struct cell_loop *loop, const struct kit *kit,
+			   struct kernel_branch *const *sel, size_t nr)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < nr; i++) {
+		int r = visit_branch(loop, kit, sel[i]);
+
+		if (r > ret)
+			ret = r;
+	}
 	return ret;
 }
 
@@ -73,20 +118,13 @@ int for_each_cell(const struct cell_loop *loop)
 {
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
-	size_t nr = 0, i;
-	int ret = 0;
+	size_t nr = 0;
+	int ret;
 
-	if (select_cells(&kit, &sel, &nr, loop->branch, loop->all, loop->given)) {
+	if (select_cells(&kit, &sel, &nr, loop->branch, loop->all, loop->given))
 		ret = 2;
-		goto cleanup;
-	}
-	for (i = 0; i < nr; i++) {
-		int r = visit_branch(loop, &kit, sel[i]);
-
-		if (r > ret)
-			ret = r;
-	}
-cleanup:
+	else
+		ret = for_each_selected_cell(loop, &kit, sel, nr);
 	free(sel);
 	kit_release(&kit);
 	return ret;

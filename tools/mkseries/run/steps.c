@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "run/steps.h"
+#include "run/cells.h"
 #include "apply/applyplan.h"
 #include "kit/arch.h"
 #include "build/build.h"
@@ -26,16 +27,17 @@ struct branch_run {
 	const struct kit *kit;
 	const struct kernel_branch *b;
 	struct run_opts *args;
-	char *workdir;
-	struct strvec variants;	/* the cells this run works on, in order */
+	const char *workdir;	/* the cell loop's: locked while the branch runs */
+	const struct strvec *variants;	/* the cells this run works on, in order */
 	struct plan plan;
 	struct plan *vplans;	/* one per declared variant of b, in order */
-	git_repository *repo;
+	size_t nr_vplans;	/* of them, built */
+	git_repository *repo;	/* the cell loop's */
 	git_oid base;
 	int applied;		/* the kit applied: its cells can be built */
 	int *vapplied;		/* per declared variant: it applied */
-	int config_error;	/* the kit is unusable for this branch: exit 2 */
 	int base_tested;	/* base built and booted cleanly in this run */
+	int collect;		/* the branch started: its records go into the results */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -63,8 +65,8 @@ static int wants_apply(const struct branch_run *br)
 {
 	size_t i;
 
-	for (i = 0; i < br->variants.nr; i++)
-		if (strcmp(br->variants.v[i], "base"))
+	for (i = 0; i < br->variants->nr; i++)
+		if (strcmp(br->variants->v[i], "base"))
 			return 1;
 	return 0;
 }
@@ -836,98 +838,164 @@ static int cell_applied(const struct branch_run *br, const char *variant, const 
 	return 0;
 }
 
-int run_branch(struct run_results *res, const struct kit *kit,
-	       const struct kernel_branch *b, struct run_opts *args)
+/* A run of the selected branches, as the cell loop visits them. */
+struct run_loop {
+	struct run_results *res;
+	struct run_opts *args;
+	struct branch_run br;	/* the branch being visited */
+	int status;		/* the highest exit status the loop's steps could not return */
+};
+
+static void run_not_started(const struct kit *kit, const struct kernel_branch *b,
+			    const struct strvec *variants, const char *why, void *data)
 {
-	struct branch_run br;
-	struct workdir_lock wl = WORKDIR_LOCK_INIT;
-	struct repo_lock rl = REPO_LOCK_INIT;
-	size_t i, nr_vplans = 0;
-	int ret = 0, err;
+	struct run_loop *rl = data;
 
-	memset(&br, 0, sizeof(br));
-	br.kit = kit;
-	br.b = b;
-	br.args = args;
-	br.workdir = branch_workdir(kit, args->workdir, b);
-	strvec_init(&br.variants);
-	variants_of_branch(&br.variants, b, &args->given);
-	br.vplans = xcalloc(b->nr_variants + 1, sizeof(*br.vplans));
-	br.vapplied = xcalloc(b->nr_variants + 1, sizeof(*br.vapplied));
-	if (!br.workdir) {
-		branch_not_started(res, b, &br.variants, "no work directory: see the error above");
-		ret = 2;
-		goto cleanup;
+	branch_not_started(rl->res, b, variants, why);
+}
+
+/* Build the plans of the kit and of each variant of b; MKS_ECONFIG when one is invalid. */
+static int build_plans(struct branch_run *br, struct strbuf *why)
+{
+	const struct kernel_branch *b = br->b;
+	struct strbuf errors = STRBUF_INIT, *old = error_capture(&errors);
+	int ret = 0;
+
+	br->vplans = xcalloc(b->nr_variants + 1, sizeof(*br->vplans));
+	br->vapplied = xcalloc(b->nr_variants + 1, sizeof(*br->vapplied));
+	if (plan_build(&br->plan, br->kit, b)) {
+		strbuf_addstr(why, "the kit is invalid for this branch");
+		ret = MKS_ECONFIG;
 	}
-	if (plan_build(&br.plan, kit, b)) {
-		branch_not_started(res, b, &br.variants, "the kit is invalid for this branch: see the errors");
-		ret = 2;
-		goto cleanup;
-	}
-	for (nr_vplans = 0; nr_vplans < b->nr_variants; nr_vplans++) {
-		if (plan_build_variant(&br.vplans[nr_vplans], kit, b, &b->variants[nr_vplans])) {
-			branch_not_started(res, b, &br.variants,
-					   "a variant is invalid for this branch: see the errors");
-			ret = 2;
-			goto cleanup;
+	for (; !ret && br->nr_vplans < b->nr_variants; br->nr_vplans++) {
+		if (plan_build_variant(&br->vplans[br->nr_vplans], br->kit, b,
+				       &b->variants[br->nr_vplans])) {
+			strbuf_addf(why, "variant '%s' is invalid for this branch",
+				    b->variants[br->nr_vplans].name);
+			ret = MKS_ECONFIG;
 		}
 	}
-	if (workdir_lock(&wl, br.workdir)) {
-		branch_not_started(res, b, &br.variants, "its work directory is in use by another mkseries");
-		ret = 1;
-		goto cleanup;
-	}
-	if (kernel_repo_open(&br.repo, kit, b, args->repo, 1) ||
-	    repo_lock(&rl, br.repo)) {
-		branch_not_started(res, b, &br.variants, "cannot open or lock the kernel repository");
-		ret = 1;
-		goto cleanup;
-	}
-	if (step_import(&br))
-		goto collect;
-	if (wants_apply(&br))
-		step_apply(&br);
-	repo_unlock(&rl);
-
-	for (i = 0; i < br.variants.nr; i++) {
-		const char *variant = br.variants.v[i], *skipped;
-		struct strbuf why = STRBUF_INIT;
-		char *refname = NULL, *bzimage = NULL;
-		git_oid commit;
-
-		if (!cell_applied(&br, variant, &skipped)) {
-			say(&br, variant, "skipped: %s", skipped);
-			continue;
-		}
-		err = variant_resolve(&commit, &refname, &why, br.repo, kit, b, variant);
-		if (err) {
-			say(&br, variant, "FAILED %s", why.len ? why.buf : "cannot find its commit");
-		} else if (!reuse_base(&br, variant, &commit)) {
-			err = step_build(&br, variant, &commit, &bzimage);
-			if (!err && bzimage)
-				err = step_test(&br, variant, bzimage);
-			if (err == MKS_ECONFIG)
-				ret = 2;
-			if (!err && bzimage && !strcmp(variant, "base"))
-				br.base_tested = 1;
-		}
-		strbuf_release(&why);
-		free(refname);
-		free(bzimage);
-	}
-collect:
-	if (results_collect_branch(results_branch(res, b->name), br.workdir, &br.variants) < 0)
-		ret = ret ? ret : 1;
-cleanup:
-	repo_unlock(&rl);
-	workdir_unlock(&wl);
-	git_repository_free(br.repo);
-	plan_release(&br.plan);
-	for (i = 0; i < nr_vplans; i++)
-		plan_release(&br.vplans[i]);
-	free(br.vplans);
-	free(br.vapplied);
-	strvec_clear(&br.variants);
-	free(br.workdir);
+	error_capture(old);
+	if (ret && errors.len)
+		strbuf_addf(why, ": %s", errors.buf);
+	strbuf_release(&errors);
 	return ret;
+}
+
+/* The branch's own steps, before its cells: import, then apply when a cell needs it. */
+static int run_begin(const struct cell *c, const struct strvec *variants, void *data)
+{
+	struct run_loop *rl = data;
+	struct branch_run *br = &rl->br;
+	struct repo_lock lock = REPO_LOCK_INIT;
+	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT, *old;
+	int ret = 0;
+
+	memset(br, 0, sizeof(*br));
+	br->kit = c->kit;
+	br->b = c->b;
+	br->args = rl->args;
+	br->workdir = c->workdir;
+	br->variants = variants;
+	br->repo = c->repo;
+	if (build_plans(br, &why)) {
+		branch_not_started(rl->res, c->b, variants, why.buf);
+		ret = 2;
+		goto cleanup;
+	}
+	old = error_capture(&errors);
+	ret = repo_lock(&lock, br->repo);
+	error_capture(old);
+	if (ret) {
+		strbuf_addf(&why, "cannot lock the kernel repository: %s", errors.buf);
+		branch_not_started(rl->res, c->b, variants, why.buf);
+		ret = 1;
+		goto cleanup;
+	}
+	br->collect = 1;
+	/* A branch that did not import has no cells to run; its record says why. */
+	if (step_import(br))
+		ret = 1;
+	else if (wants_apply(br))
+		step_apply(br);
+	repo_unlock(&lock);
+cleanup:
+	strbuf_release(&why);
+	strbuf_release(&errors);
+	return ret;
+}
+
+/* One cell: its commit, then build and test, or base's reused. Returns 2 for a kit that does not do. */
+static int run_cell(const struct cell *c, void *data)
+{
+	struct run_loop *rl = data;
+	struct branch_run *br = &rl->br;
+	const char *variant = c->variant, *skipped;
+	struct strbuf why = STRBUF_INIT;
+	char *refname = NULL, *bzimage = NULL;
+	git_oid commit;
+	int err, ret = 0;
+
+	if (!cell_applied(br, variant, &skipped)) {
+		say(br, variant, "skipped: %s", skipped);
+		return 0;
+	}
+	err = variant_resolve(&commit, &refname, &why, br->repo, br->kit, br->b, variant);
+	if (err) {
+		say(br, variant, "FAILED %s", why.len ? why.buf : "cannot find its commit");
+	} else if (!reuse_base(br, variant, &commit)) {
+		err = step_build(br, variant, &commit, &bzimage);
+		if (!err && bzimage)
+			err = step_test(br, variant, bzimage);
+		if (err == MKS_ECONFIG)
+			ret = 2;
+		if (!err && bzimage && !strcmp(variant, "base"))
+			br->base_tested = 1;
+	}
+	strbuf_release(&why);
+	free(refname);
+	free(bzimage);
+	return ret;
+}
+
+/* After the cells: what the branch's records say goes into the results. */
+static void run_end(const struct cell *c, const struct strvec *variants, void *data)
+{
+	struct run_loop *rl = data;
+	struct branch_run *br = &rl->br;
+	size_t i;
+
+	if (br->collect &&
+	    results_collect_branch(results_branch(rl->res, c->b->name), c->workdir, variants) < 0 &&
+	    !rl->status)
+		rl->status = 1;
+	plan_release(&br->plan);
+	for (i = 0; i < br->nr_vplans; i++)
+		plan_release(&br->vplans[i]);
+	free(br->vplans);
+	free(br->vapplied);
+	memset(br, 0, sizeof(*br));
+}
+
+int run_branches(struct run_results *res, const struct kit *kit,
+		 struct kernel_branch *const *sel, size_t nr, struct run_opts *args)
+{
+	struct run_loop rl;
+	struct cell_loop loop = { 0 };
+	int ret;
+
+	memset(&rl, 0, sizeof(rl));
+	rl.res = res;
+	rl.args = args;
+	loop.given = &args->given;
+	loop.workdir = args->workdir;
+	loop.repo = args->repo;
+	loop.create_repo = 1;
+	loop.branch_fn = run_begin;
+	loop.cell_fn = run_cell;
+	loop.branch_end_fn = run_end;
+	loop.not_started_fn = run_not_started;
+	loop.data = &rl;
+	ret = for_each_selected_cell(&loop, kit, sel, nr);
+	return ret > rl.status ? ret : rl.status;
 }
