@@ -23,6 +23,14 @@ cause_everywhere() {
 	done
 }
 
+# expect_cause LINE TEXT: out has a line matching LINE (a grep pattern), and
+# the report of every format says TEXT.
+expect_cause() {
+	test_grep "$1" out &&
+	report_all &&
+	cause_everywhere "$2"
+}
+
 test_expect_success 'setup: a kit that runs' '
 	setup_fake_run kit &&
 	mkdir nobody
@@ -49,22 +57,32 @@ test_expect_success 'a build that cannot run (no cross compiler) keeps why, and 
 	cause_everywhere "no-such-gcc"
 '
 
+test_expect_success 'mkseries build alone keeps that cause in the build record, and report shows it' '
+	(cd kit && test_expect_code 2 mkseries build --branch t --variant base --workdir ../work \
+		>../out 2>../err) &&
+	test_grep "^t base: FAILED kernels/t.yaml:[0-9]*: cannot build arch x86_64: no .no-such-gcc. on PATH" out &&
+	test_grep "^status=error" work/t/state/base.build &&
+	test_grep "^failure=kernels/t.yaml:[0-9]*: cannot build arch x86_64: no .no-such-gcc." work/t/state/base.build &&
+	(cd kit && test_expect_code 1 mkseries test --branch t --variant base --workdir ../work \
+		>../out 2>../err) &&
+	expect_cause "^t base: not tested: its build failed (kernels/t.yaml:[0-9]*: cannot build arch" \
+		"no-such-gcc"
+'
+
 test_expect_success 'a build that fails keeps the compiler error, and report shows it' '
 	kernel_yaml kit t v1.0-mk &&
 	(cd kit && FAKE_BREAK_KIT=1 test_must_fail mkseries run --branch t --workdir ../work \
 		>../out 2>../err) &&
-	test_grep "^t kit: build: FAILED mm/mremap.c:5:9: error: .batch. redeclared" out &&
-	report_all &&
-	cause_everywhere "mm/mremap.c:5:9: error:"
+	expect_cause "^t kit: build: FAILED mm/mremap.c:5:9: error: .batch. redeclared" \
+		"mm/mremap.c:5:9: error:"
 '
 
 test_expect_success 'a boot that fails (QEMU missing) keeps why, and report shows it' '
 	kernel_yaml kit t v1.0-mk &&
 	sed -i "s|qemu: .*|qemu: $TRASH_DIRECTORY/no-such-qemu|" kit/kernels/t.yaml &&
 	(cd kit && test_must_fail mkseries run --branch t --workdir ../work >../out 2>../err) &&
-	test_grep "^t base: test: FAILED (tcg, [a-z-]*) mm-regress never started: QEMU exited with status 127 after .error: cannot run .*/no-such-qemu.: No such file" out &&
-	report_all &&
-	cause_everywhere "no-such-qemu"
+	expect_cause "^t base: test: FAILED (tcg, [a-z-]*) mm-regress never started: QEMU exited with status 127 after .error: cannot run .*/no-such-qemu.: No such file" \
+		"no-such-qemu"
 '
 
 test_expect_success 'a branch whose work directory is in use says so, with the lock, in its results' '

@@ -654,9 +654,9 @@ cleanup:
 	strbuf_release(&sb);
 }
 
-int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
-		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
-		  const struct build_opts *opts)
+static int build_run(struct build_result *res, git_repository *repo, const struct kit *kit,
+		     const struct kernel_branch *b, const char *variant, const git_oid *commit,
+		     const struct build_opts *opts)
 {
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
 	struct strbuf inputs = STRBUF_INIT;
@@ -735,5 +735,25 @@ cleanup:
 	free(logdir);
 	free(out);
 	free(src);
+	return ret;
+}
+
+int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
+		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
+		  const struct build_opts *opts)
+{
+	struct strbuf errors = STRBUF_INIT;
+	int ret;
+
+	error_capture_push(&errors);
+	ret = build_run(res, repo, kit, b, variant, commit, opts);
+	error_capture_pop(&errors);
+	if (ret) {
+		/* Why it could not run, in its record and for the caller. */
+		free(res->failure);
+		res->failure = xstrdup(errors.len ? errors.buf : "no error was printed");
+		record_module_error(opts->workdir, STEP_BUILD, b->name, variant, res->failure);
+	}
+	strbuf_release(&errors);
 	return ret;
 }

@@ -69,7 +69,8 @@ int build_inputs_key(char **out, const struct kit *kit, const struct kernel_bran
  * image of b's arch, and record state/<variant>.build.
  * Returns 0 with res->status telling how it went (a failed build is
  * not an error of this function), or a negative code after printing
- * when the kit is unusable (MKS_ECONFIG) or the work directory is.
+ * when the kit is unusable (MKS_ECONFIG) or the work directory is: then
+ * what it printed is res->failure and the record's (status error).
  */
 int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
 		  const struct kernel_branch *b, const char *variant, const git_oid *commit,

@@ -98,7 +98,7 @@ static int test_one(const struct cell *c, void *data)
 	opts.label = label;
 	opts.variant = branch_find_variant(b, variant);
 	if ((err = vm_test_variant(&res, b, image, workdir, variant, &opts))) {
-		printf("%s: FAILED (see the error above)\n", label);
+		printf("%s: FAILED %s\n", label, shown(res.failure));
 		ret = mks_exit_status(err);
 		goto cleanup;
 	}

@@ -18,15 +18,22 @@ int mks_verbose;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
 
-/* Where error() also keeps its messages, or NULL. */
-static struct strbuf *captured;
+/* Where error() also keeps its messages: every buffer pushed and not popped. */
+static struct strbuf *captures[8];
+static size_t nr_captures;
 
-struct strbuf *error_capture(struct strbuf *sb)
+void error_capture_push(struct strbuf *sb)
 {
-	struct strbuf *old = captured;
+	if (nr_captures == ARRAY_SIZE(captures))
+		BUG("error captures nested deeper than %zu", ARRAY_SIZE(captures));
+	captures[nr_captures++] = sb;
+}
 
-	captured = sb;
-	return old;
+void error_capture_pop(struct strbuf *sb)
+{
+	if (!nr_captures || captures[nr_captures - 1] != sb)
+		BUG("error_capture_pop() of a buffer that is not the last pushed");
+	nr_captures--;
 }
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
@@ -35,10 +42,14 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 
 	strbuf_addstr(&sb, prefix);
 	strbuf_vaddf(&msg, fmt, ap);
-	if (captured && !strcmp(prefix, "error: ")) {
-		if (captured->len)
-			strbuf_addstr(captured, "; ");
-		strbuf_add(captured, msg.buf, msg.len);
+	if (!strcmp(prefix, "error: ")) {
+		size_t i;
+
+		for (i = 0; i < nr_captures; i++) {
+			if (captures[i]->len)
+				strbuf_addstr(captures[i], "; ");
+			strbuf_add(captures[i], msg.buf, msg.len);
+		}
 	}
 	/* Messages quote patches, mails and consoles: keep their escapes off the terminal. */
 	strbuf_add_shown(&sb, msg.buf, msg.len, SHOWN_LINES);

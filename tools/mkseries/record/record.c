@@ -199,6 +199,22 @@ void record_outcome(struct step_record *r, int ok, const char *failure,
 		record_set(r, RF_FINISHED, v);
 }
 
+int record_module_error(const char *workdir, enum run_step step, const char *branch,
+			const char *variant, const char *failure)
+{
+	struct step_record r = STEP_RECORD_INIT;
+	int ret;
+
+	record_set(&r, RF_VARIANT, variant);
+	record_set(&r, RF_BRANCH, branch);
+	record_set_status(&r, RS_ERROR);
+	record_set(&r, RF_FAILURE, failure);
+	record_setf(&r, RF_FINISHED, "%lld", (long long)time(NULL));
+	ret = record_write(&r, workdir, BY_MODULE, step, variant);
+	record_release(&r);
+	return ret;
+}
+
 int record_same(const struct step_record *a, enum record_field f, const struct step_record *b,
 		enum record_field g)
 {

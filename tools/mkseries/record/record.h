@@ -120,6 +120,13 @@ void record_setf(struct step_record *r, enum record_field f, const char *fmt, ..
  */
 void record_outcome(struct step_record *r, int ok, const char *failure,
 		    const struct step_record *module);
+/*
+ * Record that a module's work on `variant` (of branch) could not run:
+ * status error, `failure` (what it printed) and when. Returns 0, or -1
+ * (printed) when it cannot be written.
+ */
+int record_module_error(const char *workdir, enum run_step step, const char *branch,
+			const char *variant, const char *failure);
 /* Whether f and g are recorded in a and b with the same value. */
 int record_same(const struct step_record *a, enum record_field f, const struct step_record *b,
 		enum record_field g);

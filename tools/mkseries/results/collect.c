@@ -240,6 +240,13 @@ static int collect_test(struct cell_result *c, const char *workdir, const struct
 	status = record_status(&ts);
 	if (status == RS_NONE)
 		goto cleanup;
+	if (status == RS_ERROR) {
+		/* `mkseries test` could not boot it at all: its record says why. */
+		check_set(&c->boot, CHECK_FAILED, record_get(&ts, RF_FAILURE) ?
+			  record_get(&ts, RF_FAILURE) : "the boot could not run");
+		skip_after(c, &c->boot, "did not boot");
+		goto cleanup;
+	}
 	if (!tested_this_image(&ts, &rt, bs)) {
 		check_set(&c->boot, CHECK_NOT_RUN, "the last test booted an earlier build");
 		goto cleanup;
@@ -325,7 +332,7 @@ static int collect_cell(struct cell_result *c, const struct branch_result *b, co
 		goto cleanup;
 	} else if (status == RS_OK) {
 		check_set(&c->build, CHECK_OK, NULL);
-	} else if (status == RS_FAILED) {
+	} else if (status == RS_FAILED || status == RS_ERROR) {
 		check_set(&c->build, CHECK_FAILED, record_get(&bs, RF_FAILURE) ?
 			  record_get(&bs, RF_FAILURE) : "the build failed");
 		skip_after(c, &c->build, "not built");

@@ -47,12 +47,14 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 {
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec variants = STRVEC_INIT;
-	struct strbuf errors = STRBUF_INIT, *old = error_capture(&errors);
+	struct strbuf errors = STRBUF_INIT;
 	struct cell c = { kit, b, NULL, NULL, NULL };
-	char *workdir = branch_workdir(kit, loop->workdir, b);
+	char *workdir;
 	size_t i;
 	int err, ret = 0, capturing = 1, skip;
 
+	error_capture_push(&errors);
+	workdir = branch_workdir(kit, loop->workdir, b);
 	variants_of_branch(&variants, b, loop->given);
 	if (!workdir) {
 		not_started(loop, kit, b, &variants, "no work directory", &errors);
@@ -72,7 +74,7 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 		goto cleanup;
 	}
 	/* From here on, each step keeps the errors of its own. */
-	error_capture(old);
+	error_capture_pop(&errors);
 	capturing = 0;
 	/* A nonzero exit status of branch_fn skips the cells. */
 	ret = loop->branch_fn ? loop->branch_fn(&c, &variants, loop->data) : 0;
@@ -90,7 +92,7 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 		loop->branch_end_fn(&c, &variants, loop->data);
 cleanup:
 	if (capturing)
-		error_capture(old);
+		error_capture_pop(&errors);
 	workdir_unlock(&lock);
 	git_repository_free(c.repo);
 	strvec_clear(&variants);

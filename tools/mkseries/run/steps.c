@@ -99,7 +99,7 @@ static void say_again(struct branch_run *br, const char *variant, enum run_step 
 
 /*
  * What a step that could not run keeps as its cause: `what`, then the
- * errors it printed while it ran (error_capture()), in the user's words.
+ * errors it printed while it ran (error_capture_push()), in the user's words.
  */
 static void could_not_run(struct step_record *r, const char *what, const struct strbuf *errors)
 {
@@ -131,11 +131,12 @@ static int step_import(struct branch_run *br)
 {
 	struct tree_import_info info;
 	struct step_record st = STEP_RECORD_INIT;
-	struct strbuf errors = STRBUF_INIT, *old = error_capture(&errors);
+	struct strbuf errors = STRBUF_INIT;
 	int err, ret = 0;
 
+	error_capture_push(&errors);
 	err = tree_import_ex(&br->base, &info, br->repo, br->kit, br->b, forced(br->args, STEP_IMPORT));
-	error_capture(old);
+	error_capture_pop(&errors);
 	if (err) {
 		char *what = source_name(br->b);
 
@@ -343,7 +344,6 @@ static int step_apply(struct branch_run *br)
 	struct step_record st = STEP_RECORD_INIT, now = STEP_RECORD_INIT;
 	struct step_key key = STEP_KEY_INIT;
 	struct strbuf names = STRBUF_INIT, why = STRBUF_INIT, errors = STRBUF_INIT;
-	struct strbuf *old_capture = error_capture(&errors);
 	const struct plan **plans = xcalloc(br->b->nr_variants + 1, sizeof(*plans));
 	git_signature *me = NULL;
 	char *refname = kit_refname(br->kit, br->b, NULL);
@@ -352,6 +352,7 @@ static int step_apply(struct branch_run *br)
 	size_t i;
 	int have_old, err, ret = 0;
 
+	error_capture_push(&errors);
 	apply_outcome_init(&o);
 	plans[0] = &br->plan;
 	for (i = 0; i < br->b->nr_variants; i++) {
@@ -397,7 +398,7 @@ error:
 		br->vapplied[i] = 0;
 	ret = -1;
 cleanup:
-	error_capture(old_capture);
+	error_capture_pop(&errors);
 	apply_outcome_release(&o);
 	git_signature_free(me);
 	record_release(&st);
@@ -481,13 +482,13 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 	struct step_record rb = STEP_RECORD_INIT, bs = STEP_RECORD_INIT, now = STEP_RECORD_INIT;
 	struct step_key key = STEP_KEY_INIT;
 	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
-	struct strbuf *old_capture = error_capture(&errors);
 	struct build_result res;
 	struct build_opts opts = { 0 };
 	char *label = xstrfmt("%s %s", br->b->name, variant), *hash;
 	const char *v;
 	int err, ret = 0;
 
+	error_capture_push(&errors);
 	memset(&res, 0, sizeof(res));
 	*bzimage = NULL;
 	err = cell_build_key(&key, br, commit);
@@ -543,7 +544,7 @@ error:
 	record(br, STEP_BUILD, variant, &now);
 	say(br, variant, "build: FAILED %s", record_get(&now, RF_EVIDENCE));
 cleanup:
-	error_capture(old_capture);
+	error_capture_pop(&errors);
 	build_result_release(&res);
 	record_release(&rb);
 	record_release(&bs);
@@ -654,7 +655,6 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	struct step_record rt = STEP_RECORD_INIT, ts = STEP_RECORD_INIT, now = STEP_RECORD_INIT;
 	struct step_key key = STEP_KEY_INIT;
 	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
-	struct strbuf *old_capture = error_capture(&errors);
 	struct vm_result res;
 	struct vm_opts opts = { 0 };
 	struct strvec argv = STRVEC_INIT;
@@ -664,6 +664,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	char *qemu_version = NULL;
 	int err, known, ret = 0;
 
+	error_capture_push(&errors);
 	memset(&res, 0, sizeof(res));
 	/* mm-regress takes its options from the kernel command line (mm_regress=A,B). */
 	cmdline = xstrfmt("mm_regress=--repeat,%u", br->args->repeat);
@@ -725,7 +726,7 @@ error:
 	record(br, STEP_TEST, variant, &now);
 	say(br, variant, "test: FAILED %s", record_get(&now, RF_EVIDENCE));
 cleanup:
-	error_capture(old_capture);
+	error_capture_pop(&errors);
 	vm_result_release(&res);
 	record_release(&rt);
 	record_release(&ts);
@@ -858,9 +859,10 @@ static void run_not_started(const struct kit *kit, const struct kernel_branch *b
 static int build_plans(struct branch_run *br, struct strbuf *why)
 {
 	const struct kernel_branch *b = br->b;
-	struct strbuf errors = STRBUF_INIT, *old = error_capture(&errors);
+	struct strbuf errors = STRBUF_INIT;
 	int ret = 0;
 
+	error_capture_push(&errors);
 	br->vplans = xcalloc(b->nr_variants + 1, sizeof(*br->vplans));
 	br->vapplied = xcalloc(b->nr_variants + 1, sizeof(*br->vapplied));
 	if (plan_build(&br->plan, br->kit, b)) {
@@ -875,7 +877,7 @@ static int build_plans(struct branch_run *br, struct strbuf *why)
 			ret = MKS_ECONFIG;
 		}
 	}
-	error_capture(old);
+	error_capture_pop(&errors);
 	if (ret && errors.len)
 		strbuf_addf(why, ": %s", errors.buf);
 	strbuf_release(&errors);
@@ -888,7 +890,7 @@ static int run_begin(const struct cell *c, const struct strvec *variants, void *
 	struct run_loop *rl = data;
 	struct branch_run *br = &rl->br;
 	struct repo_lock lock = REPO_LOCK_INIT;
-	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT, *old;
+	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
 	int ret = 0;
 
 	memset(br, 0, sizeof(*br));
@@ -903,9 +905,9 @@ static int run_begin(const struct cell *c, const struct strvec *variants, void *
 		ret = 2;
 		goto cleanup;
 	}
-	old = error_capture(&errors);
+	error_capture_push(&errors);
 	ret = repo_lock(&lock, br->repo);
-	error_capture(old);
+	error_capture_pop(&errors);
 	if (ret) {
 		strbuf_addf(&why, "cannot lock the kernel repository: %s", errors.buf);
 		branch_not_started(rl->res, c->b, variants, why.buf);

@@ -716,7 +716,7 @@ static void record_test(struct step_record *st, const struct vm_result *res,
 	record_setf(st, RF_FINISHED, "%lld", (long long)time(NULL));
 }
 
-int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
+static int test_run(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
 		    const char *workdir, const char *variant, const struct vm_opts *opts)
 {
 	struct step_record st = STEP_RECORD_INIT;
@@ -802,5 +802,24 @@ cleanup:
 	free(log);
 	free(note);
 	free(cache);
+	return ret;
+}
+
+int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
+		    const char *workdir, const char *variant, const struct vm_opts *opts)
+{
+	struct strbuf errors = STRBUF_INIT;
+	int ret;
+
+	error_capture_push(&errors);
+	ret = test_run(res, b, bzimage, workdir, variant, opts);
+	error_capture_pop(&errors);
+	if (ret) {
+		/* Why it could not run, in its record and for the caller. */
+		free(res->failure);
+		res->failure = xstrdup(errors.len ? errors.buf : "no error was printed");
+		record_module_error(workdir, STEP_TEST, b->name, variant, res->failure);
+	}
+	strbuf_release(&errors);
 	return ret;
 }
