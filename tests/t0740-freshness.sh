@@ -96,6 +96,19 @@ test_expect_success 'another compiler redoes the builds only: the same image kee
 	test_cmp expect again
 '
 
+test_expect_success 'state from before key parts were recorded: up to date, then reruns once saying so' '
+	run_t &&
+	sed -i "/^key_parts=/d" work/t/state/run.base.test work/t/state/run.kit.test &&
+	test_grep ! "^key_parts=" work/t/state/run.kit.test &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6 &&
+	sed -i "s/console: ttyS1/console: ttyS3/" kit/kernels/t.yaml &&
+	expect_rerun "base test" "kit test" &&
+	printf "%s\n" "base test: its inputs changed" "kit test: its inputs changed" >expect &&
+	test_cmp expect again &&
+	test_grep "^key_parts=.*console:" work/t/state/run.kit.test
+'
+
 test_expect_success 'a relative XDG_CACHE_HOME is ignored: work directories go under HOME, as the repository' '
 	(cd kit && XDG_CACHE_HOME=rel mkseries build --branch t --variant base >../out 2>&1) &&
 	test_grep "^t base: built in" out &&
