@@ -165,8 +165,9 @@ int record_fresh(const struct step_record *r, const struct step_key *k, int forc
 		 struct strbuf *why);
 
 /*
- * The variants with a record of build or test in workdir, each once, in
- * no order but that of the directory; appended to out when not in it.
+ * Append to out the variants with a record of build or test in
+ * workdir that out does not have yet, each once, sorted by name; names
+ * that are no variant's are left out.
  */
 void record_variants(struct strvec *out, const char *workdir);
 
