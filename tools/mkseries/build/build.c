@@ -567,6 +567,7 @@ static void uptodate_result(struct build_result *res, const struct step_record *
 	const char *v;
 
 	res->status = BUILD_UPTODATE;
+	res->finished = record_ll(st, RF_FINISHED);
 	res->seconds = (v = record_get(st, RF_SECONDS)) ? strtod(v, NULL) : 0;
 	res->config_hash = xstrdup((v = record_get(st, RF_CONFIG_HASH)) ? v : "");
 	if ((v = record_get(st, RF_NOTES)))
@@ -722,7 +723,8 @@ done:
 	progress_clear(&pg.line);
 	res->seconds = mono_seconds() - start;
 	record_setf(&st, RF_SECONDS, "%.1f", res->seconds);
-	record_setf(&st, RF_FINISHED, "%lld", (long long)time(NULL));
+	res->finished = (long long)time(NULL);
+	record_setf(&st, RF_FINISHED, "%lld", res->finished);
 	if (!ret)
 		ret = record_write(&st, opts->workdir, BY_MODULE, STEP_BUILD, variant);
 cleanup:

@@ -32,6 +32,7 @@ struct build_result {
 	char *details;		/* more lines for a failure (options that did not stick), or NULL */
 	char *notes;		/* e.g. options absent from this tree, or NULL */
 	struct materialise_stats mat;
+	long long finished;	/* when the build its record describes finished (its "finished") */
 };
 void build_result_release(struct build_result *r);
 

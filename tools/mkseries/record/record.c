@@ -187,16 +187,13 @@ void record_setf(struct step_record *r, enum record_field f, const char *fmt, ..
 	va_end(ap);
 }
 
-void record_outcome(struct step_record *r, int ok, const char *failure,
-		    const struct step_record *module)
+void record_outcome(struct step_record *r, int ok, const char *failure, long long finished)
 {
-	const char *v;
-
 	record_set_status(r, ok ? RS_OK : RS_FAILED);
 	if (failure)
 		record_set(r, RF_EVIDENCE, failure);
-	if ((v = record_get(module, RF_FINISHED)))
-		record_set(r, RF_FINISHED, v);
+	if (finished)
+		record_setf(r, RF_FINISHED, "%lld", finished);
 }
 
 int record_module_error(const char *workdir, enum run_step step, const char *branch,

@@ -114,12 +114,11 @@ void record_set(struct step_record *r, enum record_field f, const char *value);
 void record_setf(struct step_record *r, enum record_field f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
- * Record in a run's record r how the work a module recorded in `module`
- * ended: ok, or failed for `failure` (may be NULL); and which of the
- * module's records (its RF_FINISHED) it stands for.
+ * Record in a run's record r how the work of a module ended: ok, or
+ * failed for `failure` (may be NULL); and which of the module's records
+ * it stands for: the one whose RF_FINISHED is `finished`.
  */
-void record_outcome(struct step_record *r, int ok, const char *failure,
-		    const struct step_record *module);
+void record_outcome(struct step_record *r, int ok, const char *failure, long long finished);
 /*
  * Record that a module's work on `variant` (of branch) could not run:
  * status error, `failure` (what it printed) and when. Returns 0, or -1

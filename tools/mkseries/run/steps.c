@@ -442,11 +442,10 @@ static int cell_build_key(struct step_key *k, struct branch_run *br, const git_o
 	return err;
 }
 
-/* Record in now what a finished build gave: res, with build.c's record of it bs. */
-static void build_outcome(struct step_record *now, const struct build_result *res,
-			  const struct step_record *bs)
+/* Record in now what a finished build gave: res. */
+static void build_outcome(struct step_record *now, const struct build_result *res)
 {
-	record_outcome(now, res->status != BUILD_FAILED, res->failure, bs);
+	record_outcome(now, res->status != BUILD_FAILED, res->failure, res->finished);
 	if (res->status != BUILD_FAILED && res->bzimage)
 		record_set(now, RF_BZIMAGE, res->bzimage);
 }
@@ -525,13 +524,8 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
 		goto error;
 	}
-	record_release(&bs);
-	if (read_record(&bs, br, BY_MODULE, STEP_BUILD, variant)) {
-		ret = -1;
-		goto error;
-	}
 	record_set_key(&now, &key);
-	build_outcome(&now, &res, &bs);
+	build_outcome(&now, &res);
 	if (record(br, STEP_BUILD, variant, &now)) {
 		ret = -1;
 		goto cleanup;
@@ -577,13 +571,13 @@ static void test_uptodate(struct branch_run *br, const char *variant, const stru
 }
 
 /*
- * Record in now what a finished test gave: res, with vm.c's record of it
- * ts, of the image whose hash is image_hash, `repeat` samples a case.
+ * Record in now what a finished test gave: res, of the image whose hash
+ * is image_hash, `repeat` samples a case.
  */
-static void test_outcome(struct step_record *now, const struct vm_result *res, const struct step_record *ts,
+static void test_outcome(struct step_record *now, const struct vm_result *res,
 			 const char *image_hash, unsigned repeat)
 {
-	record_outcome(now, res->status == VM_OK, res->failure, ts);
+	record_outcome(now, res->status == VM_OK, res->failure, res->finished);
 	record_setf(now, RF_REPEAT, "%u", repeat);
 	record_set(now, RF_BZIMAGE_HASH, image_hash);
 	record_setf(now, RF_STARTED, "%d", !!res->started);
@@ -702,17 +696,12 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
 		goto error;
 	}
-	record_release(&ts);
-	if (read_record(&ts, br, BY_MODULE, STEP_TEST, variant)) {
-		ret = -1;
-		goto error;
-	}
 	/* The key of what ran: the accelerator is settled now, even by a probe. */
 	step_key_release(&key);
 	in.qemu_argv = &res.argv;
 	test_key(&key, &in);
 	record_set_key(&now, &key);
-	test_outcome(&now, &res, &ts, image_hash, br->args->repeat);
+	test_outcome(&now, &res, image_hash, br->args->repeat);
 	if (record(br, STEP_TEST, variant, &now)) {
 		ret = -1;
 		goto cleanup;

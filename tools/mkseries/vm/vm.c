@@ -713,7 +713,7 @@ static void record_test(struct step_record *st, const struct vm_result *res,
 	record_set(st, RF_BZIMAGE, bzimage);
 	if (res->failure)
 		record_set(st, RF_FAILURE, res->failure);
-	record_setf(st, RF_FINISHED, "%lld", (long long)time(NULL));
+	record_setf(st, RF_FINISHED, "%lld", res->finished);
 }
 
 static int test_run(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
@@ -792,6 +792,7 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 	vm_qemu_argv(&res->argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
 		     branch_arch(b)->max_cpus);
 
+	res->finished = (long long)time(NULL);
 	record_test(&st, res, b, bzimage, opts);
 	ret = record_write(&st, workdir, BY_MODULE, STEP_TEST, variant);
 cleanup:

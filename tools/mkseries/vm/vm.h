@@ -23,6 +23,7 @@ struct vm_result {
 	char *failure;		/* one line: what went wrong, or NULL */
 	char *console_log;	/* absolute path */
 	struct strvec argv;	/* the QEMU command line the boots ran, accelerator settled */
+	long long finished;	/* when the test its record describes finished (its "finished") */
 };
 void vm_result_release(struct vm_result *r);
 /* "tcg, instruction-paced, 2 boots": how a result was measured, for one line. Caller frees. */
