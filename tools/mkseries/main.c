@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ "bisect", cmd_bisect, "the first applied patch of a branch where a failure appears" },
 	{ "gc", cmd_gc, "what the cache holds per kit and branch; drop what no kit uses" },
 	{ "run", cmd_run, "the whole job: import, apply, build, test, verdicts, report" },
+	{ "ci", cmd_ci, "write a CI pipeline (gitlab) that runs the plan's cells and merges their reports" },
 };
 
 static void usage(int status)
