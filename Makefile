@@ -60,7 +60,7 @@ B ?= build
 # layers, lowest rank first. A folder uses its own files and those of
 # lower rank only (tests/check-layers.sh); each builds into an archive.
 # Includes name the folder: #include "kit/model.h".
-MKS_LAYERS = lib kit patches tree apply build vm doctor results run report export
+MKS_LAYERS = lib kit patches tree apply record build vm doctor results run report export
 MKS_INCLUDES = -Itools/mkseries
 layer_objs = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/mkseries/$(1)/*.c))
 LAYER_LIBS = $(patsubst %,$(B)/lib/libmks-%.a,$(MKS_LAYERS))

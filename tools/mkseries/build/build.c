@@ -20,7 +20,7 @@
 #include "lib/progress.h"
 #include "lib/gitutil.h"
 #include "build/kconfig.h"
-#include "lib/state.h"
+#include "record/record.h"
 #include "tree/workdir.h"
 
 /* ------------------------------------------------------------------ */
@@ -430,7 +430,7 @@ static const char *image_target(const char *image)
 
 /* Mark res failed with a one-line reason, and keep it in the state file. */
 __attribute__((format(printf, 3, 4)))
-static void fail(struct build_result *res, struct state *st, const char *fmt, ...)
+static void fail(struct build_result *res, struct step_record *st, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -441,12 +441,12 @@ static void fail(struct build_result *res, struct state *st, const char *fmt, ..
 	res->status = BUILD_FAILED;
 	free(res->failure);
 	res->failure = strbuf_detach(&sb, NULL);
-	state_set(st, "status", "failed");
-	state_set(st, "failure", res->failure);
+	record_set_status(st, RS_FAILED);
+	record_set(st, RF_FAILURE, res->failure);
 }
 
 /* Configure out/: the base config, the fragment's lines, olddefconfig, then the check. */
-static int configure(struct build_result *res, struct state *st, struct make_ctx *m,
+static int configure(struct build_result *res, struct step_record *st, struct make_ctx *m,
 		     const struct kit *kit, const struct kernel_branch *b,
 		     const struct kconfig_frag *frag)
 {
@@ -508,7 +508,7 @@ static int configure(struct build_result *res, struct state *st, struct make_ctx
 			for (i = 0; i < absent.nr; i++)
 				strbuf_addf(&why, " %s", absent.v[i]);
 			res->notes = strbuf_detach(&why, NULL);
-			state_set(st, "notes", res->notes);
+			record_set(st, RF_NOTES, res->notes);
 		}
 		if (missing.nr) {
 			strbuf_addf(&why, "%zu config option%s did not stick: %s", missing.nr,
@@ -520,14 +520,14 @@ static int configure(struct build_result *res, struct state *st, struct make_ctx
 			for (i = 0; i < missing.nr; i++)
 				strbuf_addf(&why, "%s%s", i ? "\n" : "", missing.v[i]);
 			res->details = strbuf_detach(&why, NULL);
-			state_set(st, "details", res->details);
+			record_set(st, RF_DETAILS, res->details);
 		}
 		strbuf_release(&why);
 		if (missing.nr)
 			goto cleanup;
 	}
 	res->config_hash = blob_hash_hex(config.buf, config.len);
-	state_set(st, "config_hash", res->config_hash);
+	record_set(st, RF_CONFIG_HASH, res->config_hash);
 	if (had_config && before.len == config.len && !memcmp(before.buf, config.buf, config.len)) {
 		struct timespec times[2] = { before_st.st_atim, before_st.st_mtim };
 
@@ -561,14 +561,14 @@ static char *commit_timestamp(git_repository *repo, const git_oid *commit)
 }
 
 /* Whether state says this exact build is done and its image is still there. */
-static int up_to_date(const struct state *st, const char *commit_hex, const char *inputs_hash)
+static int up_to_date(const struct step_record *st, const char *commit_hex, const char *inputs_hash)
 {
-	const char *status = state_get(st, "status"), *commit = state_get(st, "commit");
-	const char *inputs = state_get(st, "inputs"), *img = state_get(st, "bzimage");
-	const char *mtime = state_get(st, "bzimage_mtime");
+	const char *commit = record_get(st, RF_COMMIT);
+	const char *inputs = record_get(st, RF_INPUTS), *img = record_get(st, RF_BZIMAGE);
+	const char *mtime = record_get(st, RF_BZIMAGE_MTIME);
 	struct stat s;
 
-	if (!status || strcmp(status, "ok") || !commit || strcmp(commit, commit_hex) || !inputs ||
+	if (record_status(st) != RS_OK || !commit || strcmp(commit, commit_hex) || !inputs ||
 	    strcmp(inputs, inputs_hash) || !img || !mtime || stat(img, &s))
 		return 0;
 	return strtoll(mtime, NULL, 10) == (long long)s.st_mtime;
@@ -584,18 +584,16 @@ static int up_to_date(const struct state *st, const char *commit_hex, const char
 static int seed_from_base(const char *workdir, const char *out, const char *inputs_hash)
 {
 	char *base_out = path_join(workdir, "out-base");
-	char *base_state = path_join(workdir, "state/base.build");
 	char *tmp = xstrfmt("%s.seeding", out);
 	struct child cp = CHILD_INIT;
-	struct state st = STATE_INIT;
-	const char *status, *inputs;
+	struct step_record st = STEP_RECORD_INIT;
+	const char *inputs;
 	int seeded = 0;
 
-	if (state_read(&st, base_state) || !dir_exists(base_out))
+	if (record_read(&st, workdir, BY_MODULE, STEP_BUILD, "base") || !dir_exists(base_out))
 		goto cleanup;
-	status = state_get(&st, "status");
-	inputs = state_get(&st, "inputs");
-	if (!status || strcmp(status, "ok") || !inputs || strcmp(inputs, inputs_hash))
+	inputs = record_get(&st, RF_INPUTS);
+	if (record_status(&st) != RS_OK || !inputs || strcmp(inputs, inputs_hash))
 		goto cleanup;
 	remove_tree(tmp);
 	strvec_pushl(&cp.argv, "cp", "-a", "--reflink=auto", base_out, tmp, NULL);
@@ -605,9 +603,8 @@ static int seed_from_base(const char *workdir, const char *out, const char *inpu
 		remove_tree(tmp);
 cleanup:
 	child_release(&cp);
-	state_release(&st);
+	record_release(&st);
 	free(tmp);
-	free(base_state);
 	free(base_out);
 	return seeded;
 }
@@ -617,54 +614,54 @@ cleanup:
  * objects_full): this variant's own, else base's, which builds the same
  * tree but for the series. 0 when neither recorded one.
  */
-static size_t last_full_objects(const struct state *own, const char *workdir,
+static size_t last_full_objects(const struct step_record *own, const char *workdir,
 				const char *inputs_hash)
 {
-	char *base_state = path_join(workdir, "state/base.build");
-	struct state base = STATE_INIT;
-	const struct state *st = own;
+	struct step_record base = STEP_RECORD_INIT;
+	const struct step_record *st = own;
 	const char *v, *inputs;
 	size_t n = 0;
 
-	if (!state_get(own, "objects_full") && !state_read(&base, base_state))
+	if (!record_get(own, RF_OBJECTS_FULL) &&
+	    !record_read(&base, workdir, BY_MODULE, STEP_BUILD, "base"))
 		st = &base;
-	inputs = state_get(st, "inputs");
-	if (inputs && !strcmp(inputs, inputs_hash) && (v = state_get(st, "objects_full")))
+	inputs = record_get(st, RF_INPUTS);
+	if (inputs && !strcmp(inputs, inputs_hash) && (v = record_get(st, RF_OBJECTS_FULL)))
 		n = strtoul(v, NULL, 10);
-	state_release(&base);
-	free(base_state);
+	record_release(&base);
 	return n;
 }
 
 /* res for a build that state says is current: what the last one recorded. */
-static void uptodate_result(struct build_result *res, const struct state *st)
+static void uptodate_result(struct build_result *res, const struct step_record *st)
 {
 	const char *v;
 
 	res->status = BUILD_UPTODATE;
-	res->seconds = (v = state_get(st, "seconds")) ? strtod(v, NULL) : 0;
-	res->config_hash = xstrdup((v = state_get(st, "config_hash")) ? v : "");
-	if ((v = state_get(st, "notes")))
+	res->finished = record_ll(st, RF_FINISHED);
+	res->seconds = (v = record_get(st, RF_SECONDS)) ? strtod(v, NULL) : 0;
+	res->config_hash = xstrdup((v = record_get(st, RF_CONFIG_HASH)) ? v : "");
+	if ((v = record_get(st, RF_NOTES)))
 		res->notes = xstrdup(v);
 }
 
-/* Record in st (written to state_path) that this build is running, and start its log. */
-static int build_start(struct build_result *res, struct state *st, const char *state_path,
+/* Record in st (written to workdir's record) that this build is running, and start its log. */
+static int build_start(struct build_result *res, struct step_record *st, const char *workdir,
 		       const struct kernel_branch *b, const char *variant, const char *commit_hex,
 		       const char *inputs_hash, int seeded)
 {
 	char *head;
 	int ret;
 
-	state_set(st, "variant", variant);
-	state_set(st, "branch", b->name);
-	state_set(st, "commit", commit_hex);
-	state_set(st, "inputs", inputs_hash);
-	state_set(st, "log", res->log);
-	state_set(st, "status", "running");
+	record_set(st, RF_VARIANT, variant);
+	record_set(st, RF_BRANCH, b->name);
+	record_set(st, RF_COMMIT, commit_hex);
+	record_set(st, RF_INPUTS, inputs_hash);
+	record_set(st, RF_LOG, res->log);
+	record_set_status(st, RS_RUNNING);
 	if (seeded)
-		state_set(st, "seeded", "out-base");
-	if ((ret = state_write(st, state_path)))
+		record_set(st, RF_SEEDED, "out-base");
+	if ((ret = record_write(st, workdir, BY_MODULE, STEP_BUILD, variant)))
 		return ret;
 	head = xstrfmt("# mkseries build %s %s %s\n", b->name, variant, commit_hex);
 	if (write_file_atomic(res->log, head, strlen(head)))
@@ -689,7 +686,7 @@ static void make_ctx_init(struct make_ctx *m, git_repository *repo, const git_oi
 }
 
 /* Make b's image in a configured out/ and check it; res and st say how it went. */
-static void make_image(struct build_result *res, struct state *st, struct make_ctx *m,
+static void make_image(struct build_result *res, struct step_record *st, struct make_ctx *m,
 		       const struct kernel_branch *b)
 {
 	const char *target = image_target(branch_image(b));
@@ -722,23 +719,23 @@ static void make_image(struct build_result *res, struct state *st, struct make_c
 		goto cleanup;
 	}
 	res->status = BUILD_OK;
-	state_set(st, "status", "ok");
-	state_set(st, "bzimage", res->bzimage);
-	state_setf(st, "bzimage_mtime", "%lld", (long long)s.st_mtime);
+	record_set_status(st, RS_OK);
+	record_set(st, RF_BZIMAGE, res->bzimage);
+	record_setf(st, RF_BZIMAGE_MTIME, "%lld", (long long)s.st_mtime);
 cleanup:
 	strbuf_release(&sb);
 }
 
-int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
-		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
-		  const struct build_opts *opts)
+static int build_run(struct build_result *res, git_repository *repo, const struct kit *kit,
+		     const struct kernel_branch *b, const char *variant, const git_oid *commit,
+		     const struct build_opts *opts)
 {
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
 	struct strbuf inputs = STRBUF_INIT;
-	struct state st = STATE_INIT;
+	struct step_record st = STEP_RECORD_INIT;
 	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0, 0, 0, 0 };
 	struct make_ctx m = { 0 };
-	char *src = NULL, *out = NULL, *logdir = NULL, *state_path = NULL, *inputs_hash = NULL;
+	char *src = NULL, *out = NULL, *logdir = NULL, *inputs_hash = NULL;
 	char *vmlinux = NULL;
 	char commit_hex[GIT_OID_HEXSZ + 1];
 	double start = mono_seconds();
@@ -757,7 +754,6 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	src = path_join(opts->workdir, "src");
 	out = xstrfmt("%s/out-%s", opts->workdir, variant);
 	logdir = path_join(opts->workdir, "logs");
-	state_path = xstrfmt("%s/state/%s.build", opts->workdir, variant);
 	res->log = xstrfmt("%s/%s-build.log", logdir, variant);
 	res->bzimage = path_join(out, branch_image(b));
 	vmlinux = path_join(out, "vmlinux");
@@ -767,7 +763,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 		ret = error("cannot create '%s': %s", opts->workdir, strerror(errno));
 		goto cleanup;
 	}
-	if ((ret = state_read(&st, state_path)))
+	if ((ret = record_read(&st, opts->workdir, BY_MODULE, STEP_BUILD, variant)))
 		goto cleanup;
 	if (!opts->force && up_to_date(&st, commit_hex, inputs_hash)) {
 		uptodate_result(res, &st);
@@ -776,8 +772,8 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	full_objects = last_full_objects(&st, opts->workdir, inputs_hash);
 	/* No vmlinux yet: make builds every object, as the last full build did. */
 	fresh = !file_exists(vmlinux);
-	state_release(&st);
-	ret = build_start(res, &st, state_path, b, variant, commit_hex, inputs_hash, seeded);
+	record_release(&st);
+	ret = build_start(res, &st, opts->workdir, b, variant, commit_hex, inputs_hash, seeded);
 	if (ret)
 		goto cleanup;
 
@@ -791,7 +787,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 		fail(res, &st, "cannot write the source tree");
 		goto done;
 	}
-	state_setf(&st, "materialise", "%s %zu written %zu removed %zu repaired in %.2fs",
+	record_setf(&st, RF_MATERIALISE, "%s %zu written %zu removed %zu repaired in %.2fs",
 		   res->mat.full ? "full" : "incremental", res->mat.written, res->mat.removed,
 		   res->mat.repaired, res->mat.seconds);
 
@@ -802,28 +798,48 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	if (!ret && res->status != BUILD_FAILED)
 		make_image(res, &st, &m, b);
 	if (res->status == BUILD_OK) {
-		state_setf(&st, "objects", "%zu", pg.objects);
+		record_setf(&st, RF_OBJECTS, "%zu", pg.objects);
 		if (fresh || full_objects)
-			state_setf(&st, "objects_full", "%zu", fresh ? pg.objects : full_objects);
+			record_setf(&st, RF_OBJECTS_FULL, "%zu", fresh ? pg.objects : full_objects);
 	}
 done:
 	progress_clear(&pg.line);
 	res->seconds = mono_seconds() - start;
-	state_setf(&st, "seconds", "%.1f", res->seconds);
-	state_setf(&st, "finished", "%lld", (long long)time(NULL));
+	record_setf(&st, RF_SECONDS, "%.1f", res->seconds);
+	res->finished = (long long)time(NULL);
+	record_setf(&st, RF_FINISHED, "%lld", res->finished);
 	if (!ret)
-		ret = state_write(&st, state_path);
+		ret = record_write(&st, opts->workdir, BY_MODULE, STEP_BUILD, variant);
 cleanup:
 	free(m.ccache_dir);
 	free(m.timestamp);
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
-	state_release(&st);
+	record_release(&st);
 	free(inputs_hash);
-	free(state_path);
 	free(vmlinux);
 	free(logdir);
 	free(out);
 	free(src);
+	return ret;
+}
+
+int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
+		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
+		  const struct build_opts *opts)
+{
+	struct strbuf errors = STRBUF_INIT;
+	int ret;
+
+	error_capture_push(&errors);
+	ret = build_run(res, repo, kit, b, variant, commit, opts);
+	error_capture_pop(&errors);
+	if (ret) {
+		/* Why it could not run, in its record and for the caller. */
+		free(res->failure);
+		res->failure = xstrdup(errors.len ? errors.buf : "no error was printed");
+		record_module_error(opts->workdir, STEP_BUILD, b->name, variant, res->failure);
+	}
+	strbuf_release(&errors);
 	return ret;
 }

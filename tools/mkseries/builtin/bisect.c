@@ -166,7 +166,7 @@ static void probe_commit(struct probe *p, const struct cell *c, const struct bis
 	bo.label = label;
 	if (build_variant(&br, c->repo, c->kit, c->b, "bisect", oid, &bo)) {
 		p->v = V_SKIP;
-		strbuf_addstr(&p->why, "could not be built (see the error above)");
+		strbuf_addf(&p->why, "could not be built: %s", br.failure);
 		goto out;
 	}
 	if (br.status == BUILD_FAILED) {
@@ -189,7 +189,7 @@ static void probe_commit(struct probe *p, const struct cell *c, const struct bis
 	vo.cmdline = a->mode == BISECT_CLAIM ? "mm_regress=--repeat,5" : NULL;
 	if (vm_test_variant(&vr, c->b, br.bzimage, c->workdir, "bisect", &vo)) {
 		p->v = V_SKIP;
-		strbuf_addstr(&p->why, "could not be booted (see the error above)");
+		strbuf_addf(&p->why, "could not be booted: %s", vr.failure);
 		goto out;
 	}
 	p->log = xstrdup(vr.console_log);

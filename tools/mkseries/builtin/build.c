@@ -51,7 +51,7 @@ static int build_one(const struct cell *c, void *data)
 	err = build_variant(&res, repo, kit, b, variant, &commit, &opts);
 	if (err) {
 		ret = mks_exit_status(err);
-		printf("%s: FAILED (see the error above)\n", label);
+		printf("%s: FAILED %s\n", label, shown(res.failure));
 		goto cleanup;
 	}
 	switch (res.status) {

@@ -1,4 +1,4 @@
-/* builtin/run.c: `mkseries run`: the options, the branches to run (runsteps.c runs each) and the report. */
+/* builtin/run.c: `mkseries run`: the options, the branches to run (run/steps.c runs them) and the report. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 #include "lib/progress.h"
 #include "report/report.h"
 #include "results/results.h"
-#include "run/record.h"
+#include "record/key.h"
 #include "run/steps.h"
 #include "lib/util.h"
 #include "apply/variant.h"
@@ -101,26 +101,6 @@ static int preflight(const struct kit *kit, struct kernel_branch *const *sel, si
 		strvec_clear(&variants);
 	}
 	return doctor_preflight("run", kit, sel, nr, &dopts);
-}
-
-/* Run each branch in turn, its cells counted for the progress lines. Returns the highest exit status. */
-static int run_branches(struct run_results *res, const struct kit *kit,
-			struct kernel_branch *const *sel, size_t nr, struct run_opts *args)
-{
-	size_t *cells = progress_count_cells(sel, nr, &args->given), i;
-	int ret = 0;
-
-	for (i = 0; i < nr; i++) {
-		int r;
-
-		progress_cells(cells[i], cells[nr]);
-		r = run_branch(res, kit, sel[i], args);
-		if (r > ret)
-			ret = r;
-	}
-	progress_cells(0, 0);
-	free(cells);
-	return ret;
 }
 
 int cmd_run(int argc, const char **argv)

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -557,6 +558,12 @@ int doctor_preflight(const char *cmd, const struct kit *kit, struct kernel_branc
 	size_t i;
 	int ret = 0, config = 0;
 
+	/*
+	 * Test hook: the checks stand aside, so that a test can make a step
+	 * itself meet what they would have caught and see what it records.
+	 */
+	if (getenv("MKSERIES_TEST_NO_PREFLIGHT"))
+		return 0;
 	doctor_run(&d, kit, sel, nr, opts);
 	for (i = 0; i < d.nr; i++)
 		if (d.checks[i].status == DOCTOR_MISSING) {

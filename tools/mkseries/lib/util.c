@@ -19,12 +19,39 @@ int mks_verbose = 1;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
 
+/* Where error() also keeps its messages: every buffer pushed and not popped. */
+static struct strbuf *captures[8];
+static size_t nr_captures;
+
+void error_capture_push(struct strbuf *sb)
+{
+	if (nr_captures == ARRAY_SIZE(captures))
+		BUG("error captures nested deeper than %zu", ARRAY_SIZE(captures));
+	captures[nr_captures++] = sb;
+}
+
+void error_capture_pop(struct strbuf *sb)
+{
+	if (!nr_captures || captures[nr_captures - 1] != sb)
+		BUG("error_capture_pop() of a buffer that is not the last pushed");
+	nr_captures--;
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
 
 	strbuf_addstr(&sb, prefix);
 	strbuf_vaddf(&msg, fmt, ap);
+	if (!strcmp(prefix, "error: ")) {
+		size_t i;
+
+		for (i = 0; i < nr_captures; i++) {
+			if (captures[i]->len)
+				strbuf_addstr(captures[i], "; ");
+			strbuf_add(captures[i], msg.buf, msg.len);
+		}
+	}
 	/* Messages quote patches, mails and consoles: keep their escapes off the terminal. */
 	strbuf_add_shown(&sb, msg.buf, msg.len, SHOWN_LINES);
 	strbuf_addch(&sb, '\n');

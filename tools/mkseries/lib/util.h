@@ -23,6 +23,16 @@ enum {
 
 /* Print "error: ..." to stderr and return -1, so `return error(...)` reads well. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * From error_capture_push(sb) to error_capture_pop(sb), error() and
+ * error_code() also append each message to sb ("; " between two), so
+ * that a step can keep the cause of its failure in its record in the
+ * words the user saw. Captures nest: a message goes to every buffer
+ * pushed, and they are popped in the reverse order.
+ */
+struct strbuf;
+void error_capture_push(struct strbuf *sb);
+void error_capture_pop(struct strbuf *sb);
 /* Same as error() but returns the given code. */
 int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
