@@ -41,7 +41,7 @@ ALL_LDFLAGS = $(BASIC_LDFLAGS) $(LDFLAGS)
 DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	libgmime-3.0-dev libarchive-dev git b4 perl \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
-	qemu-system-x86 apt-utils python3 libxml2-utils jq chromium \
+	qemu-system-x86 qemu-user apt-utils python3 libxml2-utils jq chromium \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
 	quilt rpm git-email libmailtools-perl
@@ -65,7 +65,7 @@ UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 DEPS = $(MKS_OBJ:.o=.d) $(patsubst tests/unit/%.c,$(B)/obj/tests/%.d,$(UNIT_SRC))
 
-all: $(B)/mkseries
+all: $(B)/mkseries $(B)/tcg-cache.so
 
 $(B)/obj/%.o: tools/%.c
 	@mkdir -p $(dir $@)
@@ -119,6 +119,17 @@ $(B)/obj/mkseries/vm/embed.o: tools/mkseries/vm/embed.S $(B)/mm-regress $(REGRES
 		$(foreach m,$(REGRESS_MACHINES),-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)='"$(B)/mm-regress-$(m)"' \
 		-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)_WHY='"$(B)/mm-regress-$(m).why"') \
 		-o $@ $<
+
+# tcg-cache.so: our QEMU TCG plugin (tools/tcg-cache/), loaded by QEMU, not
+# by mkseries: built without the sanitizers (QEMU is not built with them),
+# with only the symbols the plugin API asks for visible.
+PLUGIN_SRC = tools/tcg-cache/tcg-cache.c
+PLUGIN_FLAGS = -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(if $(DEVELOPER),-Werror) \
+	-fPIC -shared -fvisibility=hidden
+
+$(B)/tcg-cache.so: $(PLUGIN_SRC) $(wildcard tools/tcg-cache/*.h)
+	@mkdir -p $(B)
+	$(CC) $(PLUGIN_FLAGS) -o $@ $(PLUGIN_SRC)
 
 $(B)/mkseries: $(CMD_OBJ) $(LAYER_LIBS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $(CMD_OBJ) $(LINK_LIBS) $(PKG_LIBS) -lm
@@ -213,6 +224,6 @@ install: all
 	install -m 755 $(B)/mkseries $(DESTDIR)$(PREFIX)/bin/mkseries
 
 clean:
-	rm -rf build/obj build/lib build/tests build/mkseries build/mm-regress build/mm-regress-* build-sanitize build-fuzz
+	rm -rf build/obj build/lib build/tests build/mkseries build/mm-regress build/mm-regress-* build/tcg-cache.so build-sanitize build-fuzz
 
 .PHONY: all deps units test ci-checks check-layers run bench install clean fuzz fuzz-targets
