@@ -91,11 +91,11 @@ REGRESS_BINS = $(patsubst %,$(B)/mm-regress-%,$(REGRESS_MACHINES))
 REGRESS_FLAGS = -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(if $(DEVELOPER),-Werror) \
 	-static
 
-$(B)/mm-regress: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h)
+$(B)/mm-regress: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) tools/tcg-cache/marker.h
 	@mkdir -p $(B)
 	$(CC) $(REGRESS_FLAGS) -o $@ $(REGRESS_SRC) -lm
 
-$(B)/mm-regress-%: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) $(B)/mm-regress
+$(B)/mm-regress-%: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) tools/tcg-cache/marker.h $(B)/mm-regress
 	@if [ "$*" = "$(HOST_MACHINE)" ]; then \
 		cp $(B)/mm-regress $@ && : >$@.why; \
 	elif ! command -v $*-linux-gnu-gcc >/dev/null 2>&1; then \

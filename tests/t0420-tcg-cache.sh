@@ -100,4 +100,18 @@ test_expect_success QEMU_USER 'a bad argument is refused, named' '
 	test_grep "bad argument .l1d_assoc=many." err
 '
 
+# mm-regress's own markers, under qemu-user (each case runs in a child
+# process there, with a copy of the plugin's counters: in a booted guest
+# there is one plugin for the whole machine).
+test_expect_success QEMU_USER 'mm-regress marks the timed loop of realloc_rate, and says how many calls it made' '
+	mkseries regress -- --list >/dev/null &&
+	qemu-x86_64 -plugin "$PLUGIN" "$(dirname "$MKSERIES_BIN")/mm-regress" --quick --case realloc_rate \
+		>out 2>&1 &&
+	cat out &&
+	test_grep "^ok 1 realloc_rate$" out &&
+	test_grep -E "^# region: realloc_rate [1-9][0-9]* call$" out &&
+	test_grep -E "^mkseries-cycles: region=1 insns=[1-9][0-9]* l1d_misses=[1-9]" out &&
+	test_grep "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 " out
+'
+
 test_done
