@@ -113,9 +113,9 @@ $(B)/mm-regress-%: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) tools/tcg-cac
 		rm -f $@.err; \
 	fi
 
-$(B)/obj/mkseries/vm/embed.o: tools/mkseries/vm/embed.S $(B)/mm-regress $(REGRESS_BINS)
+$(B)/obj/mkseries/vm/embed.o: tools/mkseries/vm/embed.S $(B)/mm-regress $(REGRESS_BINS) $(B)/tcg-cache.so
 	@mkdir -p $(dir $@)
-	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' \
+	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' -DTCG_CACHE_PATH='"$(B)/tcg-cache.so"' \
 		$(foreach m,$(REGRESS_MACHINES),-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)='"$(B)/mm-regress-$(m)"' \
 		-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)_WHY='"$(B)/mm-regress-$(m).why"') \
 		-o $@ $<

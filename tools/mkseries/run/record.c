@@ -1,6 +1,7 @@
 /* run/record.c: keys for the steps of a run (import, apply, build, test) and their recorded outcomes. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +202,13 @@ char *test_key(const struct test_inputs *in)
 	step_key_add(&k, "step", "test");
 	step_key_add(&k, "bzimage", "%s", in->bzimage_hash ? in->bzimage_hash : "missing");
 	step_key_add(&k, "mm-regress", "%s", in->regress_hash ? in->regress_hash : "missing");
+	/* The model that counts modelled cycles is part of what ran. */
+	if (boot->tcg_clock && !strcmp(boot->tcg_clock, "modelled")) {
+		char *plugin = blob_hash_hex(tcg_cache_start, (size_t)(tcg_cache_end - tcg_cache_start));
+
+		step_key_add(&k, "tcg-cache", "%s", plugin);
+		free(plugin);
+	}
 	/* What runs: every word of QEMU's command line, and which QEMU it is. */
 	for (i = 0; i < in->qemu_argv->nr; i++)
 		step_key_add(&k, "argv", "%s", in->qemu_argv->v[i]);

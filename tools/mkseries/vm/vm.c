@@ -130,7 +130,28 @@ const char *vm_timing(const char *accel, const struct kernel_boot *boot)
 {
 	if (!strcmp(accel, "kvm"))
 		return "hardware";
-	return boot->tcg_clock && !strcmp(boot->tcg_clock, "host") ? "emulated" : "instructions";
+	if (boot->tcg_clock && !strcmp(boot->tcg_clock, "host"))
+		return "emulated";
+	if (boot->tcg_clock && !strcmp(boot->tcg_clock, "modelled"))
+		return "modelled";
+	return "instructions";
+}
+
+/* Whether the guest's clock follows its instructions (QEMU's icount): instruction-paced and modelled time. */
+static int instruction_paced(const char *accel, const struct kernel_boot *boot)
+{
+	const char *t = vm_timing(accel, boot);
+
+	return !strcmp(t, "instructions") || !strcmp(t, "modelled");
+}
+
+char *vm_plugin_path(const char *initramfs)
+{
+	const char *slash = strrchr(initramfs, '/');
+
+	if (!slash)
+		return xstrdup(VM_PLUGIN_NAME);
+	return xstrfmt("%.*s/%s", (int)(slash - initramfs), initramfs, VM_PLUGIN_NAME);
 }
 
 char *vm_result_how(const struct vm_result *r)
@@ -140,6 +161,8 @@ char *vm_result_how(const struct vm_result *r)
 	strbuf_addstr(&sb, r->accel ? r->accel : "?");
 	if (r->timing && !strcmp(r->timing, "instructions"))
 		strbuf_addstr(&sb, ", instruction-paced");
+	else if (r->timing && !strcmp(r->timing, "modelled"))
+		strbuf_addstr(&sb, ", instruction-paced, modelled cycles");
 	else if (r->timing && !strcmp(r->timing, "emulated"))
 		strbuf_addstr(&sb, ", host clock");
 	if (r->boots > 1)
@@ -167,8 +190,18 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 	 * instruction (shift=0, a 1 GHz guest), and no sleeping through idle
 	 * time, so a boot's timings follow the work it did, not the host.
 	 */
-	if (!strcmp(vm_timing(accel, boot), "instructions"))
+	if (instruction_paced(accel, boot))
 		strvec_pushl(argv, "-icount", "shift=0,sleep=off", NULL);
+	/*
+	 * Modelled cycles: our tcg-cache plugin, written next to the
+	 * initramfs; its lines go to QEMU's stderr, and so to the console.
+	 */
+	if (!strcmp(vm_timing(accel, boot), "modelled")) {
+		char *plugin = vm_plugin_path(initramfs);
+
+		strvec_pushl(argv, "-plugin", plugin, NULL);
+		free(plugin);
+	}
 	/* Under KVM the host's CPU model; under TCG QEMU's default unless the kit names one. */
 	if (!cpu && !strcmp(accel, "kvm"))
 		cpu = "host";
@@ -185,7 +218,7 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 	 * the numbers, and 5.10 hangs bringing it up under icount. One CPU.
 	 */
 	strvec_push(argv, "-smp");
-	if (!strcmp(vm_timing(accel, boot), "instructions"))
+	if (instruction_paced(accel, boot))
 		strvec_push(argv, "1");
 	else
 		strvec_pushf(argv, "%u", cpus);
@@ -743,6 +776,15 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	if ((ret = write_initramfs(initramfs, b)) ||
 	    (ret = choose_accel(&accel, &note, b, want, cache)))
 		goto cleanup;
+	/* Written anyway: a KVM probe that fails goes on under TCG. */
+	if (b->boot.tcg_clock && !strcmp(b->boot.tcg_clock, "modelled")) {
+		char *plugin = vm_plugin_path(initramfs);
+
+		ret = tcg_cache_write(plugin);
+		free(plugin);
+		if (ret)
+			goto cleanup;
+	}
 	state_set(&st, "variant", variant);
 	for (nth = 1; nth <= boots; nth++) {
 		struct vm_result one;
