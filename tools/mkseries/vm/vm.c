@@ -650,6 +650,26 @@ static int write_initramfs(const char *path, const struct kernel_branch *b)
 	return ret;
 }
 
+/*
+ * The initramfs, and for modelled time the tcg-cache plugin beside it
+ * (written whatever the accelerator: a KVM probe that fails goes on
+ * under TCG).
+ */
+static int write_boot_files(const char *initramfs, const struct kernel_branch *b)
+{
+	char *plugin;
+	int ret;
+
+	if ((ret = write_initramfs(initramfs, b)))
+		return ret;
+	if (!b->boot.tcg_clock || strcmp(b->boot.tcg_clock, "modelled"))
+		return 0;
+	plugin = vm_plugin_path(initramfs);
+	ret = tcg_cache_write(plugin);
+	free(plugin);
+	return ret;
+}
+
 /* The accelerator asked for: the option, else the branch's boot.accel, else auto. */
 static const char *wanted_accel(const struct kernel_branch *b, const struct vm_opts *opts)
 {
@@ -773,18 +793,9 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 		goto cleanup;
 	}
 	initramfs = path_join(workdir, "initramfs.cpio");
-	if ((ret = write_initramfs(initramfs, b)) ||
+	if ((ret = write_boot_files(initramfs, b)) ||
 	    (ret = choose_accel(&accel, &note, b, want, cache)))
 		goto cleanup;
-	/* Written anyway: a KVM probe that fails goes on under TCG. */
-	if (b->boot.tcg_clock && !strcmp(b->boot.tcg_clock, "modelled")) {
-		char *plugin = vm_plugin_path(initramfs);
-
-		ret = tcg_cache_write(plugin);
-		free(plugin);
-		if (ret)
-			goto cleanup;
-	}
 	state_set(&st, "variant", variant);
 	for (nth = 1; nth <= boots; nth++) {
 		struct vm_result one;
