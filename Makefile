@@ -41,7 +41,7 @@ ALL_LDFLAGS = $(BASIC_LDFLAGS) $(LDFLAGS)
 DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	libgmime-3.0-dev libarchive-dev git b4 perl \
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
-	qemu-system-x86 apt-utils python3 libxml2-utils jq chromium \
+	qemu-system-x86 qemu-user apt-utils python3 libxml2-utils jq chromium \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
 	quilt rpm git-email libmailtools-perl scdoc man-db bash-completion \
@@ -82,7 +82,7 @@ MAN_SRC = $(wildcard docs/man/*.scd)
 MAN_PAGES = $(patsubst docs/man/%.scd,$(B)/man/%,$(MAN_SRC))
 SCDOC := $(shell command -v scdoc 2>/dev/null)
 
-all: $(B)/mkseries $(if $(SCDOC),$(MAN_PAGES))
+all: $(B)/mkseries $(B)/tcg-cache.so $(if $(SCDOC),$(MAN_PAGES))
 
 man: $(MAN_PAGES)
 
@@ -115,11 +115,11 @@ REGRESS_BINS = $(patsubst %,$(B)/mm-regress-%,$(REGRESS_MACHINES))
 REGRESS_FLAGS = -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(if $(DEVELOPER),-Werror) \
 	-static
 
-$(B)/mm-regress: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h)
+$(B)/mm-regress: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) tools/tcg-cache/marker.h
 	@mkdir -p $(B)
 	$(CC) $(REGRESS_FLAGS) -o $@ $(REGRESS_SRC) -lm
 
-$(B)/mm-regress-%: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) $(B)/mm-regress
+$(B)/mm-regress-%: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) tools/tcg-cache/marker.h $(B)/mm-regress
 	@if [ "$*" = "$(HOST_MACHINE)" ]; then \
 		cp $(B)/mm-regress $@ && : >$@.why; \
 	elif ! command -v $*-linux-gnu-gcc >/dev/null 2>&1; then \
@@ -137,12 +137,23 @@ $(B)/mm-regress-%: $(REGRESS_SRC) $(wildcard tools/mm-regress/*.h) $(B)/mm-regre
 		rm -f $@.err; \
 	fi
 
-$(B)/obj/mkseries/vm/embed.o: tools/mkseries/vm/embed.S $(B)/mm-regress $(REGRESS_BINS)
+$(B)/obj/mkseries/vm/embed.o: tools/mkseries/vm/embed.S $(B)/mm-regress $(REGRESS_BINS) $(B)/tcg-cache.so
 	@mkdir -p $(dir $@)
-	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' \
+	$(CC) -c -DMM_REGRESS_PATH='"$(B)/mm-regress"' -DTCG_CACHE_PATH='"$(B)/tcg-cache.so"' \
 		$(foreach m,$(REGRESS_MACHINES),-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)='"$(B)/mm-regress-$(m)"' \
 		-DMM_REGRESS_$(shell echo $(m) | tr a-z A-Z)_WHY='"$(B)/mm-regress-$(m).why"') \
 		-o $@ $<
+
+# tcg-cache.so: our QEMU TCG plugin (tools/tcg-cache/), loaded by QEMU, not
+# by mkseries: built without the sanitizers (QEMU is not built with them),
+# with only the symbols the plugin API asks for visible.
+PLUGIN_SRC = tools/tcg-cache/tcg-cache.c
+PLUGIN_FLAGS = -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(if $(DEVELOPER),-Werror) \
+	-fPIC -shared -fvisibility=hidden
+
+$(B)/tcg-cache.so: $(PLUGIN_SRC) $(wildcard tools/tcg-cache/*.h)
+	@mkdir -p $(B)
+	$(CC) $(PLUGIN_FLAGS) -o $@ $(PLUGIN_SRC)
 
 $(B)/mkseries: $(CMD_OBJ) $(LAYER_LIBS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $(CMD_OBJ) $(LINK_LIBS) $(PKG_LIBS) -lm
@@ -254,6 +265,6 @@ install: all man
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/mkseries
 
 clean:
-	rm -rf build/obj build/lib build/tests build/man build/mkseries build/mm-regress build/mm-regress-* build-sanitize build-fuzz
+	rm -rf build/obj build/lib build/tests build/man build/mkseries build/mm-regress build/mm-regress-* build/tcg-cache.so build-sanitize build-fuzz
 
 .PHONY: all man deps units test ci-checks check-layers run bench install clean fuzz fuzz-targets

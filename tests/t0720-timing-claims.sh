@@ -221,4 +221,53 @@ test_expect_success 'a mistake in a claim is a FILE:LINE error, exit 2' '
 	test_grep "^error: kernels/t.yaml:10: unknown cell .fast. in .than. (base, kit)$" err
 '
 
+# Modelled time: the kit's cells booted with tcg-clock: modelled, where the
+# plugin's counts join mm-regress's regions as metrics of their own.
+test_expect_success 'modelled cycles: judged as deterministic time, labelled so, claims on them checked' '
+	cp -r kit kit-m &&
+	cat >kit-m/kernels/t.yaml <<-\EOF &&
+	name: t
+	source: { tarball: /nonexistent/linux-t.tar.xz }
+	config: { base: tinyconfig }
+	boot: { accel: tcg, tcg-clock: modelled }
+	claims:
+	  - { metric: realloc.modelled_cycles, better: 10%, than: base }
+	variants:
+	  slow:
+	    without: [1a356dad81e2]
+	    claims:
+	      - { metric: realloc.modelled_cycles, worse: 40%, than: kit, why: "the cold lookup" }
+	      - { metric: realloc.llc_misses, worse: 60%, than: kit }
+	EOF
+	record_branch modelled applied slow &&
+	record_cell modelled base $A tcg modelled base-modelled.log &&
+	record_cell modelled kit $B tcg modelled kit-modelled.log &&
+	record_cell modelled slow $C tcg modelled slow-modelled.log &&
+	(cd kit-m && mkseries report --workdir ../modelled >../out) &&
+	cat out &&
+	test_grep "^t: kit, slow against base, mm-regress quick, 5 samples a metric, tcg: instruction-paced time and modelled cycles (TCG icount with the tcg-cache plugin: instructions plus the modelled cache and TLB misses of one Raptor Lake core, deterministic; no prefetchers, no out-of-order overlap, one vCPU), " out &&
+	test_grep "^      3000 ±  0%     -20.0%       2400 ±  0%     +20.0%       3600 ±  0%  realloc.modelled_cycles (cycles/call)" out &&
+	test_grep "^     10.00 ±  0%     -20.0%       8.00 ±  0%     +40.0%      14.00 ±  0%  realloc.llc_misses (misses/call)  (kit better, slow worse)$" out &&
+	test_grep "^  t kit: branch t: realloc.modelled_cycles better by 10% than base: held: -20.0% against base (kit 2400, base 3000 cycles/call)" out &&
+	test_grep "^  t slow: variant slow: realloc.modelled_cycles worse by 40% than kit (\"the cold lookup\"): held: +50.0% against kit (slow 3600, kit 2400 cycles/call)" out &&
+	test_grep "^  t slow: variant slow: realloc.llc_misses worse by 60% than kit: held: +75.0% against kit" out &&
+	test_grep "^3 cells: 3 ok; 0 regressions, 3 improvements (variants: 2 worse, 1 better); claims: 4 held, 0 did not hold, 1 not checked$" out
+'
+
+test_expect_success 'modelled cycles: every format says which kind of time they are' '
+	(cd kit-m && mkseries report --workdir ../modelled --format json >../m.json) &&
+	jq -r "[.branches[0].cells[] | .timing] | join(\" \")" m.json >timing &&
+	echo "modelled modelled modelled" >timing.expect &&
+	test_cmp timing.expect timing &&
+	jq -r ".branches[0].cells[0].timing_note" m.json >note &&
+	test_grep "^instruction-paced time and modelled cycles (TCG icount with the tcg-cache plugin" note &&
+	(cd kit-m && mkseries report --workdir ../modelled --format junit >../m.xml) &&
+	xml_ok m.xml &&
+	test_grep "<property name=\"timing\" value=\"modelled\"/>" m.xml &&
+	(cd kit-m && mkseries report --workdir ../modelled --format markdown >../m.md) &&
+	test_grep "modelled cycles (TCG icount with the tcg-cache plugin: instructions plus" m.md &&
+	(cd kit-m && mkseries report --workdir ../modelled --format html >../m.html) &&
+	test_grep "instruction-paced time and modelled cycles" m.html
+'
+
 test_done

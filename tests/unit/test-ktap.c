@@ -479,6 +479,72 @@ static void test_clock_lines(void)
 	strbuf_release(&sb);
 }
 
+/* A console of a boot with the tcg-cache plugin: its lines on QEMU's stderr among the guest's. */
+static const char *modelled_console =
+	"mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 line=64 physical\n"
+	"KTAP version 1\n"
+	"1..2\n"
+	"mkseries-cycles: region=1 insns=1000 l1d_misses=100 l2_misses=50 llc_misses=10 dtlb_misses=20 page_walks=2 cycles=9000\n"
+	"# region: realloc_rate 10 call\n"
+	"mkseries-cycles: region=2 insns=3000 l1d_misses=300 l2_misses=150 llc_misses=30 dtlb_misses=60 page_walks=6 cycles=33000\n"
+	"# region: realloc_rate 30 call\n"
+	"# metric: realloc_rate calls_per_sec 5 calls/s higher_is_better\n"
+	"ok 1 realloc_rate\n"
+	"mkseries-cycles: region=3 insns=500 l1d_misses=5 l2_misses=0 llc_misses=0 dtlb_misses=1 page_walks=0 cycles=800\n"
+	"# region: mremap_pte_loop 100 iteration\n"
+	"ok 2 mremap_pte_loop\n"
+	"# mm-regress: done\n"
+	"mkseries-cycles: total regions=3 markers=6 unmatched_ends=0 insns=1 l1d_misses=1 l2_misses=1 llc_misses=1 dtlb_misses=1 page_walks=1 cycles=1\n";
+
+static void test_modelled(void)
+{
+	struct ktap_result res;
+	const struct ktap_metric *m;
+	struct strbuf sb = STRBUF_INIT;
+
+	is_int(parse_str(&res, modelled_console), 0, "a console with the plugin's lines parses");
+	is_int(ktap_all_good(&res), 1, "its lines are no problem");
+	is_int(res.nr_modelled_regions, 3, "three regions joined");
+	m = ktap_find_metric(&res, "realloc_rate", "modelled_cycles");
+	ok(m && m->value == 1000 && m->nr_samples == 2 && m->samples[0] == 900 &&
+	   m->samples[1] == 1100 && !strcmp(m->unit, "cycles/call") &&
+	   m->direction == KTAP_LOWER_IS_BETTER,
+	   "realloc_rate modelled_cycles: one sample a region, per call (900, 1100)");
+	m = ktap_find_metric(&res, "realloc_rate", "llc_misses");
+	ok(m && m->value == 1 && m->stddev == 0 && !strcmp(m->unit, "misses/call"),
+	   "realloc_rate llc_misses: 1 per call in both");
+	m = ktap_find_metric(&res, "mremap_pte_loop", "dtlb_misses");
+	ok(m && m->value == 0.01 && m->n == 1 && !strcmp(m->unit, "misses/iteration"),
+	   "mremap_pte_loop dtlb_misses: 1 in 100 iterations");
+	ok(ktap_find_metric(&res, "mremap_pte_loop", "page_walks") &&
+	   ktap_find_metric(&res, "mremap_pte_loop", "instructions") &&
+	   ktap_find_metric(&res, "mremap_pte_loop", "l1d_misses") &&
+	   ktap_find_metric(&res, "mremap_pte_loop", "l2_misses"),
+	   "and the other counters");
+	ktap_release(&res);
+
+	/* Without the plugin, the region lines make nothing. */
+	strbuf_addstr(&sb, "KTAP version 1\n1..1\n# region: realloc_rate 10 call\nok 1 realloc_rate\n# mm-regress: done\n");
+	parse_str(&res, sb.buf);
+	ok(ktap_all_good(&res) && !ktap_find_metric(&res, "realloc_rate", "modelled_cycles"),
+	   "region lines without the plugin's: no modelled metrics, no problem");
+	ktap_release(&res);
+
+	/* A start marker whose region never ended: numbers skip, nothing is joined. */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "KTAP version 1\n1..1\n"
+		      "mkseries-cycles: region=1 insns=1 l1d_misses=1 l2_misses=1 llc_misses=1 dtlb_misses=1 page_walks=1 cycles=1\n"
+		      "# region: realloc_rate 10 call\n"
+		      "mkseries-cycles: region=3 insns=1 l1d_misses=1 l2_misses=1 llc_misses=1 dtlb_misses=1 page_walks=1 cycles=1\n"
+		      "# region: realloc_rate 10 call\nok 1 realloc_rate\n# mm-regress: done\n");
+	parse_str(&res, sb.buf);
+	ok(!ktap_find_metric(&res, "realloc_rate", "modelled_cycles") &&
+	   has_problem(&res, "the tcg-cache plugin's regions and mm-regress's '# region:' lines are out of step at line 5"),
+	   "regions out of step join nothing and say where");
+	ktap_release(&res);
+	strbuf_release(&sb);
+}
+
 static void test_image(void)
 {
 	char path[] = "/tmp/test-ktap-image.XXXXXX";
@@ -511,6 +577,7 @@ int main(int argc, char **argv)
 	test_empty_lines();
 	test_result_lines();
 	test_clock_lines();
+	test_modelled();
 	test_image();
 	return tap_done();
 }

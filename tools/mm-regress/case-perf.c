@@ -38,6 +38,7 @@ enum mr_status case_mremap_pte_loop(struct mr_ctx *ctx)
 	for (s = 0; s < ctx->repeat; s++) {
 		uint64_t t = mr_clock_ns();
 
+		mr_region_start();
 		for (i = 0; i < iters; i++) {
 			if (!mr_map_at(a, size, 0)) {
 				st = mr_fail(ctx, "iteration %u: mmap: %s", i, strerror(errno));
@@ -54,6 +55,7 @@ enum mr_status case_mremap_pte_loop(struct mr_ctx *ctx)
 			}
 			munmap(b, size);
 		}
+		mr_region_end(ctx, iters, "iteration");
 		t = mr_clock_ns() - t;
 		mr_sample_timed(&samples, t / 1e3 / iters, t);
 	}
@@ -144,10 +146,12 @@ enum mr_status case_realloc_rate(struct mr_ctx *ctx)
 		uint64_t t = mr_clock_ns();
 
 		memset(&h, 0, sizeof(h));
+		mr_region_start();
 		if (grow_heap(ctx, &h, limit, growth, t + span)) {
 			st = mr_fail(ctx, "realloc failed");
 			goto cleanup;
 		}
+		mr_region_end(ctx, h.calls, "call");
 		if (h.bad) {
 			st = mr_fail(ctx, "%zu pages lost their data across realloc()", h.bad);
 			goto cleanup;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mm-regress.h"
+#include "../tcg-cache/marker.h"
 
 static const struct mr_case cases[] = {
 	{ "mremap_pte", "move PTE-sized, page-aligned regions and check the pattern",
@@ -59,6 +60,17 @@ struct options {
 static int is_init;
 /* Probed before the first case; each case's child inherits it. */
 static struct mr_clock run_clock;
+
+void mr_region_start(void)
+{
+	TCG_CACHE_MARK(TCG_CACHE_MARK_START);
+}
+
+void mr_region_end(struct mr_ctx *ctx, double iterations, const char *per)
+{
+	TCG_CACHE_MARK(TCG_CACHE_MARK_END);
+	mr_diag("region: %s %.0f %s", ctx->name, iterations, per);
+}
 
 void mr_diag(const char *fmt, ...)
 {

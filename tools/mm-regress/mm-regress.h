@@ -135,6 +135,19 @@ void mr_samples_ratio(struct mr_samples *out, const struct mr_samples *num,
 void mr_metric(struct mr_ctx *ctx, const char *name, const struct mr_samples *s,
 	       const char *unit, int higher_is_better);
 
+/*
+ * A region the tcg-cache QEMU plugin counts (tools/tcg-cache/marker.h):
+ * mr_region_start() runs its start marker, mr_region_end() its end
+ * marker and then prints
+ *   # region: CASE ITERATIONS PER
+ * so that the console's reader divides the plugin's counts for that
+ * region by ITERATIONS ("call", "iteration": what one is). The markers
+ * are no-ops on a CPU and outside x86-64; the line is printed anyway.
+ * Call them right inside the clock reads of a timed interval.
+ */
+void mr_region_start(void);
+void mr_region_end(struct mr_ctx *ctx, double iterations, const char *per);
+
 /* Time. */
 double mr_now(void);		/* monotonic seconds, for the run's own bookkeeping */
 uint64_t mr_clock_ns(void);	/* monotonic nanoseconds, for timed intervals */

@@ -249,8 +249,10 @@ static void parse_boot(struct yfile *f, yaml_node_t *n, struct kernel_boot *boot
 	yfile_get_uint(f, v[B_BOOT_TIMEOUT], "boot-timeout", 1, 7 * 86400, &boot->boot_timeout);
 	yfile_get_uint(f, v[B_RUN_TIMEOUT], "run-timeout", 1, 7 * 86400, &boot->run_timeout);
 	if (!yfile_get_str(f, v[B_TCG_CLOCK], "tcg-clock", &boot->tcg_clock) &&
-	    strcmp(boot->tcg_clock, "instructions") && strcmp(boot->tcg_clock, "host"))
-		yfile_report(f, ynode_line(v[B_TCG_CLOCK]), "'tcg-clock' must be instructions or host, not '%s'",
+	    strcmp(boot->tcg_clock, "instructions") && strcmp(boot->tcg_clock, "modelled") &&
+	    strcmp(boot->tcg_clock, "host"))
+		yfile_report(f, ynode_line(v[B_TCG_CLOCK]),
+			     "'tcg-clock' must be instructions, modelled or host, not '%s'",
 			     boot->tcg_clock);
 	yfile_get_uint(f, v[B_BOOTS], "boots", 1, 100, &boot->boots);
 }

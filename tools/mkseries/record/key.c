@@ -142,6 +142,9 @@ int test_key(struct step_key *k, const struct test_inputs *in)
 	step_key_add(k, "step", "test");
 	step_key_add(k, "bzimage", "%s", in->bzimage_hash ? in->bzimage_hash : "missing");
 	step_key_add(k, "mm-regress", "%s", in->regress_hash ? in->regress_hash : "missing");
+	/* The model that counts modelled cycles is part of what ran. */
+	if (in->plugin_hash)
+		step_key_add(k, "tcg-cache", "%s", in->plugin_hash);
 	/* What runs: every word of QEMU's command line, and which QEMU it is. */
 	for (i = 0; i < in->qemu_argv->nr; i++)
 		step_key_add(k, "argv", "%s", in->qemu_argv->v[i]);

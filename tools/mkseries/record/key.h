@@ -52,6 +52,7 @@ int build_key(struct step_key *k, git_repository *repo, const git_oid *commit,
 struct test_inputs {
 	const char *bzimage_hash;	/* the image booted */
 	const char *regress_hash;	/* the mm-regress inside the initramfs */
+	const char *plugin_hash;	/* the tcg-cache plugin, when boot.tcg-clock is modelled; else NULL */
 	/* QEMU's exact command line, accelerator settled (vm_boot_argv()); NULL: not known */
 	const struct strvec *qemu_argv;
 	const char *qemu_version;	/* the first line of `QEMU --version` */

@@ -48,6 +48,7 @@ static const char *const timing_names[] = {
 	[TIMING_HARDWARE] = "hardware",
 	[TIMING_INSTRUCTIONS] = "instructions",
 	[TIMING_EMULATED] = "emulated",
+	[TIMING_MODELLED] = "modelled",
 };
 
 static const char *const origin_names[] = {
@@ -117,6 +118,11 @@ const char *timing_words(enum timing_kind t, int terse)
 	case TIMING_EMULATED:
 		return terse ? "emulated time" :
 		       "emulated time (TCG on host time: the emulator's speed, noise; never fails a run)";
+	case TIMING_MODELLED:
+		return terse ? "instruction-paced time and modelled cycles" :
+		       "instruction-paced time and modelled cycles (TCG icount with the tcg-cache "
+		       "plugin: instructions plus the modelled cache and TLB misses of one Raptor Lake "
+		       "core, deterministic; no prefetchers, no out-of-order overlap, one vCPU)";
 	case TIMING_UNKNOWN:
 		break;
 	}
@@ -132,7 +138,7 @@ enum timing_kind cell_timing(const struct cell_result *c)
 
 int timing_counts(enum timing_kind t)
 {
-	return t == TIMING_HARDWARE || t == TIMING_INSTRUCTIONS;
+	return t == TIMING_HARDWARE || t == TIMING_INSTRUCTIONS || t == TIMING_MODELLED;
 }
 
 const char *claim_origin_name(enum claim_origin o)

@@ -87,9 +87,10 @@ enum timing_kind {
 	TIMING_HARDWARE,
 	TIMING_INSTRUCTIONS,
 	TIMING_EMULATED,
+	TIMING_MODELLED,	/* INSTRUCTIONS, and the tcg-cache plugin's modelled cycles and misses */
 };
 
-/* "hardware", "instructions", "emulated" (as state files and JSON have them); "unknown". */
+/* "hardware", "instructions", "emulated", "modelled" (as state files and JSON have them); "unknown". */
 const char *timing_name(enum timing_kind t);
 /* The kind named `name`; -1 when unknown. */
 int timing_parse(const char *name);
@@ -103,7 +104,7 @@ enum timing_kind timing_from_accel(const char *accel);
  * without the parenthesis.
  */
 const char *timing_words(enum timing_kind t, int terse);
-/* Whether numbers in this kind of time may fail a run (hardware and instruction-paced). */
+/* Whether numbers in this kind of time may fail a run (hardware, instruction-paced, modelled). */
 int timing_counts(enum timing_kind t);
 
 /* Where a claim comes from: it decides the cells it is checked on (README, "Verdicts"). */

@@ -687,7 +687,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	struct strvec argv = STRVEC_INIT;
 	struct test_inputs in = { 0 };
 	char *label = xstrfmt("%s %s", br->b->name, variant);
-	char *image_hash = NULL, *cmdline = NULL, *regress_hash = NULL;
+	char *image_hash = NULL, *cmdline = NULL, *regress_hash = NULL, *plugin_hash = NULL;
 	char *qemu_version = NULL;
 	int err, known, ret = 0;
 
@@ -712,6 +712,8 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	}
 	qemu_version = vm_qemu_version(br->b->boot.qemu);
 	test_inputs_of(&in, br, declared, image_hash, regress_hash, qemu_version);
+	if (br->b->boot.tcg_clock && !strcmp(br->b->boot.tcg_clock, "modelled"))
+		in.plugin_hash = plugin_hash = tcg_cache_hash();
 	in.qemu_argv = vm_boot_argv(&argv, br->b, bzimage, br->workdir, &opts) ? NULL : &argv;
 	known = !test_key(&key, &in);
 	if (read_record(&rt, br, BY_RUN, STEP_TEST, variant) ||
@@ -759,6 +761,7 @@ cleanup:
 	strvec_clear(&argv);
 	free(qemu_version);
 	free(regress_hash);
+	free(plugin_hash);
 	free(image_hash);
 	free(cmdline);
 	free(label);

@@ -1,4 +1,4 @@
-/* vm/embed.S: carries the static mm-regress binaries inside mkseries: the host's and one per arch. */
+/* vm/embed.S: carries the static mm-regress binaries inside mkseries (the host's and one per arch), and the tcg-cache QEMU plugin. */
 /*
  * blob NAME, PATH: NAME_start .. NAME_end hold the bytes of PATH, then a
  * NUL that is not part of them (so a text file reads as a C string).
@@ -21,4 +21,5 @@
 	blob mm_regress_aarch64_why, MM_REGRESS_AARCH64_WHY
 	blob mm_regress_sparc64, MM_REGRESS_SPARC64
 	blob mm_regress_sparc64_why, MM_REGRESS_SPARC64_WHY
+	blob tcg_cache, TCG_CACHE_PATH
 	.section .note.GNU-stack,"",@progbits

@@ -15,10 +15,44 @@ struct sample {
 	double value;
 };
 
+/* The counters of one "mkseries-cycles: region=N ..." line, in modelled[]'s order. */
+#define NR_MODELLED 7
+static const struct {
+	const char *key;	/* in the plugin's line */
+	const char *metric;	/* the metric made of it */
+	const char *unit;	/* before "/PER" */
+} modelled[NR_MODELLED] = {
+	{ "cycles", "modelled_cycles", "cycles" },
+	{ "insns", "instructions", "insns" },
+	{ "l1d_misses", "l1d_misses", "misses" },
+	{ "l2_misses", "l2_misses", "misses" },
+	{ "llc_misses", "llc_misses", "misses" },
+	{ "dtlb_misses", "dtlb_misses", "misses" },
+	{ "page_walks", "page_walks", "walks" },
+};
+
+struct plugin_region {
+	unsigned long n;
+	double v[NR_MODELLED];
+	size_t line;
+};
+
+/* "# region: CASE ITERATIONS PER" */
+struct guest_region {
+	char *case_name;
+	double iterations;
+	char *per;
+	size_t line;
+};
+
 struct parser {
 	struct ktap_result *res;
 	struct sample *samples;
 	size_t nr_samples, alloc_samples;
+	struct plugin_region *plugin;
+	size_t nr_plugin, alloc_plugin;
+	struct guest_region *guest;
+	size_t nr_guest, alloc_guest;
 	int in_ktap;
 	int stopped;
 };
@@ -341,6 +375,120 @@ static void read_clock(struct ktap_result *res, const char *text)
 		res->clock_resolution_ns = v;
 }
 
+/* "region=N insns=I ... cycles=C", the plugin's line after its prefix; a line that does not parse is left out. */
+static void add_plugin_region(struct parser *ps, const char *text, size_t line)
+{
+	struct plugin_region r = { .line = line };
+	unsigned seen = 0;
+	const char *p = text;
+	char *end;
+	size_t i;
+
+	errno = 0;
+	r.n = strtoul(p, &end, 10);
+	if (errno || end == p || *end != ' ')
+		return;
+	for (p = end; *p == ' '; ) {
+		const char *eq = strchr(++p, '=');
+
+		if (!eq)
+			return;
+		for (i = 0; i < NR_MODELLED; i++) {
+			if (strlen(modelled[i].key) == (size_t)(eq - p) &&
+			    !strncmp(p, modelled[i].key, eq - p))
+				break;
+		}
+		r.v[i < NR_MODELLED ? i : 0] = strtod(eq + 1, &end);
+		if (end == eq + 1)
+			return;
+		if (i < NR_MODELLED)
+			seen |= 1u << i;
+		p = end;
+	}
+	if (*p || seen != (1u << NR_MODELLED) - 1)
+		return;
+	ALLOC_GROW(ps->plugin, ps->nr_plugin + 1, ps->alloc_plugin);
+	ps->plugin[ps->nr_plugin++] = r;
+}
+
+static void add_guest_region(struct parser *ps, const char *text, size_t line)
+{
+	char *buf = xstrdup(text), *w[4];
+	double iterations;
+
+	if (split_words(buf, w, 4) == 3 && !parse_double(w[1], &iterations) && iterations > 0) {
+		struct guest_region g = { xstrdup(w[0]), iterations, xstrdup(w[2]), line };
+
+		ALLOC_GROW(ps->guest, ps->nr_guest + 1, ps->alloc_guest);
+		ps->guest[ps->nr_guest++] = g;
+	} else {
+		bad_metric(ps->res, line);
+	}
+	free(buf);
+}
+
+/*
+ * The k-th region mm-regress printed is the plugin's region k: each
+ * metric of modelled[] for a case gets one sample per region of it, the
+ * count divided by the region's iterations.
+ */
+static void join_regions(struct parser *ps)
+{
+	struct ktap_result *res = ps->res;
+	size_t i, j, k;
+
+	for (i = 0; i < ps->nr_plugin; i++) {
+		if (ps->plugin[i].n != i + 1 || i >= ps->nr_guest) {
+			res->modelled_mismatch = ps->plugin[i].line;
+			return;
+		}
+	}
+	if (!ps->nr_plugin)
+		return;
+	if (ps->nr_guest != ps->nr_plugin) {
+		res->modelled_mismatch = ps->guest[ps->nr_plugin].line;
+		return;
+	}
+	res->nr_modelled_regions = ps->nr_plugin;
+	for (i = 0; i < ps->nr_guest; i++) {
+		const struct guest_region *g = &ps->guest[i];
+
+		/* A case's metrics are made at its first region. */
+		for (j = 0; j < i; j++)
+			if (!strcmp(ps->guest[j].case_name, g->case_name))
+				break;
+		if (j < i)
+			continue;
+		for (k = 0; k < NR_MODELLED; k++) {
+			struct ktap_metric m = { 0 };
+			struct sample_stats st;
+
+			m.case_name = xstrdup(g->case_name);
+			m.name = xstrdup(modelled[k].metric);
+			m.unit = xstrfmt("%s/%s", modelled[k].unit, g->per);
+			m.direction = KTAP_LOWER_IS_BETTER;
+			m.line = g->line;
+			for (j = i; j < ps->nr_guest; j++) {
+				if (strcmp(ps->guest[j].case_name, g->case_name))
+					continue;
+				m.samples = xrealloc(m.samples, (m.nr_samples + 1) * sizeof(double));
+				m.samples[m.nr_samples++] = ps->plugin[j].v[k] / ps->guest[j].iterations;
+			}
+			sample_stats(&st, m.samples, m.nr_samples);
+			m.value = st.mean;
+			m.n = st.n;
+			m.stddev = st.stddev;
+			if (m.nr_samples == 1) {
+				free(m.samples);
+				m.samples = NULL;
+				m.nr_samples = 0;
+			}
+			ALLOC_GROW(res->metrics, res->nr_metrics + 1, res->alloc_metrics);
+			res->metrics[res->nr_metrics++] = m;
+		}
+	}
+}
+
 static void add_diag(struct parser *ps, const char *text, size_t line)
 {
 	struct ktap_result *res = ps->res;
@@ -351,6 +499,8 @@ static void add_diag(struct parser *ps, const char *text, size_t line)
 		add_metric(ps, v, line);
 	} else if (skip_prefix(text, "sample:", &v)) {
 		add_sample(ps, v, line);
+	} else if (skip_prefix(text, "region:", &v)) {
+		add_guest_region(ps, v, line);
 	} else if (skip_prefix(text, "metric-skip:", &v)) {
 		add_metric_skip(res, v, line);
 	} else if (skip_prefix(text, "clocksource:", &v) && !res->clocksource) {
@@ -398,6 +548,12 @@ static void parse_line(struct parser *ps, const char *s, size_t line)
 	/* Kernel messages are never ours, even when they look like KTAP (KUnit). */
 	if (skip_printk_prefix(s))
 		return;
+	/* The tcg-cache plugin writes to QEMU's stderr, which the console holds too. */
+	if (skip_prefix(s, "mkseries-cycles: region=", &rest)) {
+		if (ps->in_ktap)
+			add_plugin_region(ps, rest, line);
+		return;
+	}
 	if (!ps->in_ktap) {
 		/* Firmware may leave escape sequences in front of the header. */
 		v = header_version(s);
@@ -482,11 +638,18 @@ int ktap_parse(struct ktap_result *res, const char *log, size_t len)
 	memset(&ps, 0, sizeof(ps));
 	ps.res = res;
 	each_line(log, len, parse_cb, &ps, &ps.stopped);
+	join_regions(&ps);
 	for (i = 0; i < ps.nr_samples; i++) {
 		free(ps.samples[i].case_name);
 		free(ps.samples[i].name);
 	}
 	free(ps.samples);
+	for (i = 0; i < ps.nr_guest; i++) {
+		free(ps.guest[i].case_name);
+		free(ps.guest[i].per);
+	}
+	free(ps.guest);
+	free(ps.plugin);
 	if (res->has_plan) {
 		if (res->plan > res->nr_cases)
 			res->missing = res->plan - (unsigned)res->nr_cases;
@@ -528,6 +691,9 @@ int ktap_problems(const struct ktap_result *res, struct strvec *out)
 	if (res->bail_out)
 		strvec_pushf(out, "the run bailed out%s%s", res->bail_reason && *res->bail_reason ? ": " : "",
 			     res->bail_reason ? res->bail_reason : "");
+	if (res->modelled_mismatch)
+		strvec_pushf(out, "the tcg-cache plugin's regions and mm-regress's '# region:' lines are out of step at line %zu",
+			     res->modelled_mismatch);
 	if (res->bad_metrics)
 		strvec_pushf(out, "%zu metric line(s) do not parse, the first at line %zu",
 			     res->bad_metrics, res->bad_metric_line);

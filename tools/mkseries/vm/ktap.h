@@ -100,6 +100,17 @@ struct ktap_result {
 	int misnumbered;	/* a result number was not the next one */
 	int second_header;	/* a later "KTAP version" (a second run) was ignored */
 	size_t nr_pass, nr_fail, nr_skip, nr_todo;
+	/*
+	 * The tcg-cache plugin's regions ("mkseries-cycles: region=N ...")
+	 * and mm-regress's ("# region: CASE ITERATIONS PER"), joined in
+	 * order into the metrics modelled_cycles, instructions, l1d_misses,
+	 * l2_misses, llc_misses, dtlb_misses and page_walks per PER of each
+	 * CASE. modelled_mismatch: the plugin's regions were not numbered
+	 * 1..N, or their count differs from mm-regress's (then none is
+	 * joined): the line of the first one out of step.
+	 */
+	size_t nr_modelled_regions;
+	size_t modelled_mismatch;
 	/* Metric or sample lines that did not parse (their count; the first's line). */
 	size_t bad_metrics;
 	size_t bad_metric_line;

@@ -47,14 +47,10 @@ char *mm_regress_hash(const char *machine)
 	return blob_hash_hex(image ? image : "", len);
 }
 
-int mm_regress_write(const char *path)
+static int write_blob(const char *path, const char *img, size_t len)
 {
-	size_t len;
-	const char *img = mm_regress_image(&len);
 	int fd, ret = -1;
 
-	if (!len)
-		return error("mkseries was built without mm-regress");
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
 	if (fd < 0)
 		return error("cannot create '%s': %s", path, strerror(errno));
@@ -72,4 +68,28 @@ cleanup:
 	if (close(fd) && !ret)
 		ret = error("cannot write '%s': %s", path, strerror(errno));
 	return ret;
+}
+
+int mm_regress_write(const char *path)
+{
+	size_t len;
+	const char *img = mm_regress_image(&len);
+
+	if (!len)
+		return error("mkseries was built without mm-regress");
+	return write_blob(path, img, len);
+}
+
+char *tcg_cache_hash(void)
+{
+	return blob_hash_hex(tcg_cache_start, (size_t)(tcg_cache_end - tcg_cache_start));
+}
+
+int tcg_cache_write(const char *path)
+{
+	size_t len = (size_t)(tcg_cache_end - tcg_cache_start);
+
+	if (!len)
+		return error("mkseries was built without the tcg-cache plugin");
+	return write_blob(path, tcg_cache_start, len);
 }

@@ -16,6 +16,9 @@ extern const char mm_regress_aarch64_why_start[], mm_regress_aarch64_why_end[];
 extern const char mm_regress_sparc64_start[], mm_regress_sparc64_end[];
 extern const char mm_regress_sparc64_why_start[], mm_regress_sparc64_why_end[];
 
+/* The tcg-cache QEMU plugin (tools/tcg-cache/), a shared object for QEMU to load. */
+extern const char tcg_cache_start[], tcg_cache_end[];
+
 /* The embedded executable and its size; the bytes belong to the program image. */
 const char *mm_regress_image(size_t *len);
 
@@ -35,5 +38,10 @@ char *mm_regress_hash(const char *machine);
  * message naming the path.
  */
 int mm_regress_write(const char *path);
+
+/* Write the embedded tcg-cache plugin to path, as mm_regress_write() does. */
+int tcg_cache_write(const char *path);
+/* The blob id of the tcg-cache plugin mkseries carries, for the test's freshness key. Caller frees. */
+char *tcg_cache_hash(void);
 
 #endif

@@ -131,7 +131,28 @@ const char *vm_timing(const char *accel, const struct kernel_boot *boot)
 {
 	if (!strcmp(accel, "kvm"))
 		return "hardware";
-	return boot->tcg_clock && !strcmp(boot->tcg_clock, "host") ? "emulated" : "instructions";
+	if (boot->tcg_clock && !strcmp(boot->tcg_clock, "host"))
+		return "emulated";
+	if (boot->tcg_clock && !strcmp(boot->tcg_clock, "modelled"))
+		return "modelled";
+	return "instructions";
+}
+
+/* Whether the guest's clock follows its instructions (QEMU's icount): instruction-paced and modelled time. */
+static int instruction_paced(const char *accel, const struct kernel_boot *boot)
+{
+	const char *t = vm_timing(accel, boot);
+
+	return !strcmp(t, "instructions") || !strcmp(t, "modelled");
+}
+
+char *vm_plugin_path(const char *initramfs)
+{
+	const char *slash = strrchr(initramfs, '/');
+
+	if (!slash)
+		return xstrdup(VM_PLUGIN_NAME);
+	return xstrfmt("%.*s/%s", (int)(slash - initramfs), initramfs, VM_PLUGIN_NAME);
 }
 
 char *vm_result_how(const struct vm_result *r)
@@ -141,6 +162,8 @@ char *vm_result_how(const struct vm_result *r)
 	strbuf_addstr(&sb, r->accel ? r->accel : "?");
 	if (r->timing && !strcmp(r->timing, "instructions"))
 		strbuf_addstr(&sb, ", instruction-paced");
+	else if (r->timing && !strcmp(r->timing, "modelled"))
+		strbuf_addstr(&sb, ", instruction-paced, modelled cycles");
 	else if (r->timing && !strcmp(r->timing, "emulated"))
 		strbuf_addstr(&sb, ", host clock");
 	if (r->boots > 1)
@@ -168,8 +191,18 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 	 * instruction (shift=0, a 1 GHz guest), and no sleeping through idle
 	 * time, so a boot's timings follow the work it did, not the host.
 	 */
-	if (!strcmp(vm_timing(accel, boot), "instructions"))
+	if (instruction_paced(accel, boot))
 		strvec_pushl(argv, "-icount", "shift=0,sleep=off", NULL);
+	/*
+	 * Modelled cycles: our tcg-cache plugin, written next to the
+	 * initramfs; its lines go to QEMU's stderr, and so to the console.
+	 */
+	if (!strcmp(vm_timing(accel, boot), "modelled")) {
+		char *plugin = vm_plugin_path(initramfs);
+
+		strvec_pushl(argv, "-plugin", plugin, NULL);
+		free(plugin);
+	}
 	/* Under KVM the host's CPU model; under TCG QEMU's default unless the kit names one. */
 	if (!cpu && !strcmp(accel, "kvm"))
 		cpu = "host";
@@ -186,7 +219,7 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 	 * the numbers, and 5.10 hangs bringing it up under icount. One CPU.
 	 */
 	strvec_push(argv, "-smp");
-	if (!strcmp(vm_timing(accel, boot), "instructions"))
+	if (instruction_paced(accel, boot))
 		strvec_push(argv, "1");
 	else
 		strvec_pushf(argv, "%u", cpus);
@@ -618,6 +651,26 @@ static int write_initramfs(const char *path, const struct kernel_branch *b)
 	return ret;
 }
 
+/*
+ * The initramfs, and for modelled time the tcg-cache plugin beside it
+ * (written whatever the accelerator: a KVM probe that fails goes on
+ * under TCG).
+ */
+static int write_boot_files(const char *initramfs, const struct kernel_branch *b)
+{
+	char *plugin;
+	int ret;
+
+	if ((ret = write_initramfs(initramfs, b)))
+		return ret;
+	if (!b->boot.tcg_clock || strcmp(b->boot.tcg_clock, "modelled"))
+		return 0;
+	plugin = vm_plugin_path(initramfs);
+	ret = tcg_cache_write(plugin);
+	free(plugin);
+	return ret;
+}
+
 /* The accelerator asked for: the option, else the branch's boot.accel, else auto. */
 static const char *wanted_accel(const struct kernel_branch *b, const struct vm_opts *opts)
 {
@@ -740,7 +793,7 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 		goto cleanup;
 	}
 	initramfs = path_join(workdir, "initramfs.cpio");
-	if ((ret = write_initramfs(initramfs, b)) ||
+	if ((ret = write_boot_files(initramfs, b)) ||
 	    (ret = choose_accel(&accel, &note, b, want, cache)))
 		goto cleanup;
 	record_set(&st, RF_VARIANT, variant);

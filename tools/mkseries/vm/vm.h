@@ -61,17 +61,25 @@ char *vm_qemu_version(const char *qemu);
 
 /*
  * What kind of time a boot under `accel` measures: "hardware" (KVM),
- * "instructions" (TCG with boot.tcg-clock instructions: QEMU's icount)
- * or "emulated" (TCG on the host's clock). A static string.
+ * "instructions" (TCG with boot.tcg-clock instructions: QEMU's icount),
+ * "modelled" (icount, and QEMU loads our tcg-cache plugin, which counts
+ * modelled cycles and misses) or "emulated" (TCG on the host's clock).
+ * A static string.
  */
 const char *vm_timing(const char *accel, const struct kernel_boot *boot);
+
+/* The tcg-cache plugin's file name, written next to the initramfs for modelled time. */
+#define VM_PLUGIN_NAME "tcg-cache.so"
+/* Where the plugin goes for a boot with this initramfs: its directory. Caller frees. */
+char *vm_plugin_path(const char *initramfs);
 
 /*
  * The QEMU command line for one boot: the branch's boot settings, the
  * accelerator, `bzimage`, `initramfs` and the kernel command line
  * "console=<boot.console> panic=-1 oops=panic mm_regress=... <boot.cmdline> <extra>";
- * -smp is 1 under instruction-paced time, else boot.cpus up to `max_cpus`
- * (the arch's limit, 0 for none).
+ * -smp is 1 under instruction-paced and modelled time, else boot.cpus up
+ * to `max_cpus` (the arch's limit, 0 for none); modelled time adds
+ * -plugin vm_plugin_path(initramfs).
  */
 void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const char *accel,
 		  const char *bzimage, const char *initramfs, int full, const char *extra,

@@ -1,0 +1,117 @@
+#!/bin/sh
+# t0420-tcg-cache.sh: the tcg-cache QEMU plugin counts the misses a known access pattern makes.
+. "$(dirname "$0")/lib.sh"
+
+PLUGIN=$(dirname "$MKSERIES_BIN")/tcg-cache.so
+CC=${CC:-cc}
+
+test_lazy_prereq QEMU_USER 'command -v qemu-x86_64 && test "$(uname -m)" = x86_64'
+
+# The walk program (tests/data/tcg-cache-walk.c), static so that its
+# buffer lies at the same address on every run.
+test_expect_success QEMU_USER 'the walk program builds with the region markers in it' '
+	test -f "$PLUGIN" &&
+	$CC -O2 -static -no-pie -I"$SRC_DIR/tools/tcg-cache" -o walk "$SRC_DIR/tests/data/tcg-cache-walk.c" &&
+	./walk 4096 64 1 >native &&
+	test_grep "walked 4096 bytes by 64, 1 passes, 1 regions" native
+'
+
+# walk BYTES STRIDE PASSES [REGIONS] under the plugin with ARGS; the counts in "counts".
+walk() {
+	args=$1 && shift &&
+	qemu-x86_64 -plugin "$PLUGIN$args" ./walk "$@" 2>counts >/dev/null &&
+	cat counts
+}
+
+# The value of KEY on the line of region N (or "total") of counts.
+count() {
+	grep "^mkseries-cycles: $1 " counts | tr " " "\n" | sed -n "s/^$2=//p"
+}
+
+test_expect_success QEMU_USER 'QEMU 7.2 loads the plugin (API version 1), which states its model' '
+	walk "" 4096 64 1 &&
+	test_grep "^mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 line=64 virtual$" counts &&
+	test_grep "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 insns=[1-9]" counts
+'
+
+test_expect_success QEMU_USER 'a plugin that claims a later API version is refused by QEMU' '
+	$CC -shared -fPIC -fvisibility=hidden -DQEMU_PLUGIN_VERSION=2 -o later.so \
+		"$SRC_DIR/tools/tcg-cache/tcg-cache.c" &&
+	! qemu-x86_64 -plugin ./later.so ./walk 4096 64 1 2>err &&
+	test_grep "plugin requires API version 2, but this QEMU supports only up to version 1" err
+'
+
+# 4 MiB by 64 bytes: 65,536 lines a pass, 1,024 pages. Larger than L1d
+# and L2, so each of LRU's cyclic passes misses every line at both;
+# inside the LLC, so nothing misses there; 1,024 pages overflow the
+# 96-entry DTLB but not the 2,048-entry STLB. The walk calls and returns
+# once per region: a stack page may add a DTLB miss either side.
+test_expect_success QEMU_USER 'a walk larger than L1d and L2 misses every line at both, none in the LLC' '
+	walk "" 4194304 64 2 &&
+	test "$(count region=1 l1d_misses)" = 131072 &&
+	test "$(count region=1 l2_misses)" = 131072 &&
+	test "$(count region=1 llc_misses)" = 0 &&
+	dtlb=$(count region=1 dtlb_misses) &&
+	test "$dtlb" -ge 2048 && test "$dtlb" -le 2052 &&
+	test "$(count region=1 page_walks)" = 0 &&
+	insns=$(count region=1 insns) &&
+	test "$(count region=1 cycles)" = $((insns + 131072 * 16 + 131072 * 70 + dtlb * 7))
+'
+
+test_expect_success QEMU_USER 'a walk that fits in L1d misses nothing' '
+	walk "" 16384 64 2 &&
+	test "$(count region=1 l1d_misses)" = 0 &&
+	test "$(count region=1 dtlb_misses)" = 0 &&
+	test "$(count region=1 cycles)" = "$(count region=1 insns)"
+'
+
+test_expect_success QEMU_USER 'a tiny LLC and TLB miss every line and page the big walk touches' '
+	walk ",llc_size=1M,llc_assoc=16,stlb_size=512,stlb_assoc=8,mem_latency=100" 4194304 64 2 &&
+	test_grep "llc=1024K/16+70 mem+100 dtlb=96/6 stlb=512/8+7" counts &&
+	test "$(count region=1 llc_misses)" = 131072 &&
+	test "$(count region=1 page_walks)" -ge 2048
+'
+
+test_expect_success QEMU_USER 'two runs give identical counts' '
+	walk "" 4194304 64 2 3 && mv counts counts.1 &&
+	walk "" 4194304 64 2 3 &&
+	test_cmp counts.1 counts
+'
+
+test_expect_success QEMU_USER 'each start marker opens a region, numbered in order, each end closes it' '
+	test_grep "^mkseries-cycles: total regions=3 markers=6 unmatched_ends=0 " counts &&
+	test "$(grep -c "^mkseries-cycles: region=" counts)" = 3 &&
+	test "$(count region=1 l1d_misses)" = 131072 &&
+	test "$(count region=3 l1d_misses)" = 131072
+'
+
+test_expect_success QEMU_USER 'out=FILE writes the counts there' '
+	qemu-x86_64 -plugin "$PLUGIN,out=$PWD/cycles.txt" ./walk 16384 64 1 2>err >/dev/null &&
+	test_must_be_empty err &&
+	test_grep "^mkseries-cycles: region=1 insns=" cycles.txt
+'
+
+test_expect_success QEMU_USER 'a bad argument is refused, named' '
+	! qemu-x86_64 -plugin "$PLUGIN,l2_size=100" ./walk 4096 64 1 2>err &&
+	test_grep "tcg-cache: l2: 100 bytes is not a whole number of 16-way sets" err &&
+	! qemu-x86_64 -plugin "$PLUGIN,l3_size=8M" ./walk 4096 64 1 2>err &&
+	test_grep "tcg-cache: bad argument .l3_size=8M.: expected out=FILE" err &&
+	! qemu-x86_64 -plugin "$PLUGIN,l1d_assoc=many" ./walk 4096 64 1 2>err &&
+	test_grep "bad argument .l1d_assoc=many." err
+'
+
+# mm-regress's own markers, under qemu-user (each case runs in a child
+# process there, with a copy of the plugin's counters: in a booted guest
+# there is one plugin for the whole machine).
+test_expect_success QEMU_USER 'mm-regress marks the timed loop of realloc_rate, and says how many calls it made' '
+	mkseries regress -- --list >/dev/null &&
+	qemu-x86_64 -plugin "$PLUGIN" "$(dirname "$MKSERIES_BIN")/mm-regress" --quick --case realloc_rate \
+		>out 2>&1 &&
+	cat out &&
+	test_grep "^ok 1 realloc_rate$" out &&
+	test_grep -E "^# region: realloc_rate [1-9][0-9]* call$" out &&
+	test_grep -E "^mkseries-cycles: region=1 insns=[1-9][0-9]* l1d_misses=[1-9]" out &&
+	test_grep "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 " out
+'
+
+test_done
