@@ -107,17 +107,51 @@ struct build_progress {
 	double start;
 	char last[160];
 	int changed;
+	size_t objects;		/* kbuild's CC and AS lines so far: the objects made */
+	size_t expect;		/* what the last full build of these inputs made, 0: unknown */
+	double first;		/* mono_seconds() of the first object */
 };
+
+/*
+ * ", 1,234 of 2,961 objects (41%, about 3m10s left)": the objects made
+ * so far against what the last full build of the same tree and config
+ * made, the time left at the pace so far; without a figure to go by,
+ * the count alone.
+ */
+static void build_progress_figures(struct strbuf *sb, const struct build_progress *pg)
+{
+	double took = mono_seconds() - pg->first;
+	size_t pct;
+
+	if (!pg->objects)
+		return;
+	if (!pg->expect) {
+		strbuf_addf(sb, ", %s objects", thousands(pg->objects));
+		return;
+	}
+	pct = pg->objects >= pg->expect ? 99 : pg->objects * 100 / pg->expect;
+	strbuf_addf(sb, ", %s of %s objects (%zu%%", thousands(pg->objects),
+		    thousands(pg->expect), pct);
+	/* A pace needs a few objects and a few seconds behind it. */
+	if (pg->objects >= 5 && pg->objects < pg->expect && took >= 3)
+		strbuf_addf(sb, ", about %s left",
+			    format_duration((pg->expect - pg->objects) * took / pg->objects));
+	strbuf_addch(sb, ')');
+}
 
 /* A new kbuild line at most every line.interval, the clock alone every second. */
 static void build_progress_draw(struct build_progress *pg, int force)
 {
+	struct strbuf figures = STRBUF_INIT;
+
 	if (!force && !pg->changed && pg->line.drawn && mono_seconds() - pg->line.drawn < 1)
 		return;
-	if (progress_show(&pg->line, force, "%s: building %s%s%s", pg->label,
-			  format_duration(mono_seconds() - pg->start), pg->last[0] ? "  " : "",
-			  pg->last))
+	build_progress_figures(&figures, pg);
+	if (progress_show(&pg->line, force, "%s: building %s%s%s%s", pg->label,
+			  format_duration(mono_seconds() - pg->start), figures.buf,
+			  pg->last[0] ? "  " : "", pg->last))
 		pg->changed = 0;
+	strbuf_release(&figures);
 }
 
 /* Keep kbuild's "  CC      mm/mremap.o" lines, with the spaces folded. */
@@ -140,6 +174,11 @@ static void build_on_line(void *data, const char *line)
 	}
 	pg->last[n] = '\0';
 	pg->changed = 1;
+	/* Each object is one "CC" (or "AS") line, "CC [M]" for a module's. */
+	if (starts_with(pg->last, "CC ") || starts_with(pg->last, "AS ")) {
+		if (!pg->objects++)
+			pg->first = mono_seconds();
+	}
 }
 
 static int build_on_tick(void *data)
@@ -233,7 +272,7 @@ static int run_make(struct make_ctx *m, const char *target)
 		strvec_pushf(&c.env, "CCACHE_DIR=%s", m->ccache_dir);
 	c.log_path = m->log;
 	c.err_to_out = 1;
-	if (m->pg && m->pg->line.enabled) {
+	if (m->pg) {
 		c.on_line = build_on_line;
 		c.on_tick = build_on_tick;
 		c.data = m->pg;
@@ -352,23 +391,32 @@ int build_inputs_key(char **out, const struct kit *kit, const struct kernel_bran
 	return ret;
 }
 
-int branch_check_compiler(const struct kernel_branch *b)
+char *branch_compiler_missing(const struct kernel_branch *b)
 {
 	const struct arch_info *a = branch_arch(b);
 	const char *cross = branch_cross(b);
-	char *gcc;
-	int ret = 0;
+	char *gcc, *ret = NULL;
 
 	if (!*cross)
-		return 0;
+		return NULL;
 	gcc = xstrfmt("%sgcc", cross);
 	if (!have_program(gcc))
-		ret = error_code(MKS_ECONFIG,
-				 "%s:%d: cannot build arch %s: no '%s' on PATH (%s: make deps, or apt-get install %s)",
-				 b->path, b->line, a->name, gcc,
-				 b->cross ? "the kit's cross: prefix" : "Debian's cross compiler",
-				 a->cross_packages);
+		ret = xstrfmt("%s:%d: cannot build arch %s: no '%s' on PATH (%s: make deps, or apt-get install %s)",
+			      b->path, b->line, a->name, gcc,
+			      b->cross ? "the kit's cross: prefix" : "Debian's cross compiler",
+			      a->cross_packages);
 	free(gcc);
+	return ret;
+}
+
+int branch_check_compiler(const struct kernel_branch *b)
+{
+	char *why = branch_compiler_missing(b);
+	int ret = 0;
+
+	if (why)
+		ret = error_code(MKS_ECONFIG, "%s", why);
+	free(why);
 	return ret;
 }
 
@@ -564,6 +612,30 @@ cleanup:
 	return seeded;
 }
 
+/*
+ * The objects the last full build of these inputs made (its state's
+ * objects_full): this variant's own, else base's, which builds the same
+ * tree but for the series. 0 when neither recorded one.
+ */
+static size_t last_full_objects(const struct state *own, const char *workdir,
+				const char *inputs_hash)
+{
+	char *base_state = path_join(workdir, "state/base.build");
+	struct state base = STATE_INIT;
+	const struct state *st = own;
+	const char *v, *inputs;
+	size_t n = 0;
+
+	if (!state_get(own, "objects_full") && !state_read(&base, base_state))
+		st = &base;
+	inputs = state_get(st, "inputs");
+	if (inputs && !strcmp(inputs, inputs_hash) && (v = state_get(st, "objects_full")))
+		n = strtoul(v, NULL, 10);
+	state_release(&base);
+	free(base_state);
+	return n;
+}
+
 /* res for a build that state says is current: what the last one recorded. */
 static void uptodate_result(struct build_result *res, const struct state *st)
 {
@@ -664,12 +736,14 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
 	struct strbuf inputs = STRBUF_INIT;
 	struct state st = STATE_INIT;
-	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0 };
+	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0, 0, 0, 0 };
 	struct make_ctx m = { 0 };
 	char *src = NULL, *out = NULL, *logdir = NULL, *state_path = NULL, *inputs_hash = NULL;
+	char *vmlinux = NULL;
 	char commit_hex[GIT_OID_HEXSZ + 1];
 	double start = mono_seconds();
-	int ret = 0, seeded = 0;
+	size_t full_objects = 0;
+	int ret = 0, seeded = 0, fresh = 0;
 
 	memset(res, 0, sizeof(*res));
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
@@ -686,6 +760,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	state_path = xstrfmt("%s/state/%s.build", opts->workdir, variant);
 	res->log = xstrfmt("%s/%s-build.log", logdir, variant);
 	res->bzimage = path_join(out, branch_image(b));
+	vmlinux = path_join(out, "vmlinux");
 	if (strcmp(variant, "base") && !dir_exists(out))
 		seeded = seed_from_base(opts->workdir, out, inputs_hash);
 	if (mkdir_p(out, 0755) || mkdir_p(logdir, 0755)) {
@@ -698,6 +773,9 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 		uptodate_result(res, &st);
 		goto cleanup;
 	}
+	full_objects = last_full_objects(&st, opts->workdir, inputs_hash);
+	/* No vmlinux yet: make builds every object, as the last full build did. */
+	fresh = !file_exists(vmlinux);
 	state_release(&st);
 	ret = build_start(res, &st, state_path, b, variant, commit_hex, inputs_hash, seeded);
 	if (ret)
@@ -705,6 +783,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 
 	pg.label = opts->label ? opts->label : variant;
 	pg.start = start;
+	pg.expect = fresh ? full_objects : 0;
 	progress_init(&pg.line, opts->progress, 0.1);
 	snprintf(pg.last, sizeof(pg.last), "writing the source tree");
 	build_progress_draw(&pg, 1);
@@ -722,6 +801,11 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	ret = configure(res, &st, &m, kit, b, &frag);
 	if (!ret && res->status != BUILD_FAILED)
 		make_image(res, &st, &m, b);
+	if (res->status == BUILD_OK) {
+		state_setf(&st, "objects", "%zu", pg.objects);
+		if (fresh || full_objects)
+			state_setf(&st, "objects_full", "%zu", fresh ? pg.objects : full_objects);
+	}
 done:
 	progress_clear(&pg.line);
 	res->seconds = mono_seconds() - start;
@@ -737,6 +821,7 @@ cleanup:
 	state_release(&st);
 	free(inputs_hash);
 	free(state_path);
+	free(vmlinux);
 	free(logdir);
 	free(out);
 	free(src);

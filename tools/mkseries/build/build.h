@@ -45,6 +45,8 @@ struct build_opts {
 
 /* MKS_ECONFIG after printing, naming the Debian package, when b's cross compiler is not on PATH. */
 int branch_check_compiler(const struct kernel_branch *b);
+/* What branch_check_compiler() says, or NULL when b's compiler is there. Caller frees. */
+char *branch_compiler_missing(const struct kernel_branch *b);
 
 /* The first line of `<cross>gcc --version`, or "none". Caller frees. */
 char *compiler_version(const char *cross);

@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 
 #include "builtin/builtin.h"
+#include "doctor/doctor.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
+#include "lib/progress.h"
 #include "lib/state.h"
 #include "lib/util.h"
 #include "apply/variant.h"
@@ -41,6 +43,12 @@ static char *built_image(struct strbuf *why, git_repository *repo, const struct 
 	if (!status) {
 		strbuf_addf(why, "not built: run mkseries build --branch %s --variant %s", b->name,
 			    variant);
+		goto cleanup;
+	}
+	if (!strcmp(status, "running")) {
+		/* The word report uses for it. */
+		strbuf_addf(why, "not tested: its build was interrupted: run mkseries build --branch %s "
+			    "--variant %s", b->name, variant);
 		goto cleanup;
 	}
 	if (strcmp(status, "ok") || !image) {
@@ -93,7 +101,7 @@ static int test_one(const struct cell *c, void *data)
 	opts.full = args->full;
 	opts.probe_timeout = args->probe_timeout;
 	opts.boots = args->boots;
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	opts.variant = branch_find_variant(b, variant);
 	if ((err = vm_test_variant(&res, b, image, workdir, variant, &opts))) {
@@ -156,8 +164,7 @@ int cmd_test(int argc, const char **argv)
 			    "[--quick | --full] [--accel auto|kvm|tcg] [--boots N] [--workdir DIR] [--repo DIR]";
 	struct cell_loop loop = { 0 };
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	gitutil_init();
 	if (vm_check_options(quick, args.full, args.accel, args.boots))
 		usage_with_options(usage, opts, 2);
@@ -168,6 +175,8 @@ int cmd_test(int argc, const char **argv)
 	loop.workdir = args.workdir;
 	loop.repo = args.repo;
 	loop.cell_fn = test_one;
+	loop.cmd = "test";
+	loop.need = NEED_BOOT;
 	loop.data = &args;
 	ret = for_each_cell(&loop);
 	free(args.noted);

@@ -2,7 +2,9 @@
 #include <stdlib.h>
 
 #include "run/cells.h"
+#include "doctor/doctor.h"
 #include "kit/select.h"
+#include "lib/progress.h"
 #include "tree/tree.h"
 #include "apply/variant.h"
 #include "tree/workdir.h"
@@ -57,6 +59,7 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 		int r;
 
 		c.variant = variants.v[i];
+		progress_cell_next();
 		r = loop->cell_fn(&c, loop->data);
 		if (r > ret)
 			ret = r;
@@ -69,24 +72,54 @@ cleanup:
 	return ret;
 }
 
+size_t *progress_count_cells(struct kernel_branch *const *sel, size_t nr,
+			     const struct strvec *given)
+{
+	size_t *first = xcalloc(nr + 1, sizeof(*first)), i;
+
+	for (i = 0; i < nr; i++) {
+		struct strvec variants = STRVEC_INIT;
+
+		variants_of_branch(&variants, sel[i], given);
+		first[i + 1] = first[i] + variants.nr;
+		strvec_clear(&variants);
+	}
+	return first;
+}
+
 int for_each_cell(const struct cell_loop *loop)
 {
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
-	size_t nr = 0, i;
+	size_t nr = 0, i, *cells = NULL;
 	int ret = 0;
 
 	if (select_cells(&kit, &sel, &nr, loop->branch, loop->all, loop->given)) {
 		ret = 2;
 		goto cleanup;
 	}
-	for (i = 0; i < nr; i++) {
-		int r = visit_branch(loop, &kit, sel[i]);
+	if (loop->need) {
+		struct doctor_opts dopts = { loop->repo, loop->workdir, loop->given, loop->need, 0 };
 
+		int err = doctor_preflight(loop->cmd, &kit, sel, nr, &dopts);
+
+		if (err) {
+			ret = mks_exit_status(err);
+			goto cleanup;
+		}
+	}
+	cells = progress_count_cells(sel, nr, loop->given);
+	for (i = 0; i < nr; i++) {
+		int r;
+
+		progress_cells(cells[i], cells[nr]);
+		r = visit_branch(loop, &kit, sel[i]);
 		if (r > ret)
 			ret = r;
 	}
+	progress_cells(0, 0);
 cleanup:
+	free(cells);
 	free(sel);
 	kit_release(&kit);
 	return ret;

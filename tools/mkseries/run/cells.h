@@ -17,6 +17,13 @@
 int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
 		 int all, const struct strvec *given);
 
+/*
+ * For "[cell 3/16]" on the progress lines: element i is the number of
+ * cells of the branches before sel[i], element nr all of them. Caller frees.
+ */
+size_t *progress_count_cells(struct kernel_branch *const *sel, size_t nr,
+			     const struct strvec *given);
+
 /* One cell: a variant of a branch, with the branch's repository and locked work directory. */
 struct cell {
 	const struct kit *kit;
@@ -33,6 +40,8 @@ struct cell_loop {
 	const char *workdir;		/* --workdir, or NULL */
 	const char *repo;		/* --repo, or NULL */
 	int create_repo;		/* make the kernel repository when it is missing */
+	unsigned need;			/* doctor's checks to pass before the first branch (doctor.h) */
+	const char *cmd;		/* the command, for the preflight's message */
 	/*
 	 * Once per branch, after its repository is open and its work
 	 * directory locked, with the variants about to be visited (c->variant

@@ -14,6 +14,7 @@
 #include "results/collect.h"
 #include "lib/gitutil.h"
 #include "apply/plan.h"
+#include "lib/progress.h"
 #include "lib/state.h"
 #include "tree/tree.h"
 #include "apply/variant.h"
@@ -265,43 +266,55 @@ static int apply_still_there(const struct branch_run *br, const struct state *st
 	return ok;
 }
 
-/* Apply one declared variant after the kit, sharing the kit's commits; record it in `now`. */
+/*
+ * Apply one declared variant after the kit into `o` (initialised by the
+ * caller), sharing the kit's commits; record it in `now`. Its ref is
+ * left to move with the kit's (o->defer), said by variant_moved().
+ */
 static int apply_variant(struct branch_run *br, size_t i, const git_oid *kit_tip,
-			 const git_signature *me, struct state *now)
+			 const git_signature *me, struct state *now, struct apply_outcome *o)
 {
 	const struct plan *plan = &br->vplans[i];
 	const char *name = plan->variant->name;
-	struct apply_outcome o;
 	char *refname = branch_refname(plan), *evidence = NULL;
 	char *without = variant_change_text(plan->variant);
 	int err, ret = 0;
 
-	apply_outcome_init(&o);
-	err = branch_apply(&o, br->repo, plan, &br->base, kit_tip, me, "mkseries run");
+	o->defer = 1;
+	err = branch_apply(o, br->repo, plan, &br->base, kit_tip, me, "mkseries run");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
-		evidence = conflict_evidence(o.report.buf);
+		evidence = conflict_evidence(o->report.buf);
 		state_setf_key(now, "variant.%s.status", name,
 			       err == MKS_EAPPLYFAIL ? "conflict" : "failed");
 		state_setf_key(now, "variant.%s.evidence", name, evidence);
 		say(br, name, "apply: %s %s; '%s' %s", err == MKS_EAPPLYFAIL ? "CONFLICT" :
-		    "REFUSED", without, refname, o.have_old ? "left where it was" : "not created");
-		fprintf(br->args->log, "%s", o.report.buf);
-		if (o.report.len && o.report.buf[o.report.len - 1] != '\n')
+		    "REFUSED", without, refname, o->have_old ? "left where it was" : "not created");
+		fprintf(br->args->log, "%s", o->report.buf);
+		if (o->report.len && o->report.buf[o->report.len - 1] != '\n')
 			fputc('\n', br->args->log);
 	} else if (err) {
 		ret = -1;
 	} else {
 		state_setf_key(now, "variant.%s.status", name, "ok");
-		state_setf_key(now, "variant.%s.tip", name, git_oid_tostr_s(&o.tip));
-		say(br, name, "apply: %s -> %s (%zu commits, %zu shared with the kit; %s)",
-		    refname, oid_short(&o.tip), o.nr_commits, o.nr_shared, without);
+		state_setf_key(now, "variant.%s.tip", name, git_oid_tostr_s(&o->tip));
 		br->vapplied[i] = 1;
 	}
-	apply_outcome_release(&o);
 	free(evidence);
 	free(without);
 	free(refname);
 	return ret;
+}
+
+/* Say where variant i's ref went, once the refs moved. */
+static void variant_moved(struct branch_run *br, size_t i, const struct apply_outcome *o)
+{
+	const struct plan *plan = &br->vplans[i];
+	char *refname = branch_refname(plan), *without = variant_change_text(plan->variant);
+
+	say(br, plan->variant->name, "apply: %s -> %s (%zu commits, %zu shared with the kit; %s)",
+	    refname, oid_short(&o->tip), o->nr_commits, o->nr_shared, without);
+	free(without);
+	free(refname);
 }
 
 /* Say that the recorded apply st is current, and mark what of the kit and its variants applied. */
@@ -345,11 +358,10 @@ static void kit_outcome(struct branch_run *br, struct state *now, const struct a
 	char *evidence;
 
 	if (!err) {
+		/* said once the refs moved */
 		state_set(now, "status", "ok");
 		state_set(now, "tip", git_oid_tostr_s(&o->tip));
 		record_series(now, &br->plan, o->state, (size_t)-1);
-		say(br, NULL, "apply: %s -> %s (%zu commits, %zu squashed, %zu already in the tree)",
-		    refname, oid_short(&o->tip), o->nr_commits, o->nr_squashed, o->nr_found);
 		br->applied = 1;
 		return;
 	}
@@ -371,6 +383,8 @@ static int step_apply(struct branch_run *br)
 	struct state st = STATE_INIT, now = STATE_INIT;
 	struct strbuf names = STRBUF_INIT;
 	const struct plan **plans = xcalloc(br->b->nr_variants + 1, sizeof(*plans));
+	struct apply_outcome *vo = xcalloc(br->b->nr_variants + 1, sizeof(*vo));
+	struct apply_outcome **moving = xcalloc(br->b->nr_variants + 1, sizeof(*moving));
 	git_signature *me = NULL;
 	char *refname = kit_refname(br->kit, br->b, NULL);
 	char *key = NULL, *who = NULL;
@@ -381,6 +395,7 @@ static int step_apply(struct branch_run *br)
 	apply_outcome_init(&o);
 	plans[0] = &br->plan;
 	for (i = 0; i < br->b->nr_variants; i++) {
+		apply_outcome_init(&vo[i]);
 		plans[i + 1] = &br->vplans[i];
 		strbuf_addf(&names, "%s%s", i ? " " : "", br->b->variants[i].name);
 	}
@@ -400,14 +415,27 @@ static int step_apply(struct branch_run *br)
 
 	state_set(&now, "key", key);
 	state_set(&now, "variants", names.buf);
+	o.defer = 1;
 	err = branch_apply(&o, br->repo, &br->plan, &br->base, NULL, me, "mkseries run");
 	if (err && err != MKS_EAPPLYFAIL && err != MKS_EUNSAFE)
 		goto error;
 	kit_outcome(br, &now, &o, err, refname, have_old);
 	/* Each variant fails on its own; the kit's commits are shared when it applied. */
 	for (i = 0; i < br->b->nr_variants; i++)
-		if (apply_variant(br, i, br->applied ? &o.tip : NULL, me, &now))
+		if (apply_variant(br, i, br->applied ? &o.tip : NULL, me, &now, &vo[i]))
 			goto error;
+	/* the kit and its variants move together or not at all, as apply moves them */
+	moving[0] = br->applied ? &o : NULL;
+	for (i = 0; i < br->b->nr_variants; i++)
+		moving[i + 1] = br->vapplied[i] ? &vo[i] : NULL;
+	if (branch_refs_move(br->repo, moving, br->b->nr_variants + 1))
+		goto error;
+	if (br->applied)
+		say(br, NULL, "apply: %s -> %s (%zu commits, %zu squashed, %zu already in the tree)",
+		    refname, oid_short(&o.tip), o.nr_commits, o.nr_squashed, o.nr_found);
+	for (i = 0; i < br->b->nr_variants; i++)
+		if (br->vapplied[i])
+			variant_moved(br, i, &vo[i]);
 	if (record(br, "apply", &now))
 		ret = -1;
 	goto cleanup;
@@ -423,6 +451,10 @@ error:
 		br->vapplied[i] = 0;
 	ret = -1;
 cleanup:
+	for (i = 0; i < br->b->nr_variants; i++)
+		apply_outcome_release(&vo[i]);
+	free(vo);
+	free(moving);
 	apply_outcome_release(&o);
 	git_signature_free(me);
 	state_release(&st);
@@ -492,7 +524,7 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 	opts.workdir = br->workdir;
 	opts.jobs = br->args->jobs;
 	opts.force = forced(br->args, STEP_BUILD) || (old_key && strcmp(old_key, key));
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	err = build_variant(&res, br->repo, br->kit, br->b, variant, commit, &opts);
 	if (err) {
@@ -653,7 +685,7 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	cmdline = xstrfmt("mm_regress=--repeat,%u", br->args->repeat);
 	opts.accel = br->args->accel;
 	opts.full = br->args->full;
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	opts.variant = declared;
 	opts.boots = br->args->boots;
@@ -894,7 +926,10 @@ int run_branch(struct run_results *res, const struct kit *kit,
 		}
 	}
 	if (workdir_lock(&wl, br.workdir)) {
-		branch_not_started(res, b, &br.variants, "its work directory is in use by another mkseries");
+		char *why = xstrfmt("its work directory: %s (see the error above)", wl.why);
+
+		branch_not_started(res, b, &br.variants, why);
+		free(why);
 		ret = 1;
 		goto cleanup;
 	}
@@ -916,6 +951,7 @@ int run_branch(struct run_results *res, const struct kit *kit,
 		char *refname = NULL, *bzimage = NULL;
 		git_oid commit;
 
+		progress_cell_next();
 		if (!cell_applied(&br, variant, &skipped)) {
 			say(&br, variant, "skipped: %s", skipped);
 			continue;
