@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "apply/present.h"
 #include "lib/gitutil.h"
 #include "tap.h"
 
