@@ -449,7 +449,7 @@ static void refuse_partial(struct apply_outcome *o, const struct plan *plan, siz
 	strbuf_addf(&o->report, " onto '%s'", plan->branch->name);
 	if (plan->variant)
 		strbuf_addf(&o->report, " (variant '%s')", plan->variant->name);
-	strbuf_addf(&o->report, ": only part of it is in the tree\n  %s\n", shown(it->reason));
+	strbuf_addf(&o->report, ": a stable commit names it, but the tree lacks part of its change\n  %s\n", shown(it->reason));
 	strbuf_addf(&o->report,
 		    "  decide in series.yaml, under the entry's branches: \"%s\": { present: \"why\" } "
 		    "when the stable backport is all this branch needs, or \"%s\": { file: PATCH } "
