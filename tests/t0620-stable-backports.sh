@@ -97,6 +97,5 @@ test_expect_success 'a kernel file without a release: no stable history is read,
 	test_grep "^    present  alpha 2/2 " out &&
 	test_grep "^t: 3 to apply, 0 squashed, 2 present, 0 skipped\$" out
 '
-'
 
 test_done
