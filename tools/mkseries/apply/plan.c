@@ -558,11 +558,16 @@ static struct presence *item_presence(struct plan *plan, const struct plan_item 
 	struct presence *pr = NULL;
 	size_t nr = 0;
 	char *path;
+	int was, err;
 
 	if (!plan->repo || !it->source)
 		return NULL;
 	path = path_join(plan->kit->dir, it->source);
-	if (mail_parse_file(&mails, &nr, path) == 0 && nr == 1 && mails[0].diff) {
+	/* a broken file is said once, by the subject's reading or by apply */
+	was = error_mute(1);
+	err = mail_parse_file(&mails, &nr, path);
+	error_mute(was);
+	if (!err && nr == 1 && mails[0].diff) {
 		pr = xcalloc(1, sizeof(*pr));
 		if (presence_check(pr, plan->repo, &plan->base, mails[0].diff, mails[0].diff_len,
 				   NULL)) {

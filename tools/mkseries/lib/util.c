@@ -18,9 +18,22 @@ int mks_verbose;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
 
+static int errors_muted;
+
+int error_mute(int mute)
+{
+	int was = errors_muted;
+
+	errors_muted = mute;
+	return was;
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
+
+	if (errors_muted && !strcmp(prefix, "error: "))
+		return;
 
 	strbuf_addstr(&sb, prefix);
 	strbuf_vaddf(&msg, fmt, ap);

@@ -23,6 +23,13 @@ enum {
 
 /* Print "error: ..." to stderr and return -1, so `return error(...)` reads well. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * While `mute` is set, error() and error_code() print nothing (they
+ * still return): for a caller that only looks ahead at what a later
+ * step reports itself, as plan reads the patch apply will read. Returns
+ * the previous setting, to restore.
+ */
+int error_mute(int mute);
 /* Same as error() but returns the given code. */
 int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
