@@ -852,6 +852,8 @@ static unsigned file_policy_flags(const char *path)
 			 (memmem(p, n, "stable@vger.kernel.org", 22) ||
 			  memmem(p, n, "stable@kernel.org", 17)))
 			flags |= POLICY_CC_STABLE;
+		else if (n > 14 && !strncasecmp(p, "Stable-dep-of:", 14))
+			flags |= POLICY_STABLE_DEP;
 	}
 	strbuf_release(&sb);
 	return flags;

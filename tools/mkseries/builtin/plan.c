@@ -88,6 +88,8 @@ static void print_plan(const struct plan *plan)
 		if (it->policy >= 0)
 			printf("\n             %s: %s", it->policy ? "policy" : "policy refuses",
 			       it->policy_rule);
+		if (it->policy > 0 && it->patch->stable && strstr(it->policy_rule, "its stable: key"))
+			printf(": \"%s\"", shown(it->patch->stable));
 		putchar('\n');
 	}
 	printf("%s: %zu to apply, %zu squashed, %zu present, %zu skipped", plan->branch->name,

@@ -559,6 +559,93 @@ int remove_tree(const char *path)
 	return ret;
 }
 
+const char *format_bytes_to(char *buf, unsigned long long bytes)
+{
+	static const char *const unit[] = { "KB", "MB", "GB", "TB" };
+	double v = bytes;
+	size_t u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, 32, "%llu B", bytes);
+		return buf;
+	}
+	v /= 1024;
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(unit)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, 32, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+/* Inodes with more than one link already counted by disk_usage(): an open-addressed set. */
+struct inode_set {
+	ino_t *ino;
+	size_t nr, size;
+};
+
+static int inode_seen(struct inode_set *set, ino_t ino)
+{
+	size_t i;
+
+	if (2 * (set->nr + 1) > set->size) {
+		struct inode_set bigger = { NULL, 0, set->size ? 2 * set->size : 1024 };
+
+		bigger.ino = xcalloc(bigger.size, sizeof(*bigger.ino));
+		for (i = 0; i < set->size; i++)
+			if (set->ino[i])
+				inode_seen(&bigger, set->ino[i]);
+		free(set->ino);
+		*set = bigger;
+	}
+	for (i = (size_t)ino * 2654435761u % set->size; set->ino[i]; i = (i + 1) % set->size)
+		if (set->ino[i] == ino)
+			return 1;
+	set->ino[i] = ino;
+	set->nr++;
+	return 0;
+}
+
+static unsigned long long usage_below(const char *path, dev_t dev, struct inode_set *links)
+{
+	unsigned long long sum;
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+
+	if (lstat(path, &st) || st.st_dev != dev)
+		return 0;
+	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1 && inode_seen(links, st.st_ino))
+		return 0;
+	sum = (unsigned long long)st.st_blocks * 512;
+	if (!S_ISDIR(st.st_mode) || !(d = opendir(path)))
+		return sum;
+	while ((de = readdir(d))) {
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = path_join(path, de->d_name);
+		sum += usage_below(sub, dev, links);
+		free(sub);
+	}
+	closedir(d);
+	return sum;
+}
+
+unsigned long long disk_usage(const char *path)
+{
+	struct inode_set links = { NULL, 0, 0 };
+	unsigned long long sum;
+	struct stat st;
+
+	if (lstat(path, &st))
+		return 0;
+	sum = usage_below(path, st.st_dev, &links);
+	free(links.ino);
+	return sum;
+}
+
 int file_exists(const char *path)
 {
 	struct stat st;

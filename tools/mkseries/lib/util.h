@@ -53,6 +53,15 @@ const char *format_duration_to(char *buf, double seconds);
 /* "86691" -> "86,691" into buf (at least 32 bytes); returns buf. */
 const char *thousands_to(char *buf, size_t n);
 #define thousands(n) thousands_to((char[32]){ 0 }, (n))
+/* A size for people: "512 B", "3.4 KB", "1.2 GB" (powers of 1024, one decimal). */
+const char *format_bytes_to(char *buf, unsigned long long bytes);
+#define format_bytes(n) format_bytes_to((char[32]){ 0 }, (n))
+/*
+ * The disk space a file or a tree takes, as du counts it (allocated
+ * blocks, a file with several links once), not following symbolic links
+ * and not leaving the file system; 0 when it is not there.
+ */
+unsigned long long disk_usage(const char *path);
 
 /* Progress and verbosity: quiet when stderr is not a terminal. */
 extern int mks_verbose;

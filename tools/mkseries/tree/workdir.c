@@ -89,6 +89,25 @@ static char *absolute_path(const char *path)
 	return strbuf_detach(&sb, NULL);
 }
 
+/*
+ * <cache>/work/<kit id>/kit names the kit's directory, so that `mkseries
+ * gc` can tell a kit that is gone (moved or deleted: its id changed) from
+ * one that is still there. Written when missing or different; a cache
+ * that cannot be written is no error here (`report` only reads).
+ */
+static void note_kit_dir(const char *root, const struct kit *kit)
+{
+	struct strbuf have = STRBUF_INIT, want = STRBUF_INIT;
+	char *path = path_join(root, "kit");
+
+	strbuf_addf(&want, "%s\n", kit->dir);
+	if ((strbuf_read_file(&have, path) || strcmp(have.buf, want.buf)) && !mkdir_p(root, 0755))
+		write_file_atomic(path, want.buf, want.len);
+	strbuf_release(&have);
+	strbuf_release(&want);
+	free(path);
+}
+
 char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b)
 {
 	char *root, *ret;
@@ -106,6 +125,8 @@ char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struc
 		}
 		root = xstrfmt("%s/work/%s", cache, kit_id(kit));
 		free(cache);
+		if (kit->dir)
+			note_kit_dir(root, kit);
 	}
 	ret = path_join(root, b->name);
 	free(root);
