@@ -28,8 +28,10 @@ static const struct command commands[] = {
 	{ "regress", cmd_regress, "run the embedded mm-regress on this machine" },
 	{ "report", cmd_report, "report the results: text, json, junit, markdown or html" },
 	{ "export", cmd_export, "ship an applied, verified branch: stable mails, quilt (Debian) or RPM patches" },
+	{ "bisect", cmd_bisect, "the first applied patch of a branch where a failure appears" },
 	{ "gc", cmd_gc, "what the cache holds per kit and branch; drop what no kit uses" },
 	{ "run", cmd_run, "the whole job: import, apply, build, test, verdicts, report" },
+	{ "ci", cmd_ci, "write a CI pipeline (gitlab) that runs the plan's cells and merges their reports" },
 };
 
 static void usage(int status)

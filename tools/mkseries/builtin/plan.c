@@ -149,7 +149,7 @@ int cmd_plan(int argc, const char **argv)
 	struct plan *plans = NULL;
 	const struct plan **ptrs = NULL;
 	struct kit kit = KIT_INIT;
-	size_t nr = 0, nr_plans = 0, i, j;
+	size_t nr = 0, nr_plans = 0, i;
 	int json;
 
 	if (parse_options(argc, argv, opts, usage))
@@ -166,30 +166,11 @@ int cmd_plan(int argc, const char **argv)
 		return 2;
 	}
 	/* Each branch's plan, followed by the plans of its variants. */
-	for (i = 0; i < nr; i++)
-		nr_plans += 1 + sel[i]->nr_variants;
-	plans = xcalloc(nr_plans ? nr_plans : 1, sizeof(*plans));
+	if (plan_build_selection(&plans, &nr_plans, &kit, sel, nr))
+		ret = 2;
 	ptrs = xcalloc(nr_plans ? nr_plans : 1, sizeof(*ptrs));
-	for (i = 0, nr_plans = 0; i < nr; i++) {
-		int failed = plan_build(&plans[nr_plans], &kit, sel[i]) != 0;
-
-		if (failed)
-			ret = 2;
-		ptrs[nr_plans] = &plans[nr_plans];
-		nr_plans++;
-		/* a variant's plan starts from the kit's: its errors would be said again */
-		for (j = 0; j < sel[i]->nr_variants && failed; j++) {
-			memset(&plans[nr_plans], 0, sizeof(plans[nr_plans]));
-			ptrs[nr_plans] = &plans[nr_plans];
-			nr_plans++;
-		}
-		for (j = 0; j < sel[i]->nr_variants && !failed; j++) {
-			if (plan_build_variant(&plans[nr_plans], &kit, sel[i], &sel[i]->variants[j]))
-				ret = 2;
-			ptrs[nr_plans] = &plans[nr_plans];
-			nr_plans++;
-		}
-	}
+	for (i = 0; i < nr_plans; i++)
+		ptrs[i] = &plans[i];
 	if (!ret && json) {
 		plan_print_json(ptrs, nr_plans, stdout);
 	} else if (!ret) {
