@@ -100,12 +100,15 @@ test_expect_success 'applying twice gives the same branch' '
 	test_cmp tip1 tip2
 '
 
-test_expect_success 'a patch already in the tree is found, not applied twice' '
+test_expect_success 'a patch already in the tree is found by the plan, not applied twice' '
 	mkdir -p kit2 && cp -r kit/patches kit2/ && mkdir -p kit2/kernels &&
 	sed "s/ref: v1.0/ref: $A1/" kit/kernels/t.yaml >kit2/kernels/t.yaml &&
 	cp kit/series.yaml kit2/ &&
+	(cd kit2 && mkseries plan --branch t >../plan3) &&
+	test_grep "^    present  alpha 1/2 " plan3 &&
+	test_grep "already in the tree: every change of patches/alpha/0001-mm-rename-ptes.patch is there (1 part, 1 file)" plan3 &&
 	(cd kit2 && mkseries apply --branch t >../out3) &&
-	test_grep "found .*alpha 1/2.*already in the tree" out3 &&
+	test_grep "(4 commits, 0 squashed, 0 already in the tree; plan: 1 present, 0 skipped)" out3 &&
 	git -C linux rev-list $A1..$(kit_ref kit2 t) >commits3 &&
 	test $(wc -l <commits3) = 4
 '

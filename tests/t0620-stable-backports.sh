@@ -86,13 +86,16 @@ test_expect_success 'a squashed fix of a patch stable has: a commit of its own' 
 	test_grep "^    squash   alpha fixup 1/2 " out
 '
 
-test_expect_success 'a kernel file without a release: nothing is looked for' '
+test_expect_success 'a kernel file without a release: no stable history is read, the tree still is' '
 	sed -i "/squash: true/d" kit/series.yaml &&
 	follow_up_ref v1.0.2 &&
 	sed -i "s/, release: v1.0//" kit/kernels/t.yaml &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	test_grep ! "stable backport\|backported to stable" out &&
-	test_grep "^t: 5 to apply, 0 squashed, 0 present, 0 skipped\$" out
+	test_grep "^    present  alpha 1/2 " out &&
+	test_grep "^             already in the tree: every change of patches/alpha/0001-mm-rename-ptes.patch is there (1 part, 1 file)\$" out &&
+	test_grep "^    present  alpha 2/2 " out &&
+	test_grep "^t: 3 to apply, 0 squashed, 2 present, 0 skipped\$" out
 '
 
 test_done

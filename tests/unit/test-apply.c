@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "apply/present.h"
 #include "lib/gitutil.h"
 #include "tap.h"
 
@@ -621,6 +622,54 @@ static void test_half_applied(void)
 	strbuf_release(&report);
 }
 
+/*
+ * presence_check(), part by part: half a patch in the tree is partial
+ * with the other hunk named; the whole change under a changed context
+ * line is in; nothing of it is a plain apply.
+ */
+static void test_presence(void)
+{
+	struct strbuf diff = STRBUF_INIT, sb = STRBUF_INIT;
+	struct presence p = PRESENCE_INIT;
+	git_oid target, tree;
+
+	target_of(&target, &diff, e_two_hunks);
+	restore(&base_tree);
+	edit_line("mm/mremap.c", 10, "mremap line 10 changed");
+	snapshot(&tree);
+	is_int(presence_check(&p, repo, &tree, diff.buf, diff.len, NULL), 0, "presence: half");
+	is_int(p.state, PRESENCE_PARTIAL, "presence: half of it is partial");
+	is_int((int)p.nr_in, 1, "presence: one hunk of two in");
+	presence_describe(&sb, &p, 0);
+	is_str(sb.buf, "mm/mremap.c hunk 2 of 2 (@@ -67,7 +67,7 @@)", "presence: the missing hunk named");
+	presence_release(&p);
+
+	restore(&target);
+	edit_line("mm/mremap.c", 71, "mremap line 71 as an older tree has it");
+	edit_line("mm/mremap.c", 9, "mremap line 9 as an older tree has it");
+	snapshot(&tree);
+	is_int(presence_check(&p, repo, &tree, diff.buf, diff.len, NULL), 0, "presence: context");
+	is_int(p.state, PRESENCE_IN, "presence: the whole change under other context is in");
+	is_int(apply_is_present(repo, &tree, diff.buf, diff.len), 1,
+	       "presence: apply finds it too");
+	presence_release(&p);
+
+	is_int(presence_check(&p, repo, &base_tree, diff.buf, diff.len, NULL), 0, "presence: base");
+	is_int(p.state, PRESENCE_APPLIES, "presence: none of it in: it applies");
+	is_int((int)p.nr_in, 0, "presence: no hunk in");
+	presence_release(&p);
+
+	restore(&base_tree);
+	edit_line("mm/mremap.c", 11, "mremap line 11 changed elsewhere");
+	edit_line("mm/mremap.c", 69, "mremap line 69 changed elsewhere");
+	snapshot(&tree);
+	is_int(presence_check(&p, repo, &tree, diff.buf, diff.len, NULL), 0, "presence: conflict");
+	is_int(p.state, PRESENCE_CONFLICT, "presence: neither there nor applicable: a conflict");
+	presence_release(&p);
+	strbuf_release(&sb);
+	strbuf_release(&diff);
+}
+
 static const struct unsafe {
 	const char *name;
 	const char *diff;
@@ -988,6 +1037,7 @@ int main(void)
 	test_offsets();
 	test_failures();
 	test_half_applied();
+	test_presence();
 	test_unsafe();
 	test_reverse();
 	test_binary();

@@ -1242,43 +1242,8 @@ int apply_diff(git_oid *out, git_repository *repo, const git_oid *base,
 	return run_apply(out, repo, base, diff, len, report);
 }
 
-int apply_is_present(git_repository *repo, const git_oid *base, const char *diff, size_t len)
+int apply_check(git_repository *repo, const git_oid *base, const char *diff, size_t len,
+		struct strbuf *report)
 {
-	struct strbuf report = STRBUF_INIT, rev = STRBUF_INIT;
-	git_tree *tree = NULL;
-	git_oid result;
-	int ret;
-
-	ret = run_apply(&result, repo, base, diff, len, &report);
-	if (ret == 0) {
-		/* it applies; it is in already only when applying changes nothing (a mode change) */
-		if ((ret = lookup_base_tree(&tree, repo, base)) == 0)
-			ret = git_oid_equal(&result, git_tree_id(tree));
-		goto cleanup;
-	}
-	if (ret == MKS_EUNSAFE) {
-		ret = error("%s", report.buf);
-		goto cleanup;
-	}
-	if (ret != MKS_EAPPLYFAIL) {
-		ret = -1;
-		goto cleanup;
-	}
-	if (diff_reverse(diff, len, &rev) < 0) {
-		ret = 0;
-		goto cleanup;
-	}
-	strbuf_reset(&report);
-	ret = run_apply(NULL, repo, base, rev.buf, rev.len, &report);
-	if (ret == 0)
-		ret = 1;
-	else if (ret == MKS_EAPPLYFAIL)
-		ret = 0;
-	else
-		ret = -1;
-cleanup:
-	git_tree_free(tree);
-	strbuf_release(&rev);
-	strbuf_release(&report);
-	return ret;
+	return run_apply(NULL, repo, base, diff, len, report);
 }

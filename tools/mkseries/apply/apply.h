@@ -51,13 +51,8 @@ int diff_reverse(const char *diff, size_t len, struct strbuf *out);
 int apply_diff(git_oid *out, git_repository *repo, const git_oid *base,
 	       const char *diff, size_t len, struct strbuf *report);
 
-/*
- * Whether the change of `diff` is already in tree `base`: the diff does
- * not apply forward but applies in reverse (or applies forward without
- * changing anything, as a mode change already made). A patch that is
- * only partly in is not present. Returns 1, 0, or -1 (an unsafe or
- * unreadable patch, message printed).
- */
-int apply_is_present(git_repository *repo, const git_oid *base, const char *diff, size_t len);
+/* apply_diff() without a result: whether `diff` applies onto `base` (0), and if not why. */
+int apply_check(git_repository *repo, const git_oid *base, const char *diff, size_t len,
+		struct strbuf *report);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "apply/apply.h"
 #include "apply/applyplan.h"
+#include "apply/present.h"
 #include "apply/backport.h"
 #include "lib/gitutil.h"
 #include "lib/watchdog.h"
@@ -432,6 +433,31 @@ static void report_failure(struct apply_outcome *o, const struct plan *plan, siz
 	o->failed = i;
 }
 
+/*
+ * Item i is partial: a stable commit says it is its upstream commit and
+ * the tree has only part of the change. Neither skipping it (the rest
+ * would be lost) nor applying it (over the part already there) is safe
+ * to do unasked: say what is missing and how series.yaml decides.
+ */
+static void refuse_partial(struct apply_outcome *o, const struct plan *plan, size_t i)
+{
+	const struct plan_item *it = &plan->items[i];
+	const char *bname = branch_decisions(plan->branch);
+
+	strbuf_addstr(&o->report, "refusing to apply ");
+	describe_item(&o->report, plan, i);
+	strbuf_addf(&o->report, " onto '%s'", plan->branch->name);
+	if (plan->variant)
+		strbuf_addf(&o->report, " (variant '%s')", plan->variant->name);
+	strbuf_addf(&o->report, ": a stable commit names it, but the tree lacks part of its change\n  %s\n", shown(it->reason));
+	strbuf_addf(&o->report,
+		    "  decide in series.yaml, under the entry's branches: \"%s\": { present: \"why\" } "
+		    "when the stable backport is all this branch needs, or \"%s\": { file: PATCH } "
+		    "with a backport of the missing part (or { apply: \"why\" } to apply the "
+		    "kit's patch as it is)\n", bname, bname);
+	o->failed = i;
+}
+
 /* What plan_apply() works with besides the outcome. */
 struct apply_run {
 	git_repository *repo;
@@ -546,6 +572,12 @@ int plan_apply(struct apply_outcome *o, git_repository *repo, const struct plan 
 	if (reuse && existing_chain(&r.ch.shared, &r.ch.nr_shared, repo, base, reuse))
 		goto cleanup;
 
+	for (i = 0; i < plan->nr; i++)
+		if (plan->items[i].action == PLAN_PARTIAL) {
+			refuse_partial(o, plan, i);
+			ret = MKS_EAPPLYFAIL;
+			goto cleanup;
+		}
 	for (i = 0; !ret && i < plan->nr; i++)
 		if (plan->items[i].action == PLAN_APPLY || plan->items[i].action == PLAN_SQUASH)
 			ret = plan_apply_item(o, &r, i);

@@ -12,6 +12,8 @@
 #include "patches/mail.h"
 #include "apply/plan.h"
 #include "patches/stable.h"
+#include "apply/present.h"
+#include "tree/tree.h"
 #include "lib/util.h"
 
 static void plan_index_free(struct plan_index *ix);
@@ -27,6 +29,8 @@ const char *plan_action_name(enum plan_action a)
 		return "present";
 	case PLAN_SKIP:
 		return "skip";
+	case PLAN_PARTIAL:
+		return "partial";
 	}
 	return "?";
 }
@@ -49,6 +53,10 @@ void plan_release(struct plan *plan)
 		free(plan->items[i].source);
 		free(plan->items[i].subject);
 		free(plan->items[i].stable_commit);
+		if (plan->items[i].presence) {
+			presence_release(plan->items[i].presence);
+			free(plan->items[i].presence);
+		}
 	}
 	free(plan->items);
 	plan_index_free(plan->index);
@@ -562,42 +570,136 @@ static int plan_patch_kit(struct plan *plan, const struct kit_patch *p, const st
 }
 
 /*
- * An item about to be applied whose upstream commit the branch's stable
- * history already carries is present, and the plan names the commit
- * that carries it; one that is not there says where it was looked for.
+ * What the branch's tree has of item it's change, checked in memory
+ * against plan->base as apply checks it; NULL when the plan has no tree
+ * or the item's file cannot be read (apply will say why).
  */
-static void check_stable(struct plan *plan, struct plan_item *it)
+static struct presence *item_presence(struct plan *plan, const struct plan_item *it)
+{
+	struct mail_patch *mails = NULL;
+	struct presence *pr = NULL;
+	size_t nr = 0;
+	char *path;
+	int was, err;
+
+	if (!plan->repo || !it->source)
+		return NULL;
+	path = path_join(plan->kit->dir, it->source);
+	/* a broken file is said once, by the subject's reading or by apply */
+	was = error_mute(1);
+	err = mail_parse_file(&mails, &nr, path);
+	error_mute(was);
+	if (!err && nr == 1 && mails[0].diff) {
+		pr = xcalloc(1, sizeof(*pr));
+		if (presence_check(pr, plan->repo, &plan->base, mails[0].diff, mails[0].diff_len,
+				   NULL)) {
+			free(pr);
+			pr = NULL;
+		}
+	}
+	mail_patches_free(mails, nr);
+	free(path);
+	return pr;
+}
+
+static void set_present(struct plan_item *it, char *reason)
+{
+	it->action = PLAN_PRESENT;
+	free(it->source);
+	it->source = NULL;
+	it->branch_backport = 0;
+	free(it->reason);
+	it->reason = reason;
+}
+
+/*
+ * An item about to be applied is present when the branch's tree has its
+ * whole change (and the plan names the stable commit that says it is
+ * that upstream commit, when one does). A stable commit that says so
+ * while the tree has only part of the change makes it partial, unless
+ * the entry's own decision for the branch says to apply it. Without a
+ * tree to look at, the stable commit's word decides, as it did before
+ * the content was checked.
+ */
+static void check_present(struct plan *plan, struct plan_item *it)
 {
 	const struct stable_log *log = plan->stable;
 	const char *up = it->patch->upstream;
-	const struct stable_backport *bp;
+	const struct stable_backport *bp = NULL;
+	const struct decision *own;
+	struct strbuf sb = STRBUF_INIT;
+	struct presence *pr;
 	char hex[GIT_OID_HEXSZ + 1];
-	char *reason;
+	char *stable = NULL;
+	size_t nr_files = 0, i;
 
-	if (!log || !up || (it->action != PLAN_APPLY && it->action != PLAN_SQUASH))
+	if (it->action != PLAN_APPLY && it->action != PLAN_SQUASH)
 		return;
-	bp = stable_log_find(log, up);
-	if (!bp) {
-		reason = xstrfmt("%s; no stable backport of %s in %s..%s (%zu commits)", it->reason,
-				 up, log->since, log->ref, log->walked);
-	} else if (bp->reverted) {
-		git_oid_tostr(hex, sizeof(hex), &bp->reverted_by);
-		reason = xstrfmt("%s; its stable backport %s (\"%s\") is reverted by %.12s in %s..%s",
-				 it->reason, oid_short(&bp->oid), bp->subject, hex, log->since,
-				 log->ref);
-	} else {
+	if (log && up)
+		bp = stable_log_find(log, up);
+	if (bp && !bp->reverted) {
 		git_oid_tostr(hex, sizeof(hex), &bp->oid);
-		reason = xstrfmt("backported to stable%s%s: %.12s (\"%s\") says it is upstream commit %s (%s..%s)",
-				 bp->tag ? " in " : "", bp->tag ? bp->tag : "", hex, bp->subject,
-				 bp->upstream, log->since, log->ref);
-		it->action = PLAN_PRESENT;
-		free(it->source);
-		it->source = NULL;
-		it->branch_backport = 0;
-		it->stable_commit = xstrdup(hex);
+		stable = xstrfmt("%.12s (\"%s\")%s%s says it is upstream commit %s", hex,
+				 bp->subject, bp->tag ? " in " : "", bp->tag ? bp->tag : "",
+				 bp->upstream);
 	}
-	free(it->reason);
-	it->reason = reason;
+	pr = it->presence = item_presence(plan, it);
+	if (pr && pr->state == PRESENCE_IN) {
+		for (i = 0; i < pr->nr; i++)
+			nr_files += !i || strcmp(pr->v[i].path, pr->v[i - 1].path);
+		if (stable)
+			strbuf_addf(&sb, "backported to stable%s%s: %.12s (\"%s\") says it is upstream commit %s (%s..%s); its change is in the tree",
+				    bp->tag ? " in " : "", bp->tag ? bp->tag : "", hex, bp->subject,
+				    bp->upstream, log->since, log->ref);
+		else
+			strbuf_addf(&sb, "already in the tree: every change of %s is there (%zu part%s, %zu file%s)",
+				    it->source, pr->nr, pr->nr == 1 ? "" : "s", nr_files,
+				    nr_files == 1 ? "" : "s");
+		set_present(it, strbuf_detach(&sb, NULL));
+		it->found_in_tree = 1;
+		if (stable)
+			it->stable_commit = xstrdup(hex);
+		goto cleanup;
+	}
+	if (stable && !pr) {
+		/* no tree to look at: the stable commit's word */
+		set_present(it, xstrfmt("backported to stable%s%s: %.12s (\"%s\") says it is upstream commit %s (%s..%s)",
+					bp->tag ? " in " : "", bp->tag ? bp->tag : "", hex,
+					bp->subject, bp->upstream, log->since, log->ref));
+		it->stable_commit = xstrdup(hex);
+		goto cleanup;
+	}
+	if (stable) {
+		own = patch_decision(it->patch, branch_decisions(plan->branch));
+		if (own && (own->kind == DECISION_APPLY || own->kind == DECISION_FILE))
+			strbuf_addf(&sb, "%s; ", it->reason);
+		strbuf_addf(&sb, "stable commit %s (%s..%s), but the tree has %zu of the %zu hunks of %s; missing: ",
+			    stable, log->since, log->ref, pr->nr_in, pr->nr, it->source);
+		presence_describe(&sb, pr, 0);
+		if (own && (own->kind == DECISION_APPLY || own->kind == DECISION_FILE)) {
+			strbuf_addstr(&sb, "; applied as series.yaml decides for this branch");
+		} else {
+			it->action = PLAN_PARTIAL;
+			it->stable_commit = xstrdup(hex);
+		}
+		free(it->reason);
+		it->reason = strbuf_detach(&sb, NULL);
+		goto cleanup;
+	}
+	if (bp)
+		strbuf_addf(&sb, "%s; its stable backport %s (\"%s\") is reverted by %.12s in %s..%s",
+			    it->reason, oid_short(&bp->oid), bp->subject,
+			    git_oid_tostr(hex, sizeof(hex), &bp->reverted_by), log->since, log->ref);
+	else if (log && up)
+		strbuf_addf(&sb, "%s; no stable backport of %s in %s..%s (%zu commits)", it->reason,
+			    up, log->since, log->ref, log->walked);
+	if (sb.len) {
+		free(it->reason);
+		it->reason = strbuf_detach(&sb, NULL);
+	}
+cleanup:
+	strbuf_release(&sb);
+	free(stable);
 }
 
 static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct decision *sd,
@@ -605,7 +707,7 @@ static int plan_patch(struct plan *plan, const struct kit_patch *p, const struct
 {
 	int ret = plan_patch_kit(plan, p, sd, bp);
 
-	check_stable(plan, &plan->items[plan->nr - 1]);
+	check_present(plan, &plan->items[plan->nr - 1]);
 	leave_out(plan, &plan->items[plan->nr - 1]);
 	return ret;
 }
@@ -676,6 +778,12 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 		ret = set_apply(it, f, own, bp, bname,
 				xstrfmt("fixes %s, whose stable backport %.12s is on %s", target,
 					plan->items[ti].stable_commit, bname));
+	} else if (ta == PLAN_PRESENT && plan->items[ti].found_in_tree) {
+		/* the same when the tree has it by content alone */
+		it->action = PLAN_APPLY;
+		ret = set_apply(it, f, own, bp, bname,
+				xstrfmt("fixes %s, whose change is already in the tree of %s",
+					target, bname));
 	} else {
 		it->action = PLAN_SKIP;
 		if (plan->items[ti].left_out)
@@ -683,9 +791,11 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 					     plan->variant->name);
 		else
 			it->reason = xstrfmt("fixes %s, which is %s on %s", target,
-					     ta == PLAN_PRESENT ? "present" : "not applied", bname);
+					     ta == PLAN_PRESENT ? "present" :
+					     ta == PLAN_PARTIAL ? "only partly in the tree" : "not applied",
+					     bname);
 	}
-	check_stable(plan, it);
+	check_present(plan, it);
 	leave_out(plan, it);
 	free(target);
 	return ret;
@@ -804,7 +914,7 @@ static char *item_facts(const struct kit *kit, const struct plan_item *it, unsig
 }
 
 static int build_plan(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
-		      const struct kernel_variant *v)
+		      const struct kernel_variant *v, git_repository *repo, const git_oid *base)
 {
 	const struct kit_series **order = NULL;
 	struct stable_log log = STABLE_LOG_INIT;
@@ -820,6 +930,11 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	for (i = 0, j = 0; i < kit->nr_series; i++)
 		j += kit->series[i].nr_patches + kit->series[i].nr_fixups;
 	plan->index = plan_index_new(j);
+	if (repo) {
+		plan->repo = repo;
+		git_oid_cpy(&plan->base, base);
+		plan->tree_checked = 1;
+	}
 	if (b->source.kind == SOURCE_GIT && b->source.release) {
 		ret = stable_log_read(&log, b);
 		if (ret) {
@@ -845,6 +960,7 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	}
 	free(order);
 	plan->stable = NULL;
+	plan->repo = NULL;
 	stable_log_release(&log);
 	plan_put_in_order(plan);
 	for (i = 0; i < plan->nr; i++) {
@@ -876,9 +992,30 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	return 0;
 }
 
+/* Build with the tree apply would start from, when it is known without importing. */
+static int build_peeking(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
+			 const struct kernel_variant *v)
+{
+	git_repository *repo = NULL;
+	git_oid base;
+	int ret;
+
+	if (tree_base_peek(&repo, &base, kit, b))
+		return build_plan(plan, kit, b, v, NULL, NULL);
+	ret = build_plan(plan, kit, b, v, repo, &base);
+	git_repository_free(repo);
+	return ret;
+}
+
 int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b)
 {
-	return build_plan(plan, kit, b, NULL);
+	return build_peeking(plan, kit, b, NULL);
+}
+
+int plan_build_at(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
+		  git_repository *repo, const git_oid *base)
+{
+	return build_plan(plan, kit, b, NULL, repo, base);
 }
 
 int plan_build_variant(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
@@ -889,7 +1026,7 @@ int plan_build_variant(struct plan *plan, const struct kit *kit, const struct ke
 	int ret = 0;
 
 	memset(plan, 0, sizeof(*plan));
-	if (build_plan(&kit_plan, kit, b, NULL))
+	if (build_peeking(&kit_plan, kit, b, NULL))
 		return MKS_ECONFIG;
 	for (i = 0; i < v->nr_without; i++) {
 		const struct plan_item *it = plan_find(&kit_plan, v->without_patch[i]);
@@ -916,7 +1053,7 @@ int plan_build_variant(struct plan *plan, const struct kit *kit, const struct ke
 	plan_release(&kit_plan);
 	if (ret)
 		return MKS_ECONFIG;
-	return build_plan(plan, kit, b, v);
+	return build_peeking(plan, kit, b, v);
 }
 
 size_t plan_count_refused(const struct plan *plan)

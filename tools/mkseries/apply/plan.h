@@ -2,9 +2,11 @@
 #ifndef MKSERIES_PLAN_H
 #define MKSERIES_PLAN_H
 
+#include <git2.h>
 #include "kit/model.h"
 
 struct stable_log;
+struct presence;
 struct plan_index;
 
 enum plan_action {
@@ -12,6 +14,12 @@ enum plan_action {
 	PLAN_SQUASH,	/* apply `source` and fold it into the commit of item `squash_into` */
 	PLAN_PRESENT,	/* declared present on the branch */
 	PLAN_SKIP,	/* declared skipped, or a fixup whose target is not applied */
+	/*
+	 * a stable commit of the branch says it is this entry's upstream
+	 * commit, and the tree has only part of its change: apply refuses
+	 * until series.yaml decides (README "Stable backports")
+	 */
+	PLAN_PARTIAL,
 };
 
 struct plan_item {
@@ -34,6 +42,13 @@ struct plan_item {
 	 * hex; else NULL. Owned.
 	 */
 	char *stable_commit;
+	/*
+	 * What the branch's tree has of the change, hunk by hunk, when the
+	 * plan could look (the tree is known: plan->tree_checked) and the
+	 * entry would otherwise be applied; else NULL. Owned.
+	 */
+	struct presence *presence;
+	int found_in_tree;	/* PRESENT because its whole change is in the tree */
 	/*
 	 * APPLY/SQUASH: whether the branch's kind takes the entry (1), would
 	 * refuse it (0: a stable branch and work that is no fix), or states
@@ -60,9 +75,17 @@ struct plan {
 	const struct stable_log *stable;
 	/* Finds an item by its kit entry; NULL in a plan made by hand. Owned. */
 	struct plan_index *index;
+	/*
+	 * The tree the entries were checked against (tree_base_peek(), or
+	 * the one given to plan_build_at()), when there was one.
+	 */
+	int tree_checked;
+	git_oid base;
+	/* While plan_build() works: the repository holding `base`, or NULL. */
+	git_repository *repo;
 };
 
-#define PLAN_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL }
+#define PLAN_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, { { 0 } }, NULL }
 
 /*
  * Work out the plan of `b`. Reads branch backport directories to match
@@ -74,10 +97,23 @@ struct plan {
  * commit as the evidence; every other entry it applies says that none
  * was found. A fixup of an entry found that way is applied (unless it
  * is found too): the kit meant it to travel with what it fixes.
+ *
+ * When the branch's tree is known without importing (tree_base_peek()),
+ * each entry the plan would apply is checked against it in memory
+ * (presence_check(), the check apply makes): one whose whole change is
+ * there is present (found_in_tree; its fixups are still applied, each
+ * checked the same way); one that a stable commit names but whose
+ * change is only partly there is PLAN_PARTIAL, unless its own decision
+ * for the branch is `apply` or `file`. A stable commit's word alone
+ * makes an entry present only when there is no tree to look at.
  * Returns 0, or MKS_ECONFIG after printing every problem found
  * (FILE:LINE: or FILE: first).
  */
 int plan_build(struct plan *plan, const struct kit *kit, const struct kernel_branch *b);
+
+/* plan_build() checking entries against commit `base` of `repo` (what apply imported). */
+int plan_build_at(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
+		  git_repository *repo, const git_oid *base);
 
 /*
  * The plan of variant v of b: the kit's plan, except that every entry v

@@ -92,6 +92,19 @@ static void print_variant_done(const struct kernel_branch *b, const struct kerne
 	       o->nr_commits, o->nr_shared, o->nr_squashed, without);
 }
 
+/*
+ * The plan looked at the tree it could find without importing; apply
+ * goes by the one it has, so that both check the same tree.
+ */
+static int replan_at(struct plan *plan, const struct kit *kit, const struct kernel_branch *b,
+		     git_repository *repo, const git_oid *base)
+{
+	if (plan->tree_checked && git_oid_equal(&plan->base, base))
+		return 0;
+	plan_release(plan);
+	return plan_build_at(plan, kit, b, repo, base);
+}
+
 static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 			const char *repo_opt)
 {
@@ -123,6 +136,8 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 	/* Immediate when the tree was imported from the same source before. */
 	err = tree_import(&base, repo, kit, b, 0);
 	if (err)
+		goto cleanup;
+	if (replan_at(&plan, kit, b, repo, &base) && (ret = 2))
 		goto cleanup;
 	o.defer = 1;
 	err = branch_apply(&o, repo, &plan, &base, NULL, me, "mkseries apply");

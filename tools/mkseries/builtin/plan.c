@@ -20,6 +20,8 @@ static const char *color(enum plan_action a)
 		return "\033[36m";
 	case PLAN_SKIP:
 		return "\033[33m";
+	case PLAN_PARTIAL:
+		return "\033[31m";
 	}
 	return "";
 }
@@ -90,9 +92,14 @@ static void print_plan(const struct plan *plan)
 			printf(": \"%s\"", shown(it->patch->stable));
 		putchar('\n');
 	}
-	printf("%s: %zu to apply, %zu squashed, %zu present, %zu skipped\n", plan->branch->name,
+	printf("%s: %zu to apply, %zu squashed, %zu present, %zu skipped", plan->branch->name,
 	       plan_count(plan, PLAN_APPLY), plan_count(plan, PLAN_SQUASH),
 	       plan_count(plan, PLAN_PRESENT), plan_count(plan, PLAN_SKIP));
+	/* said only when there is one, so that plans without stay as they were */
+	if (plan_count(plan, PLAN_PARTIAL))
+		printf(", %zu partial: apply refuses until series.yaml decides",
+		       plan_count(plan, PLAN_PARTIAL));
+	putchar('\n');
 	if (plan_count_refused(plan))
 		printf("%s: %zu the %s policy refuses (see 'policy refuses' above)\n", plan->branch->name,
 		       plan_count_refused(plan), branch_kind_name(plan->branch->kind));

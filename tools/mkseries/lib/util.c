@@ -37,9 +37,22 @@ void error_capture_pop(struct strbuf *sb)
 	nr_captures--;
 }
 
+static int errors_muted;
+
+int error_mute(int mute)
+{
+	int was = errors_muted;
+
+	errors_muted = mute;
+	return was;
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
+
+	if (errors_muted && !strcmp(prefix, "error: "))
+		return;
 
 	strbuf_addstr(&sb, prefix);
 	strbuf_vaddf(&msg, fmt, ap);

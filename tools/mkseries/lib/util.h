@@ -33,6 +33,13 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct strbuf;
 void error_capture_push(struct strbuf *sb);
 void error_capture_pop(struct strbuf *sb);
+/*
+ * While `mute` is set, error() and error_code() print nothing (they
+ * still return): for a caller that only looks ahead at what a later
+ * step reports itself, as plan reads the patch apply will read. Returns
+ * the previous setting, to restore.
+ */
+int error_mute(int mute);
 /* Same as error() but returns the given code. */
 int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*

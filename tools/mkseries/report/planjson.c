@@ -4,6 +4,7 @@
 
 #include "lib/json.h"
 #include "report/report.h"
+#include "apply/present.h"
 #include "apply/variant.h"
 
 static void describe_source(struct strbuf *sb, const struct kernel_branch *b)
@@ -36,6 +37,32 @@ static void jw_argv(struct jw *w, const char *key, const struct strvec *argv)
 char *plan_cell_report_name(const char *branch, const char *variant)
 {
 	return xstrfmt("mkseries-%s-%s.json", branch, variant);
+}
+
+/*
+ * What the tree has of an entry the plan would apply: "in_tree" (all,
+ * some or none) and "missing", the parts it lacks.
+ */
+static void json_presence(struct jw *w, const struct plan_item *it)
+{
+	const struct presence *pr = it->presence;
+	size_t i;
+
+	jw_string(w, "in_tree", pr->nr_in == pr->nr ? "all" : pr->nr_in ? "some" : "none");
+	jw_open(w, "missing", '[');
+	for (i = 0; i < pr->nr; i++) {
+		if (pr->v[i].in)
+			continue;
+		jw_open(w, NULL, '{');
+		jw_string(w, "file", pr->v[i].path);
+		if (pr->v[i].hunk) {
+			jw_count(w, "hunk", pr->v[i].hunk);
+			jw_count(w, "hunks", pr->v[i].nr_hunks);
+		}
+		jw_string(w, "what", pr->v[i].what);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
 }
 
 static void push_cell(struct plan_cell **cells, size_t *n, size_t *alloc,
@@ -84,6 +111,8 @@ static void json_plan_items(struct jw *w, const struct plan *p)
 			jw_string(w, "squash_into", kit_patch_label(p->items[it->squash_into].patch));
 		if (it->stable_commit)
 			jw_string(w, "stable_commit", it->stable_commit);
+		if (it->presence)
+			json_presence(w, it);
 		if (it->policy_rule) {
 			jw_string(w, "policy", it->policy > 0 ? "takes" : it->policy ? "unset" : "refuses");
 			jw_string(w, "policy_rule", it->policy_rule);

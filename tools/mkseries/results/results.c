@@ -615,6 +615,7 @@ void branch_series_from_plan(struct branch_result *b, const struct plan *plan,
 				conflict = 1;
 			switch (it->action) {
 			case PLAN_APPLY:
+			case PLAN_PARTIAL:	/* apply refuses it: counted where a conflict is */
 				n.apply++;
 				break;
 			case PLAN_SQUASH:

@@ -785,6 +785,82 @@ cleanup:
 	return ret;
 }
 
+/* Open the repository at `path` if there is one, printing nothing. */
+static int open_quietly(git_repository **out, const char *path)
+{
+	struct stat st;
+
+	*out = NULL;
+	if (!path || stat(path, &st) || !S_ISDIR(st.st_mode) ||
+	    git_repository_open_ext(out, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		git_error_clear();
+		return MKS_ENOTFOUND;
+	}
+	return 0;
+}
+
+int tree_base_peek(git_repository **repo, git_oid *out, const struct kit *kit,
+		   const struct kernel_branch *b)
+{
+	struct tree_import_info info = { 0 };
+	git_object *obj = NULL, *peeled = NULL;
+	char *path = NULL, *source = NULL, *key = NULL, *abs = NULL;
+	git_oid old;
+	struct stat st;
+	int ret = MKS_ENOTFOUND;
+
+	*repo = NULL;
+	if (b->source.kind == SOURCE_GIT) {
+		/* the variable naming the clone may be unset: that is plan's to say, not ours */
+		if (!b->source.repo || (b->source.repo_var && !getenv(b->source.repo_var)))
+			return MKS_ENOTFOUND;
+		path = kit_file(kit, b->source.repo);
+		if (open_quietly(repo, path))
+			goto cleanup;
+		if (git_revparse_single(&obj, *repo, b->source.ref ? b->source.ref : "HEAD") < 0 ||
+		    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
+			git_error_clear();
+			goto cleanup;
+		}
+		git_oid_cpy(out, git_object_id(peeled));
+		ret = 0;
+		goto cleanup;
+	}
+	if (repo_path_of(&path, &ret, kit, b, NULL) < 0 || open_quietly(repo, path)) {
+		ret = MKS_ENOTFOUND;
+		goto cleanup;
+	}
+	ret = MKS_ENOTFOUND;
+	if (b->source.kind == SOURCE_DEBIAN) {
+		if (b->source.package && b->source.suite && debian_tag_current(out, &info, *repo, b))
+			ret = 0;
+	} else if (b->source.kind == SOURCE_TARBALL && b->source.tarball) {
+		free(path);
+		path = kit_file(kit, b->source.tarball);
+		abs = realpath(path, NULL);
+		if (abs && !stat(abs, &st)) {
+			key = xstrfmt("tarball %s size %lld mtime %lld", abs, (long long)st.st_size,
+				      (long long)st.st_mtime);
+			base_source(&source, out, &old, *repo, b);
+			if (source && !strcmp(source, key))
+				ret = 0;
+		}
+	}
+cleanup:
+	if (ret) {
+		git_repository_free(*repo);
+		*repo = NULL;
+	}
+	tree_import_info_release(&info);
+	git_object_free(peeled);
+	git_object_free(obj);
+	free(path);
+	free(source);
+	free(key);
+	free(abs);
+	return ret;
+}
+
 void tree_import_info_release(struct tree_import_info *info)
 {
 	free(info->what);

@@ -84,6 +84,19 @@ void tree_import_info_release(struct tree_import_info *info);
 const char *tree_import_summary(const struct kernel_branch *b, const git_oid *commit,
 				const struct tree_import_info *info);
 
+/*
+ * The commit apply would start b from, found without importing anything:
+ * for a git source, its ref in its repository; else the base tag of the
+ * kernel repository when that tag records b's source as it is now
+ * (Debian: the same package and suite; a tarball: the same file, size and
+ * mtime). *repo (the caller frees) is the repository that holds it.
+ * Returns 0, or MKS_ENOTFOUND when the tree is not known yet (never
+ * imported, or imported from another source), silently: the caller
+ * decides what that means. Nothing is written.
+ */
+int tree_base_peek(git_repository **repo, git_oid *out, const struct kit *kit,
+		   const struct kernel_branch *b);
+
 /* The commit an earlier import tagged; MKS_ENOTFOUND when never imported. */
 int tree_base(git_oid *out, git_repository *repo, const struct kernel_branch *b);
 
