@@ -44,7 +44,7 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	qemu-system-x86 apt-utils python3 libxml2-utils jq chromium \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
-	quilt rpm git-email libmailtools-perl
+	quilt rpm git-email libmailtools-perl redis-server redis-tools distcc
 
 B ?= build
 # tools/mkseries: main.c and builtin/ on top of folders that are the

@@ -13,7 +13,7 @@
 #              another empty CCACHE_DIR, the same Redis; its wall time and
 #              ccache's remote hit rate
 #   with BENCH_PREPROCESSOR=1, also the cold build with ccache's preprocessor
-#   mode (CCACHE_DEPEND=false), as mkseries built before depend mode.
+#   mode (CCACHE_NODEPEND=1), as mkseries built before depend mode.
 # Real kernel builds: run it under flock /work/locks/kernel.lock on a shared
 # machine. Everything it writes goes in $BENCH_DIR (build/bench-cold).
 set -euo pipefail
@@ -69,7 +69,7 @@ cmp "$bench/plain/.config" "$bench/cold/$b/out-base/.config"
 
 mks_build second CCACHE_REMOTE_STORAGE="$remote"
 if [ -n "${BENCH_PREPROCESSOR:-}" ]; then
-	mks_build preproc CCACHE_DEPEND=false
+	mks_build preproc CCACHE_NODEPEND=1
 fi
 
 row() { printf '%-58s %8.1f s %s\n' "$1" "$2" "${3:-}"; }

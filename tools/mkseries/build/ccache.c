@@ -68,22 +68,25 @@ static const char *const setting_keys[] = {
 /*
  * Read `ccache -p`: fill set[] for the keys above and say in *file the
  * first file any setting comes from (NULL when none does). Returns 0, or
- * -1 when ccache would not say (then every setting is taken as unknown
- * and left alone).
+ * MKS_ECONFIG after printing ccache's own complaint when it rejects its
+ * settings (a bad CCACHE_* value, a broken ccache.conf): every compile
+ * would fail the same way.
  */
 static int read_settings(struct ccache_setting *set, char **file)
 {
 	struct child c = CHILD_INIT;
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	const char *p;
 	int ret = 0;
 
 	strvec_pushl(&c.argv, "ccache", "-p", NULL);
 	strvec_push(&c.env, "LC_ALL=C");
 	c.out = &out;
-	c.silent_exec_failure = 1;
+	c.err = &err;
 	if (child_run(&c)) {
-		ret = -1;
+		strbuf_rtrim(&err);
+		ret = error_code(MKS_ECONFIG, "ccache will not run with these settings: %s",
+				 err.len ? err.buf : "'ccache -p' failed");
 		goto cleanup;
 	}
 	for (p = out.buf; *p; ) {
@@ -115,6 +118,7 @@ static int read_settings(struct ccache_setting *set, char **file)
 		p = *eol ? eol + 1 : eol;
 	}
 cleanup:
+	strbuf_release(&err);
 	strbuf_release(&out);
 	child_release(&c);
 	return ret;
@@ -196,10 +200,8 @@ int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b, cons
 		ret = plan_distcc(cp, b, &set[S_PREFIX]);
 		goto cleanup;
 	}
-	if (read_settings(set, &file)) {
-		strbuf_addstr(&cp->log, "# ccache: 'ccache -p' failed: its settings are left as they are\n");
+	if ((ret = read_settings(set, &file)))
 		goto cleanup;
-	}
 
 	if (is_default(&set[S_CACHE_DIR]) && !file && (cache = mks_cache_dir())) {
 		char *dir = path_join(cache, "ccache");
@@ -234,7 +236,7 @@ int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b, cons
 		strbuf_addstr(&cp->log, "# ccache: depend_mode true (mkseries: a miss skips the preprocessor; kbuild writes the .d files)\n");
 	} else {
 		strbuf_addf(&cp->log, "# ccache: depend_mode %s (", set[S_DEPEND].value);
-		add_yours(&cp->log, &set[S_DEPEND], "CCACHE_DEPEND");
+		add_yours(&cp->log, &set[S_DEPEND], "CCACHE_(NO)DEPEND");
 		strbuf_addstr(&cp->log, ")\n");
 	}
 

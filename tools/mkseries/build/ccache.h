@@ -35,8 +35,9 @@ struct ccache_plan {
 
 /*
  * Decide how branch b, built in `workdir`, uses ccache and distcc.
- * Returns 0, or MKS_ECONFIG after printing when distcc hosts are named
- * and distcc (or ccache, which runs it) is not installed.
+ * Returns 0, or MKS_ECONFIG after printing when ccache rejects the
+ * user's settings, or when distcc hosts are named and distcc (or ccache,
+ * which runs it) is not installed.
  */
 int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b, const char *workdir);
 void ccache_plan_release(struct ccache_plan *cp);

@@ -212,7 +212,8 @@ static void parse_build(struct yfile *f, yaml_node_t *n, struct kernel_build *kb
 
 	if (ynode_absent(n) || yfile_map_fields(f, n, "'build'", build_keys, v))
 		return;
-	if (!yfile_get_str(f, v[BLD_CCACHE_REMOTE], "ccache-remote", &kb->ccache_remote)) {
+	if (v[BLD_CCACHE_REMOTE] &&
+	    !yfile_get_str(f, v[BLD_CCACHE_REMOTE], "ccache-remote", &kb->ccache_remote)) {
 		kb->ccache_remote_line = ynode_line(v[BLD_CCACHE_REMOTE]);
 		if (!kb->ccache_remote || !*kb->ccache_remote || !strstr(kb->ccache_remote, "://"))
 			yfile_report(f, kb->ccache_remote_line,
