@@ -4,8 +4,9 @@
 . "$TEST_DIRECTORY/lib-kit.sh"
 
 # A stand-in for a kernel tree whose bzImage compiles six files as kbuild
-# does: absolute source paths (make -C src O=out), the dependency file
-# written by -Wp,-MMD, and a header every file includes.
+# does: in the O= directory, from absolute source paths, the dependency
+# file written by -Wp,-MMD, and a header every file includes. Tag v1.1
+# breaks lib/f3.c.
 make_c_tree() {
 	mkdir -p "$1/lib" "$1/include" &&
 	(
@@ -23,7 +24,7 @@ make_c_tree() {
 		$(O)/lib/%.o: $(CURDIR)/lib/%.c
 		> @mkdir -p $(dir $@)
 		> @echo "  CC      lib/$*.o"
-		> $(CC) -I$(CURDIR)/include -O2 -Wp,-MMD,$(O)/lib/.$*.o.d -c -o $@ $<
+		> cd $(O) && $(CC) -I$(CURDIR)/include -O2 -Wp,-MMD,lib/.$*.o.d -c -o lib/$*.o $<
 		bzImage: $(OBJS)
 		> mkdir -p $(O)/arch/x86/boot
 		> cat $(OBJS) >$(O)/arch/x86/boot/bzImage
@@ -34,7 +35,9 @@ make_c_tree() {
 			printf '#include "common.h"\nint f%s(int n)\n{\n\tint s = 0;\n\tfor (int i = 0; i < n; i++)\n\t\ts += i * SCALE + %s;\n\treturn s;\n}\n' \
 				$i $i >lib/f$i.c || return 1
 		done &&
-		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0
+		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0 &&
+		sed -i "s/return s;/return t;/" lib/f3.c &&
+		git commit -q -a -m "Linux 1.1" && git tag v1.1
 	)
 }
 
@@ -72,7 +75,7 @@ test_expect_success 'no ccache setting of the user: mkseries uses its own cache,
 	test_grep "^# ccache: depend_mode true (mkseries" "$log" &&
 	test_grep "^# ccache: base_dir $WORK (mkseries" "$log" &&
 	test_grep "^# make -j[0-9]" "$log" &&
-	test_grep "CCACHE_DIR=$XDG_CACHE_HOME/mkseries/ccache CCACHE_DEPEND=1 CCACHE_BASEDIR=$WORK make" "$log" &&
+	test_grep "CCACHE_DIR=$XDG_CACHE_HOME/mkseries/ccache CCACHE_DEPEND=1 CCACHE_BASEDIR=$WORK CCACHE_ABSSTDERR=1 make" "$log" &&
 	test "$(ccache_stat "$XDG_CACHE_HOME/mkseries/ccache" cache_miss)" = 6 &&
 	test_grep ! "remote_storage" "$log"
 '
@@ -137,6 +140,14 @@ test_expect_success 'two machines, one Redis: the second build takes every objec
 	test "$(ccache_stat two cache_miss)" = 0 &&
 	test "$(ccache_stat two remote_storage_miss)" = 0 &&
 	cmp one-work/t/out-base/arch/x86/boot/bzImage two-work/t/out-base/arch/x86/boot/bzImage
+'
+
+test_expect_success 'a compiler error still names the file from the top of the tree' '
+	sed "s/name: t/name: bad/; s/ref: v1.0/ref: v1.1/" kit/kernels/t.yaml >kit/kernels/bad.yaml &&
+	test_when_finished "rm kit/kernels/bad.yaml" &&
+	(cd kit && test_expect_code 1 mkseries build --branch bad --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^bad base: FAILED lib/f3.c:7:16: error: .t. undeclared" out
 '
 
 test_expect_success 'CCACHE_REMOTE_STORAGE comes before the kit.s, its password never in the log' '

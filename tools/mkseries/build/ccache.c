@@ -60,9 +60,10 @@ struct ccache_setting {
 };
 
 /* The settings mkseries looks at. */
-enum { S_CACHE_DIR, S_REMOTE, S_DEPEND, S_BASE_DIR, S_PREFIX, S_NR };
+enum { S_CACHE_DIR, S_REMOTE, S_DEPEND, S_BASE_DIR, S_ABS_STDERR, S_PREFIX, S_NR };
 static const char *const setting_keys[] = {
-	"cache_dir", "remote_storage", "depend_mode", "base_dir", "prefix_command", NULL
+	"cache_dir", "remote_storage", "depend_mode", "base_dir", "absolute_paths_in_stderr",
+	"prefix_command", NULL
 };
 
 /*
@@ -249,6 +250,9 @@ int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b, cons
 		add_yours(&cp->log, &set[S_BASE_DIR], "CCACHE_BASEDIR");
 		strbuf_addstr(&cp->log, ")\n");
 	}
+	/* base_dir makes the compiler's paths relative; its messages name files as make does. */
+	if (is_default(&set[S_ABS_STDERR]))
+		strvec_push(&cp->env, "CCACHE_ABSSTDERR=1");
 	ret = plan_distcc(cp, b, &set[S_PREFIX]);
 cleanup:
 	for (i = 0; i < S_NR; i++) {

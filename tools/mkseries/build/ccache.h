@@ -20,7 +20,8 @@
  * - depend_mode: on, so that a miss does not run the preprocessor a
  *   second time (kbuild passes -Wp,-MMD, which depend mode reads).
  * - base_dir: the branch's work directory, so that two machines whose
- *   work directories differ share results.
+ *   work directories differ share results; absolute_paths_in_stderr, so
+ *   that compiler errors still name files by their absolute paths.
  * - prefix_command: distcc, when distcc hosts are named (DISTCC_HOSTS,
  *   else the kit's `build: distcc:`); `jobs` is then what those hosts
  *   take (`distcc -j`).
