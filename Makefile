@@ -44,7 +44,8 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	qemu-system-x86 apt-utils python3 libxml2-utils jq chromium \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
-	quilt rpm git-email libmailtools-perl redis-server redis-tools distcc
+	quilt rpm git-email libmailtools-perl scdoc man-db bash-completion \
+	redis-server redis-tools distcc
 
 B ?= build
 # tools/mkseries: main.c and builtin/ on top of folders that are the
@@ -65,7 +66,22 @@ UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 DEPS = $(MKS_OBJ:.o=.d) $(patsubst tests/unit/%.c,$(B)/obj/tests/%.d,$(UNIT_SRC))
 
-all: $(B)/mkseries
+# Manual pages: docs/man/<page>.<section>.scd, built with scdoc into
+# $(B)/man/, where `mkseries help` finds them next to the binary. `make`
+# builds them when scdoc is installed (make deps installs it); `make man`
+# and `make install` require it.
+MAN_SRC = $(wildcard docs/man/*.scd)
+MAN_PAGES = $(patsubst docs/man/%.scd,$(B)/man/%,$(MAN_SRC))
+SCDOC := $(shell command -v scdoc 2>/dev/null)
+
+all: $(B)/mkseries $(if $(SCDOC),$(MAN_PAGES))
+
+man: $(MAN_PAGES)
+
+$(B)/man/%: docs/man/%.scd
+	@test -n "$(SCDOC)" || { echo "scdoc is not installed: run make deps (or apt-get install scdoc)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	scdoc <$< >$@+ && mv $@+ $@
 
 $(B)/obj/%.o: tools/%.c
 	@mkdir -p $(dir $@)
@@ -208,11 +224,18 @@ run: deps
 bench: all
 	bench/fixups.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+# The binary (mm-regress is inside it), the manual pages and the bash
+# completion. `make install PREFIX=/usr/local DESTDIR=/tmp/stage`.
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(B)/mkseries $(DESTDIR)$(PREFIX)/bin/mkseries
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 contrib/completion/mkseries.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/mkseries
 
 clean:
-	rm -rf build/obj build/lib build/tests build/mkseries build/mm-regress build/mm-regress-* build-sanitize build-fuzz
+	rm -rf build/obj build/lib build/tests build/man build/mkseries build/mm-regress build/mm-regress-* build-sanitize build-fuzz
 
-.PHONY: all deps units test ci-checks check-layers run bench install clean fuzz fuzz-targets
+.PHONY: all man deps units test ci-checks check-layers run bench install clean fuzz fuzz-targets

@@ -160,7 +160,16 @@ test_expect_success B4 'b4: a series fetched by message-id from a local mbox' '
 test_expect_success B4 'b4: a message-id that is not in the mbox' '
 	(cd kit2 && sed -i "s|link: .*|message-id: <nosuch@example.org>|" series.yaml &&
 	 test_expect_code 1 mkseries fetch alpha --mbox ../series.mbox --force 2>../err) &&
-	test_grep "b4 am found no series for <nosuch@example.org> in ../series.mbox" err
+	test_grep "b4 found no series for <nosuch@example.org> in .\.\.\/series.mbox." err
+'
+
+test_expect_success B4 'b4: lore not reachable is said in words, with what to do instead' '
+	git config --global b4.midmask "http://127.0.0.1:9/all/%s" &&
+	test_when_finished "git config --global --unset b4.midmask" &&
+	(cd kit2 && test_expect_code 1 mkseries fetch alpha --force 2>../err) &&
+	test_grep "^error: lore is not reachable: b4 could not fetch <nosuch@example.org>$" err &&
+	test_grep "or fetch with --mbox FILE or --mainline DIR$" err &&
+	test_grep ! Traceback err
 '
 
 test_done

@@ -1,8 +1,11 @@
 /* main.c: the mkseries command: dispatch to one builtin per subcommand. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin/builtin.h"
+#include "kit/select.h"
 #include "lib/gitutil.h"
 #include "lib/util.h"
 
@@ -18,6 +21,7 @@ static const struct command commands[] = {
 	{ "apply", cmd_apply, "apply the kit onto a branch, in memory, one commit per patch" },
 	{ "backport", cmd_backport, "resolve what does not apply in a work tree; record it as the branch's backport" },
 	{ "fixups", cmd_fixups, "list fixups: declared, resolved, and missing upstream ones" },
+	{ "series", cmd_series, "start a series in the kit from a message id or an mbox (b4)" },
 	{ "fetch", cmd_fetch, "bring a series' patches (b4, or a local mainline repository)" },
 	{ "build", cmd_build, "build each variant of a branch" },
 	{ "test", cmd_test, "boot each built variant in QEMU and run mm-regress" },
@@ -35,7 +39,8 @@ static void usage(int status)
 	fprintf(f, "usage: mkseries [--kit DIR] <command> [<options>]\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "    %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'mkseries <command> --help' describes a command's options.\n"
+	fprintf(f, "\n'mkseries <command> --help' lists a command's options; 'mkseries help <command>'\n"
+		   "shows its manual page ('mkseries help kit': the kit's files).\n"
 		   "exit status: 0 all good, 1 something failed, 2 usage or configuration error\n");
 	exit(status);
 }
@@ -82,6 +87,113 @@ static void unknown_command(const char *cmd)
 	exit(2);
 }
 
+/*
+ * The manual page `page` in section `section`: the one built next to this
+ * binary (build/man/ in a source tree) when it is there, so that `mkseries
+ * help` in a checkout shows that checkout's pages, else the installed one,
+ * as man(1) finds it. Returns only when man cannot be run.
+ */
+static int show_manual(const char *page, const char *section)
+{
+	char exe[PATH_MAX], *slash;
+	struct strbuf local = STRBUF_INIT;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *argv[4] = { "man", section, page, NULL };
+
+	if (len > 0) {
+		exe[len] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			strbuf_addf(&local, "%s/man/%s.%s", exe, page, section);
+			if (!access(local.buf, R_OK)) {
+				argv[1] = "-l";
+				argv[2] = local.buf;
+			}
+		}
+	}
+	fflush(stdout);
+	execvp(argv[0], (char *const *)argv);
+	error("cannot run man to show %s(%s): %s", page, section, strerror(errno));
+	strbuf_release(&local);
+	return 1;
+}
+
+/* `mkseries help [<command> | kit]`: usage() alone, else the manual page. */
+static int cmd_help(int argc, const char **argv)
+{
+	struct strbuf page = STRBUF_INIT;
+	size_t i;
+	int ret;
+
+	if (argc < 2)
+		usage(0);
+	if (argc > 2) {
+		fprintf(stderr, "mkseries help: one command at a time, not '%s' too\n", shown(argv[2]));
+		usage(2);
+	}
+	if (!strcmp(argv[1], "kit")) {
+		ret = show_manual("mkseries-kit", "5");
+		if (ret)
+			fprintf(stderr, "hint: README.md, \"The kit: series.yaml\", has the same\n");
+		return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			break;
+	if (i == ARRAY_SIZE(commands))
+		unknown_command(argv[1]);
+	strbuf_addf(&page, "mkseries-%s", commands[i].name);
+	ret = show_manual(page.buf, "1");
+	if (ret)
+		fprintf(stderr, "hint: 'mkseries %s --help' lists its options\n", commands[i].name);
+	strbuf_release(&page);
+	return ret;
+}
+
+/*
+ * `mkseries --list=WHAT`: names one a line, for scripts and the bash
+ * completion (contrib/completion/mkseries.bash): the commands, or the
+ * kit's branches, variants (BRANCH/VARIANT, base and kit included) or
+ * series.
+ */
+static int list_names(const char *what)
+{
+	struct kit kit = KIT_INIT;
+	size_t i, j;
+
+	if (!strcmp(what, "cmds")) {
+		for (i = 0; i < ARRAY_SIZE(commands); i++)
+			puts(commands[i].name);
+		puts("help");
+		return 0;
+	}
+	if (strcmp(what, "branches") && strcmp(what, "variants") && strcmp(what, "series")) {
+		error("--list: '%s' is not one of cmds, branches, variants, series", shown(what));
+		return MKS_ECONFIG;
+	}
+	if (kit_open(&kit))
+		return MKS_ECONFIG;
+	if (!strcmp(what, "series")) {
+		for (i = 0; i < kit.nr_series; i++)
+			if (kit.series[i].id)
+				puts(kit.series[i].id);
+	}
+	for (i = 0; i < kit.nr_branches && strcmp(what, "series"); i++) {
+		const struct kernel_branch *b = &kit.branches[i];
+
+		if (!strcmp(what, "branches")) {
+			puts(b->name);
+			continue;
+		}
+		printf("%s/base\n%s/kit\n", b->name, b->name);
+		for (j = 0; j < b->nr_variants; j++)
+			printf("%s/%s\n", b->name, b->variants[j].name);
+	}
+	kit_release(&kit);
+	return 0;
+}
+
 /* The kit directory chosen with --kit before the command, else the environment. */
 static void set_kit_dir(const char *dir)
 {
@@ -108,6 +220,9 @@ int main(int argc, const char **argv)
 			argc--;
 		} else if (starts_with(argv[0], "--kit=")) {
 			set_kit_dir(argv[0] + 6);
+		} else if (starts_with(argv[0], "--list=")) {
+			gitutil_init();
+			return list_names(argv[0] + 7) ? 2 : 0;
 		} else {
 			fprintf(stderr, "mkseries: unknown option '%s'\n", shown(argv[0]));
 			usage(2);
@@ -118,7 +233,7 @@ int main(int argc, const char **argv)
 	if (!argc)
 		usage(2);
 	if (!strcmp(argv[0], "help"))
-		usage(0);
+		return cmd_help(argc, argv);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[0], commands[i].name))
 			break;

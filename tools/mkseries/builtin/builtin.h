@@ -14,5 +14,6 @@ int cmd_report(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_build(int argc, const char **argv);
 int cmd_test(int argc, const char **argv);
+int cmd_series(int argc, const char **argv);
 
 #endif

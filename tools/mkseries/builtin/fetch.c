@@ -7,6 +7,7 @@
 
 #include "builtin/builtin.h"
 #include "lib/gitutil.h"
+#include "patches/b4.h"
 #include "patches/mail.h"
 #include "lib/options.h"
 #include "patches/patchfile.h"
@@ -109,34 +110,6 @@ static char *series_msgid(const struct kit_series *s)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* Split an mbox at its "From " lines into one text per mail. */
-static void split_mbox(struct strvec *mails, const char *buf, size_t len)
-{
-	const char *p = buf, *end = buf + len, *start = NULL;
-
-	while (p < end) {
-		const char *eol = memchr(p, '\n', end - p);
-
-		eol = eol ? eol + 1 : end;
-		if (eol - p >= 5 && !memcmp(p, "From ", 5)) {
-			if (start) {
-				char *m = xstrndup(start, p - start);
-
-				strvec_push(mails, m);
-				free(m);
-			}
-			start = p;
-		}
-		p = eol;
-	}
-	if (start) {
-		char *m = xstrndup(start, end - start);
-
-		strvec_push(mails, m);
-		free(m);
-	}
-}
-
 /* The kit entry a mail stands for: same subject, else the patch of its number. */
 static const struct kit_patch *match_mail(const struct kit_series *s, const struct mail_patch *m,
 					  size_t order)
@@ -166,13 +139,12 @@ static int write_mail(const char *path, const char *text)
 static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit_series *s,
 		    const char *mbox, int force)
 {
-	char tmpl[] = "/tmp/mkseries-b4-XXXXXX";
-	char *msgid = series_msgid(s), *mbx = NULL, *dir = xstrfmt("patches/%s", s->id);
-	struct child cmd = CHILD_INIT;
-	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	char *msgid = series_msgid(s), *dir = xstrfmt("patches/%s", s->id);
+	const char *mbx = "b4's mbox";
+	struct strbuf cover = STRBUF_INIT, text = STRBUF_INIT;
 	struct strvec mails = STRVEC_INIT;
 	size_t i, n = s->nr_patches + s->nr_fixups;
-	int ret = 0, rc;
+	int ret = 0;
 
 	if (!msgid) {
 		ret = error_code(MKS_ECONFIG,
@@ -180,29 +152,10 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 				 "or fetch from a mainline with --mainline DIR", s->id);
 		goto cleanup;
 	}
-	if (!mkdtemp(tmpl)) {
-		ret = error("cannot make a temporary directory: %s", strerror(errno));
+	ret = b4_am(&text, &cover, msgid, mbox, "fetch with --mbox FILE or --mainline DIR");
+	if (ret)
 		goto cleanup;
-	}
-	temp_path_add(tmpl);
-	strvec_pushl(&cmd.argv, "b4", "am", "-o", tmpl, "-n", "series", NULL);
-	if (mbox)
-		strvec_pushl(&cmd.argv, "-m", mbox, NULL);
-	strvec_push(&cmd.argv, msgid);
-	cmd.err = &err;
-	cmd.out = &err;
-	rc = child_run(&cmd);
-	mbx = path_join(tmpl, "series.mbx");
-	if (strbuf_read_file(&text, mbx) == 0 && text.len && rc) {
-		/* b4 0.12 writes the patches, then may trip over the cover letter */
-		warning("b4 am exited with %d after writing the patches; using them", rc);
-	} else if (rc || !text.len) {
-		strbuf_rtrim(&err);
-		ret = error("b4 am found no series for <%s>%s%s%s%s", msgid, mbox ? " in " : "",
-			    mbox ? mbox : "", err.len ? ":\n" : "", err.buf);
-		goto cleanup;
-	}
-	split_mbox(&mails, text.buf, text.len);
+	mail_split_mbox(&mails, text.buf, text.len);
 	for (i = 0; i < mails.nr; i++) {
 		struct mail_patch *mp = NULL;
 		const struct kit_patch *p;
@@ -243,15 +196,9 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 		if (!out[i].file)
 			warning("b4 gave nothing for %s", kit_patch_label(entry(s, i)));
 cleanup:
-	if (tmpl[sizeof(tmpl) - 7] != 'X') {
-		remove_tree(tmpl);
-		temp_path_done(tmpl);
-	}
 	strvec_clear(&mails);
 	strbuf_release(&text);
-	strbuf_release(&err);
-	child_release(&cmd);
-	free(mbx);
+	strbuf_release(&cover);
 	free(dir);
 	free(msgid);
 	return ret;

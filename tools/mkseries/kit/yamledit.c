@@ -257,16 +257,23 @@ static void add_member(struct strbuf *sb, size_t *indent, size_t item_col, const
 	strbuf_addch(sb, '\n');
 }
 
+/* A list item's dash at dash_col, its first member to start at item_col. */
+static void add_dash(struct strbuf *sb, size_t dash_col, size_t item_col)
+{
+	strbuf_addchars(sb, ' ', dash_col);
+	strbuf_addch(sb, '-');
+	strbuf_addchars(sb, ' ', item_col > dash_col + 1 ? item_col - dash_col - 1 : 1);
+}
+
 static void format_entries(struct strbuf *sb, size_t dash_col, size_t item_col,
 			   const struct yaml_fixup_entry *e, size_t nr)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		strbuf_addchars(sb, ' ', dash_col);
-		strbuf_addch(sb, '-');
-		strbuf_addchars(sb, ' ', item_col > dash_col + 1 ? item_col - dash_col - 1 : 1);
 		size_t indent = 0;	/* the first member stands on the dash's line */
+
+		add_dash(sb, dash_col, item_col);
 
 		if (e[i].file)
 			add_member(sb, &indent, item_col, "file", e[i].file, yaml_scalar);
@@ -358,6 +365,86 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 	}
 	ret = error("%s:%zu: 'fixups' of series '%s' is not a block list; cannot add to it", name,
 		    fixups->start_mark.line + 1, series_id);
+cleanup:
+	strbuf_release(&ins);
+	ydoc_release(&y);
+	return ret;
+}
+
+static void format_series(struct strbuf *sb, size_t dash_col, size_t item_col,
+			  const struct list_style *pst, const struct yaml_series_entry *e)
+{
+	size_t indent = 0, i;
+
+	add_dash(sb, dash_col, item_col);
+	add_member(sb, &indent, item_col, "id", e->id, yaml_scalar);
+	if (e->title)
+		add_member(sb, &indent, item_col, "title", e->title, yaml_quote);
+	if (e->message_id)
+		add_member(sb, &indent, item_col, "message-id", e->message_id, yaml_quote);
+	if (e->link)
+		add_member(sb, &indent, item_col, "link", e->link, yaml_scalar);
+	strbuf_addchars(sb, ' ', item_col);
+	strbuf_addstr(sb, "patches:\n");
+	for (i = 0; i < e->nr_patches; i++) {
+		const struct yaml_patch_entry *p = &e->patches[i];
+		size_t pdash = item_col + pst->dash, pitem = item_col + pst->item;
+
+		indent = 0;
+		add_dash(sb, pdash, pitem);
+		add_member(sb, &indent, pitem, "subject", p->subject, yaml_quote);
+		if (p->upstream)
+			add_member(sb, &indent, pitem, "upstream", p->upstream, yaml_scalar);
+		add_member(sb, &indent, pitem, "file", p->file, yaml_scalar);
+	}
+}
+
+int yamledit_add_series(struct strbuf *text, const char *name, const struct yaml_series_entry *e)
+{
+	struct strbuf ins = STRBUF_INIT;
+	struct ydoc y;
+	yaml_node_t *root, *list, *key = NULL;
+	struct list_style pst = { 2, 4 };
+	int ret = 0;
+
+	if (ydoc_load(&y, text, name)) {
+		ret = -1;
+		goto cleanup;
+	}
+	root = yaml_document_get_root_node(&y.doc);
+	list = root && root->type == YAML_MAPPING_NODE ? map_get(&y, root, "series", &key) : NULL;
+	if (!list) {
+		ret = error("%s: no 'series' list to add to", name);
+		goto cleanup;
+	}
+	if (list->type == YAML_SEQUENCE_NODE && !is_flow(list) && seq_len(list)) {
+		yaml_node_t *first = seq_item(&y, list, 0);
+		size_t dash = list->start_mark.column, item = first->start_mark.column;
+
+		if (first->type == YAML_MAPPING_NODE)
+			style_of(&y, map_get(&y, first, "patches", NULL), item, &pst);
+		format_series(&ins, dash, item > dash ? item : dash + 2, &pst, e);
+		splice(text, next_line(&y, mark_offset(&y, text_end(&y, list))), &ins);
+		goto cleanup;
+	}
+	if (is_null(list) || (list->type == YAML_SEQUENCE_NODE && !seq_len(list))) {
+		size_t vs = mark_offset(&y, list->start_mark), ve = mark_offset(&y, list->end_mark);
+		size_t kcol = key->start_mark.column;
+
+		if (ve <= vs || list->start_mark.line != key->start_mark.line)
+			vs = ve = mark_offset(&y, key->end_mark) + 1;	/* past the ':' */
+		format_series(&ins, kcol + 2, kcol + 4, &pst, e);
+		splice(text, next_line(&y, ve), &ins);
+		if (ve > vs) {
+			while (vs > 0 && text->buf[vs - 1] == ' ')
+				vs--;
+			memmove(text->buf + vs, text->buf + ve, text->len - ve);
+			strbuf_setlen(text, text->len - (ve - vs));
+		}
+		goto cleanup;
+	}
+	ret = error("%s:%zu: 'series' is not a block list; cannot add to it", name,
+		    list->start_mark.line + 1);
 cleanup:
 	strbuf_release(&ins);
 	ydoc_release(&y);

@@ -25,6 +25,31 @@ struct yaml_fixup_entry {
 int yamledit_add_fixups(struct strbuf *text, const char *name, const char *series_id,
 			const struct yaml_fixup_entry *e, size_t nr);
 
+/* A series to add: its id, title, message-id and link (each but id may be NULL), and patches. */
+struct yaml_patch_entry {
+	const char *subject;
+	const char *upstream;	/* may be NULL */
+	const char *file;
+};
+
+struct yaml_series_entry {
+	const char *id;
+	const char *title;
+	const char *message_id;	/* without <> */
+	const char *link;
+	const struct yaml_patch_entry *patches;
+	size_t nr_patches;
+};
+
+/*
+ * Append series `e` to the `series:` list of `text` (series.yaml, called
+ * `name` in messages), lined up with the series already there (or two
+ * spaces in when the list is empty: `series: []`, `series:` or `~`, the
+ * one thing replaced). Returns 0, or -1 with a message and `text`
+ * unchanged.
+ */
+int yamledit_add_series(struct strbuf *text, const char *name, const struct yaml_series_entry *e);
+
 /*
  * Add `key: value` to entry `index` (0-based) of list `list` ("patches"
  * or "fixups") of series `series_id`. Returns 0, 1 when the entry has

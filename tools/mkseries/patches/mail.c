@@ -459,6 +459,33 @@ static int is_from_line(const char *line, size_t len)
 	return year > 90;
 }
 
+void mail_split_mbox(struct strvec *mails, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *start = NULL;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', end - p);
+		size_t line_len = eol ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (is_from_line(p, line_len)) {
+			if (start) {
+				char *m = xstrndup(start, p - start);
+
+				strvec_push(mails, m);
+				free(m);
+			}
+			start = p;
+		}
+		p = eol ? eol + 1 : end;
+	}
+	if (start) {
+		char *m = xstrndup(start, end - start);
+
+		strvec_push(mails, m);
+		free(m);
+	}
+}
+
 /* The commit id of git format-patch's "From <sha> Mon Sep 17 00:00:00 2001". */
 static char *source_commit_of(const char *line, size_t len)
 {

@@ -53,6 +53,14 @@ int mail_parse_file(struct mail_patch **out, size_t *nr, const char *path);
 int mail_parse_buffer(struct mail_patch **out, size_t *nr, const char *buf, size_t len,
 		      const char *name);
 void mail_patch_release(struct mail_patch *p);
+
+/*
+ * Split an mbox into one text per mail, at the separator lines git
+ * mailsplit takes ("From " ... a time and a year), never at a message
+ * line such as "From now on".
+ */
+struct strvec;
+void mail_split_mbox(struct strvec *mails, const char *buf, size_t len);
 void mail_patches_free(struct mail_patch *p, size_t nr);
 
 /*

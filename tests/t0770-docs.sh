@@ -1,0 +1,179 @@
+#!/bin/sh
+# t0770-docs.sh: manual pages (built, one a command, every option of --help in its page), `mkseries help`, --list, the bash completion, make install.
+. "$(dirname "$0")/lib.sh"
+
+MAN_SRC="$SRC_DIR/docs/man"
+MAN_OUT="$(dirname "$MKSERIES_BIN")/man"
+COMPLETION="$SRC_DIR/contrib/completion/mkseries.bash"
+
+test_expect_success 'scdoc and man are installed (make deps)' '
+	command -v scdoc && command -v man
+'
+
+test_expect_success 'every command has a page, built next to the binary' '
+	mkseries --list=cmds >cmds &&
+	test_grep "^export$" cmds &&
+	test_grep "^help$" cmds &&
+	grep -v "^help$" cmds >pages &&
+	test $(wc -l <pages) -ge 12 &&
+	while read -r cmd; do
+		test -f "$MAN_SRC/mkseries-$cmd.1.scd" &&
+		test -s "$MAN_OUT/mkseries-$cmd.1" ||
+		{ echo "no manual page for $cmd"; return 1; }
+	done <pages &&
+	test -s "$MAN_OUT/mkseries.1" &&
+	test -s "$MAN_OUT/mkseries-kit.5"
+'
+
+test_expect_success 'every page builds with scdoc, no warning' '
+	for f in "$MAN_SRC"/*.scd; do
+		scdoc <"$f" >page 2>err && test_must_be_empty err && test -s page ||
+		{ echo "$f does not build"; return 1; }
+	done
+'
+
+# missing_options DIR: each CMD:OPTION that `mkseries CMD --help` lists
+# and DIR/mkseries-CMD.1.scd does not describe in its OPTIONS (a line
+# starting *--option* or *-o*, *--option*), one a line.
+missing_options() {
+	while read -r cmd; do
+		mkseries "$cmd" --help >help.out &&
+		sed -n -e "s/^ *\(-[a-zA-Z]\), \(--[a-z][a-z-]*\).*/\1\n\2/p" \
+		       -e "s/^ *\(--[a-z][a-z-]*\).*/\1/p" help.out >opts &&
+		test -s opts &&
+		while read -r opt; do
+			case $opt in
+			--*) re="^(\*-[a-zA-Z]\*, )?\*$opt\*" ;;
+			*) re="^\*$opt\*, \*--" ;;
+			esac &&
+			grep -q -E -e "$re" "$1/mkseries-$cmd.1.scd" || echo "$cmd:$opt"
+		done <opts || return 1
+	done <pages
+}
+
+test_expect_success 'every option of each command'"'"'s --help is in its page' '
+	missing_options "$MAN_SRC" >missing &&
+	test_must_be_empty missing
+'
+
+test_expect_success 'the check finds an option left out of a page' '
+	cp -r "$MAN_SRC" pages.d &&
+	sed -i "/^\*--all\*\$/,+2d" pages.d/mkseries-apply.1.scd &&
+	sed -i "s/^\*-q\*, \*--quiet\*\$/*--quiet*/" pages.d/mkseries-apply.1.scd &&
+	missing_options pages.d >missing &&
+	printf "apply:--all\napply:-q\n" >expect &&
+	test_cmp expect missing
+'
+
+test_expect_success 'mkseries help CMD shows the command'"'"'s page' '
+	MANPAGER=cat MANWIDTH=80 mkseries help apply >out &&
+	test_grep "^NAME" out &&
+	test_grep "mkseries-apply - apply the kit onto a branch" out &&
+	test_grep "^ *-q, --quiet" out &&
+	MANPAGER=cat MANWIDTH=80 mkseries help kit >out &&
+	test_grep "mkseries-kit - the files of a mkseries kit" out &&
+	test_grep "^KERNELS/<BRANCH>.YAML" out
+'
+
+test_expect_success 'mkseries help alone lists the commands; a wrong one is refused' '
+	mkseries help >out &&
+	test_grep "^    export  *ship an applied" out &&
+	test_grep "mkseries help <command>" out &&
+	test_expect_code 2 mkseries help aply 2>err &&
+	test_grep "'"'"'aply'"'"' is not a mkseries command" err &&
+	test_grep "^	apply$" err &&
+	test_expect_code 2 mkseries help apply plan 2>err &&
+	test_grep "one command at a time" err
+'
+
+test_expect_success 'without man, help says so and names --help' '
+	mkdir nobin && ln -s "$(command -v scdoc)" nobin/scdoc &&
+	(PATH=$PWD/nobin && export PATH && test_expect_code 1 "$MKSERIES_BIN" help apply 2>err) &&
+	test_grep "cannot run man to show mkseries-apply(1)" err &&
+	test_grep "'"'"'mkseries apply --help'"'"' lists its options" err
+'
+
+test_expect_success 'setup: a kit with two branches, variants and series' '
+	mkdir -p kit/kernels kit/patches &&
+	cp "$TEST_DIRECTORY/data/results/kit/patches/0001-mm-rename-ptes.patch" kit/patches/ &&
+	cat >kit/series.yaml <<-\EOF &&
+	series:
+	  - id: alpha
+	    title: "mm: rename ptes"
+	    patches:
+	      - file: patches/0001-mm-rename-ptes.patch
+	        upstream: 1a356dad81e2
+	        subject: "mm: rename ptes"
+	  - id: beta-two
+	    title: "mm: beta"
+	    patches:
+	      - file: patches/0001-mm-rename-ptes.patch
+	        upstream: 2b356dad81e2
+	        subject: "mm: rename ptes again"
+	    branches:
+	      "u": { skip: "not there" }
+	      "t": { skip: "not there" }
+	EOF
+	printf "name: t\nsource: { tarball: /nonexistent/t.tar.xz }\nvariants:\n  no-alpha:\n    without: [1a356dad81e2]\n" >kit/kernels/t.yaml &&
+	printf "name: u\nsource: { tarball: /nonexistent/u.tar.xz }\n" >kit/kernels/u.yaml &&
+	(cd kit && mkseries --list=branches >../out) &&
+	printf "t\nu\n" >expect && test_cmp expect out &&
+	(cd kit && mkseries --list=variants >../out) &&
+	printf "t/base\nt/kit\nt/no-alpha\nu/base\nu/kit\n" >expect && test_cmp expect out &&
+	mkseries --kit kit --list=series >out &&
+	printf "alpha\nbeta-two\n" >expect && test_cmp expect out
+'
+
+test_expect_success '--list refuses what it does not know, and a broken kit' '
+	test_expect_code 2 mkseries --kit kit --list=patches 2>err &&
+	test_grep "not one of cmds, branches, variants, series" err &&
+	mkdir broken && echo "series: [" >broken/series.yaml &&
+	test_expect_code 2 mkseries --kit broken --list=series 2>err &&
+	test_grep "series.yaml" err
+'
+
+# complete WORDS...: what the completion offers for the last word.
+complete_words() {
+	bash -c '. "$1" && shift && COMP_WORDS=("$@") && COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) &&
+		{ _mkseries; printf "%s\n" "${COMPREPLY[@]}" | sort; }' complete "$COMPLETION" "$@"
+}
+
+test_expect_success 'completion: commands, and options from --help' '
+	complete_words mkseries ex >out &&
+	echo export >expect && test_cmp expect out &&
+	complete_words mkseries "" >out &&
+	test_grep "^backport$" out && test_grep "^help$" out &&
+	complete_words mkseries export --f >out &&
+	printf "%s\n" --force --format >expect && test_cmp expect out &&
+	complete_words mkseries apply -q --b >out &&
+	echo --branch >expect && test_cmp expect out
+'
+
+test_expect_success 'completion: branches, variants of the branch, series, formats' '
+	(cd kit && complete_words mkseries build --branch "" >../out) &&
+	printf "t\nu\n" >expect && test_cmp expect out &&
+	complete_words mkseries --kit kit build --branch t --variant "" >out &&
+	printf "base\nkit\nno-alpha\n" >expect && test_cmp expect out &&
+	complete_words mkseries --kit kit build --branch u --variant "" >out &&
+	printf "base\nkit\n" >expect && test_cmp expect out &&
+	complete_words mkseries --kit kit fetch b >out &&
+	echo beta-two >expect && test_cmp expect out &&
+	complete_words mkseries export --format "" >out &&
+	printf "mbox\nquilt\nrpm\n" >expect && test_cmp expect out &&
+	complete_words mkseries help k >out &&
+	echo kit >expect && test_cmp expect out
+'
+
+test_expect_success 'make install: the binary, the pages and the completion' '
+	make -s -C "$SRC_DIR" install DESTDIR="$PWD/stage" PREFIX=/usr >make.out 2>&1 &&
+	test -x stage/usr/bin/mkseries &&
+	test -s stage/usr/share/man/man1/mkseries-export.1 &&
+	test -s stage/usr/share/man/man5/mkseries-kit.5 &&
+	test -s stage/usr/share/bash-completion/completions/mkseries &&
+	ls stage/usr/share/man/man1 >installed &&
+	test $(grep -c "^mkseries" installed) -ge 13 &&
+	MANPAGER=cat MANWIDTH=80 man -M stage/usr/share/man mkseries-run >out &&
+	test_grep "mkseries-run - the whole job" out
+'
+
+test_done

@@ -1,0 +1,422 @@
+/* builtin/series.c: `mkseries series add`: start a series in the kit from a message id or an mbox, through b4. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "builtin/builtin.h"
+#include "kit/select.h"
+#include "kit/yamledit.h"
+#include "lib/fs.h"
+#include "lib/gitutil.h"
+#include "lib/options.h"
+#include "lib/util.h"
+#include "patches/b4.h"
+#include "patches/mail.h"
+#include "patches/patchfile.h"
+
+/* What b4 gave: the series' title and message id, and one text and parsed mail a patch. */
+struct thread {
+	char *title;		/* the cover letter's subject, else the first patch's */
+	char *message_id;	/* the cover letter's, else the first patch's; without <> */
+	struct strvec texts;	/* each patch's mail as b4 wrote it */
+	struct mail_patch *mails;	/* mails[i] parsed from texts.v[i] */
+	size_t nr;
+	char **upstream;	/* per patch: the upstream id, or NULL */
+};
+
+static void thread_release(struct thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		free(t->upstream[i]);
+	mail_patches_free(t->mails, t->nr);
+	free(t->upstream);
+	strvec_clear(&t->texts);
+	free(t->title);
+	free(t->message_id);
+}
+
+/* "<id>", "id", "https://lore.kernel.org/r/id/" or ".../all/id/": the message id alone. */
+static char *bare_message_id(const char *arg)
+{
+	const char *p = arg, *at;
+	size_t len;
+
+	if (starts_with(p, "https://") || starts_with(p, "http://")) {
+		const char *slash;
+
+		at = strchr(p, '@');
+		if (!at)
+			return NULL;
+		for (slash = at; slash > p && slash[-1] != '/'; slash--)
+			;
+		p = slash;
+	}
+	if (*p == '<')
+		p++;
+	len = strcspn(p, ">/ \t\n");
+	if (!len || !memchr(p, '@', len))
+		return NULL;
+	return xstrndup(p, len);
+}
+
+/* The Message-Id header of a mail's text, without <>, or NULL. */
+static char *header_message_id(const char *text)
+{
+	const char *p = text;
+
+	while (*p && *p != '\n') {
+		if (!strncasecmp(p, "Message-Id:", 11))
+			return bare_message_id(p + 11 + strspn(p + 11, " \t"));
+		p = strchrnul(p, '\n');
+		if (*p)
+			p++;
+	}
+	return NULL;
+}
+
+/* Run b4 am on `msgid` (or the mbox) and read what it wrote into t. */
+static int run_b4(struct thread *t, const char *msgid, const char *mbox)
+{
+	struct strbuf text = STRBUF_INIT, cover = STRBUF_INIT;
+	size_t i;
+	int ret;
+
+	ret = b4_am(&text, &cover, msgid, mbox, "'mkseries series add FILE'");
+	if (ret)
+		goto cleanup;
+	if (cover.len) {
+		struct mail_patch *mp = NULL;
+		size_t nr = 0;
+
+		t->message_id = header_message_id(cover.buf);
+		/* a cover letter has no diff: read its subject through a parse of its own */
+		strbuf_addstr(&cover, "\n---\ndiff --git a/x b/x\n");
+		if (!mail_parse_buffer(&mp, &nr, cover.buf, cover.len, "cover letter") && nr &&
+		    mp[0].subject)
+			t->title = xstrdup(mp[0].subject);
+		mail_patches_free(mp, nr);
+	}
+	mail_split_mbox(&t->texts, text.buf, text.len);
+	t->mails = xcalloc(t->texts.nr ? t->texts.nr : 1, sizeof(*t->mails));
+	t->upstream = xcalloc(t->texts.nr ? t->texts.nr : 1, sizeof(*t->upstream));
+	for (i = 0; i < t->texts.nr; i++) {
+		struct mail_patch *mp = NULL;
+		size_t nr = 0;
+
+		if (mail_parse_buffer(&mp, &nr, t->texts.v[i], strlen(t->texts.v[i]), "b4's mbox") ||
+		    nr != 1 || !mp[0].subject || !*mp[0].subject) {
+			mail_patches_free(mp, nr);
+			ret = error("b4's mail %zu of the thread is not one patch with a subject", i + 1);
+			goto cleanup;
+		}
+		t->mails[t->nr] = mp[0];
+		free(mp);
+		if (t->mails[t->nr].upstream)
+			t->upstream[t->nr] = xstrdup(t->mails[t->nr].upstream);
+		t->nr++;
+	}
+	if (!t->nr) {
+		ret = error("b4 gave no patches%s%s", mbox ? " from " : "", mbox ? mbox : "");
+		goto cleanup;
+	}
+	if (!t->title)
+		t->title = xstrdup(t->mails[0].subject);
+	if (!t->message_id)
+		t->message_id = header_message_id(t->texts.v[0]);
+	if (!t->message_id && msgid)
+		t->message_id = xstrdup(msgid);
+cleanup:
+	strbuf_release(&text);
+	strbuf_release(&cover);
+	return ret;
+}
+
+/*
+ * With a mainline repository: the upstream id of each patch that has
+ * none, as the newest commit reachable from `ref` whose summary is the
+ * patch's subject (a series merged upstream keeps its subjects).
+ */
+static int find_upstream(struct thread *t, const char *mainline, const char *ref)
+{
+	git_repository *repo = NULL;
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	size_t left = 0, i;
+	int ret = 0;
+
+	for (i = 0; i < t->nr; i++)
+		left += !t->upstream[i];
+	if (!left)
+		return 0;
+	if (repo_open(&repo, mainline, 0))
+		return MKS_ECONFIG;
+	{
+		git_object *obj = NULL;
+
+		if (git_revwalk_new(&walk, repo) ||
+		    git_revparse_single(&obj, repo, ref ? ref : "HEAD") ||
+		    git_revwalk_push(walk, git_object_id(obj))) {
+			ret = error_code(MKS_ECONFIG, "'%s' names no commit in '%s'",
+					 ref ? ref : "HEAD", mainline);
+			git_object_free(obj);
+			goto cleanup;
+		}
+		git_object_free(obj);
+	}
+	while (left && !git_revwalk_next(&oid, walk)) {
+		git_commit *c = NULL;
+		const char *summary;
+
+		if (git_commit_lookup(&c, repo, &oid))
+			continue;
+		summary = git_commit_summary(c);
+		for (i = 0; summary && i < t->nr; i++) {
+			if (t->upstream[i] || strcmp(summary, t->mails[i].subject))
+				continue;
+			t->upstream[i] = xstrndup(git_oid_tostr_s(&oid), 12);
+			left--;
+		}
+		git_commit_free(c);
+	}
+cleanup:
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	return ret;
+}
+
+/* A series id from a title: lower case, runs of anything else one '-', at most 40 characters. */
+static char *id_from_title(const char *title)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = title;
+
+	/* "mm/mremap: optimize ..." -> "mremap-optimize-..." reads better without the "mm/" */
+	if (starts_with(p, "mm/"))
+		p += 3;
+	for (; *p && sb.len < 40; p++) {
+		if (isalnum((unsigned char)*p))
+			strbuf_addch(&sb, tolower((unsigned char)*p));
+		else if (sb.len && sb.buf[sb.len - 1] != '-')
+			strbuf_addch(&sb, '-');
+	}
+	while (sb.len && sb.buf[sb.len - 1] == '-')
+		strbuf_setlen(&sb, sb.len - 1);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int valid_id(const char *id)
+{
+	const char *p = id;
+
+	if (!isdigit((unsigned char)*p) && !islower((unsigned char)*p))
+		return 0;
+	for (; *p; p++)
+		if (!isdigit((unsigned char)*p) && !islower((unsigned char)*p) && !strchr("._-", *p))
+			return 0;
+	return 1;
+}
+
+/* Write each patch as patches/<id>/NNNN-<subject>.patch beneath the kit; files[i] its path. */
+static int write_patches(char **files, const struct kit *kit, const char *id, const struct thread *t,
+			 int force)
+{
+	struct strbuf scratch = STRBUF_INIT;
+	size_t i;
+	int there;
+
+	for (i = 0; i < t->nr; i++) {
+		char *name = patch_file_name((unsigned)i + 1, t->mails[i].subject);
+
+		files[i] = xstrfmt("patches/%s/%s", id, name);
+		free(name);
+		there = fs_exists_beneath(kit->dir, files[i], &scratch);
+		strbuf_release(&scratch);
+		if (!force && there == 1)
+			return error("%s exists; use --force to overwrite", files[i]);
+	}
+	for (i = 0; i < t->nr; i++) {
+		struct strbuf why = STRBUF_INIT;
+
+		if (fs_write_beneath(kit->dir, files[i], t->texts.v[i], strlen(t->texts.v[i]), 0644,
+				     FS_REFUSE_LINK, &why)) {
+			error("cannot write '%s': %s", files[i], why.buf);
+			strbuf_release(&why);
+			return -1;
+		}
+		strbuf_release(&why);
+	}
+	return 0;
+}
+
+static int add_to_kit(struct kit *kit, const char *id, const struct thread *t, char **files)
+{
+	struct yaml_patch_entry *p = xcalloc(t->nr, sizeof(*p));
+	struct yaml_series_entry e = { 0 };
+	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT;
+	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir), *link = NULL;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < t->nr; i++) {
+		p[i].subject = t->mails[i].subject;
+		p[i].upstream = t->upstream[i];
+		p[i].file = files[i];
+	}
+	e.id = id;
+	e.title = t->title;
+	e.message_id = t->message_id;
+	if (t->message_id)
+		e.link = link = xstrfmt("https://lore.kernel.org/r/%s", t->message_id);
+	e.patches = p;
+	e.nr_patches = t->nr;
+	if (strbuf_read_file(&text, path)) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	strbuf_add(&orig, text.buf, text.len);
+	if (yamledit_add_series(&text, "series.yaml", &e) ||
+	    yamledit_commit(kit, dir, path, &text, &orig, "the new series")) {
+		ret = -1;
+		goto cleanup;
+	}
+cleanup:
+	strbuf_release(&text);
+	strbuf_release(&orig);
+	free(p);
+	free(link);
+	free(path);
+	free(dir);
+	return ret;
+}
+
+static void print_added(const char *id, const struct thread *t, char **files, const char *mainline)
+{
+	size_t i;
+
+	printf("series '%s': %s\n", id, t->title);
+	if (t->message_id)
+		printf("  link: https://lore.kernel.org/r/%s\n", t->message_id);
+	for (i = 0; i < t->nr; i++)
+		printf("  %zu/%zu %-12s %s\n      %s\n", i + 1, t->nr,
+		       t->upstream[i] ? t->upstream[i] : "(no id)", shown(t->mails[i].subject),
+		       files[i]);
+	printf("added to series.yaml; patches in patches/%s/\n", id);
+	if (!mainline)
+		printf("the patches carry no upstream ids: with --mainline DIR they are found by "
+		       "subject, and 'mkseries fixups --mainline DIR' lists the fixes that "
+		       "must travel with them\n");
+}
+
+static int series_add(int argc, const char **argv)
+{
+	const char *idopt = NULL, *mainline = NULL, *ref = NULL;
+	int force = 0, ret = 0;
+	const struct option opts[] = {
+		{ OPT_STRING, "id", 0, &idopt, "ID", "the series' id (default: from the cover letter's subject)" },
+		{ OPT_STRING, "mainline", 'm', &mainline, "DIR",
+		  "find upstream ids by subject in this mainline repository, then list missing fixups" },
+		{ OPT_STRING, "ref", 0, &ref, "REF", "with --mainline: walk from REF (default HEAD)" },
+		{ OPT_BOOL, "force", 'f', &force, NULL, "overwrite patch files that exist" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries series add (MESSAGE-ID | MBOX) [--id ID] [--mainline DIR [--ref REF]] [--force]";
+	struct thread t = { .texts = STRVEC_INIT };
+	struct kit kit = KIT_INIT;
+	struct stat st;
+	char *msgid = NULL, *id = NULL, **files = NULL;
+	const char *mbox = NULL;
+	size_t i, nr_files = 0;
+
+	if (parse_options(argc, argv, opts, usage) != 1) {
+		error("name one message id or mbox file");
+		usage_with_options(usage, opts, 2);
+	}
+	if (ref && !mainline) {
+		error("--ref needs --mainline");
+		usage_with_options(usage, opts, 2);
+	}
+	if (!stat(argv[0], &st))
+		mbox = argv[0];
+	else if (!(msgid = bare_message_id(argv[0]))) {
+		error("'%s' is neither a file nor a message id (<id@host>, or a lore link)",
+		      shown(argv[0]));
+		return 2;
+	}
+	if (mbox && !S_ISREG(st.st_mode)) {
+		error("'%s' is not a regular file", shown(mbox));
+		return 2;
+	}
+	if (idopt && !valid_id(idopt)) {
+		error("--id '%s': a series id is [a-z0-9][a-z0-9._-]*", shown(idopt));
+		return 2;
+	}
+	if (kit_open(&kit))
+		return 2;
+	ret = run_b4(&t, msgid, mbox);
+	if (!ret && mainline)
+		ret = find_upstream(&t, mainline, ref);
+	if (ret)
+		goto cleanup;
+	id = idopt ? xstrdup(idopt) : id_from_title(t.title);
+	if (!valid_id(id)) {
+		ret = error_code(MKS_ECONFIG, "cannot make a series id from '%s': give one with --id",
+				 shown(t.title));
+		goto cleanup;
+	}
+	if (kit_find_series(&kit, id)) {
+		ret = error_code(MKS_ECONFIG, "the kit has a series '%s' already: give another with --id", id);
+		goto cleanup;
+	}
+	files = xcalloc(t.nr, sizeof(*files));
+	nr_files = t.nr;
+	if (write_patches(files, &kit, id, &t, force) || add_to_kit(&kit, id, &t, files)) {
+		ret = -1;
+		goto cleanup;
+	}
+	print_added(id, &t, files, mainline);
+	if (mainline) {
+		const char *fargv[6] = { "fixups", "--mainline", mainline, NULL, NULL, NULL };
+
+		if (ref) {
+			fargv[3] = "--ref";
+			fargv[4] = ref;
+		}
+		fflush(stdout);
+		printf("fixups of the kit, the new series with them:\n");
+		ret = cmd_fixups(ref ? 5 : 3, fargv);
+		goto out;
+	}
+cleanup:
+	ret = mks_exit_status(ret);
+out:
+	for (i = 0; i < nr_files; i++)
+		free(files[i]);
+	free(files);
+	free(id);
+	free(msgid);
+	thread_release(&t);
+	kit_release(&kit);
+	return ret;
+}
+
+int cmd_series(int argc, const char **argv)
+{
+	const char *help[] = { "add", "--help", NULL };
+
+	if (argc < 2) {
+		error("which 'series' subcommand? 'mkseries series add --help' says how to add one");
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return series_add(2, help);
+	if (!strcmp(argv[1], "add"))
+		return series_add(argc - 1, argv + 1);
+	error("unknown 'series' subcommand '%s' (add)", shown(argv[1]));
+	return 2;
+}
