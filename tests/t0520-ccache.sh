@@ -73,9 +73,9 @@ test_expect_success 'no ccache setting of the user: mkseries uses its own cache,
 	log="$WORK/logs/base-build.log" &&
 	test_grep "^# ccache: cache_dir $XDG_CACHE_HOME/mkseries/ccache (mkseries.s own: no ccache setting of yours)$" "$log" &&
 	test_grep "^# ccache: depend_mode true (mkseries" "$log" &&
-	test_grep "^# ccache: base_dir $WORK (mkseries" "$log" &&
+	test_grep ! "base_dir" "$log" &&
 	test_grep "^# make -j[0-9]" "$log" &&
-	test_grep "CCACHE_DIR=$XDG_CACHE_HOME/mkseries/ccache CCACHE_DEPEND=1 CCACHE_BASEDIR=$WORK CCACHE_ABSSTDERR=1 make" "$log" &&
+	test_grep "CCACHE_DIR=$XDG_CACHE_HOME/mkseries/ccache CCACHE_DEPEND=1 make" "$log" &&
 	test "$(ccache_stat "$XDG_CACHE_HOME/mkseries/ccache" cache_miss)" = 6 &&
 	test_grep ! "remote_storage" "$log"
 '
@@ -105,10 +105,13 @@ test_expect_success 'a ccache.conf of the user.s: ccache.s own cache directory, 
 	test_grep "^# ccache: cache_dir $XDG_CACHE_HOME/ccache (ccache.s default: $HOME/.config/ccache/ccache.conf sets ccache up)$" "$log" &&
 	test_grep "^# ccache: base_dir /nowhere (yours: $HOME/.config/ccache/ccache.conf)$" "$log" &&
 	test_grep "^# ccache: depend_mode true (mkseries" "$log" &&
-	test_grep ! "CCACHE_DIR=\|CCACHE_BASEDIR=" "$log" &&
+	test_grep ! "CCACHE_DIR=" "$log" &&
 	test "$(ccache_stat "$XDG_CACHE_HOME/ccache" cache_miss)" = 6
 '
 
+# The second machine builds in a work directory of the same path (the
+# same XDG_CACHE_HOME and kit path on every runner): ccache hashes the
+# compiler's absolute paths.
 test_expect_success 'two machines, one Redis: the second build takes every object from it' '
 	port=$(free_port) &&
 	mkdir redis &&
@@ -124,22 +127,24 @@ test_expect_success 'two machines, one Redis: the second build takes every objec
 	sed -i "/^build:/,\$d" kit/kernels/t.yaml &&
 	printf "build:\n  ccache-remote: redis://127.0.0.1:%s\n" "$port" >>kit/kernels/t.yaml &&
 	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/one" \
-		mkseries build --branch t --variant base --workdir ../one-work >../out 2>../err) &&
+		mkseries build --branch t --variant base --workdir ../runner >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t base: built in" out &&
-	test_grep "^# ccache: remote_storage redis://127.0.0.1:$port (kernels/t.yaml:7)$" one-work/t/logs/base-build.log &&
+	test_grep "^# ccache: remote_storage redis://127.0.0.1:$port (kernels/t.yaml:7)$" runner/t/logs/base-build.log &&
 	test "$(ccache_stat one cache_miss)" = 6 &&
 	test "$(ccache_stat one remote_storage_hit)" = 0 &&
 	test "$(redis-cli -p "$port" dbsize)" -ge 6 &&
+	mv runner/t/out-base/arch/x86/boot/bzImage bzImage.one &&
+	rm -r runner &&
 	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/two" \
-		mkseries build --branch t --variant base --workdir ../two-work >../out 2>../err) &&
+		mkseries build --branch t --variant base --workdir ../runner >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t base: built in" out &&
 	test "$(ccache_stat two remote_storage_hit)" = 6 &&
 	test "$(ccache_stat two direct_cache_hit)" = 6 &&
 	test "$(ccache_stat two cache_miss)" = 0 &&
 	test "$(ccache_stat two remote_storage_miss)" = 0 &&
-	cmp one-work/t/out-base/arch/x86/boot/bzImage two-work/t/out-base/arch/x86/boot/bzImage
+	cmp bzImage.one runner/t/out-base/arch/x86/boot/bzImage
 '
 
 test_expect_success 'a compiler error still names the file from the top of the tree' '

@@ -673,7 +673,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	if (ret)
 		goto cleanup;
 	inputs_hash = blob_hash_hex(inputs.buf, inputs.len);
-	if ((ret = ccache_plan_make(&cp, b, opts->workdir)))
+	if ((ret = ccache_plan_make(&cp, b)))
 		goto cleanup;
 
 	src = path_join(opts->workdir, "src");

@@ -60,10 +60,9 @@ struct ccache_setting {
 };
 
 /* The settings mkseries looks at. */
-enum { S_CACHE_DIR, S_REMOTE, S_DEPEND, S_BASE_DIR, S_ABS_STDERR, S_PREFIX, S_NR };
+enum { S_CACHE_DIR, S_REMOTE, S_DEPEND, S_BASE_DIR, S_PREFIX, S_NR };
 static const char *const setting_keys[] = {
-	"cache_dir", "remote_storage", "depend_mode", "base_dir", "absolute_paths_in_stderr",
-	"prefix_command", NULL
+	"cache_dir", "remote_storage", "depend_mode", "base_dir", "prefix_command", NULL
 };
 
 /*
@@ -188,7 +187,7 @@ cleanup:
 	return ret;
 }
 
-int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b, const char *workdir)
+int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b)
 {
 	struct ccache_setting set[S_NR] = { { 0 } };
 	char *file = NULL, *cache = NULL, *shown = NULL;
@@ -241,18 +240,16 @@ int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b, cons
 		strbuf_addstr(&cp->log, ")\n");
 	}
 
-	if (is_default(&set[S_BASE_DIR])) {
-		strvec_pushf(&cp->env, "CCACHE_BASEDIR=%s", workdir);
-		strbuf_addf(&cp->log, "# ccache: base_dir %s (mkseries: paths under it hash alike on every machine)\n",
-			    workdir);
-	} else {
+	/*
+	 * base_dir stays the user's: it hands the compiler relative paths,
+	 * and the kernel's -fmacro-prefix-map=<srctree>/= then no longer
+	 * strips __FILE__, so WARN() lines would name ../src/mm/... files.
+	 */
+	if (!is_default(&set[S_BASE_DIR])) {
 		strbuf_addf(&cp->log, "# ccache: base_dir %s (", set[S_BASE_DIR].value);
 		add_yours(&cp->log, &set[S_BASE_DIR], "CCACHE_BASEDIR");
 		strbuf_addstr(&cp->log, ")\n");
 	}
-	/* base_dir makes the compiler's paths relative; its messages name files as make does. */
-	if (is_default(&set[S_ABS_STDERR]))
-		strvec_push(&cp->env, "CCACHE_ABSSTDERR=1");
 	ret = plan_distcc(cp, b, &set[S_PREFIX]);
 cleanup:
 	for (i = 0; i < S_NR; i++) {

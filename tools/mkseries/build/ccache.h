@@ -19,9 +19,9 @@
  *   named none (CCACHE_REMOTE_STORAGE or their ccache.conf).
  * - depend_mode: on, so that a miss does not run the preprocessor a
  *   second time (kbuild passes -Wp,-MMD, which depend mode reads).
- * - base_dir: the branch's work directory, so that two machines whose
- *   work directories differ share results; absolute_paths_in_stderr, so
- *   that compiler errors still name files by their absolute paths.
+ * - base_dir is left alone: it would change the kernel's __FILE__ strings
+ *   (see ccache.c). Machines share results when their work directories
+ *   have the same path.
  * - prefix_command: distcc, when distcc hosts are named (DISTCC_HOSTS,
  *   else the kit's `build: distcc:`); `jobs` is then what those hosts
  *   take (`distcc -j`).
@@ -35,12 +35,12 @@ struct ccache_plan {
 #define CCACHE_PLAN_INIT { 0, STRVEC_INIT, STRBUF_INIT, 0 }
 
 /*
- * Decide how branch b, built in `workdir`, uses ccache and distcc.
+ * Decide how branch b uses ccache and distcc.
  * Returns 0, or MKS_ECONFIG after printing when ccache rejects the
  * user's settings, or when distcc hosts are named and distcc (or ccache,
  * which runs it) is not installed.
  */
-int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b, const char *workdir);
+int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b);
 void ccache_plan_release(struct ccache_plan *cp);
 
 /* Whether `name` is an executable file in a directory of PATH. */
