@@ -45,14 +45,22 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
 	quilt rpm git-email libmailtools-perl scdoc man-db bash-completion \
-	redis-server redis-tools distcc
+	redis-server redis-tools distcc nodejs rsync
+
+# gitlab-ci-local runs the pipeline of `mkseries ci gitlab` in
+# tests/t0780-ci-gitlab.sh: its version and every dependency's are pinned
+# in tests/gitlab-ci-local/package-lock.json, chosen so that Debian 12's
+# node 18 and npm 9 run it (newer versions need node 20 or 22), and
+# installed there by `npm ci`. It needs git, rsync and bash. npm is a
+# package of its own on Debian; other builds of nodejs carry their own.
+GCL_DIR = tests/gitlab-ci-local
 
 B ?= build
 # tools/mkseries: main.c and builtin/ on top of folders that are the
 # layers, lowest rank first. A folder uses its own files and those of
 # lower rank only (tests/check-layers.sh); each builds into an archive.
 # Includes name the folder: #include "kit/model.h".
-MKS_LAYERS = lib kit patches tree apply build vm results run report export
+MKS_LAYERS = lib kit patches tree apply record build vm doctor results run report export
 MKS_INCLUDES = -Itools/mkseries
 layer_objs = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/mkseries/$(1)/*.c))
 LAYER_LIBS = $(patsubst %,$(B)/lib/libmks-%.a,$(MKS_LAYERS))
@@ -154,6 +162,16 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@if ! command -v npm >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		echo "installing: npm"; \
+		$$SUDO apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends npm; \
+	fi
+	@if [ ! $(GCL_DIR)/node_modules/.package-lock.json -nt $(GCL_DIR)/package-lock.json ]; then \
+		echo "installing: gitlab-ci-local into $(GCL_DIR) (npm ci)"; \
+		cd $(GCL_DIR) && npm ci --no-audit --no-fund; \
 	fi
 
 units: $(UNIT_BIN)

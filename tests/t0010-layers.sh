@@ -23,7 +23,7 @@ test_expect_success 'setup: a copy of the objects mkseries is linked from' '
 
 test_expect_success 'the objects as built pass, ranks named' '
 	"$CHECK" objs /nonexistent >out &&
-	test_grep "every use goes down the ranks (lib kit patches tree apply build vm results run report export, then builtin)" out
+	test_grep "every use goes down the ranks (lib kit patches tree apply record build vm doctor results run report export, then builtin)" out
 '
 
 test_expect_success 'a lib file calling into report fails, naming the file, the symbol and the ranks' '
@@ -31,7 +31,7 @@ test_expect_success 'a lib file calling into report fails, naming the file, the 
 	sym=$(cat report.sym) &&
 	printf "void %s(void);\nvoid planted(void) { %s(); }\n" "$sym" "$sym" | plant o1 lib/planted &&
 	test_expect_code 1 "$CHECK" o1 /nonexistent >out 2>err &&
-	test_grep "^rank: lib/planted.o uses $sym, defined in report/report.o: lib (rank 1) may not use report (rank 10)" out &&
+	test_grep "^rank: lib/planted.o uses $sym, defined in report/report.o: lib (rank 1) may not use report (rank 12)" out &&
 	test_grep "1 use(s) against the ranks" err
 '
 
@@ -40,7 +40,7 @@ test_expect_success 'a library file calling a builtin fails too' '
 	printf "int cmd_apply(int, const char **);\nint planted(void) { return cmd_apply(0, 0); }\n" |
 		plant o2 run/planted &&
 	test_expect_code 1 "$CHECK" o2 /nonexistent >out 2>err &&
-	test_grep "^rank: run/planted.o uses cmd_apply, defined in builtin/apply.o: run (rank 9) may not use builtin (rank 12)" out
+	test_grep "^rank: run/planted.o uses cmd_apply, defined in builtin/apply.o: run (rank 11) may not use builtin (rank 14)" out
 '
 
 test_expect_success 'a call down the ranks passes; an object in no folder does not' '

@@ -296,12 +296,14 @@ test_expect_success 'a run that stops before the done marker fails' '
 	test_grep "^t base: FAILED (tcg, instruction-paced) mm-regress did not finish: plan says" out
 '
 
-test_expect_success 'a QEMU that cannot start is reported' '
+test_expect_success 'a QEMU that is not there is said before anything boots' '
 	sed -i "s|qemu: .*|qemu: /nonexistent/qemu|" kit/kernels/t.yaml &&
-	(cd kit && test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
+	test_when_finished "sed -i \"s|qemu: .*|qemu: $TRASH_DIRECTORY/fake-qemu|\" kit/kernels/t.yaml" &&
+	(cd kit && test_expect_code 2 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
-	test_grep "^t base: FAILED (tcg, instruction-paced) mm-regress never started: QEMU exited with status 127 after .error: cannot run ./nonexistent/qemu." out &&
-	sed -i "s|qemu: .*|qemu: $TRASH_DIRECTORY/fake-qemu|" kit/kernels/t.yaml
+	test_must_be_empty out &&
+	test_grep "^error: /nonexistent/qemu (t): ./nonexistent/qemu. is not an executable file: fix boot.qemu in .*kernels/t.yaml$" err &&
+	test_grep "^error: mkseries test stopped before its long steps" err
 '
 
 test_expect_success 'setup: variants without the breaking patch, each expecting a case to fail' '

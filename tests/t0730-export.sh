@@ -375,7 +375,7 @@ test_expect_success 'a stable branch: what its policy refuses is left out, named
 	sed -i "/^name: /a kind: stable" kit/kernels/1.0.yaml &&
 	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../st >../out 2>../err) &&
 	test_grep "^1.0: 1 patch from $REF ([0-9a-f]*), 6 left out by the stable policy, onto .* verified by its last run, in ../st/\$" out &&
-	test_grep "^1.0: left out .mm: rename ptes. (commit $A1 upstream): stable takes fixes only (a Fixes:, a Cc: stable, or the kit.s fixes:): this entry is none, stable review would bounce it\$" err &&
+	test_grep "^1.0: left out .mm: rename ptes. (commit $A1 upstream): stable takes fixes only (a Fixes:, a Cc: stable, the kit.s fixes:, a Stable-dep-of: or a stated stable: reason): this entry is none, stable review would bounce it\$" err &&
 	test_grep "^1.0: left out .mm: fix batch ptes. (commit [0-9a-f]* upstream): a fixup of .mm: batch ptes., which is left out, goes with it\$" err &&
 	test_grep "^1.0: left out .mm: fix the fix. (commit [0-9a-f]* upstream): a fixup of .mm: fix batch ptes., which is left out, goes with it\$" err &&
 	test_grep "^1.0: left out .mm: a tuning of our own.: stable takes fixes only" err &&
@@ -387,7 +387,7 @@ test_expect_success 'a stable branch: what its policy refuses is left out, named
 	c=st/0000-cover-letter.patch &&
 	test_grep "^Subject: \[PATCH 1.0.y 0/1\] " $c &&
 	test_grep "^  1/1 mm: add gamma, for \"quoted\" reasons\$" $c &&
-	test_grep "^Left out, as stable takes fixes only (a Fixes:, a Cc: stable, or the kit.s fixes:):\$" $c &&
+	test_grep "^Left out, as stable takes fixes only (a Fixes:, a Cc: stable, the kit.s fixes:, a Stable-dep-of: or a stated stable: reason):\$" $c &&
 	test_grep "^  - madvise: split locking\$" $c &&
 	test_grep "^      commit $B1 upstream\$" $c &&
 	test_grep "^  - mm: fix the fix\$" $c &&

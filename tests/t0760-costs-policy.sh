@@ -154,7 +154,7 @@ test_expect_success 'plan on a stable branch: the fix is taken, the feature refu
 	(cd pol && mkseries plan --branch t >../out) &&
 	cat out &&
 	test_grep "^t: tarball /nonexistent/linux-t.tar.xz, stable  \[kernels/t.yaml\]$" out &&
-	test_grep "^             policy refuses: stable takes fixes only (a Fixes:, a Cc: stable, or the kit.s fixes:): this entry is none, stable review would bounce it$" out &&
+	test_grep "^             policy refuses: stable takes fixes only (a Fixes:, a Cc: stable, the kit.s fixes:, a Stable-dep-of: or a stated stable: reason): this entry is none, stable review would bounce it$" out &&
 	test_grep "^             policy: stable: a fix (the kit.s fixes:), which stable takes$" out &&
 	test_grep "^t: 1 the stable policy refuses (see .policy refuses. above)$" out &&
 	(cd pol && mkseries plan --branch t --format json >../plan.json) &&
@@ -175,7 +175,28 @@ test_expect_success 'plan on a stable branch: a patch whose trailers say Fixes: 
 		>pol/patches/0001-mm-rename-ptes.patch &&
 	(cd pol && mkseries plan --branch t >../out) &&
 	test_grep "^             policy: stable: a fix (its Fixes: trailer), which stable takes$" out &&
+	sed "s/^Cc: <stable@vger.kernel.org> # 6.1+$/Stable-dep-of: 0123456789ab (\"mm: the fix\")/" cc.patch \
+		>pol/patches/0001-mm-rename-ptes.patch &&
+	(cd pol && mkseries plan --branch t >../out) &&
+	test_grep "^             policy: stable: the prerequisite of a fix (its Stable-dep-of: trailer)$" out &&
+	test_grep ! "policy refuses" out &&
 	cp "$DATA/kit/patches/0001-mm-rename-ptes.patch" pol/patches/
+'
+
+test_expect_success 'plan on a stable branch: a stated reason (stable:) is taken and shown; an empty one is an error' '
+	cp pol/series.yaml series.keep &&
+	sed -i "s/^        subject: \"mm: rename ptes\"$/&\n        stable: \"a prerequisite of the fix below, which needs the new name\"/" pol/series.yaml &&
+	test_grep "stable: \"a prerequisite" pol/series.yaml &&
+	(cd pol && mkseries plan --branch t >../out) &&
+	test_grep "^             policy: stable: a stated reason (its stable: key): \"a prerequisite of the fix below, which needs the new name\"$" out &&
+	test_grep ! "policy refuses" out &&
+	(cd pol && mkseries plan --branch t --format json >../plan.json) &&
+	jq -r ".branches[0].items[0].policy" plan.json >policy &&
+	echo takes >pol.expect && test_cmp pol.expect policy &&
+	sed -i "s/^        stable: .*/        stable: \"\"/" pol/series.yaml &&
+	(cd pol && test_expect_code 2 mkseries plan --branch t 2>../err) &&
+	test_grep "^error: series.yaml:8: .stable. states why a stable branch takes a patch: it must not be empty$" err &&
+	cp series.keep pol/series.yaml
 '
 
 test_expect_success 'plan on a distro branch: performance work needs a claim that shows the gain' '

@@ -237,6 +237,33 @@ test_expect_success 'the kit and its variants move in one transaction: a locked 
 	git -C linux rev-parse --verify -q $vref
 '
 
+test_expect_success 'run moves the kit and its variants in one transaction: a locked variant ref moves none' '
+	cp -R kit k-rtx &&
+	add_variants k-rtx t &&
+	(cd k-rtx && mkseries apply --branch t >../out 2>../err) &&
+	kref=$(kit_ref k-rtx t) && fref=$(kit_ref k-rtx t no-fix) && vref=$(kit_ref k-rtx t no-beta) &&
+	git -C linux rev-parse $kref $fref $vref >tips.before &&
+	sed -i "s/^Date: .*/Date: Tue, 2 Jan 2024 00:00:00 +0000/" \
+		k-rtx/patches/alpha/0001-mm-rename-ptes.patch &&
+	touch linux/.git/$vref.lock &&
+	(cd k-rtx && test_expect_code 1 mkseries run --branch t --workdir ../wd-rtx >../out 2>../err) &&
+	cat out err &&
+	test_grep "cannot update .$vref.: its lock .*$vref.lock. is there" err &&
+	test_grep "apply: FAILED" out &&
+	! test_grep "apply: $kref -> " out &&
+	git -C linux rev-parse $kref $fref $vref >tips.after &&
+	test_cmp tips.before tips.after &&
+	rm linux/.git/$vref.lock &&
+	# the build that follows fails (the tree has no kbuild): the refs are what counts
+	(cd k-rtx && mkseries run --branch t --workdir ../wd-rtx >../out 2>../err; echo $? >../rc) &&
+	cat out &&
+	test_grep "^[01]$" rc &&
+	test_grep "apply: $kref -> " out &&
+	test_grep "no-beta: apply: $vref -> " out &&
+	git -C linux rev-parse $kref $fref $vref >tips.moved &&
+	! grep -F -x -f tips.before tips.moved
+'
+
 test_expect_success 'a work directory lock that is a symbolic link is not written through' '
 	mkdir -p wl/t &&
 	echo precious >wl-target &&
@@ -244,6 +271,9 @@ test_expect_success 'a work directory lock that is a symbolic link is not writte
 	(cd kit && test_must_fail mkseries run --branch t --workdir ../wl >../out 2>../err) &&
 	cat err &&
 	test_grep "error: cannot use lock .$TRASH_DIRECTORY/wl/t/lock.: it is a symbolic link; remove it" err &&
+	cat out &&
+	test_grep "t: import: its work directory: cannot use lock .$TRASH_DIRECTORY/wl/t/lock.: it is a symbolic link; remove it" out &&
+	! test_grep "in use by another mkseries" out &&
 	echo precious >wl-target.expect &&
 	test_cmp wl-target.expect wl-target
 '

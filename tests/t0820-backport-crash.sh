@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0820-backport-crash.sh: the backport loop killed at each step of --continue and --skip: a rerun finishes, --abort puts the kit back.
+# t0820-backport-crash.sh: the backport loop killed (SIGKILL) at each step that changes state: --status says so, a rerun finishes, --abort puts the kit back.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
 
@@ -28,15 +28,33 @@ bp() {
 	(cd "$k" && mkseries backport --branch t --workdir "$TRASH_DIRECTORY/wd-$k" "$@" >../out 2>../err)
 }
 
+# no_leftovers NAME: no temporary file in kit NAME, no worktree
+# registration, work tree or ref lock of its loop in the repository.
+no_leftovers() {
+	id=$(kit_id "$1") &&
+	find "$1" -name "*.tmp.*" >tmps &&
+	test_must_be_empty tmps &&
+	! test -e "linux/.git/worktrees/mkseries-backport-$id-t" &&
+	git -C linux worktree list >wt &&
+	! test_grep "mkseries-backport/$id/" wt &&
+	find linux/.git -name "*.lock" -path "*$id*" >locks &&
+	test_must_be_empty locks &&
+	! test -e "wd-$1/t/backport/journal"
+}
+
+# safe STEP: STEP as a part of a directory name.
+safe() {
+	echo "$1" | tr -c "A-Za-z0-9\n-" "-"
+}
+
 # finished NAME: the loop of NAME ended with one recorded file, one decision, the branch applied.
 finished() {
+	no_leftovers "$1" &&
 	ls "$1/patches/alpha/t" >files &&
 	echo "0001-$ID_A1-mm-rename-ptes.patch" >files.expect &&
 	test_cmp files.expect files &&
 	test $(grep -c "\"t\": { file: patches/alpha/t/0001-" "$1/series.yaml") = 1 &&
 	! test -d "wd-$1/t/backport" &&
-	git -C linux worktree list >wt &&
-	! test_grep mkseries-backport wt &&
 	(cd "$1" && mkseries apply --branch t >../out 2>../err) &&
 	git -C linux show "$(kit_ref "$1" t):mm/mremap.c" >tree.c &&
 	test_grep "static long move_pteps" tree.c
@@ -44,61 +62,222 @@ finished() {
 
 # restored NAME: the kit NAME is as it was before its loop.
 restored() {
+	no_leftovers "$1" &&
 	test_cmp kit/series.yaml "$1/series.yaml" &&
-	! test -e "$1/patches/alpha/t" || { ls "$1/patches/alpha/t" >left && test_must_be_empty left; } &&
+	{ ! test -e "$1/patches/alpha/t" || { ls "$1/patches/alpha/t" >left && test_must_be_empty left; }; } &&
 	! test -d "wd-$1/t/backport" &&
-	git -C linux worktree list >wt &&
-	! test_grep mkseries-backport wt &&
-	git -C linux for-each-ref "refs/heads/mkseries-backport/" >refs &&
+	git -C linux for-each-ref "refs/heads/mkseries-backport/$(kit_id "$1")/" >refs &&
 	test_must_be_empty refs
 }
 
-for step in target written recorded decided finished
+# The steps of --continue where a kill leaves something half done, in
+# order, and what --status says after each.
+continue_steps="target tmp:*.patch written recorded tmp:series.yaml.loop.next tmp:series.yaml decided removing finished"
+status_after() {
+	case "$1" in
+	target) echo "nothing left to resolve: --continue records it" ;;
+	tmp:*.patch|written) echo "interrupted: killed while writing the recorded patch of alpha 1/2 (mkseries pid [0-9]*, no longer running" ;;
+	recorded) echo "recorded as patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch; --continue adds its decision" ;;
+	tmp:series.yaml*|decided) echo "interrupted: killed while writing the decision into series.yaml of alpha 1/2" ;;
+	removing) echo "interrupted: killed while removing the work tree and the loop.s branch of alpha 1/2" ;;
+	finished) echo "between two patches (interrupted)" ;;
+	esac
+}
+
+for step in $continue_steps
 do
-	test_expect_success "--continue killed at '$step': run again, it finishes" '
-		loop_at k-c-$step &&
-		MKSERIES_TEST_BACKPORT_CRASH=$step test_expect_code 3 bp k-c-$step --continue &&
-		bp k-c-$step --status &&
-		bp k-c-$step --continue &&
+	test_expect_success "--continue killed at '$step': --status says so, run again, it finishes" '
+		k=k-c-$(safe "$step") &&
+		loop_at $k &&
+		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --continue &&
+		bp $k --status &&
 		cat out &&
-		finished k-c-$step
+		test_grep "$(status_after "$step")" out &&
+		bp $k --continue &&
+		cat out &&
+		finished $k
 	'
 
 	test_expect_success "--continue killed at '$step': --abort puts the kit back" '
-		loop_at k-a-$step &&
-		MKSERIES_TEST_BACKPORT_CRASH=$step test_expect_code 3 bp k-a-$step --continue &&
-		bp k-a-$step --abort &&
+		k=k-a-$(safe "$step") &&
+		loop_at $k &&
+		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --continue &&
+		bp $k --abort &&
 		cat out &&
-		restored k-a-$step
+		restored $k
 	'
 done
 
-for step in skipped finished
+test_expect_success '--continue killed while it wrote the recorded patch: the temporary file goes, the number stays' '
+	loop_at k-tmpw &&
+	MKSERIES_TEST_BACKPORT_CRASH="tmp:*.patch" test_expect_code 137 bp k-tmpw --continue &&
+	ls k-tmpw/patches/alpha/t >files &&
+	test_grep "^0001-$ID_A1-mm-rename-ptes.patch.tmp.[0-9]*$" files &&
+	bp k-tmpw --continue &&
+	test_grep "killed while writing the recorded patch of alpha 1/2" out &&
+	test_grep "removed patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch.tmp.[0-9]* (left by a mkseries that was killed)" out &&
+	test_grep "recorded patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch" out &&
+	finished k-tmpw
+'
+
+test_expect_success '--continue killed between the two writes of the decision: --abort leaves no decision, a rerun goes through without an error' '
+	loop_at k-half &&
+	MKSERIES_TEST_BACKPORT_CRASH="tmp:series.yaml" test_expect_code 137 bp k-half --continue &&
+	test_grep "\"t\": { file:" wd-k-half/t/backport/series.yaml.loop.next &&
+	! test_grep "\"t\": { file:" k-half/series.yaml &&
+	bp k-half --abort &&
+	restored k-half &&
+	loop_at k-half2 &&
+	MKSERIES_TEST_BACKPORT_CRASH="tmp:series.yaml" test_expect_code 137 bp k-half2 --continue &&
+	bp k-half2 --continue &&
+	! test_grep "error" err &&
+	finished k-half2
+'
+
+test_expect_success '--continue killed while deleting the loop branch: the lock is named with its pid and age' '
+	loop_at k-bl &&
+	MKSERIES_TEST_BACKPORT_CRASH=branch-locked test_expect_code 137 bp k-bl --continue &&
+	ref=refs/heads/mkseries-backport/$(kit_id k-bl)/t &&
+	test -f linux/.git/$ref.lock &&
+	bp k-bl --status &&
+	cat out err &&
+	test_grep "interrupted: killed while removing the work tree and the loop.s branch of alpha 1/2 (mkseries pid [0-9]*, no longer running, [0-9]* s ago)" out &&
+	test_grep "the loop.s branch .$ref. is locked: .*/linux/.git/$ref.lock. is there, [0-9]* s old, left by mkseries pid [0-9]*, no longer running" err &&
+	test_expect_code 1 bp k-bl --continue &&
+	cat err &&
+	test_grep "left by mkseries pid [0-9]*, no longer running, killed while removing the work tree" err &&
+	test_grep "hint: .*remove .*$ref.lock. and run the same command again" err &&
+	test_expect_code 1 bp k-bl --abort &&
+	test_grep "$ref.lock" err &&
+	rm linux/.git/$ref.lock &&
+	bp k-bl --continue &&
+	finished k-bl
+'
+
+test_expect_success '--continue killed while deleting the loop branch: --abort once the lock is gone' '
+	loop_at k-bla &&
+	MKSERIES_TEST_BACKPORT_CRASH=branch-locked test_expect_code 137 bp k-bla --continue &&
+	rm linux/.git/refs/heads/mkseries-backport/$(kit_id k-bla)/t.lock &&
+	bp k-bla --abort &&
+	restored k-bla
+'
+
+for step in skipped tmp:series.yaml finished
 do
 	test_expect_success "--skip killed at '$step': run again, it finishes" '
-		loop_at k-s-$step &&
-		MKSERIES_TEST_BACKPORT_CRASH=$step test_expect_code 3 bp k-s-$step --skip -m "t keeps it" &&
-		bp k-s-$step --skip -m "t keeps it" &&
+		k=k-s-$(safe "$step") &&
+		loop_at $k &&
+		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --skip -m "t keeps it" &&
+		bp $k --skip -m "t keeps it" &&
 		cat out err &&
-		test $(grep -c "\"t\": { skip: \"t keeps it\" }" k-s-$step/series.yaml) = 1 &&
-		! test -d wd-k-s-$step/t/backport
+		test $(grep -c "\"t\": { skip: \"t keeps it\" }" $k/series.yaml) = 1 &&
+		! test -d wd-$k/t/backport &&
+		no_leftovers $k
+	'
+
+	test_expect_success "--skip killed at '$step': --abort puts the kit back" '
+		k=k-sa-$(safe "$step") &&
+		loop_at $k &&
+		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --skip -m "t keeps it" &&
+		bp $k --abort &&
+		restored $k
 	'
 done
 
-test_expect_success 'the start killed once the work tree is there: --continue starts again, --abort restores' '
-	rm -rf k-st wd-k-st && cp -R kit k-st &&
-	MKSERIES_TEST_BACKPORT_CRASH=checked-out test_expect_code 3 bp k-st &&
-	bp k-st --status &&
-	test_grep "between two patches (interrupted)" out &&
-	test_expect_code 1 bp k-st --continue &&
-	test_grep "alpha 1/2 does not apply" out &&
-	printf "static long move_pteps(void)\n{\n\treturn 0;\n}\n" >wd-k-st/t/backport/tree/mm/mremap.c &&
-	bp k-st --continue &&
-	finished k-st &&
-	rm -rf k-st2 wd-k-st2 && cp -R kit k-st2 &&
-	MKSERIES_TEST_BACKPORT_CRASH=checked-out test_expect_code 3 bp k-st2 &&
-	bp k-st2 --abort &&
-	restored k-st2
+for step in checking-out checked-out
+do
+	test_expect_success "the start killed at '$step': --status says so, --continue checks out again" '
+		rm -rf k-st-$step wd-k-st-$step && cp -R kit k-st-$step &&
+		MKSERIES_TEST_BACKPORT_CRASH=$step test_expect_code 137 bp k-st-$step &&
+		bp k-st-$step --status &&
+		cat out &&
+		test_grep "interrupted: killed while checking out the work tree of alpha 1/2" out &&
+		test_grep "continue removes the half checked-out tree and checks it out again" out &&
+		test_expect_code 1 bp k-st-$step --continue &&
+		test_grep "removed the half checked-out work tree" out &&
+		test_grep "alpha 1/2 does not apply" out &&
+		printf "static long move_pteps(void)\n{\n\treturn 0;\n}\n" >wd-k-st-$step/t/backport/tree/mm/mremap.c &&
+		bp k-st-$step --continue &&
+		finished k-st-$step
+	'
+
+	test_expect_success "the start killed at '$step': --abort restores" '
+		rm -rf k-sta-$step wd-k-sta-$step && cp -R kit k-sta-$step &&
+		MKSERIES_TEST_BACKPORT_CRASH=$step test_expect_code 137 bp k-sta-$step &&
+		bp k-sta-$step --abort &&
+		restored k-sta-$step
+	'
+done
+
+for step in removing tmp:series.yaml
+do
+	test_expect_success "--abort killed at '$step': run again, the kit is back" '
+		k=k-ab-$(safe "$step") &&
+		loop_at $k &&
+		MKSERIES_TEST_BACKPORT_CRASH=decided test_expect_code 137 bp $k --continue &&
+		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --abort &&
+		bp $k --abort &&
+		cat out &&
+		restored $k
+	'
+done
+
+# start_killed NAME: the start of kit NAME's loop killed from outside
+# (kill -9) while it writes the files of zz/; 0 when the kill came in
+# the checkout, 1 when the start was done before it came.
+start_killed() {
+	rm -rf "$1" "wd-$1" && cp -R kit-big "$1" &&
+	(cd "$1" && exec mkseries backport --branch t --workdir "$TRASH_DIRECTORY/wd-$1" >../out 2>../err) &
+	pid=$! &&
+	while ! test -d "wd-$1/t/backport/tree/zz" && kill -0 $pid 2>/dev/null
+	do
+		:
+	done
+	kill -9 $pid 2>/dev/null
+	wait $pid
+	code=$? &&
+	echo "start exited $code; $(ls "wd-$1/t/backport/tree/zz" 2>/dev/null | wc -l) of 30000 files of zz/ written" &&
+	test $code = 137 &&
+	! test -f "linux/.git/worktrees/mkseries-backport-$(kit_id "$1")-t/index"
+}
+
+test_expect_success 'a kill -9 from outside while the start checks out 30000 files: --continue checks out again, --abort restores' '
+	blob=$(git -C linux hash-object -w --stdin </dev/null) &&
+	seq 1 30000 | sed "s|^|100644 $blob	zz/f|" >zz.info &&
+	GIT_INDEX_FILE="$TRASH_DIRECTORY/big.index" git -C linux read-tree stable &&
+	GIT_INDEX_FILE="$TRASH_DIRECTORY/big.index" git -C linux update-index --index-info <zz.info &&
+	tree=$(GIT_INDEX_FILE="$TRASH_DIRECTORY/big.index" git -C linux write-tree) &&
+	commit=$(git -C linux commit-tree -p stable -m "many files" $tree) &&
+	git -C linux update-ref refs/heads/big $commit &&
+	rm -rf kit-big && cp -R kit kit-big &&
+	sed -i "s/ref: stable }/ref: big }/" kit-big/kernels/t.yaml &&
+	for try in 1 2 3 4 5
+	do
+		start_killed k-big && break
+		test $try != 5 || return 1
+	done &&
+	bp k-big --status &&
+	cat out &&
+	test_grep "interrupted: killed while checking out the work tree of alpha 1/2" out &&
+	test_expect_code 1 bp k-big --continue &&
+	test_grep "removed the half checked-out work tree" out &&
+	ls wd-k-big/t/backport/tree/zz >files &&
+	test $(wc -l <files) = 30000 &&
+	printf "static long move_pteps(void)\n{\n\treturn 0;\n}\n" >wd-k-big/t/backport/tree/mm/mremap.c &&
+	bp k-big --continue &&
+	no_leftovers k-big &&
+	ls k-big/patches/alpha/t >files &&
+	echo "0001-$ID_A1-mm-rename-ptes.patch" >files.expect &&
+	test_cmp files.expect files &&
+	for try in 1 2 3 4 5
+	do
+		start_killed k-big2 && break
+		test $try != 5 || return 1
+	done &&
+	bp k-big2 --abort &&
+	no_leftovers k-big2 &&
+	test_cmp kit-big/series.yaml k-big2/series.yaml &&
+	! test -d wd-k-big2/t/backport
 '
 
 test_expect_success 'a temporary file a killed write left: the file keeps its number, --abort removes it' '
@@ -106,7 +285,7 @@ test_expect_success 'a temporary file a killed write left: the file keeps its nu
 	mkdir -p k-tmp/patches/alpha/t &&
 	echo half >k-tmp/patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch.tmp.99999 &&
 	echo half >k-tmp/series.yaml.tmp.99998 &&
-	MKSERIES_TEST_BACKPORT_CRASH=recorded test_expect_code 3 bp k-tmp --continue &&
+	MKSERIES_TEST_BACKPORT_CRASH=recorded test_expect_code 137 bp k-tmp --continue &&
 	test -f k-tmp/patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch &&
 	bp k-tmp --abort &&
 	cat out &&
@@ -118,7 +297,8 @@ test_expect_success 'a temporary file a killed write left: the file keeps its nu
 
 test_expect_success 'a work tree half removed, its registration left: --abort and a new loop go through' '
 	loop_at k-wt &&
-	name=$(ls linux/.git/worktrees/) &&
+	name=mkseries-backport-$(kit_id k-wt)-t &&
+	test -d linux/.git/worktrees/$name &&
 	rm -rf wd-k-wt/t/backport/tree &&
 	rm -f linux/.git/worktrees/$name/gitdir &&
 	bp k-wt --abort &&

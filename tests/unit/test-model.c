@@ -169,7 +169,7 @@ static const struct bad_case bad_cases[] = {
 	  "        fixes: 0001-one.patch\n"
 	  "        squsah: true\n",
 	  { { NULL, NULL } }, "error: series.yaml:9: unknown key 'squsah' in a fixup (allowed: file, upstream, "
-	      "subject, link, branches, fixes, squash)\n", 0 },
+	      "subject, link, branches, stable, fixes, squash)\n", 0 },
 	{ "invalid series id",
 	  "series:\n"
 	  "  - id: Mremap\n"

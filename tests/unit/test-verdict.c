@@ -5,7 +5,7 @@
 
 #include "lib/gitutil.h"
 #include "results/results.h"
-#include "run/record.h"
+#include "record/key.h"
 #include "tap.h"
 #include "lib/util.h"
 #include "results/verdict.h"
@@ -915,11 +915,34 @@ static void test_compare_variant(void)
 	results_release(&r);
 }
 
+/* The hash of the test key of in, or NULL when there is none. */
+static char *test_key_hash(const struct test_inputs *in)
+{
+	struct step_key k = STEP_KEY_INIT;
+	char *ret = test_key(&k, in) ? NULL : step_key_hash(&k);
+
+	step_key_release(&k);
+	return ret;
+}
+
+/* record_fresh() of st against the test key of in; why is what it says. */
+static int fresh_for(const struct step_record *st, const struct test_inputs *in, int forced,
+		     struct strbuf *why)
+{
+	struct step_key k = STEP_KEY_INIT;
+	int known = !test_key(&k, in), ret = record_fresh(st, known ? &k : NULL, forced, why);
+
+	step_key_release(&k);
+	return ret;
+}
+
 /* The keys behind "up to date": equal inputs, equal keys; any input changed, another key. */
 static void test_keys(void)
 {
 	struct kernel_boot boot;
-	struct state st = STATE_INIT;
+	struct step_record st = STEP_RECORD_INIT;
+	struct step_key key = STEP_KEY_INIT;
+	struct strbuf why = STRBUF_INIT;
 	struct step_key a = STEP_KEY_INIT, b = STEP_KEY_INIT;
 	struct strvec argv = STRVEC_INIT;
 	struct test_inputs in = { 0 };
@@ -939,13 +962,13 @@ static void test_keys(void)
 	in.repeat = 5;
 	in.boots = 2;
 	in.boot = &boot;
-	k1 = test_key(&in);
-	k2 = test_key(&in);
+	k1 = test_key_hash(&in);
+	k2 = test_key_hash(&in);
 	is_str(k1, k2, "keys: the same inputs give the same test key");
 	free(k2);
 #define KEY_CHANGES(what, change, undo) do { \
 		change; \
-		k2 = test_key(&in); \
+		k2 = test_key_hash(&in); \
 		ok(k2 && strcmp(k1, k2), "keys: " what " changes the test key"); \
 		free(k2); \
 		undo; \
@@ -964,11 +987,11 @@ static void test_keys(void)
 		    in.qemu_version = "QEMU emulator version 7.2.0");
 	KEY_CHANGES("a word of QEMU's command line", strvec_push(&argv, "-no-reboot"),
 		    (free((char *)argv.v[--argv.nr]), argv.v[argv.nr] = NULL));
-	k2 = test_key(&in);
+	k2 = test_key_hash(&in);
 	is_str(k1, k2, "keys: back to the same inputs, back to the same key");
 	free(k2);
 	in.qemu_argv = NULL;
-	ok(!test_key(&in), "keys: no test key while the accelerator is not settled");
+	ok(!test_key_hash(&in), "keys: no test key while the accelerator is not settled");
 	in.qemu_argv = &argv;
 	{
 		char *expect[] = { "pte_batch_wrbit" };
@@ -977,17 +1000,49 @@ static void test_keys(void)
 		memset(&v, 0, sizeof(v));
 		v.name = "no-fixes";
 		in.variant = &v;
-		k2 = test_key(&in);
+		k2 = test_key_hash(&in);
 		ok(strcmp(k1, k2), "keys: a declared variant has a test key of its own");
 		h1 = k2;
 		v.expect_fail = expect;
 		v.nr_expect_fail = 1;
-		k2 = test_key(&in);
+		k2 = test_key_hash(&in);
 		ok(strcmp(h1, k2), "keys: what it expects to fail is part of it");
 		free(h1);
 		free(k2);
 		in.variant = NULL;
 	}
+	test_key(&key, &in);
+	record_set_key(&st, &key);
+	record_set_status(&st, RS_OK);
+	ok(fresh_for(&st, &in, 0, &why) && !why.len, "state: ok under the same key is up to date");
+	ok(!fresh_for(&st, &in, 1, &why), "state: forced is not up to date");
+	is_str(why.buf, "forced", "state: and says it is forced");
+	record_set_status(&st, RS_FAILED);
+	ok(fresh_for(&st, &in, 0, &why), "state: a recorded failure is up to date too");
+	record_set_status(&st, RS_ERROR);
+	ok(!fresh_for(&st, &in, 0, &why), "state: an error of mkseries is always retried");
+	is_str(why.buf, "the last attempt could not run", "state: and says why");
+	record_set_status(&st, RS_OK);
+	boot.console = "ttyS1";
+	ok(!fresh_for(&st, &in, 0, &why), "state: another console is not up to date");
+	is_str(why.buf, "console changed", "state: it names the part of the key that changed");
+	boot.console = NULL;
+	in.qemu_version = "QEMU emulator version 8.0.0";
+	ok(!fresh_for(&st, &in, 0, &why), "state: another QEMU is not up to date");
+	is_str(why.buf, "qemu-version changed", "state: only QEMU's version changed");
+	in.qemu_version = "QEMU emulator version 7.2.0";
+	in.qemu_argv = NULL;
+	ok(!fresh_for(&st, &in, 0, &why), "state: no key (the accelerator unsettled) is not up to date");
+	in.qemu_argv = &argv;
+	record_set(&st, RF_KEY_PARTS, "");
+	record_set(&st, RF_KEY, "0123");
+	ok(!fresh_for(&st, &in, 0, &why), "state: a key recorded without its parts is not up to date");
+	is_str(why.buf, "its inputs changed", "state: and says so without naming a part");
+	record_release(&st);
+	ok(!fresh_for(&st, &in, 0, &why) && !why.len,
+	   "state: nothing recorded is not up to date, and needs no reason");
+	step_key_release(&key);
+	strbuf_release(&why);
 	strvec_clear(&argv);
 
 	/* A value cannot pose as a line of its own. */
@@ -1002,17 +1057,6 @@ static void test_keys(void)
 	step_key_release(&a);
 	step_key_release(&b);
 
-	state_set(&st, "key", k1);
-	state_set(&st, "status", "ok");
-	ok(runstate_current(&st, k1), "state: ok under the same key is up to date");
-	state_set(&st, "status", "failed");
-	ok(runstate_current(&st, k1), "state: a recorded failure is up to date too");
-	state_set(&st, "status", "error");
-	ok(!runstate_current(&st, k1), "state: an error of mkseries is always retried");
-	state_set(&st, "status", "ok");
-	ok(!runstate_current(&st, "other"), "state: another key is not up to date");
-	state_release(&st);
-	ok(!runstate_current(&st, k1), "state: nothing recorded is not up to date");
 	free(k1);
 
 	ok(!run_step_parse(&step, "build") && step == STEP_BUILD, "--force=build parses");

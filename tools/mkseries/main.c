@@ -7,6 +7,7 @@
 #include "builtin/builtin.h"
 #include "kit/select.h"
 #include "lib/gitutil.h"
+#include "lib/options.h"
 #include "lib/util.h"
 
 struct command {
@@ -28,7 +29,11 @@ static const struct command commands[] = {
 	{ "regress", cmd_regress, "run the embedded mm-regress on this machine" },
 	{ "report", cmd_report, "report the results: text, json, junit, markdown or html" },
 	{ "export", cmd_export, "ship an applied, verified branch: stable mails, quilt (Debian) or RPM patches" },
+	{ "bisect", cmd_bisect, "the first applied patch of a branch where a failure appears" },
+	{ "gc", cmd_gc, "what the cache holds per kit and branch; drop what no kit uses" },
+	{ "doctor", cmd_doctor, "check the machine: tools, git identity, QEMU, KVM, disk, Debian mirror" },
 	{ "run", cmd_run, "the whole job: import, apply, build, test, verdicts, report" },
+	{ "ci", cmd_ci, "write a CI pipeline (gitlab) that runs the plan's cells and merges their reports" },
 };
 
 static void usage(int status)
@@ -36,40 +41,14 @@ static void usage(int status)
 	FILE *f = status ? stderr : stdout;
 	size_t i;
 
-	fprintf(f, "usage: mkseries [--kit DIR] <command> [<options>]\n\ncommands:\n");
+	fprintf(f, "usage: mkseries [--kit DIR] [-q | -v] [--progress=auto|always|never] "
+		   "<command> [<options>]\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "    %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'mkseries <command> --help' lists a command's options; 'mkseries help <command>'\n"
 		   "shows its manual page ('mkseries help kit': the kit's files).\n"
 		   "exit status: 0 all good, 1 something failed, 2 usage or configuration error\n");
 	exit(status);
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t *row = xcalloc(lb + 1, sizeof(*row)), res;
-
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	res = row[lb];
-	free(row);
-	return res;
 }
 
 static void unknown_command(const char *cmd)
@@ -79,7 +58,7 @@ static void unknown_command(const char *cmd)
 	fprintf(stderr, "mkseries: '%s' is not a mkseries command. See 'mkseries --help'.\n",
 		shown(cmd));
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (edit_distance(cmd, commands[i].name) > 2 && !starts_with(commands[i].name, cmd))
+		if (!similar_name(cmd, commands[i].name))
 			continue;
 		fprintf(stderr, "%s\n\t%s\n", nr++ ? "" : "\nThe most similar command is",
 			commands[i].name);
@@ -204,7 +183,7 @@ static void set_kit_dir(const char *dir)
 int main(int argc, const char **argv)
 {
 	size_t i;
-	int ret;
+	int ret, known, used;
 
 	argv++;
 	argc--;
@@ -223,6 +202,11 @@ int main(int argc, const char **argv)
 		} else if (starts_with(argv[0], "--list=")) {
 			gitutil_init();
 			return list_names(argv[0] + 7) ? 2 : 0;
+		} else if ((known = common_option(argv[0], argc > 1 ? argv[1] : NULL, &used))) {
+			if (known < 0)
+				usage(2);
+			argv += used;
+			argc -= used;
 		} else {
 			fprintf(stderr, "mkseries: unknown option '%s'\n", shown(argv[0]));
 			usage(2);

@@ -3,6 +3,7 @@
 # "HdrS" at 0x202, which mkseries checks, then the tree's mm/mremap.c).
 #   FAKE_MAKE_SLEEP=N  the config step takes N seconds (to be interrupted)
 #   FAKE_BREAK_KIT=1   the kit (mm/mremap.c with "batch") fails to compile
+#   FAKE_BREAK_IF=RE   mm/mremap.c fails to compile when it has RE (grep -E)
 tinyconfig defconfig:
 	@sleep $${FAKE_MAKE_SLEEP:-0}
 	@mkdir -p $(O)
@@ -13,6 +14,10 @@ bzImage:
 	@mkdir -p $(O)/arch/x86/boot
 	@if [ -n "$${FAKE_BREAK_KIT:-}" ] && grep -q batch mm/mremap.c; then \
 		echo "mm/mremap.c:5:9: error: 'batch' redeclared as different kind of symbol"; \
+		exit 1; \
+	fi
+	@if [ -n "$${FAKE_BREAK_IF:-}" ] && grep -Eq "$${FAKE_BREAK_IF}" mm/mremap.c; then \
+		echo "mm/mremap.c:6:9: error: expected ';' before 'return'"; \
 		exit 1; \
 	fi
 	@{ head -c 514 /dev/zero; printf HdrS; cat mm/mremap.c; } >$(O)/arch/x86/boot/bzImage

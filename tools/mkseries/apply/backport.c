@@ -692,6 +692,7 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 		}
 		if ((ret = checkout_file(root, odb, e, path, &st)))
 			break;
+		test_crash_point("checking-out");
 		/*
 		 * The stat data goes into the entry in place: git_index_add()
 		 * would drop the tree cache git_index_read_tree() made, and
@@ -791,6 +792,8 @@ static int remove_dir_at(int at, const char *name)
 		if (isdir ? remove_dir_at(fd, de->d_name) :
 		    (unlinkat(fd, de->d_name, 0) && errno != ENOENT))
 			ret = -1;
+		else if (!isdir)
+			test_crash_point("removing");
 	}
 	closedir(d);
 	if (unlinkat(at, name, AT_REMOVEDIR) && errno != ENOENT)
@@ -804,6 +807,7 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 	git_worktree_prune_options popts = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
 	git_worktree *wt = NULL;
 	git_reference *ref = NULL;
+	git_transaction *tx = NULL;
 	int err, ret = 0;
 
 	char *admin = xstrfmt("%sworktrees/%s", git_repository_commondir(repo), name);
@@ -824,11 +828,20 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 	if (!ret && dir_exists(admin) && !dir_exists(path) && remove_tree(admin))
 		ret = error("cannot remove the stale worktree registration '%s': %s", admin,
 			    strerror(errno));
-	if (git_reference_lookup(&ref, repo, refname) == 0 &&
-	    (err = git_reference_delete(ref)) < 0)
-		ret = err == GIT_ELOCKED ? ref_locked_error(repo, refname) :
-		      gitutil_error(err, "cannot delete '%s'", refname);
+	/* a transaction, not git_reference_delete(): the crash tests stop it with the lock held */
+	if (git_reference_lookup(&ref, repo, refname) == 0) {
+		if ((err = git_transaction_new(&tx, repo)) >= 0 &&
+		    (err = git_transaction_lock_ref(tx, refname)) >= 0) {
+			test_crash_point("branch-locked");
+			if ((err = git_transaction_remove(tx, refname)) >= 0)
+				err = git_transaction_commit(tx);
+		}
+		if (err < 0)
+			ret = err == GIT_ELOCKED ? ref_locked_error(repo, refname) :
+			      gitutil_error(err, "cannot delete '%s'", refname);
+	}
 	git_error_clear();
+	git_transaction_free(tx);
 	free(admin);
 	git_reference_free(ref);
 	git_worktree_free(wt);

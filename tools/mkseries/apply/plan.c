@@ -55,6 +55,28 @@ void plan_release(struct plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
+int plan_build_selection(struct plan **plans, size_t *nr, const struct kit *kit,
+			 struct kernel_branch *const *sel, size_t nr_sel)
+{
+	size_t i, j, n = 0;
+	int ret = 0;
+
+	for (i = 0; i < nr_sel; i++)
+		n += 1 + sel[i]->nr_variants;
+	*plans = xcalloc(n ? n : 1, sizeof(**plans));
+	for (i = 0, n = 0; i < nr_sel; i++) {
+		int failed = plan_build(&(*plans)[n++], kit, sel[i]) != 0;
+
+		if (failed)
+			ret = MKS_ECONFIG;
+		for (j = 0; j < sel[i]->nr_variants; j++, n++)
+			if (!failed && plan_build_variant(&(*plans)[n], kit, sel[i], &sel[i]->variants[j]))
+				ret = MKS_ECONFIG;
+	}
+	*nr = n;
+	return ret;
+}
+
 /* One file of a branch backport directory, and the kit entry it stands for. */
 struct backport {
 	char *path;			/* relative to the kit */
@@ -742,6 +764,8 @@ static unsigned file_policy_flags(const char *path)
 			 (memmem(p, n, "stable@vger.kernel.org", 22) ||
 			  memmem(p, n, "stable@kernel.org", 17)))
 			flags |= POLICY_CC_STABLE;
+		else if (n > 14 && !strncasecmp(p, "Stable-dep-of:", 14))
+			flags |= POLICY_STABLE_DEP;
 	}
 	strbuf_release(&sb);
 	return flags;

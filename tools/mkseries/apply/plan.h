@@ -90,6 +90,18 @@ int plan_build_variant(struct plan *plan, const struct kit *kit, const struct ke
 		       const struct kernel_variant *v);
 void plan_release(struct plan *plan);
 
+/*
+ * The plans of the branches sel[0..nr_sel): each branch's plan followed
+ * by the plans of its variants, in order, as `plan --format json` lists
+ * them. A variant's plan starts from the kit's, so when a branch's plan
+ * fails its variants' plans are left empty (their errors would be said
+ * again). *plans (caller releases each with plan_release() and frees the
+ * array) and *nr are set either way. Returns 0, or MKS_ECONFIG when any
+ * plan failed (printed).
+ */
+int plan_build_selection(struct plan **plans, size_t *nr, const struct kit *kit,
+			 struct kernel_branch *const *sel, size_t nr_sel);
+
 /* The item of `plan` that stands for kit entry p, or NULL. */
 const struct plan_item *plan_find(const struct plan *plan, const struct kit_patch *p);
 

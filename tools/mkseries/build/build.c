@@ -21,7 +21,7 @@
 #include "lib/gitutil.h"
 #include "build/ccache.h"
 #include "build/kconfig.h"
-#include "lib/state.h"
+#include "record/record.h"
 #include "tree/workdir.h"
 
 /* ------------------------------------------------------------------ */
@@ -108,17 +108,51 @@ struct build_progress {
 	double start;
 	char last[160];
 	int changed;
+	size_t objects;		/* kbuild's CC and AS lines so far: the objects made */
+	size_t expect;		/* what the last full build of these inputs made, 0: unknown */
+	double first;		/* mono_seconds() of the first object */
 };
+
+/*
+ * ", 1,234 of 2,961 objects (41%, about 3m10s left)": the objects made
+ * so far against what the last full build of the same tree and config
+ * made, the time left at the pace so far; without a figure to go by,
+ * the count alone.
+ */
+static void build_progress_figures(struct strbuf *sb, const struct build_progress *pg)
+{
+	double took = mono_seconds() - pg->first;
+	size_t pct;
+
+	if (!pg->objects)
+		return;
+	if (!pg->expect) {
+		strbuf_addf(sb, ", %s objects", thousands(pg->objects));
+		return;
+	}
+	pct = pg->objects >= pg->expect ? 99 : pg->objects * 100 / pg->expect;
+	strbuf_addf(sb, ", %s of %s objects (%zu%%", thousands(pg->objects),
+		    thousands(pg->expect), pct);
+	/* A pace needs a few objects and a few seconds behind it. */
+	if (pg->objects >= 5 && pg->objects < pg->expect && took >= 3)
+		strbuf_addf(sb, ", about %s left",
+			    format_duration((pg->expect - pg->objects) * took / pg->objects));
+	strbuf_addch(sb, ')');
+}
 
 /* A new kbuild line at most every line.interval, the clock alone every second. */
 static void build_progress_draw(struct build_progress *pg, int force)
 {
+	struct strbuf figures = STRBUF_INIT;
+
 	if (!force && !pg->changed && pg->line.drawn && mono_seconds() - pg->line.drawn < 1)
 		return;
-	if (progress_show(&pg->line, force, "%s: building %s%s%s", pg->label,
-			  format_duration(mono_seconds() - pg->start), pg->last[0] ? "  " : "",
-			  pg->last))
+	build_progress_figures(&figures, pg);
+	if (progress_show(&pg->line, force, "%s: building %s%s%s%s", pg->label,
+			  format_duration(mono_seconds() - pg->start), figures.buf,
+			  pg->last[0] ? "  " : "", pg->last))
 		pg->changed = 0;
+	strbuf_release(&figures);
 }
 
 /* Keep kbuild's "  CC      mm/mremap.o" lines, with the spaces folded. */
@@ -141,6 +175,11 @@ static void build_on_line(void *data, const char *line)
 	}
 	pg->last[n] = '\0';
 	pg->changed = 1;
+	/* Each object is one "CC" (or "AS") line, "CC [M]" for a module's. */
+	if (starts_with(pg->last, "CC ") || starts_with(pg->last, "AS ")) {
+		if (!pg->objects++)
+			pg->first = mono_seconds();
+	}
 }
 
 static int build_on_tick(void *data)
@@ -219,7 +258,7 @@ static int run_make(struct make_ctx *m, const char *target)
 		strvec_push(&c.env, m->ccache->env.v[i]);
 	c.log_path = m->log;
 	c.err_to_out = 1;
-	if (m->pg && m->pg->line.enabled) {
+	if (m->pg) {
 		c.on_line = build_on_line;
 		c.on_tick = build_on_tick;
 		c.data = m->pg;
@@ -340,23 +379,32 @@ int build_inputs_key(char **out, const struct kit *kit, const struct kernel_bran
 	return ret;
 }
 
-int branch_check_compiler(const struct kernel_branch *b)
+char *branch_compiler_missing(const struct kernel_branch *b)
 {
 	const struct arch_info *a = branch_arch(b);
 	const char *cross = branch_cross(b);
-	char *gcc;
-	int ret = 0;
+	char *gcc, *ret = NULL;
 
 	if (!*cross)
-		return 0;
+		return NULL;
 	gcc = xstrfmt("%sgcc", cross);
 	if (!have_program(gcc))
-		ret = error_code(MKS_ECONFIG,
-				 "%s:%d: cannot build arch %s: no '%s' on PATH (%s: make deps, or apt-get install %s)",
-				 b->path, b->line, a->name, gcc,
-				 b->cross ? "the kit's cross: prefix" : "Debian's cross compiler",
-				 a->cross_packages);
+		ret = xstrfmt("%s:%d: cannot build arch %s: no '%s' on PATH (%s: make deps, or apt-get install %s)",
+			      b->path, b->line, a->name, gcc,
+			      b->cross ? "the kit's cross: prefix" : "Debian's cross compiler",
+			      a->cross_packages);
 	free(gcc);
+	return ret;
+}
+
+int branch_check_compiler(const struct kernel_branch *b)
+{
+	char *why = branch_compiler_missing(b);
+	int ret = 0;
+
+	if (why)
+		ret = error_code(MKS_ECONFIG, "%s", why);
+	free(why);
 	return ret;
 }
 
@@ -370,7 +418,7 @@ static const char *image_target(const char *image)
 
 /* Mark res failed with a one-line reason, and keep it in the state file. */
 __attribute__((format(printf, 3, 4)))
-static void fail(struct build_result *res, struct state *st, const char *fmt, ...)
+static void fail(struct build_result *res, struct step_record *st, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -381,12 +429,12 @@ static void fail(struct build_result *res, struct state *st, const char *fmt, ..
 	res->status = BUILD_FAILED;
 	free(res->failure);
 	res->failure = strbuf_detach(&sb, NULL);
-	state_set(st, "status", "failed");
-	state_set(st, "failure", res->failure);
+	record_set_status(st, RS_FAILED);
+	record_set(st, RF_FAILURE, res->failure);
 }
 
 /* Configure out/: the base config, the fragment's lines, olddefconfig, then the check. */
-static int configure(struct build_result *res, struct state *st, struct make_ctx *m,
+static int configure(struct build_result *res, struct step_record *st, struct make_ctx *m,
 		     const struct kit *kit, const struct kernel_branch *b,
 		     const struct kconfig_frag *frag)
 {
@@ -448,7 +496,7 @@ static int configure(struct build_result *res, struct state *st, struct make_ctx
 			for (i = 0; i < absent.nr; i++)
 				strbuf_addf(&why, " %s", absent.v[i]);
 			res->notes = strbuf_detach(&why, NULL);
-			state_set(st, "notes", res->notes);
+			record_set(st, RF_NOTES, res->notes);
 		}
 		if (missing.nr) {
 			strbuf_addf(&why, "%zu config option%s did not stick: %s", missing.nr,
@@ -460,14 +508,14 @@ static int configure(struct build_result *res, struct state *st, struct make_ctx
 			for (i = 0; i < missing.nr; i++)
 				strbuf_addf(&why, "%s%s", i ? "\n" : "", missing.v[i]);
 			res->details = strbuf_detach(&why, NULL);
-			state_set(st, "details", res->details);
+			record_set(st, RF_DETAILS, res->details);
 		}
 		strbuf_release(&why);
 		if (missing.nr)
 			goto cleanup;
 	}
 	res->config_hash = blob_hash_hex(config.buf, config.len);
-	state_set(st, "config_hash", res->config_hash);
+	record_set(st, RF_CONFIG_HASH, res->config_hash);
 	if (had_config && before.len == config.len && !memcmp(before.buf, config.buf, config.len)) {
 		struct timespec times[2] = { before_st.st_atim, before_st.st_mtim };
 
@@ -501,14 +549,14 @@ static char *commit_timestamp(git_repository *repo, const git_oid *commit)
 }
 
 /* Whether state says this exact build is done and its image is still there. */
-static int up_to_date(const struct state *st, const char *commit_hex, const char *inputs_hash)
+static int up_to_date(const struct step_record *st, const char *commit_hex, const char *inputs_hash)
 {
-	const char *status = state_get(st, "status"), *commit = state_get(st, "commit");
-	const char *inputs = state_get(st, "inputs"), *img = state_get(st, "bzimage");
-	const char *mtime = state_get(st, "bzimage_mtime");
+	const char *commit = record_get(st, RF_COMMIT);
+	const char *inputs = record_get(st, RF_INPUTS), *img = record_get(st, RF_BZIMAGE);
+	const char *mtime = record_get(st, RF_BZIMAGE_MTIME);
 	struct stat s;
 
-	if (!status || strcmp(status, "ok") || !commit || strcmp(commit, commit_hex) || !inputs ||
+	if (record_status(st) != RS_OK || !commit || strcmp(commit, commit_hex) || !inputs ||
 	    strcmp(inputs, inputs_hash) || !img || !mtime || stat(img, &s))
 		return 0;
 	return strtoll(mtime, NULL, 10) == (long long)s.st_mtime;
@@ -524,18 +572,16 @@ static int up_to_date(const struct state *st, const char *commit_hex, const char
 static int seed_from_base(const char *workdir, const char *out, const char *inputs_hash)
 {
 	char *base_out = path_join(workdir, "out-base");
-	char *base_state = path_join(workdir, "state/base.build");
 	char *tmp = xstrfmt("%s.seeding", out);
 	struct child cp = CHILD_INIT;
-	struct state st = STATE_INIT;
-	const char *status, *inputs;
+	struct step_record st = STEP_RECORD_INIT;
+	const char *inputs;
 	int seeded = 0;
 
-	if (state_read(&st, base_state) || !dir_exists(base_out))
+	if (record_read(&st, workdir, BY_MODULE, STEP_BUILD, "base") || !dir_exists(base_out))
 		goto cleanup;
-	status = state_get(&st, "status");
-	inputs = state_get(&st, "inputs");
-	if (!status || strcmp(status, "ok") || !inputs || strcmp(inputs, inputs_hash))
+	inputs = record_get(&st, RF_INPUTS);
+	if (record_status(&st) != RS_OK || !inputs || strcmp(inputs, inputs_hash))
 		goto cleanup;
 	remove_tree(tmp);
 	strvec_pushl(&cp.argv, "cp", "-a", "--reflink=auto", base_out, tmp, NULL);
@@ -545,42 +591,65 @@ static int seed_from_base(const char *workdir, const char *out, const char *inpu
 		remove_tree(tmp);
 cleanup:
 	child_release(&cp);
-	state_release(&st);
+	record_release(&st);
 	free(tmp);
-	free(base_state);
 	free(base_out);
 	return seeded;
 }
 
+/*
+ * The objects the last full build of these inputs made (its state's
+ * objects_full): this variant's own, else base's, which builds the same
+ * tree but for the series. 0 when neither recorded one.
+ */
+static size_t last_full_objects(const struct step_record *own, const char *workdir,
+				const char *inputs_hash)
+{
+	struct step_record base = STEP_RECORD_INIT;
+	const struct step_record *st = own;
+	const char *v, *inputs;
+	size_t n = 0;
+
+	if (!record_get(own, RF_OBJECTS_FULL) &&
+	    !record_read(&base, workdir, BY_MODULE, STEP_BUILD, "base"))
+		st = &base;
+	inputs = record_get(st, RF_INPUTS);
+	if (inputs && !strcmp(inputs, inputs_hash) && (v = record_get(st, RF_OBJECTS_FULL)))
+		n = strtoul(v, NULL, 10);
+	record_release(&base);
+	return n;
+}
+
 /* res for a build that state says is current: what the last one recorded. */
-static void uptodate_result(struct build_result *res, const struct state *st)
+static void uptodate_result(struct build_result *res, const struct step_record *st)
 {
 	const char *v;
 
 	res->status = BUILD_UPTODATE;
-	res->seconds = (v = state_get(st, "seconds")) ? strtod(v, NULL) : 0;
-	res->config_hash = xstrdup((v = state_get(st, "config_hash")) ? v : "");
-	if ((v = state_get(st, "notes")))
+	res->finished = record_ll(st, RF_FINISHED);
+	res->seconds = (v = record_get(st, RF_SECONDS)) ? strtod(v, NULL) : 0;
+	res->config_hash = xstrdup((v = record_get(st, RF_CONFIG_HASH)) ? v : "");
+	if ((v = record_get(st, RF_NOTES)))
 		res->notes = xstrdup(v);
 }
 
-/* Record in st (written to state_path) that this build is running, and start its log. */
-static int build_start(struct build_result *res, struct state *st, const char *state_path,
+/* Record in st (written to workdir's record) that this build is running, and start its log. */
+static int build_start(struct build_result *res, struct step_record *st, const char *workdir,
 		       const struct kernel_branch *b, const char *variant, const char *commit_hex,
 		       const char *inputs_hash, int seeded)
 {
 	char *head;
 	int ret;
 
-	state_set(st, "variant", variant);
-	state_set(st, "branch", b->name);
-	state_set(st, "commit", commit_hex);
-	state_set(st, "inputs", inputs_hash);
-	state_set(st, "log", res->log);
-	state_set(st, "status", "running");
+	record_set(st, RF_VARIANT, variant);
+	record_set(st, RF_BRANCH, b->name);
+	record_set(st, RF_COMMIT, commit_hex);
+	record_set(st, RF_INPUTS, inputs_hash);
+	record_set(st, RF_LOG, res->log);
+	record_set_status(st, RS_RUNNING);
 	if (seeded)
-		state_set(st, "seeded", "out-base");
-	if ((ret = state_write(st, state_path)))
+		record_set(st, RF_SEEDED, "out-base");
+	if ((ret = record_write(st, workdir, BY_MODULE, STEP_BUILD, variant)))
 		return ret;
 	head = xstrfmt("# mkseries build %s %s %s\n", b->name, variant, commit_hex);
 	if (write_file_atomic(res->log, head, strlen(head)))
@@ -610,7 +679,7 @@ static void make_ctx_init(struct make_ctx *m, git_repository *repo, const git_oi
 }
 
 /* Make b's image in a configured out/ and check it; res and st say how it went. */
-static void make_image(struct build_result *res, struct state *st, struct make_ctx *m,
+static void make_image(struct build_result *res, struct step_record *st, struct make_ctx *m,
 		       const struct kernel_branch *b)
 {
 	const char *target = image_target(branch_image(b));
@@ -643,27 +712,46 @@ static void make_image(struct build_result *res, struct state *st, struct make_c
 		goto cleanup;
 	}
 	res->status = BUILD_OK;
-	state_set(st, "status", "ok");
-	state_set(st, "bzimage", res->bzimage);
-	state_setf(st, "bzimage_mtime", "%lld", (long long)s.st_mtime);
+	record_set_status(st, RS_OK);
+	record_set(st, RF_BZIMAGE, res->bzimage);
+	record_setf(st, RF_BZIMAGE_MTIME, "%lld", (long long)s.st_mtime);
 cleanup:
 	strbuf_release(&sb);
 }
+/* Configure out/, then make the image, each step's time in the record. */
+static int configure_and_make(struct build_result *res, struct step_record *st, struct make_ctx *m,
+			      const struct kit *kit, const struct kernel_branch *b,
+			      const struct kconfig_frag *frag)
+{
+	double step = mono_seconds();
+	int ret = configure(res, st, m, kit, b, frag);
 
-int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
-		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
-		  const struct build_opts *opts)
+	record_setf(st, RF_CONFIG_SECONDS, "%.1f", mono_seconds() - step);
+	if (!ret && res->status != BUILD_FAILED) {
+		step = mono_seconds();
+		make_image(res, st, m, b);
+		record_setf(st, RF_MAKE_SECONDS, "%.1f", mono_seconds() - step);
+	}
+	return ret;
+}
+
+
+static int build_run(struct build_result *res, git_repository *repo, const struct kit *kit,
+		     const struct kernel_branch *b, const char *variant, const git_oid *commit,
+		     const struct build_opts *opts)
 {
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
 	struct strbuf inputs = STRBUF_INIT;
-	struct state st = STATE_INIT;
-	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0 };
+	struct step_record st = STEP_RECORD_INIT;
+	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0, 0, 0, 0 };
 	struct make_ctx m = { 0 };
 	struct ccache_plan cp = CCACHE_PLAN_INIT;
-	char *src = NULL, *out = NULL, *logdir = NULL, *state_path = NULL, *inputs_hash = NULL;
+	char *src = NULL, *out = NULL, *logdir = NULL, *inputs_hash = NULL;
+	char *vmlinux = NULL;
 	char commit_hex[GIT_OID_HEXSZ + 1];
-	double start = mono_seconds(), step;
-	int ret = 0, seeded = 0;
+	double start = mono_seconds();
+	size_t full_objects = 0;
+	int ret = 0, seeded = 0, fresh = 0;
 
 	memset(res, 0, sizeof(*res));
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
@@ -679,28 +767,32 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	src = path_join(opts->workdir, "src");
 	out = xstrfmt("%s/out-%s", opts->workdir, variant);
 	logdir = path_join(opts->workdir, "logs");
-	state_path = xstrfmt("%s/state/%s.build", opts->workdir, variant);
 	res->log = xstrfmt("%s/%s-build.log", logdir, variant);
 	res->bzimage = path_join(out, branch_image(b));
+	vmlinux = path_join(out, "vmlinux");
 	if (strcmp(variant, "base") && !dir_exists(out))
 		seeded = seed_from_base(opts->workdir, out, inputs_hash);
 	if (mkdir_p(out, 0755) || mkdir_p(logdir, 0755)) {
 		ret = error("cannot create '%s': %s", opts->workdir, strerror(errno));
 		goto cleanup;
 	}
-	if ((ret = state_read(&st, state_path)))
+	if ((ret = record_read(&st, opts->workdir, BY_MODULE, STEP_BUILD, variant)))
 		goto cleanup;
 	if (!opts->force && up_to_date(&st, commit_hex, inputs_hash)) {
 		uptodate_result(res, &st);
 		goto cleanup;
 	}
-	state_release(&st);
-	ret = build_start(res, &st, state_path, b, variant, commit_hex, inputs_hash, seeded);
+	full_objects = last_full_objects(&st, opts->workdir, inputs_hash);
+	/* No vmlinux yet: make builds every object, as the last full build did. */
+	fresh = !file_exists(vmlinux);
+	record_release(&st);
+	ret = build_start(res, &st, opts->workdir, b, variant, commit_hex, inputs_hash, seeded);
 	if (ret)
 		goto cleanup;
 
 	pg.label = opts->label ? opts->label : variant;
 	pg.start = start;
+	pg.expect = fresh ? full_objects : 0;
 	progress_init(&pg.line, opts->progress, 0.1);
 	snprintf(pg.last, sizeof(pg.last), "writing the source tree");
 	build_progress_draw(&pg, 1);
@@ -708,7 +800,7 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 		fail(res, &st, "cannot write the source tree");
 		goto done;
 	}
-	state_setf(&st, "materialise", "%s %zu written %zu removed %zu repaired in %.2fs",
+	record_setf(&st, RF_MATERIALISE, "%s %zu written %zu removed %zu repaired in %.2fs",
 		   res->mat.full ? "full" : "incremental", res->mat.written, res->mat.removed,
 		   res->mat.repaired, res->mat.seconds);
 
@@ -716,31 +808,50 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 	m.pg = &pg;
 	append_log(res->log, "%s# make -j%u\n", cp.log.buf, m.jobs);
 	pg.last[0] = '\0';
-	step = mono_seconds();
-	ret = configure(res, &st, &m, kit, b, &frag);
-	state_setf(&st, "config_seconds", "%.1f", mono_seconds() - step);
-	if (!ret && res->status != BUILD_FAILED) {
-		step = mono_seconds();
-		make_image(res, &st, &m, b);
-		state_setf(&st, "make_seconds", "%.1f", mono_seconds() - step);
+	ret = configure_and_make(res, &st, &m, kit, b, &frag);
+	if (res->status == BUILD_OK) {
+		record_setf(&st, RF_OBJECTS, "%zu", pg.objects);
+		if (fresh || full_objects)
+			record_setf(&st, RF_OBJECTS_FULL, "%zu", fresh ? pg.objects : full_objects);
 	}
 done:
 	progress_clear(&pg.line);
 	res->seconds = mono_seconds() - start;
-	state_setf(&st, "seconds", "%.1f", res->seconds);
-	state_setf(&st, "finished", "%lld", (long long)time(NULL));
+	record_setf(&st, RF_SECONDS, "%.1f", res->seconds);
+	res->finished = (long long)time(NULL);
+	record_setf(&st, RF_FINISHED, "%lld", res->finished);
 	if (!ret)
-		ret = state_write(&st, state_path);
+		ret = record_write(&st, opts->workdir, BY_MODULE, STEP_BUILD, variant);
 cleanup:
 	ccache_plan_release(&cp);
 	free(m.timestamp);
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
-	state_release(&st);
+	record_release(&st);
 	free(inputs_hash);
-	free(state_path);
+	free(vmlinux);
 	free(logdir);
 	free(out);
 	free(src);
+	return ret;
+}
+
+int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
+		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
+		  const struct build_opts *opts)
+{
+	struct strbuf errors = STRBUF_INIT;
+	int ret;
+
+	error_capture_push(&errors);
+	ret = build_run(res, repo, kit, b, variant, commit, opts);
+	error_capture_pop(&errors);
+	if (ret) {
+		/* Why it could not run, in its record and for the caller. */
+		free(res->failure);
+		res->failure = xstrdup(errors.len ? errors.buf : "no error was printed");
+		record_module_error(opts->workdir, STEP_BUILD, b->name, variant, res->failure);
+	}
+	strbuf_release(&errors);
 	return ret;
 }

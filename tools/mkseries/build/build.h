@@ -32,6 +32,7 @@ struct build_result {
 	char *details;		/* more lines for a failure (options that did not stick), or NULL */
 	char *notes;		/* e.g. options absent from this tree, or NULL */
 	struct materialise_stats mat;
+	long long finished;	/* when the build its record describes finished (its "finished") */
 };
 void build_result_release(struct build_result *r);
 
@@ -45,6 +46,8 @@ struct build_opts {
 
 /* MKS_ECONFIG after printing, naming the Debian package, when b's cross compiler is not on PATH. */
 int branch_check_compiler(const struct kernel_branch *b);
+/* What branch_check_compiler() says, or NULL when b's compiler is there. Caller frees. */
+char *branch_compiler_missing(const struct kernel_branch *b);
 
 /* The first line of `<cross>gcc --version`, or "none". Caller frees. */
 char *compiler_version(const char *cross);
@@ -69,7 +72,8 @@ int build_inputs_key(char **out, const struct kit *kit, const struct kernel_bran
  * image of b's arch, and record state/<variant>.build.
  * Returns 0 with res->status telling how it went (a failed build is
  * not an error of this function), or a negative code after printing
- * when the kit is unusable (MKS_ECONFIG) or the work directory is.
+ * when the kit is unusable (MKS_ECONFIG) or the work directory is: then
+ * what it printed is res->failure and the record's (status error).
  */
 int build_variant(struct build_result *res, git_repository *repo, const struct kit *kit,
 		  const struct kernel_branch *b, const char *variant, const git_oid *commit,

@@ -198,19 +198,16 @@ static int apply_one(const struct kit *kit, const struct kernel_branch *b, void 
 int cmd_apply(int argc, const char **argv)
 {
 	const char *branch = NULL, *repo = NULL;
-	int all = 0, quiet = 0, ret = 0;
+	int all = 0, ret = 0;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "apply onto this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "apply onto every default branch" },
 		{ OPT_STRING, "repo", 0, &repo, "DIR", "the kernel repository" },
-		{ OPT_BOOL, "quiet", 'q', &quiet, NULL, "print only the summary per branch" },
 		{ OPT_END },
 	};
 	const char *usage = "mkseries apply (--branch B | --all) [--repo DIR]";
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
-	mks_verbose = !quiet;
+	parse_options_only(argc, argv, opts, usage);
 	ret = for_each_selected_branch(branch, all, 0, apply_one, (void *)repo);
 	return ret < 0 ? 2 : ret;
 }

@@ -1,11 +1,11 @@
 /* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
-#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "apply/applyplan.h"
 #include "apply/backport.h"
+#include "apply/backportloop.h"
 #include "builtin/builtin.h"
 #include "lib/fs.h"
 #include "patches/patchfile.h"
@@ -21,58 +21,6 @@
 #include "kit/yamledit.h"
 
 
-/*
- * Where the loop of branch b keeps its state: <workdir>/backport/, with
- * `loop` (what the loop wrote to the kit, for --abort), `patch` (the
- * patch being worked on), series.yaml.orig, and tree/, the git worktree.
- * The one place that names the loop's directory, worktree and branch.
- */
-struct loop_paths {
-	char *dir, *loop, *patch, *yaml_orig, *backup, *tree, *wt_name, *refname;
-	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
-};
-
-/* 0, or -1 when there is no work directory to put the loop in (printed). */
-static int loop_paths_init(struct loop_paths *lp, const struct kit *kit, const char *workdir_opt,
-			   const struct kernel_branch *b)
-{
-	char *workdir = branch_workdir(kit, workdir_opt, b);
-	char *p;
-
-	memset(lp, 0, sizeof(*lp));
-	if (!workdir)
-		return -1;
-
-	lp->dir = path_join(workdir, "backport");
-	lp->loop = path_join(lp->dir, "loop");
-	lp->patch = path_join(lp->dir, "patch");
-	lp->yaml_orig = path_join(lp->dir, "series.yaml.orig");
-	lp->tree = path_join(lp->dir, "tree");
-	lp->backup = path_join(lp->dir, "replaced");
-	/* Per kit, as kit_refname(): two kits' loops on one branch stay apart. */
-	lp->keep_prefix = xstrfmt("refs/mkseries-backports/%s/%s/", kit_id(kit), b->name);
-	lp->wt_name = xstrfmt("mkseries-backport-%s-%s", kit_id(kit), b->name);
-	for (p = lp->wt_name; *p; p++)
-		if (*p == '/')
-			*p = '-';
-	lp->refname = xstrfmt("refs/heads/mkseries-backport/%s/%s", kit_id(kit), b->name);
-	free(workdir);
-	return 0;
-}
-
-static void loop_paths_release(struct loop_paths *lp)
-{
-	free(lp->dir);
-	free(lp->loop);
-	free(lp->patch);
-	free(lp->yaml_orig);
-	free(lp->tree);
-	free(lp->backup);
-	free(lp->keep_prefix);
-	free(lp->wt_name);
-	free(lp->refname);
-}
-
 struct loop_opts {
 	const char *repo, *series, *message;
 	int edit;
@@ -84,7 +32,7 @@ struct loop {
 	const struct kernel_branch *b;	/* found again by `name` whenever the kit is reloaded */
 	const char *name;
 	const struct loop_opts *opts;
-	struct loop_paths paths;
+	struct backport_paths paths;
 	git_repository *repo;
 	git_signature *me;
 	struct repo_lock lock;
@@ -117,17 +65,21 @@ static int loop_worktree_tree(git_oid *out, struct loop *l, const struct backpor
 	return 0;
 }
 
-/*
- * tests/t0820 stands in for a SIGKILL at named steps of the loop:
- * MKSERIES_TEST_BACKPORT_CRASH=<step> ends mkseries there at once, as a
- * kill would, without cleaning up ("1" is the step "recorded").
- */
+/* tests/t0820 kills the loop here (SIGKILL) when MKSERIES_TEST_BACKPORT_CRASH names the step. */
 static void crash_point(const char *step)
 {
-	const char *at = getenv("MKSERIES_TEST_BACKPORT_CRASH");
+	test_crash_point(step);
+}
 
-	if (at && (!strcmp(at, step) || (!strcmp(at, "1") && !strcmp(step, "recorded"))))
-		_exit(3);
+/* Finish or roll back the step a killed run left half done (the journal's), saying what it did. */
+static int loop_recover(struct loop *l)
+{
+	struct strbuf said = STRBUF_INIT;
+	int ret = backport_journal_recover(&l->paths, l->repo, l->kit->dir, &said);
+
+	fputs(said.buf, stdout);
+	strbuf_release(&said);
+	return ret;
 }
 
 /* After add_decision(): the branch of the kit just loaded. */
@@ -268,6 +220,7 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir);
 	char *sid = xstrdup(p->series->id), *list = p->is_fixup ? "fixups" : "patches";
 	char *mine = path_join(l->paths.dir, "series.yaml.loop"), *bname = xstrdup(branch);
+	char *next = xstrfmt("%s.next", mine);
 	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT, own = STRBUF_INIT;
 	size_t index = (size_t)p->index - 1;
 	int ret = 0;
@@ -281,23 +234,37 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 		goto cleanup;
 	}
 	strbuf_add(&orig, text.buf, text.len);
-	if (yamledit_add_branch_decision(&text, path, sid, list, index, bname, flow) ||
-	    yamledit_commit(kit, dir, path, &text, &orig, what)) {
+	if (yamledit_add_branch_decision(&text, path, sid, list, index, bname, flow)) {
 		ret = -1;
 		goto cleanup;
 	}
-	/* the user may have moved entries: then the loop's copy is the kit's file as written */
+	/*
+	 * The loop's copy with the decision goes to series.yaml.loop.next
+	 * first, and becomes series.yaml.loop once the kit's file is
+	 * written: killed in between, --abort takes the decision out with
+	 * .next as the base (taking out one the kit's file does not have
+	 * yet changes nothing), and a rerun adds it to series.yaml.loop
+	 * again. The user may have moved entries: then the copy is the
+	 * kit's file as it will be.
+	 */
 	if (yamledit_add_branch_decision(&own, mine, sid, list, index, bname, flow)) {
 		strbuf_reset(&own);
 		strbuf_add(&own, text.buf, text.len);
 	}
-	if (write_file_atomic(mine, own.buf, own.len))
-		ret = error("cannot write '%s': %s", mine, strerror(errno));
+	if (write_file_atomic(next, own.buf, own.len)) {
+		ret = error("cannot write '%s': %s", next, strerror(errno));
+		goto cleanup;
+	}
+	if (yamledit_commit(kit, dir, path, &text, &orig, what))
+		ret = -1;
+	else if (rename(next, mine))
+		ret = error("cannot rename '%s' to '%s': %s", next, mine, strerror(errno));
 cleanup:
 	strbuf_release(&own);
 	strbuf_release(&orig);
 	strbuf_release(&text);
 	free(bname);
+	free(next);
 	free(mine);
 	free(sid);
 	free(dir);
@@ -602,13 +569,14 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 			goto cleanup;
 	}
 	crash_point("target");
-	if (patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
+	if (backport_journal_begin(&l->paths, "record", kit_patch_label(p), rel) ||
+	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
 		goto cleanup;
 	crash_point("written");
 	state_set(st, "recorded", rel);
 	if (replaces && *replaces)
 		state_set(st, "decided", "1");
-	if (state_write(st, l->paths.patch))
+	if (state_write(st, l->paths.patch) || backport_journal_done(&l->paths))
 		goto cleanup;
 	printf("recorded %s\n", rel);
 	ret = 0;
@@ -638,14 +606,15 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		strbuf_addstr(&flow, "{ file: ");
 		yaml_scalar(&flow, state_get(st, "recorded"));
 		strbuf_addstr(&flow, " }");
-		err = add_decision(l, p, bname, flow.buf, "the new backport");
+		err = backport_journal_begin(&l->paths, "decide", label, "series.yaml") ||
+		      add_decision(l, p, bname, flow.buf, "the new backport");
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
 		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
 		crash_point("decided");
 	}
 	state_set(st, "decided", "1");
-	if (state_write(st, l->paths.patch))
+	if (state_write(st, l->paths.patch) || backport_journal_done(&l->paths))
 		goto cleanup;
 	ret = 0;
 cleanup:
@@ -675,15 +644,16 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 	return record_decision(l, st, p);
 }
 
-/* The patch is done with (recorded or skipped): its tree and state go. */
-static int finish_patch(struct loop *l)
+/* The patch `label` is done with (recorded or skipped): its tree and state go. */
+static int finish_patch(struct loop *l, const char *label)
 {
 	l->have_wt_tree = 0;
-	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
+	if (backport_journal_begin(&l->paths, "finish", label, NULL) ||
+	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
 		return -1;
 	if (unlink(l->paths.patch) && errno != ENOENT)
 		return error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
-	return 0;
+	return backport_journal_done(&l->paths);
 }
 
 static void print_next_steps(const struct loop *l)
@@ -769,7 +739,8 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	int err;
 
 	l->have_wt_tree = 0;
-	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
+	if (backport_journal_begin(&l->paths, "checkout", kit_patch_label(it->patch), NULL) ||
+	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
 				     l->paths.refname) ||
 	    mkdir_p(l->paths.dir, 0755) ||
 	    backport_worktree_add(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname,
@@ -786,7 +757,7 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 			      kit_patch_label(it->patch), l->b->name, shown(it->source), msg.buf);
 			strbuf_release(&msg);
 		}
-		finish_patch(l);
+		finish_patch(l, kit_patch_label(it->patch));
 	}
 	strbuf_release(&report);
 	return err ? -1 : 0;
@@ -860,12 +831,13 @@ static int run_loop(struct loop *l)
 			goto next;
 		crash_point("checked-out");
 		set_patch_state(&st, l, it, &before.tip, &r);
-		if (state_write(&st, l->paths.patch))
+		if (state_write(&st, l->paths.patch) || backport_journal_done(&l->paths))
 			goto next;
 		print_checked_out(l, it, &before, &r);
 		if (!backport_result_needs_work(&r)) {
 			printf("every file applied or merged cleanly: recording it\n");
-			if (record_backport(l, &st, it->patch, &r) || finish_patch(l))
+			if (record_backport(l, &st, it->patch, &r) ||
+			    finish_patch(l, state_get(&st, "label")))
 				goto next;
 			again = 1;
 			goto next;
@@ -926,6 +898,14 @@ static int cmd_status(struct loop *l)
 
 	if (state_read(&st, l->paths.patch))
 		return 2;
+	if (backport_journal_status(&l->paths, l->repo, l->b->name, &st, &left)) {
+		fputs(left.buf, stdout);
+		strbuf_release(&left);
+		state_release(&st);
+		return 0;	/* nothing to resolve: --continue finishes the step */
+	}
+	fputs(left.buf, stdout);
+	strbuf_reset(&left);
 	if (!(v = state_get(&st, "label"))) {
 		int between = file_exists(l->paths.loop);
 
@@ -934,6 +914,7 @@ static int cmd_status(struct loop *l)
 			       "--continue goes on, --abort drops it\n", l->b->name);
 		else
 			printf("no backport loop in progress on '%s'\n", l->b->name);
+		strbuf_release(&left);
 		state_release(&st);
 		return 0;	/* nothing to resolve either way */
 	}
@@ -946,11 +927,18 @@ static int cmd_status(struct loop *l)
 	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
 	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
 	print_files(&r, l->paths.tree);
-	nleft = loop_leftovers(&left, l, &st, &r);
-	if (nleft > 0)
+	if (state_get(&st, "recorded")) {
+		/* a --continue was killed after the patch was written: what is left is its own */
+		printf("recorded as %s; %s\n", shown(state_get(&st, "recorded")),
+		       state_get(&st, "decided") ?
+		       "--continue removes the work tree and goes on" :
+		       "--continue adds its decision to series.yaml and goes on");
+		nleft = 0;
+	} else if ((nleft = loop_leftovers(&left, l, &st, &r)) > 0) {
 		printf("left to do:\n%s", left.buf);
-	else if (!nleft)
+	} else if (!nleft) {
 		printf("nothing left to resolve: --continue records it\n");
+	}
 	strbuf_release(&left);
 	backport_result_release(&r);
 	state_release(&st);
@@ -992,7 +980,9 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		       branch_decisions(l->b));
 		/* a --skip killed after series.yaml was written: the decision is ours */
 		err = patch_decision(p, branch_decisions(l->b)) ? 0 :
-		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip");
+		      backport_journal_begin(&l->paths, "decide", kit_patch_label(p), "series.yaml") ||
+		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip") ||
+		      backport_journal_done(&l->paths);
 		strbuf_release(&flow);
 		if (err || loop_kit_reloaded(l))
 			goto cleanup;
@@ -1009,7 +999,8 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		if (record_backport(l, &st, p, &r))
 			goto cleanup;
 	}
-	if (finish_patch(l))
+	/* p is stale once a decision reloaded the kit */
+	if (finish_patch(l, state_get(&st, "label")))
 		goto cleanup;
 	crash_point("finished");
 	ret = run_loop(l);
@@ -1044,7 +1035,7 @@ static int check_same_kit(const struct loop *l)
  */
 static int restore_series_yaml(struct loop *l)
 {
-	char *mine = path_join(l->paths.dir, "series.yaml.loop");
+	char *mine = path_join(l->paths.dir, "series.yaml.loop"), *next = xstrfmt("%s.next", mine);
 	char *path = path_join(l->kit->dir, "series.yaml");
 	struct strbuf base = STRBUF_INIT, now = STRBUF_INIT, orig = STRBUF_INIT, why = STRBUF_INIT;
 	git_merge_file_input in_base, in_now, in_orig;
@@ -1055,7 +1046,8 @@ static int restore_series_yaml(struct loop *l)
 	git_merge_file_input_init(&in_now, GIT_MERGE_FILE_INPUT_VERSION);
 	git_merge_file_input_init(&in_orig, GIT_MERGE_FILE_INPUT_VERSION);
 
-	if (strbuf_read_file(&base, mine))
+	/* a --continue killed while writing a decision left it in .next (add_decision()) */
+	if (strbuf_read_file(&base, next) && strbuf_read_file(&base, mine))
 		goto cleanup;	/* the loop wrote no decision */
 	if (strbuf_read_file(&orig, l->paths.yaml_orig) || strbuf_read_file(&now, path)) {
 		ret = error("cannot read '%s' or '%s': %s", path, l->paths.yaml_orig,
@@ -1089,44 +1081,9 @@ cleanup:
 	strbuf_release(&now);
 	strbuf_release(&base);
 	free(path);
+	free(next);
 	free(mine);
 	return ret;
-}
-
-/*
- * Temporary files a killed mkseries left beside kit file `rel`
- * ("<name>.tmp.<pid>", written then renamed over it): removed, beneath
- * the kit only.
- */
-static void remove_temp_siblings(const struct loop *l, const char *rel)
-{
-	char *abs = path_join(l->kit->dir, rel), *slash = strrchr(abs, '/');
-	const char *base = slash ? slash + 1 : abs;
-	char *prefix = xstrfmt("%s.tmp.", base);
-	DIR *d;
-	struct dirent *de;
-
-	if (slash)
-		*slash = '\0';
-	d = opendir(slash ? abs : ".");
-	while (d && (de = readdir(d))) {
-		struct strbuf why = STRBUF_INIT;
-		const char *rs = strrchr(rel, '/');
-		char *trel;
-
-		if (strncmp(de->d_name, prefix, strlen(prefix)))
-			continue;
-		trel = rs ? xstrfmt("%.*s/%s", (int)(rs - rel), rel, de->d_name) :
-			    xstrdup(de->d_name);
-		if (!fs_unlink_beneath(l->kit->dir, trel, &why))
-			printf("removed %s (left by a mkseries that was killed)\n", shown(trel));
-		strbuf_release(&why);
-		free(trel);
-	}
-	if (d)
-		closedir(d);
-	free(prefix);
-	free(abs);
 }
 
 static int cmd_abort(struct loop *l)
@@ -1152,7 +1109,9 @@ static int cmd_abort(struct loop *l)
 		if (!rel)
 			break;
 		strbuf_reset(&why);
-		remove_temp_siblings(l, rel);
+		backport_remove_temp_files(l->kit->dir, rel, &why);
+		fputs(why.buf, stdout);
+		strbuf_reset(&why);
 		err = fs_unlink_beneath(l->kit->dir, rel, &why);
 		if (err == MKS_EUNSAFE)
 			/* the loop never wrote it: it writes nothing beyond a link */
@@ -1181,7 +1140,9 @@ static int cmd_abort(struct loop *l)
 			printf("put back %s\n", rel);
 		strbuf_release(&old);
 	}
-	remove_temp_siblings(l, "series.yaml");
+	strbuf_reset(&why);
+	backport_remove_temp_files(l->kit->dir, "series.yaml", &why);
+	fputs(why.buf, stdout);
 	if (restore_series_yaml(l))
 		ret = 1;
 	if (!ret && remove_tree(l->paths.dir) && errno != ENOENT)
@@ -1239,9 +1200,9 @@ static int find_loop_branch(const char **out, const struct kit *kit, const char 
 	size_t i, n = 0;
 
 	for (i = 0; i < kit->nr_branches; i++) {
-		struct loop_paths lp;
+		struct backport_paths lp;
 
-		if (loop_paths_init(&lp, kit, workdir, &kit->branches[i])) {
+		if (backport_paths_init(&lp, kit, workdir, &kit->branches[i])) {
 			strbuf_release(&found);
 			return 2;
 		}
@@ -1251,7 +1212,7 @@ static int find_loop_branch(const char **out, const struct kit *kit, const char 
 			*out = kit->branches[i].name;
 			n++;
 		}
-		loop_paths_release(&lp);
+		backport_paths_release(&lp);
 	}
 	if (n > 1)
 		error("backport loops are in progress on %zu branches; name one:\n%s", n,
@@ -1286,14 +1247,15 @@ int cmd_backport(int argc, const char **argv)
 
 	nr = parse_options(argc, argv, opts, usage);
 	modes = cont + skip + abort_ + status;
-	if (nr < 0 || modes > 1 || (!branch && !modes) || (nr > 1 && modes) || nr > 2 ||
+	/* parse_options() leaves the arguments from argv[0]: SERIES is argv[0]. */
+	if (nr < 0 || modes > 1 || (!branch && !modes) || (nr > 0 && modes) || nr > 1 ||
 	    (skip_msg && !skip))
 		usage_with_options(usage, opts, 2);
 	if (skip && (!skip_msg || !*skip_msg)) {
 		error("--skip needs the reason it records in series.yaml: --skip -m \"why\"");
 		return 2;
 	}
-	lo.series = nr == 2 ? argv[1] : NULL;
+	lo.series = nr == 1 ? argv[0] : NULL;
 	if (kit_open(&kit)) {
 		/* the loop's own edits may be what broke it: --abort still takes them out */
 		if (!abort_ || kit_load_kernels(&kit, kit_dir()))
@@ -1317,22 +1279,22 @@ int cmd_backport(int argc, const char **argv)
 	l.name = branch;
 	l.b = kit_find_branch(&kit, branch);
 	if (!l.b) {
-		error("no branch '%s' in the kit (kernels/*.yaml)", shown(branch));
+		kit_unknown_branch(&kit, branch);
 		kit_release(&kit);
 		return 2;
 	}
 	if (lo.series && !kit_find_series(&kit, lo.series)) {
-		error("no series '%s' in the kit", shown(lo.series));
+		kit_unknown_series(&kit, lo.series);
 		kit_release(&kit);
 		return 2;
 	}
-	if (loop_paths_init(&l.paths, &kit, workdir, l.b)) {
+	if (backport_paths_init(&l.paths, &kit, workdir, l.b)) {
 		ret = 2;
 		goto cleanup;
 	}
 	if (status) {
 		/* read only: no lock, the repository only when there is a tree to look at */
-		if (file_exists(l.paths.patch) &&
+		if ((file_exists(l.paths.patch) || file_exists(l.paths.journal)) &&
 		    (ret = kernel_repo_open(&l.repo, l.kit, l.b, lo.repo, 0))) {
 			ret = 2;
 			goto cleanup;
@@ -1346,6 +1308,8 @@ int cmd_backport(int argc, const char **argv)
 	}
 	if ((abort_ || cont || skip) && check_same_kit(&l))
 		ret = 2;
+	else if (loop_recover(&l))
+		ret = 1;
 	else if (abort_)
 		ret = cmd_abort(&l);
 	else if (cont || skip)
@@ -1354,7 +1318,7 @@ int cmd_backport(int argc, const char **argv)
 		ret = cmd_start(&l);
 cleanup:
 	loop_close(&l);
-	loop_paths_release(&l.paths);
+	backport_paths_release(&l.paths);
 	strbuf_release(&l.wt_ignored);
 	kit_release(&kit);
 	return ret;

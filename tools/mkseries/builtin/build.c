@@ -2,10 +2,12 @@
 #include <string.h>
 
 #include "build/build.h"
+#include "doctor/doctor.h"
 #include "builtin/builtin.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
+#include "lib/progress.h"
 #include "tree/tree.h"
 #include "lib/util.h"
 #include "apply/variant.h"
@@ -44,12 +46,12 @@ static int build_one(const struct cell *c, void *data)
 	opts.workdir = c->workdir;
 	opts.jobs = args->jobs;
 	opts.force = args->force;
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	err = build_variant(&res, repo, kit, b, variant, &commit, &opts);
 	if (err) {
 		ret = mks_exit_status(err);
-		printf("%s: FAILED (see the error above)\n", label);
+		printf("%s: FAILED %s\n", label, shown(res.failure));
 		goto cleanup;
 	}
 	switch (res.status) {
@@ -113,7 +115,7 @@ int cmd_build(int argc, const char **argv)
 	const char *branch = NULL;
 	struct strvec given = STRVEC_INIT;
 	struct build_args args = { 0 };
-	int all = 0, verbose = 0, ret;
+	int all = 0, ret;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "build this branch" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "build every default branch" },
@@ -124,16 +126,13 @@ int cmd_build(int argc, const char **argv)
 		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
 		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
 		{ OPT_BOOL, "force", 'f', &args.force, NULL, "build even when nothing changed" },
-		{ OPT_BOOL, "verbose", 'v', &verbose, NULL, "say how the source tree was written" },
 		{ OPT_END },
 	};
 	const char *usage = "mkseries build (--branch B | --all) [--variant V]... "
 			    "[--workdir DIR] [--repo DIR] [--jobs N] [--force]";
 	struct cell_loop loop = { 0 };
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
-	mks_verbose = verbose ? 2 : 1;
+	parse_options_only(argc, argv, opts, usage);
 	gitutil_init();
 	loop.branch = branch;
 	loop.all = all;
@@ -141,6 +140,8 @@ int cmd_build(int argc, const char **argv)
 	loop.workdir = args.workdir;
 	loop.repo = args.repo;
 	loop.create_repo = 1;
+	loop.cmd = "build";
+	loop.need = NEED_BUILD | NEED_IMPORT;
 	loop.branch_fn = import_base;
 	loop.cell_fn = build_one;
 	loop.data = &args;

@@ -14,6 +14,10 @@ int cmd_report(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_build(int argc, const char **argv);
 int cmd_test(int argc, const char **argv);
+int cmd_doctor(int argc, const char **argv);
+int cmd_ci(int argc, const char **argv);
 int cmd_series(int argc, const char **argv);
+int cmd_gc(int argc, const char **argv);
+int cmd_bisect(int argc, const char **argv);
 
 #endif

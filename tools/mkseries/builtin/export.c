@@ -320,8 +320,7 @@ int cmd_export(int argc, const char **argv)
 	const char *usage = "mkseries export (--branch B | --all) [--variant V] --format mbox|quilt|rpm "
 			    "[--output DIR] [--subject-prefix P] [--force] [--all-patches]";
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	gitutil_init();
 	if (!format) {
 		error("say which format: --format mbox, quilt or rpm");

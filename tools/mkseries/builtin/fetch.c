@@ -278,7 +278,7 @@ int cmd_fetch(int argc, const char **argv)
 		return 2;
 	s = kit_find_series(&kit, argv[0]);
 	if (!s) {
-		error("unknown series '%s'", argv[0]);
+		kit_unknown_series(&kit, argv[0]);
 		ret = 2;
 		goto cleanup;
 	}

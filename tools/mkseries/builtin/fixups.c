@@ -272,8 +272,7 @@ int cmd_fixups(int argc, const char **argv)
 	git_repository *repo = NULL;
 	struct kit kit = KIT_INIT;
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	if (strcmp(format, "text") && strcmp(format, "json")) {
 		error("unknown format '%s' (text or json)", format);
 		usage_with_options(usage, opts, 2);

@@ -90,10 +90,7 @@ int cmd_import(int argc, const char **argv)
 	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--force | --log]";
 	struct import_args args;
 
-	if (parse_options(argc, argv, opts, usage)) {
-		error("'mkseries import' takes no arguments");
-		usage_with_options(usage, opts, 2);
-	}
+	parse_options_only(argc, argv, opts, usage);
 	args.repo = repo;
 	args.force = force;
 	args.log = log;

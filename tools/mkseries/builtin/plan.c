@@ -86,6 +86,8 @@ static void print_plan(const struct plan *plan)
 		if (it->policy >= 0)
 			printf("\n             %s: %s", it->policy ? "policy" : "policy refuses",
 			       it->policy_rule);
+		if (it->policy > 0 && it->patch->stable && strstr(it->policy_rule, "its stable: key"))
+			printf(": \"%s\"", shown(it->patch->stable));
 		putchar('\n');
 	}
 	printf("%s: %zu to apply, %zu squashed, %zu present, %zu skipped\n", plan->branch->name,
@@ -124,27 +126,56 @@ static void print_variant(const struct plan *kit_plan, const struct plan *vp)
 		printf("variant %s: expects %s to fail\n", v->name, shown(v->expect_fail[i]));
 }
 
+/* Each --branch in the order given (once each), else as select_branches() chooses. */
+static int select_plan_branches(struct kernel_branch ***sel, size_t *nr, const struct kit *kit,
+				const struct strvec *names, int all)
+{
+	size_t i, j;
+
+	if (names->nr <= 1)
+		return select_branches(sel, nr, kit, names->nr ? names->v[0] : NULL, all, 1);
+	if (all)
+		return error_code(MKS_ECONFIG, "--branch and --all cannot be used together");
+	*sel = xcalloc(names->nr, sizeof(**sel));
+	*nr = 0;
+	for (i = 0; i < names->nr; i++) {
+		struct kernel_branch *b = kit_find_branch(kit, names->v[i]);
+
+		if (!b) {
+			free(*sel);
+			*sel = NULL;
+			*nr = 0;
+			return kit_unknown_branch(kit, names->v[i]);
+		}
+		for (j = 0; j < *nr && (*sel)[j] != b; j++)
+			;
+		if (j == *nr)
+			(*sel)[(*nr)++] = b;
+	}
+	return 0;
+}
+
 int cmd_plan(int argc, const char **argv)
 {
-	const char *branch = NULL, *format = "text";
+	const char *format = "text";
+	struct strvec branches = STRVEC_INIT;
 	int all = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "plan this branch only" },
+		{ OPT_LIST, "branch", 'b', &branches, "B", "plan this branch (repeatable)" },
 		{ OPT_BOOL, "all", 0, &all, NULL, "plan every default branch (the default)" },
 		{ OPT_STRING, "format", 0, &format, "text|json",
 		  "json: the plans and the independent cells a CI system can fan out" },
 		{ OPT_END },
 	};
-	const char *usage = "mkseries plan [--branch B | --all] [--format text|json]";
+	const char *usage = "mkseries plan [--branch B... | --all] [--format text|json]";
 	struct kernel_branch **sel = NULL;
 	struct plan *plans = NULL;
 	const struct plan **ptrs = NULL;
 	struct kit kit = KIT_INIT;
-	size_t nr = 0, nr_plans = 0, i, j;
+	size_t nr = 0, nr_plans = 0, i;
 	int json;
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	json = !strcmp(format, "json");
 	if (!json && strcmp(format, "text")) {
 		error("unknown format '%s' (text or json)", format);
@@ -152,35 +183,17 @@ int cmd_plan(int argc, const char **argv)
 	}
 	if (kit_open(&kit))
 		return 2;
-	if (select_branches(&sel, &nr, &kit, branch, all, 1)) {
+	if (select_plan_branches(&sel, &nr, &kit, &branches, all)) {
 		kit_release(&kit);
+		strvec_clear(&branches);
 		return 2;
 	}
 	/* Each branch's plan, followed by the plans of its variants. */
-	for (i = 0; i < nr; i++)
-		nr_plans += 1 + sel[i]->nr_variants;
-	plans = xcalloc(nr_plans ? nr_plans : 1, sizeof(*plans));
+	if (plan_build_selection(&plans, &nr_plans, &kit, sel, nr))
+		ret = 2;
 	ptrs = xcalloc(nr_plans ? nr_plans : 1, sizeof(*ptrs));
-	for (i = 0, nr_plans = 0; i < nr; i++) {
-		int failed = plan_build(&plans[nr_plans], &kit, sel[i]) != 0;
-
-		if (failed)
-			ret = 2;
-		ptrs[nr_plans] = &plans[nr_plans];
-		nr_plans++;
-		/* a variant's plan starts from the kit's: its errors would be said again */
-		for (j = 0; j < sel[i]->nr_variants && failed; j++) {
-			memset(&plans[nr_plans], 0, sizeof(plans[nr_plans]));
-			ptrs[nr_plans] = &plans[nr_plans];
-			nr_plans++;
-		}
-		for (j = 0; j < sel[i]->nr_variants && !failed; j++) {
-			if (plan_build_variant(&plans[nr_plans], &kit, sel[i], &sel[i]->variants[j]))
-				ret = 2;
-			ptrs[nr_plans] = &plans[nr_plans];
-			nr_plans++;
-		}
-	}
+	for (i = 0; i < nr_plans; i++)
+		ptrs[i] = &plans[i];
 	if (!ret && json) {
 		plan_print_json(ptrs, nr_plans, stdout);
 	} else if (!ret) {
@@ -203,5 +216,6 @@ int cmd_plan(int argc, const char **argv)
 	free(ptrs);
 	free(sel);
 	kit_release(&kit);
+	strvec_clear(&branches);
 	return ret;
 }

@@ -44,7 +44,7 @@ static int run_memfd(const char **argv)
 	close(fd);
 	child_release(&c);
 	if (c.exec_errno) {
-		if (mks_verbose)
+		if (mks_verbose > 1)
 			warning("cannot run mm-regress from a memfd: %s", strerror(c.exec_errno));
 		return -1;
 	}

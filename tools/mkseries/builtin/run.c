@@ -1,15 +1,17 @@
-/* builtin/run.c: `mkseries run`: the options, the branches to run (runsteps.c runs each) and the report. */
+/* builtin/run.c: `mkseries run`: the options, the branches to run (run/steps.c runs them) and the report. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "doctor/doctor.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
+#include "lib/progress.h"
 #include "report/report.h"
 #include "results/results.h"
-#include "run/record.h"
+#include "record/key.h"
 #include "run/steps.h"
 #include "lib/util.h"
 #include "apply/variant.h"
@@ -80,6 +82,27 @@ static int write_report(const struct run_results *res, enum report_format fmt, c
 	return ret;
 }
 
+/* doctor's checks of what the run's steps need, before the first of them. */
+static int preflight(const struct kit *kit, struct kernel_branch *const *sel, size_t nr,
+		     const struct run_opts *args)
+{
+	struct doctor_opts dopts = { args->repo, args->workdir, &args->given,
+				     NEED_BUILD | NEED_BOOT | NEED_IMPORT, 0 };
+	size_t i, j;
+
+	/* Applying signs commits: needed when a cell but base is run. */
+	for (i = 0; i < nr; i++) {
+		struct strvec variants = STRVEC_INIT;
+
+		variants_of_branch(&variants, sel[i], &args->given);
+		for (j = 0; j < variants.nr; j++)
+			if (strcmp(variants.v[j], "base"))
+				dopts.need |= NEED_IDENTITY;
+		strvec_clear(&variants);
+	}
+	return doctor_preflight("run", kit, sel, nr, &dopts);
+}
+
 int cmd_run(int argc, const char **argv)
 {
 	const char *branch = NULL, *format = "text", *output = NULL;
@@ -90,7 +113,7 @@ int cmd_run(int argc, const char **argv)
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
 	enum report_format fmt;
-	size_t nr = 0, i;
+	size_t nr = 0;
 	int all = 0, quick = 0, dummy_force = 0, ret = 0;
 	const struct option opts[] = {
 		{ OPT_STRING, "branch", 'b', &branch, "B", "run this branch" },
@@ -149,18 +172,15 @@ int cmd_run(int argc, const char **argv)
 	/* The --variant names, each once (checked above); none: every cell of each branch. */
 	if (given.nr)
 		variants_select(&args.given, &given);
+	if ((ret = mks_exit_status(preflight(&kit, sel, nr, &args))))
+		goto cleanup;
 	/* The steps' lines go with the report, unless the report is data on stdout. */
 	args.log = fmt == REPORT_TEXT || output ? stdout : stderr;
 
 	res.generator = xstrdup("mkseries " MKSERIES_VERSION);
 	res.generated = report_timestamp();
 	res.tester = report_tester(NULL);
-	for (i = 0; i < nr; i++) {
-		int r = run_branch(&res, &kit, sel[i], &args);
-
-		if (r > ret)
-			ret = r;
-	}
+	ret = run_branches(&res, &kit, sel, nr, &args);
 	results_use_kit(&res, &kit);
 	if (write_report(&res, fmt, output, args.log))
 		ret = ret ? ret : 1;

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 
 #include "builtin/builtin.h"
+#include "doctor/doctor.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
-#include "lib/state.h"
+#include "lib/progress.h"
+#include "record/record.h"
 #include "lib/util.h"
 #include "apply/variant.h"
 #include "vm/vm.h"
@@ -27,25 +29,33 @@ struct test_args {
 static char *built_image(struct strbuf *why, git_repository *repo, const struct kit *kit,
 			 const struct kernel_branch *b, const char *variant, const char *workdir)
 {
-	struct state st = STATE_INIT;
-	char *path = xstrfmt("%s/state/%s.build", workdir, variant), *refname = NULL, *ret = NULL;
-	const char *status, *commit, *image;
+	struct step_record st = STEP_RECORD_INIT;
+	char *refname = NULL, *ret = NULL;
+	const char *commit, *image;
+	enum record_status status;
 	git_oid now;
 	struct stat s;
 
-	if (state_read(&st, path))
+	if (record_read(&st, workdir, BY_MODULE, STEP_BUILD, variant))
 		goto cleanup;
-	status = state_get(&st, "status");
-	commit = state_get(&st, "commit");
-	image = state_get(&st, "bzimage");
-	if (!status) {
+	status = record_status(&st);
+	commit = record_get(&st, RF_COMMIT);
+	image = record_get(&st, RF_BZIMAGE);
+	if (status == RS_NONE) {
 		strbuf_addf(why, "not built: run mkseries build --branch %s --variant %s", b->name,
 			    variant);
 		goto cleanup;
 	}
-	if (strcmp(status, "ok") || !image) {
+	if (status == RS_RUNNING) {
+		/* The word report uses for it. */
+		strbuf_addf(why, "not tested: its build was interrupted: run mkseries build --branch %s "
+			    "--variant %s", b->name, variant);
+		goto cleanup;
+	}
+	if (status != RS_OK || !image) {
 		strbuf_addf(why, "not tested: its build failed (%s)",
-			    state_get(&st, "failure") ? state_get(&st, "failure") : status);
+			    record_get(&st, RF_FAILURE) ? record_get(&st, RF_FAILURE) :
+			    record_status_name(status));
 		goto cleanup;
 	}
 	if (stat(image, &s)) {
@@ -65,9 +75,8 @@ static char *built_image(struct strbuf *why, git_repository *repo, const struct 
 	}
 	ret = xstrdup(image);
 cleanup:
-	state_release(&st);
+	record_release(&st);
 	free(refname);
-	free(path);
 	return ret;
 }
 
@@ -93,11 +102,11 @@ static int test_one(const struct cell *c, void *data)
 	opts.full = args->full;
 	opts.probe_timeout = args->probe_timeout;
 	opts.boots = args->boots;
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	opts.variant = branch_find_variant(b, variant);
 	if ((err = vm_test_variant(&res, b, image, workdir, variant, &opts))) {
-		printf("%s: FAILED (see the error above)\n", label);
+		printf("%s: FAILED %s\n", label, shown(res.failure));
 		ret = mks_exit_status(err);
 		goto cleanup;
 	}
@@ -156,8 +165,7 @@ int cmd_test(int argc, const char **argv)
 			    "[--quick | --full] [--accel auto|kvm|tcg] [--boots N] [--workdir DIR] [--repo DIR]";
 	struct cell_loop loop = { 0 };
 
-	if (parse_options(argc, argv, opts, usage))
-		usage_with_options(usage, opts, 2);
+	parse_options_only(argc, argv, opts, usage);
 	gitutil_init();
 	if (vm_check_options(quick, args.full, args.accel, args.boots))
 		usage_with_options(usage, opts, 2);
@@ -168,6 +176,8 @@ int cmd_test(int argc, const char **argv)
 	loop.workdir = args.workdir;
 	loop.repo = args.repo;
 	loop.cell_fn = test_one;
+	loop.cmd = "test";
+	loop.need = NEED_BOOT;
 	loop.data = &args;
 	ret = for_each_cell(&loop);
 	free(args.noted);

@@ -146,7 +146,7 @@ void export_cover_mail(struct strbuf *out, const struct export_series *s,
 	strbuf_addf(&body, "\n%s\n", s->stat ? s->stat : "");
 	if (s->nr_left) {
 		strbuf_addstr(&body, "Left out, as stable takes fixes only (a Fixes:, a Cc: stable, "
-				     "or the kit's fixes:):\n\n");
+				     "the kit's fixes:, a Stable-dep-of: or a stated stable: reason):\n\n");
 		for (i = 0; i < s->nr_left; i++) {
 			const struct export_left_out *l = &s->left[i];
 

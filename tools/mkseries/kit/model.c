@@ -125,6 +125,7 @@ static void patches_free(struct kit_patch *p, size_t nr)
 		free(p[i].upstream);
 		free(p[i].subject);
 		free(p[i].link);
+		free(p[i].stable);
 		free(p[i].fixes);
 		decisions_free(p[i].decisions, p[i].nr_decisions);
 	}

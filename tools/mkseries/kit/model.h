@@ -60,6 +60,12 @@ struct kit_patch {
 	char *upstream;			/* upstream commit id as written (>= 8 hex), or NULL */
 	char *subject;			/* NULL only when the file gives it */
 	char *link;			/* optional */
+	/*
+	 * `stable:`, the reason a stable branch takes this entry although it
+	 * fixes nothing itself (a prerequisite of a fix, a device id), as the
+	 * upstream stable rules allow; or NULL.
+	 */
+	char *stable;
 	/* fixups only */
 	char *fixes;			/* as written: an upstream id or a patch file */
 	int fixes_line;
@@ -339,6 +345,7 @@ const struct kit_cost *branch_find_cost(const struct kit_cost *costs, size_t nr,
 enum {
 	POLICY_FIXES_TRAILER = 1 << 0,	/* a Fixes: trailer */
 	POLICY_CC_STABLE = 1 << 1,	/* a Cc: to stable@vger.kernel.org (or stable@kernel.org) */
+	POLICY_STABLE_DEP = 1 << 2,	/* a Stable-dep-of: trailer: the prerequisite of a fix */
 };
 
 /*
@@ -346,7 +353,8 @@ enum {
  * `kind` says, takes entry p when the plan applies it; `flags` are what
  * its patch file's trailers say (POLICY_*). A fix is a fixup of the kit
  * (its `fixes:`), or a patch whose file carries a Fixes: or a Cc: to
- * stable. *rule gets a static sentence naming the rule followed.
+ * stable; stable also takes the prerequisite of a fix (a Stable-dep-of:
+ * trailer) and an entry whose `stable:` key states its reason. *rule gets a static sentence naming the rule followed.
  * Returns 1 when it is taken, 0 when the branch's kind would refuse it
  * (a stable branch and work that is no fix; a distro branch and
  * performance work no claim shows there), -1 when b states no kind.

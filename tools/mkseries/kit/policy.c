@@ -44,14 +44,21 @@ int kit_policy_takes(const struct kit *kit, const struct kernel_branch *b,
 	else if (flags & POLICY_CC_STABLE)
 		*rule = stable ? "stable: marked for stable (its Cc: stable trailer)" :
 			"marked for stable (its Cc: stable trailer), which every kind of branch takes";
-	if (p->is_fixup || (flags & (POLICY_FIXES_TRAILER | POLICY_CC_STABLE)))
+	else if (flags & POLICY_STABLE_DEP)
+		*rule = stable ? "stable: the prerequisite of a fix (its Stable-dep-of: trailer)" :
+			"the prerequisite of a fix (its Stable-dep-of: trailer), which every kind of branch takes";
+	else if (p->stable)
+		*rule = stable ? "stable: a stated reason (its stable: key)" :
+			"a stated reason for stable (its stable: key), which every kind of branch takes";
+	if (p->is_fixup || p->stable ||
+	    (flags & (POLICY_FIXES_TRAILER | POLICY_CC_STABLE | POLICY_STABLE_DEP)))
 		return b->kind == BRANCH_KIND_UNSET ? -1 : 1;
 	switch (b->kind) {
 	case BRANCH_KIND_UNSET:
 		*rule = "no rule: the kernel file states no kind (stable or distro)";
 		return -1;
 	case BRANCH_STABLE:
-		*rule = "stable takes fixes only (a Fixes:, a Cc: stable, or the kit's fixes:): this entry is none, stable review would bounce it";
+		*rule = "stable takes fixes only (a Fixes:, a Cc: stable, the kit's fixes:, a Stable-dep-of: or a stated stable: reason): this entry is none, stable review would bounce it";
 		return 0;
 	case BRANCH_DISTRO:
 		break;

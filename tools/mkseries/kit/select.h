@@ -4,8 +4,21 @@
 
 #include "kit/model.h"
 
-/* The kit directory: `mkseries --kit DIR`, else the current directory. */
+/*
+ * The kit directory: `mkseries --kit DIR`, else the nearest directory
+ * with a series.yaml from the current one up ("." in the kit, ".." in
+ * its kernels/), but never up into $MKSERIES_CEILING_DIRECTORY (as
+ * GIT_CEILING_DIRECTORIES), else "." (kit_open() then says how to name it).
+ */
 const char *kit_dir(void);
+
+/*
+ * Print "unknown branch 'x' (the kit has: ...)", with "; did you mean
+ * 'y'?" when a name is close, the one wording of a name the kit does not
+ * have. Return MKS_ECONFIG.
+ */
+int kit_unknown_branch(const struct kit *kit, const char *name);
+int kit_unknown_series(const struct kit *kit, const char *name);
 
 /* Load the kit from kit_dir(). Returns 0 or MKS_ECONFIG (printed). */
 int kit_open(struct kit *kit);

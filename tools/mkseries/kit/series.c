@@ -18,10 +18,13 @@ static const char *const series_keys[] = {
 	NULL
 };
 
-enum { P_FILE, P_UPSTREAM, P_SUBJECT, P_LINK, P_BRANCHES, P_FIXES, P_SQUASH, P_NR };
-static const char *const patch_keys[] = { "file", "upstream", "subject", "link", "branches", NULL };
+/* A fixup's keys are a patch's and two more: the P_* of both must stay in one order. */
+enum { P_FILE, P_UPSTREAM, P_SUBJECT, P_LINK, P_BRANCHES, P_STABLE, P_FIXES, P_SQUASH, P_NR };
+static const char *const patch_keys[] = {
+	"file", "upstream", "subject", "link", "branches", "stable", NULL
+};
 static const char *const fixup_keys[] = {
-	"file", "upstream", "subject", "link", "branches", "fixes", "squash", NULL
+	"file", "upstream", "subject", "link", "branches", "stable", "fixes", "squash", NULL
 };
 
 /* Decision keys, in the order of the kinds they map to (see decision_kind_of). */
@@ -147,6 +150,10 @@ static void parse_patch(struct yfile *f, yaml_node_t *node, struct kit_patch *p)
 	}
 	yfile_get_str(f, v[P_SUBJECT], "subject", &p->subject);
 	yfile_get_str(f, v[P_LINK], "link", &p->link);
+	if (!yfile_get_str(f, v[P_STABLE], "stable", &p->stable) && v[P_STABLE] &&
+	    (!p->stable || !*p->stable))
+		yfile_report(f, ynode_line(v[P_STABLE]),
+			     "'stable' states why a stable branch takes %s: it must not be empty", what);
 	if (ynode_absent(v[P_FILE]) && ynode_absent(v[P_UPSTREAM]))
 		yfile_report(f, p->line, "%s needs a 'file' or an 'upstream' id", what);
 	else if (ynode_absent(v[P_FILE]) && !p->subject)

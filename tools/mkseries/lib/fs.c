@@ -151,6 +151,8 @@ int fs_write_beneath(const char *root, const char *rel, const void *data, size_t
 		strbuf_addstr(why, strerror(errno));
 		ret = -1;
 	}
+	if (!ret)
+		test_crash_point_tmp(name);
 	if (!ret && renameat(dirfd, tmp, dirfd, name)) {
 		strbuf_addstr(why, strerror(errno));
 		ret = -1;

@@ -3,13 +3,22 @@
 #include <string.h>
 
 #include "lib/options.h"
+#include "lib/progress.h"
+
+/* What every command takes besides its own options (its usage line ends with them). */
+#define COMMON_USAGE "[-q | -v] [--progress=auto|always|never]"
 
 void usage_with_options(const char *usage, const struct option *opts, int status)
 {
 	FILE *f = status ? stderr : stdout;
+	const char *or = strstr(usage, "\n   or: ");
 	const struct option *o;
 
-	fprintf(f, "usage: %s\n\n", usage);
+	/* The common options end the first form, before any "or:" line. */
+	if (or)
+		fprintf(f, "usage: %.*s %s%s\n\n", (int)(or - usage), usage, COMMON_USAGE, or);
+	else
+		fprintf(f, "usage: %s %s\n\n", usage, COMMON_USAGE);
 	for (o = opts; o->type != OPT_END; o++) {
 		struct strbuf sb = STRBUF_INIT;
 
@@ -21,6 +30,10 @@ void usage_with_options(const char *usage, const struct option *opts, int status
 		fprintf(f, "    %-24s %s\n", sb.buf, o->help);
 		strbuf_release(&sb);
 	}
+	fprintf(f, "    %-24s %s\n", "-q, --quiet", "no progress; only the lines that matter");
+	fprintf(f, "    %-24s %s\n", "-v, --verbose", "say more of what is done");
+	fprintf(f, "    %-24s %s\n", "--progress WHEN",
+		"auto (a line on a terminal, a status line every 30 s in a log), always or never");
 	fprintf(f, "    %-24s %s\n", "-h, --help", "show this help");
 	exit(status);
 }
@@ -70,9 +83,51 @@ static void set_value(const struct option *o, const char *val, const char *usage
 	}
 }
 
+int common_option(const char *arg, const char *next, int *used_next)
+{
+	const char *when = NULL;
+
+	*used_next = 0;
+	if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+		mks_verbose = 0;
+		return 1;
+	}
+	if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
+		mks_verbose = 2;
+		return 1;
+	}
+	if (!strcmp(arg, "--progress")) {
+		if (!next)
+			return error("option '--progress' needs a value: auto, always or never");
+		when = next;
+		*used_next = 1;
+	} else if (!skip_prefix(arg, "--progress=", &when)) {
+		return 0;
+	}
+	if (progress_when_parse(&mks_progress, when))
+		return error("option '--progress' takes auto, always or never, not '%s'",
+			     shown(when));
+	return 1;
+}
+
+/* Whether o was given before on this command line; remembers it when not. */
+static int seen_before(const struct option **given, size_t *nr, const struct option *o)
+{
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (given[i] == o)
+			return 1;
+	if (*nr < 64)
+		given[(*nr)++] = o;
+	return 0;
+}
+
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage)
 {
-	int i, nr = 0, only_args = 0;
+	const struct option *given[64];
+	size_t nr_given = 0;
+	int i, nr = 0, only_args = 0, used;
 
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *eq, *val = NULL;
@@ -88,6 +143,13 @@ int parse_options(int argc, const char **argv, const struct option *opts, const 
 		}
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
 			usage_with_options(usage, opts, 0);
+		switch (common_option(arg, i + 1 < argc ? argv[i + 1] : NULL, &used)) {
+		case 1:
+			i += used;
+			continue;
+		case -1:
+			usage_with_options(usage, opts, 2);
+		}
 		if (arg[1] == '-') {
 			eq = strchr(arg + 2, '=');
 			o = find_long(opts, arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2));
@@ -118,8 +180,27 @@ int parse_options(int argc, const char **argv, const struct option *opts, const 
 			}
 			val = argv[++i];
 		}
+		if (o->type == OPT_STRING && seen_before(given, &nr_given, o) &&
+		    strcmp(*(const char **)o->value, val)) {
+			error("option '--%s' is given twice ('%s', then '%s'): it takes one",
+			      o->long_name, shown(*(const char **)o->value), shown(val));
+			usage_with_options(usage, opts, 2);
+		}
 		set_value(o, val, usage, opts);
 	}
 	argv[nr] = NULL;
 	return nr;
+}
+
+void parse_options_only(int argc, const char **argv, const struct option *opts, const char *usage)
+{
+	int len = (int)strcspn(usage, " ");
+
+	if (!parse_options(argc, argv, opts, usage))
+		return;
+	/* "mkseries build ...": the command is the usage line's second word. */
+	if (usage[len] == ' ')
+		len += 1 + (int)strcspn(usage + len + 1, " ");
+	error("unexpected argument '%s': '%.*s' takes no arguments", shown(argv[0]), len, usage);
+	usage_with_options(usage, opts, 2);
 }

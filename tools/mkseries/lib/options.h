@@ -7,7 +7,7 @@
 enum opt_type {
 	OPT_END = 0,
 	OPT_BOOL,	/* int *: set to 1 */
-	OPT_STRING,	/* const char **: last one wins */
+	OPT_STRING,	/* const char **: given twice, the same value or an error */
 	OPT_LIST,	/* struct strvec *: every use appended */
 	OPT_UINT,	/* unsigned *: a decimal number */
 };
@@ -29,7 +29,22 @@ struct option {
  * print the usage and exit 0; an unknown option or a missing value
  * prints the usage and exits 2.
  */
+/*
+ * The options every command takes, here and before the command:
+ * -q/--quiet (mks_verbose 0), -v/--verbose (2), --progress=WHEN
+ * (mks_progress). Returns 1 when `arg` was one (*used_next: it took
+ * `next` as its value), 0 when not, -1 after printing a bad value.
+ * parse_options() handles them for each command.
+ */
+int common_option(const char *arg, const char *next, int *used_next);
+
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage);
+/*
+ * parse_options() for a command that takes no arguments: one left is
+ * named ("unexpected argument 'x': 'mkseries build' takes no
+ * arguments") before the usage, and the exit status is 2.
+ */
+void parse_options_only(int argc, const char **argv, const struct option *opts, const char *usage);
 void usage_with_options(const char *usage, const struct option *opts, int status)
 	__attribute__((noreturn));
 

@@ -1,17 +1,82 @@
-/* lib/progress.c: the one progress line on stderr (see progress.h). */
+/* lib/progress.c: the one progress drawer (see progress.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "lib/progress.h"
 #include "lib/util.h"
 
+enum progress_when mks_progress = PROGRESS_AUTO;
+
+static size_t cell_nr, cell_total;
+
+int progress_when_parse(enum progress_when *out, const char *s)
+{
+	if (!strcmp(s, "auto"))
+		*out = PROGRESS_AUTO;
+	else if (!strcmp(s, "always"))
+		*out = PROGRESS_ALWAYS;
+	else if (!strcmp(s, "never"))
+		*out = PROGRESS_NEVER;
+	else
+		return -1;
+	return 0;
+}
+
+enum progress_mode progress_mode_now(void)
+{
+	switch (mks_progress) {
+	case PROGRESS_NEVER:
+		return PROGRESS_OFF;
+	case PROGRESS_ALWAYS:
+		return PROGRESS_REDRAW;
+	case PROGRESS_AUTO:
+		break;
+	}
+	if (!mks_verbose)
+		return PROGRESS_OFF;
+	return mks_isatty_stderr() ? PROGRESS_REDRAW : PROGRESS_LOG;
+}
+
+int progress_wanted(void)
+{
+	return progress_mode_now() != PROGRESS_OFF;
+}
+
+double progress_log_interval(void)
+{
+	const char *s = getenv("MKSERIES_PROGRESS_INTERVAL");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 30;
+	v = strtod(s, &end);
+	return *end || !(v > 0) ? 30 : v;
+}
+
+void progress_cells(size_t first, size_t total)
+{
+	cell_nr = first;
+	cell_total = total;
+}
+
+void progress_cell_next(void)
+{
+	if (cell_nr < cell_total)
+		cell_nr++;
+}
+
 void progress_init(struct progress *p, int enabled, double interval)
 {
-	p->enabled = enabled;
+	p->mode = enabled ? progress_mode_now() : PROGRESS_OFF;
+	p->enabled = p->mode != PROGRESS_OFF;
 	p->interval = interval;
 	p->drawn = 0;
+	p->logged = mono_seconds();
+	p->nr_logged = 0;
 }
 
 int progress_too_soon(const struct progress *p)
@@ -32,13 +97,22 @@ static size_t columns(void)
 static void draw(struct progress *p, const char *fmt, va_list ap, const char *end)
 {
 	struct strbuf text = STRBUF_INIT, sb = STRBUF_INIT;
-	size_t cols = columns();
 
+	if (cell_total && cell_nr)
+		strbuf_addf(&text, "[cell %zu/%zu] ", cell_nr, cell_total);
 	strbuf_vaddf(&text, fmt, ap);
 	strbuf_add_shown(&sb, text.buf, text.len, 0);
-	if (sb.len > cols - 1)
-		strbuf_setlen(&sb, cols - 1);
-	fprintf(stderr, "\r\033[K%s%s", sb.buf, end);
+	if (p->mode == PROGRESS_LOG) {
+		fprintf(stderr, "%s\n", sb.buf);
+		p->logged = mono_seconds();
+		p->nr_logged++;
+	} else {
+		size_t cols = columns();
+
+		if (sb.len > cols - 1)
+			strbuf_setlen(&sb, cols - 1);
+		fprintf(stderr, "\r\033[K%s%s", sb.buf, end);
+	}
 	fflush(stderr);
 	p->drawn = mono_seconds();
 	strbuf_release(&sb);
@@ -49,8 +123,14 @@ int progress_show(struct progress *p, int force, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!p->enabled || (!force && progress_too_soon(p)))
+	if (!p->enabled)
 		return 0;
+	if (p->mode == PROGRESS_LOG) {
+		if (mono_seconds() - p->logged < progress_log_interval())
+			return 0;
+	} else if (!force && progress_too_soon(p)) {
+		return 0;
+	}
 	va_start(ap, fmt);
 	draw(p, fmt, ap, "");
 	va_end(ap);
@@ -59,7 +139,7 @@ int progress_show(struct progress *p, int force, const char *fmt, ...)
 
 void progress_clear(struct progress *p)
 {
-	if (p->enabled && p->drawn) {
+	if (p->enabled && p->mode == PROGRESS_REDRAW && p->drawn) {
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 	}
@@ -70,7 +150,7 @@ void progress_done(struct progress *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!p->enabled)
+	if (!p->enabled || (p->mode == PROGRESS_LOG && !p->nr_logged))
 		return;
 	va_start(ap, fmt);
 	draw(p, fmt, ap, "\n");

@@ -609,3 +609,24 @@ char *program_version(const char *program, const char *fallback)
 	strbuf_release(&err);
 	return ret;
 }
+
+int program_on_path(const char *program)
+{
+	const char *path = getenv("PATH");
+	struct strbuf sb = STRBUF_INIT;
+	int found = 0;
+
+	if (strchr(program, '/'))
+		return !access(program, X_OK);
+	while (path && *path && !found) {
+		const char *colon = strchrnul(path, ':');
+
+		strbuf_reset(&sb);
+		strbuf_add(&sb, path, colon - path);
+		strbuf_addf(&sb, "/%s", program);
+		found = !access(sb.buf, X_OK);
+		path = *colon ? colon + 1 : colon;
+	}
+	strbuf_release(&sb);
+	return found;
+}

@@ -93,4 +93,10 @@ void temp_path_done(const char *path);
  */
 char *program_version(const char *program, const char *fallback);
 
+/*
+ * Whether `program` can be run: a path with a slash that is executable,
+ * else an executable file of that name in a directory of $PATH.
+ */
+int program_on_path(const char *program);
+
 #endif

@@ -67,16 +67,22 @@ void state_set(struct state *s, const char *key, const char *value)
 	s->kv.v[i] = kv;
 }
 
-void state_setf(struct state *s, const char *key, const char *fmt, ...)
+void state_vsetf(struct state *s, const char *key, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	state_set(s, key, sb.buf);
+	strbuf_release(&sb);
+}
+
+void state_setf(struct state *s, const char *key, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	state_vsetf(s, key, fmt, ap);
 	va_end(ap);
-	state_set(s, key, sb.buf);
-	strbuf_release(&sb);
 }
 
 int state_write(const struct state *s, const char *path)

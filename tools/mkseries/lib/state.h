@@ -2,6 +2,8 @@
 #ifndef MKSERIES_STATE_H
 #define MKSERIES_STATE_H
 
+#include <stdarg.h>
+
 #include "lib/util.h"
 
 /*
@@ -19,6 +21,8 @@ const char *state_get(const struct state *s, const char *key);
 void state_set(struct state *s, const char *key, const char *value);
 void state_setf(struct state *s, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void state_vsetf(struct state *s, const char *key, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* Written atomically; the directory is created when missing. */
 int state_write(const struct state *s, const char *path);
 void state_release(struct state *s);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,9 +15,27 @@
 
 #include "lib/util.h"
 
-int mks_verbose;
+int mks_verbose = 1;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
+
+/* Where error() also keeps its messages: every buffer pushed and not popped. */
+static struct strbuf *captures[8];
+static size_t nr_captures;
+
+void error_capture_push(struct strbuf *sb)
+{
+	if (nr_captures == ARRAY_SIZE(captures))
+		BUG("error captures nested deeper than %zu", ARRAY_SIZE(captures));
+	captures[nr_captures++] = sb;
+}
+
+void error_capture_pop(struct strbuf *sb)
+{
+	if (!nr_captures || captures[nr_captures - 1] != sb)
+		BUG("error_capture_pop() of a buffer that is not the last pushed");
+	nr_captures--;
+}
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -24,6 +43,15 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 
 	strbuf_addstr(&sb, prefix);
 	strbuf_vaddf(&msg, fmt, ap);
+	if (!strcmp(prefix, "error: ")) {
+		size_t i;
+
+		for (i = 0; i < nr_captures; i++) {
+			if (captures[i]->len)
+				strbuf_addstr(captures[i], "; ");
+			strbuf_add(captures[i], msg.buf, msg.len);
+		}
+	}
 	/* Messages quote patches, mails and consoles: keep their escapes off the terminal. */
 	strbuf_add_shown(&sb, msg.buf, msg.len, SHOWN_LINES);
 	strbuf_addch(&sb, '\n');
@@ -546,6 +574,93 @@ int remove_tree(const char *path)
 	return ret;
 }
 
+const char *format_bytes_to(char *buf, unsigned long long bytes)
+{
+	static const char *const unit[] = { "KB", "MB", "GB", "TB" };
+	double v = bytes;
+	size_t u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, 32, "%llu B", bytes);
+		return buf;
+	}
+	v /= 1024;
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(unit)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, 32, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+/* Inodes with more than one link already counted by disk_usage(): an open-addressed set. */
+struct inode_set {
+	ino_t *ino;
+	size_t nr, size;
+};
+
+static int inode_seen(struct inode_set *set, ino_t ino)
+{
+	size_t i;
+
+	if (2 * (set->nr + 1) > set->size) {
+		struct inode_set bigger = { NULL, 0, set->size ? 2 * set->size : 1024 };
+
+		bigger.ino = xcalloc(bigger.size, sizeof(*bigger.ino));
+		for (i = 0; i < set->size; i++)
+			if (set->ino[i])
+				inode_seen(&bigger, set->ino[i]);
+		free(set->ino);
+		*set = bigger;
+	}
+	for (i = (size_t)ino * 2654435761u % set->size; set->ino[i]; i = (i + 1) % set->size)
+		if (set->ino[i] == ino)
+			return 1;
+	set->ino[i] = ino;
+	set->nr++;
+	return 0;
+}
+
+static unsigned long long usage_below(const char *path, dev_t dev, struct inode_set *links)
+{
+	unsigned long long sum;
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+
+	if (lstat(path, &st) || st.st_dev != dev)
+		return 0;
+	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1 && inode_seen(links, st.st_ino))
+		return 0;
+	sum = (unsigned long long)st.st_blocks * 512;
+	if (!S_ISDIR(st.st_mode) || !(d = opendir(path)))
+		return sum;
+	while ((de = readdir(d))) {
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = path_join(path, de->d_name);
+		sum += usage_below(sub, dev, links);
+		free(sub);
+	}
+	closedir(d);
+	return sum;
+}
+
+unsigned long long disk_usage(const char *path)
+{
+	struct inode_set links = { NULL, 0, 0 };
+	unsigned long long sum;
+	struct stat st;
+
+	if (lstat(path, &st))
+		return 0;
+	sum = usage_below(path, st.st_dev, &links);
+	free(links.ino);
+	return sum;
+}
+
 int file_exists(const char *path)
 {
 	struct stat st;
@@ -577,6 +692,28 @@ int write_in_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+void test_crash_point(const char *step)
+{
+	const char *at = getenv("MKSERIES_TEST_BACKPORT_CRASH");
+
+	if (at && *at && !fnmatch(at, step, 0)) {
+		fflush(stdout);
+		raise(SIGKILL);
+	}
+}
+
+void test_crash_point_tmp(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *step;
+
+	if (!getenv("MKSERIES_TEST_BACKPORT_CRASH"))
+		return;
+	step = xstrfmt("tmp:%s", slash ? slash + 1 : path);
+	test_crash_point(step);
+	free(step);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp = xstrfmt("%s.tmp.%ld", path, (long)getpid());
@@ -588,7 +725,10 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		close(fd);
 		goto fail_unlink;
 	}
-	if (fsync(fd) || close(fd) || rename(tmp, path))
+	if (fsync(fd) || close(fd))
+		goto fail_unlink;
+	test_crash_point_tmp(path);
+	if (rename(tmp, path))
 		goto fail_unlink;
 	free(tmp);
 	return 0;
@@ -641,4 +781,36 @@ double mono_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t *row = xcalloc(lb + 1, sizeof(*row)), res;
+
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	res = row[lb];
+	free(row);
+	return res;
+}
+
+int similar_name(const char *typed, const char *name)
+{
+	return edit_distance(typed, name) <= 2 || starts_with(name, typed);
 }

@@ -23,6 +23,16 @@ enum {
 
 /* Print "error: ..." to stderr and return -1, so `return error(...)` reads well. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * From error_capture_push(sb) to error_capture_pop(sb), error() and
+ * error_code() also append each message to sb ("; " between two), so
+ * that a step can keep the cause of its failure in its record in the
+ * words the user saw. Captures nest: a message goes to every buffer
+ * pushed, and they are popped in the reverse order.
+ */
+struct strbuf;
+void error_capture_push(struct strbuf *sb);
+void error_capture_pop(struct strbuf *sb);
 /* Same as error() but returns the given code. */
 int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
@@ -46,6 +56,15 @@ const char *format_duration_to(char *buf, double seconds);
 /* "86691" -> "86,691" into buf (at least 32 bytes); returns buf. */
 const char *thousands_to(char *buf, size_t n);
 #define thousands(n) thousands_to((char[32]){ 0 }, (n))
+/* A size for people: "512 B", "3.4 KB", "1.2 GB" (powers of 1024, one decimal). */
+const char *format_bytes_to(char *buf, unsigned long long bytes);
+#define format_bytes(n) format_bytes_to((char[32]){ 0 }, (n))
+/*
+ * The disk space a file or a tree takes, as du counts it (allocated
+ * blocks, a file with several links once), not following symbolic links
+ * and not leaving the file system; 0 when it is not there.
+ */
+unsigned long long disk_usage(const char *path);
 
 /* Progress and verbosity: quiet when stderr is not a terminal. */
 extern int mks_verbose;
@@ -144,6 +163,18 @@ int dir_exists(const char *path);
 int write_in_full(int fd, const void *buf, size_t len);
 /* Write a file atomically (temporary file + rename). */
 int write_file_atomic(const char *path, const void *data, size_t len);
+
+/*
+ * For the crash tests: when MKSERIES_TEST_BACKPORT_CRASH is a pattern
+ * (fnmatch) that matches `step`, the process kills itself there with
+ * SIGKILL, so that no handler runs and nothing is cleaned up, exactly
+ * as a kill -9 at that point would leave things. Steps are named by
+ * the code that calls this ("tmp:<file name>" between the write of a
+ * temporary file and its rename).
+ */
+void test_crash_point(const char *step);
+/* test_crash_point("tmp:<last component of path>"): the file is written, not renamed yet. */
+void test_crash_point_tmp(const char *path);
 /* Join dir and name into a new string (caller frees). */
 /* strcmp() of two char * array elements, for qsort() and bsearch(). */
 int strp_cmp(const void *a, const void *b);
@@ -151,6 +182,10 @@ int strp_cmp(const void *a, const void *b);
 char *path_join(const char *dir, const char *name);
 
 int starts_with(const char *s, const char *prefix);
+/* Levenshtein distance between a and b: the edits from one to the other. */
+size_t edit_distance(const char *a, const char *b);
+/* Whether `name` is what `typed` probably meant: at most two edits away, or begun by it. */
+int similar_name(const char *typed, const char *name);
 /* If s starts with prefix, set *out past it and return 1. */
 int skip_prefix(const char *s, const char *prefix, const char **out);
 int ends_with(const char *s, const char *suffix);

@@ -650,7 +650,7 @@ static int scan_parallel(struct discovery *d, const struct graph *g, const uint3
 	s.chunk = s.chunk < 1 ? 1 : s.chunk > 4096 ? 4096 : s.chunk;
 	s.nr_chunks = (nr + s.chunk - 1) / s.chunk;
 	s.found = xcalloc(s.nr_chunks, sizeof(*s.found));
-	progress_init(&s.line, mks_isatty_stderr(), 0.1);
+	progress_init(&s.line, 1, 0.1);
 	s.problem_at = SIZE_MAX;
 	pthread_mutex_init(&s.lock, NULL);
 
@@ -811,7 +811,7 @@ static int walk(struct discovery *d, struct fixups_report *rep, const char *ref,
 	int ret;
 
 	*mismatch = NULL;
-	progress_init(&line, mks_isatty_stderr() && !cg, 0);
+	progress_init(&line, !cg, 0);
 	g.cg = cg;
 	if (cg)
 		g.at_pos = xcalloc(commit_graph_count(cg) ? commit_graph_count(cg) : 1, sizeof(*g.at_pos));

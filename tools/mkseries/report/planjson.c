@@ -33,9 +33,33 @@ static void jw_argv(struct jw *w, const char *key, const struct strvec *argv)
 	jw_close(w, ']');
 }
 
-static char *cell_report_name(const char *branch, const char *variant)
+char *plan_cell_report_name(const char *branch, const char *variant)
 {
 	return xstrfmt("mkseries-%s-%s.json", branch, variant);
+}
+
+static void push_cell(struct plan_cell **cells, size_t *n, size_t *alloc,
+		      const struct kernel_branch *b, const char *variant)
+{
+	ALLOC_GROW(*cells, *n + 1, *alloc);
+	(*cells)[*n].b = b;
+	(*cells)[(*n)++].variant = variant;
+}
+
+size_t plan_cells(struct plan_cell **out, const struct plan *const *plans, size_t nr)
+{
+	size_t i, j, n = 0, alloc = 0;
+
+	*out = NULL;
+	for (i = 0; i < nr; i++) {
+		if (plans[i]->variant) {
+			push_cell(out, &n, &alloc, plans[i]->branch, plans[i]->variant->name);
+			continue;
+		}
+		for (j = 0; build_variants[j]; j++)
+			push_cell(out, &n, &alloc, plans[i]->branch, build_variants[j]);
+	}
+	return n;
 }
 
 static void json_plan_items(struct jw *w, const struct plan *p)
@@ -114,7 +138,7 @@ static void json_plan_cell(struct jw *w, struct strvec *merge, const struct kern
 {
 	const char *name = b->name;
 	struct strvec run = STRVEC_INIT;
-	char *report = cell_report_name(name, variant);
+	char *report = plan_cell_report_name(name, variant);
 	char *id = xstrfmt("%s-%s", name, variant);
 
 	strvec_pushl(&run, "mkseries", "run", "--branch", name, "--variant", variant, "--format",
@@ -138,7 +162,8 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 {
 	struct jw w = { out, 0, { 0 } };
 	struct strvec merge = STRVEC_INIT;
-	size_t i, j;
+	struct plan_cell *cells = NULL;
+	size_t i, j, nr_cells;
 
 	strvec_pushl(&merge, "mkseries", "report", "--merge", NULL);
 	jw_open(&w, NULL, '{');
@@ -182,21 +207,15 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 		branch_result_release(&br);
 	}
 	jw_close(&w, ']');
+	nr_cells = plan_cells(&cells, plans, nr);
 	jw_open(&w, "cells", '[');
-	for (i = 0; i < nr; i++) {
-		const struct kernel_branch *b = plans[i]->branch;
-
-		if (plans[i]->variant) {
-			json_plan_cell(&w, &merge, b, plans[i]->variant->name);
-			continue;
-		}
-		for (j = 0; build_variants[j]; j++)
-			json_plan_cell(&w, &merge, b, build_variants[j]);
-	}
+	for (i = 0; i < nr_cells; i++)
+		json_plan_cell(&w, &merge, cells[i].b, cells[i].variant);
 	jw_close(&w, ']');
 	jw_argv(&w, "merge", &merge);
 	jw_close(&w, '}');
 	strvec_clear(&merge);
+	free(cells);
 }
 
 int plan_print_json(const struct plan *const *plans, size_t nr, FILE *out)

@@ -70,4 +70,29 @@ char *report_timestamp(void);
 int plan_print_json(const struct plan *const *plans, size_t nr, FILE *out);
 void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_t nr);
 
+/* One cell of the fan-out: a variant (base, kit or a declared one) of a branch. */
+struct plan_cell {
+	const struct kernel_branch *b;
+	const char *variant;	/* points into the kit or build_variants[] */
+};
+
+/*
+ * The cells of `plans` (as plan_print_json() takes them), in the order
+ * the JSON plan lists them: per branch base, kit, then its variants.
+ * Returns their number; *out is caller-freed (NULL when there are none).
+ */
+size_t plan_cells(struct plan_cell **out, const struct plan *const *plans, size_t nr);
+
+/* "mkseries-<branch>-<variant>.json": the report a cell's CI job writes. Caller frees. */
+char *plan_cell_report_name(const char *branch, const char *variant);
+
+/*
+ * The fan-out plan as a GitLab CI pipeline (README, "The matrix on GitLab
+ * CI"): a job per cell of plan_cells() and a job that merges their
+ * reports. Every value that comes from the kit reaches the YAML quoted
+ * and the jobs' shells only through variables: the script lines are the
+ * same whatever the kit names. Appended to out.
+ */
+void plan_render_gitlab(struct strbuf *out, const struct plan *const *plans, size_t nr);
+
 #endif

@@ -1,103 +1,78 @@
 /* results/collect.c: read the state files of a branch's work directory into its results. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "results/collect.h"
-#include "lib/state.h"
+#include "record/record.h"
 #include "apply/variant.h"
 
-static char *state_path(const char *workdir, const char *name)
+/* The check a recorded status stands for; -1 for none. */
+static int check_of(enum record_status s)
 {
-	return xstrfmt("%s/state/%s", workdir, name);
+	switch (s) {
+	case RS_OK:
+		return CHECK_OK;
+	case RS_CONFLICT:
+		return CHECK_CONFLICT;
+	case RS_FAILED:
+	case RS_ERROR:
+	case RS_UNKNOWN:
+		return CHECK_FAILED;
+	case RS_NONE:
+	case RS_RUNNING:
+		break;
+	}
+	return -1;
 }
 
-static int read_state(struct state *st, const char *workdir, const char *fmt, const char *arg)
+static void dup_field(char **out, const struct step_record *st, enum record_field f)
 {
-	char *name = xstrfmt(fmt, arg), *path = state_path(workdir, name);
-	int ret = state_read(st, path);
-
-	free(path);
-	free(name);
-	return ret;
-}
-
-static long long state_ll(const struct state *st, const char *key)
-{
-	const char *v = state_get(st, key);
-
-	return v ? strtoll(v, NULL, 10) : 0;
-}
-
-static double state_double(const struct state *st, const char *key)
-{
-	const char *v = state_get(st, key);
-
-	return v ? strtod(v, NULL) : 0;
-}
-
-static void dup_state(char **out, const struct state *st, const char *key)
-{
-	const char *v = state_get(st, key);
+	const char *v = record_get(st, f);
 
 	free(*out);
 	*out = v && *v ? xstrdup(v) : NULL;
 }
 
 /* A run's own record of a step: status ok/failed/conflict/error and its evidence. */
-static void check_from_run_state(struct check *c, const struct state *st)
+static void check_from_run_state(struct check *c, const struct step_record *st)
 {
-	const char *status = state_get(st, "status"), *ev = state_get(st, "evidence");
-	int s;
+	const char *ev = record_get(st, RF_EVIDENCE);
+	int s = check_of(record_status(st));
 
-	if (!status)
+	if (record_status(st) == RS_NONE)
 		return;
-	if (!strcmp(status, "error"))
-		s = CHECK_FAILED;
-	else
-		s = check_status_parse(status);
-	if (s < 0)
-		s = CHECK_FAILED;
-	check_set(c, s, ev && *ev ? ev : NULL);
+	check_set(c, s < 0 ? CHECK_FAILED : s, ev && *ev ? ev : NULL);
 }
 
 static int collect_apply(struct branch_result *b, const char *workdir)
 {
-	struct state st = STATE_INIT;
+	struct step_record st = STEP_RECORD_INIT;
 	size_t i, nr;
 	int ret;
 
-	ret = read_state(&st, workdir, "%s", "run.apply");
-	if (ret || !state_get(&st, "status"))
+	ret = record_read(&st, workdir, BY_RUN, STEP_APPLY, NULL);
+	if (ret || !record_get(&st, RF_STATUS))
 		goto cleanup;
 	check_from_run_state(&b->apply, &st);
-	dup_state(&b->tip, &st, "tip");
-	nr = (size_t)state_ll(&st, "series");
+	dup_field(&b->tip, &st, RF_TIP);
+	nr = (size_t)record_ll(&st, RF_SERIES);
 	for (i = 0; i < nr && i < 10000; i++) {
-		char *k = xstrfmt("series.%zu.id", i);
-		const char *id = state_get(&st, k), *v;
+		const char *id = record_item_getn(&st, RI_SERIES_ID, i), *v;
 		struct series_result *s;
 		int state;
 
-		free(k);
 		if (!id || !*id)
 			continue;
-		k = xstrfmt("series.%zu.title", i);
-		s = branch_add_series(b, id, state_get(&st, k));
-		free(k);
-		k = xstrfmt("series.%zu.state", i);
-		state = series_state_parse(state_get(&st, k));
+		s = branch_add_series(b, id, record_item_getn(&st, RI_SERIES_TITLE, i));
+		state = series_state_parse(record_item_getn(&st, RI_SERIES_STATE, i));
 		s->state = state < 0 ? SERIES_PLANNED : state;
-		free(k);
-		k = xstrfmt("series.%zu.detail", i);
-		v = state_get(&st, k);
+		v = record_item_getn(&st, RI_SERIES_DETAIL, i);
 		s->detail = v && *v ? xstrdup(v) : NULL;
-		free(k);
 	}
 	ret = 1;
 cleanup:
-	state_release(&st);
+	record_release(&st);
 	return ret;
 }
 
@@ -105,13 +80,11 @@ cleanup:
  * Whether a run recorded an error for a step after the module's own
  * state was last written: then the error is the step's latest outcome.
  */
-static int run_error_is_latest(const struct state *run, const struct state *mod)
+static int run_error_is_latest(const struct step_record *run, const struct step_record *mod)
 {
-	const char *status = state_get(run, "status");
-
-	if (!status || strcmp(status, "error"))
+	if (record_status(run) != RS_ERROR)
 		return 0;
-	return !state_get(mod, "finished") || state_ll(run, "at") >= state_ll(mod, "finished");
+	return !record_get(mod, RF_FINISHED) || record_ll(run, RF_AT) >= record_ll(mod, RF_FINISHED);
 }
 
 /* Mark every check after `from` (all of them when NULL) skipped for `why`. */
@@ -134,43 +107,43 @@ static void skip_after(struct cell_result *c, struct check *from, const char *wh
  * image the last build made. A run records the image's hash; a test
  * made by `mkseries test` alone is judged by time: it must be newer.
  */
-static int tested_this_image(const struct state *ts, const struct state *rt,
-			     const struct state *bs)
+static int tested_this_image(const struct step_record *ts, const struct step_record *rt,
+			     const struct step_record *bs)
 {
-	const char *image = state_get(ts, "bzimage"), *built = state_get(bs, "bzimage");
-	const char *hash = state_get(rt, "bzimage_hash");
+	const char *image = record_get(ts, RF_BZIMAGE), *built = record_get(bs, RF_BZIMAGE);
+	const char *hash = record_get(rt, RF_BZIMAGE_HASH);
 	git_oid oid;
 
 	if (image && built && strcmp(image, built))
 		return 0;
-	if (hash && state_get(rt, "finished") && state_get(ts, "finished") &&
-	    !strcmp(state_get(rt, "finished"), state_get(ts, "finished")) && built) {
+	if (hash && record_get(rt, RF_FINISHED) && record_get(ts, RF_FINISHED) &&
+	    !strcmp(record_get(rt, RF_FINISHED), record_get(ts, RF_FINISHED)) && built) {
 		if (git_odb_hashfile(&oid, built, GIT_OBJECT_BLOB) < 0)
 			return 0;
 		return !strcmp(hash, git_oid_tostr_s(&oid));
 	}
-	return state_ll(ts, "finished") >= state_ll(bs, "finished");
+	return record_ll(ts, RF_FINISHED) >= record_ll(bs, RF_FINISHED);
 }
 
 /* More boots than this in a state file are a corrupt file, not a measurement. */
 #define MAX_BOOTS 1000
 
 /* What a test's state ts says about how the cell booted; c->boots is 1..MAX_BOOTS after it. */
-static void take_test_state(struct cell_result *c, const struct state *ts)
+static void take_test_state(struct cell_result *c, const struct step_record *ts)
 {
 	const char *v;
 	long long boots;
 
-	dup_state(&c->accel, ts, "accel");
-	dup_state(&c->accel_note, ts, "accel_note");
-	dup_state(&c->mode, ts, "mode");
-	dup_state(&c->console_log, ts, "console");
-	dup_state(&c->reused, ts, "reused");
-	c->test_seconds = state_double(ts, "seconds");
+	dup_field(&c->accel, ts, RF_ACCEL);
+	dup_field(&c->accel_note, ts, RF_ACCEL_NOTE);
+	dup_field(&c->mode, ts, RF_MODE);
+	dup_field(&c->console_log, ts, RF_CONSOLE);
+	dup_field(&c->reused, ts, RF_REUSED);
+	c->test_seconds = record_double(ts, RF_SECONDS);
 	/* State written before `timing` was: TCG was always on host time then. */
-	v = state_get(ts, "timing");
+	v = record_get(ts, RF_TIMING);
 	c->timing = v && timing_parse(v) > 0 ? timing_parse(v) : timing_from_accel(c->accel);
-	boots = state_get(ts, "boots") ? state_ll(ts, "boots") : 1;
+	boots = record_get(ts, RF_BOOTS) ? record_ll(ts, RF_BOOTS) : 1;
 	if (boots < 1 || boots > MAX_BOOTS)
 		boots = 1;
 	c->boots = (unsigned)boots;
@@ -182,16 +155,15 @@ static void take_test_state(struct cell_result *c, const struct state *ts)
  * fewer after marking c's boot failed for the one that was not.
  */
 static size_t read_console_logs(struct strbuf *consoles, struct cell_result *c,
-				const struct state *ts)
+				const struct step_record *ts)
 {
 	size_t i;
 
 	for (i = 0; i < c->boots; i++) {
-		char *key = i ? xstrfmt("console.%zu", i + 1) : xstrdup("console");
-		const char *path = state_get(ts, key);
+		const char *path = i ? record_item_getn(ts, RI_CONSOLE, i + 1) :
+				   record_get(ts, RF_CONSOLE);
 		struct strbuf why = STRBUF_INIT, reason = STRBUF_INIT;
 
-		free(key);
 		strbuf_init(&consoles[i], 0);
 		if (path)
 			strvec_push(&c->console_logs, path);
@@ -211,11 +183,11 @@ static size_t read_console_logs(struct strbuf *consoles, struct cell_result *c,
 }
 
 /* A declared variant's expectations, as they were when it was tested. */
-static void take_expectations(struct cell_result *c, const struct state *ts)
+static void take_expectations(struct cell_result *c, const struct step_record *ts)
 {
-	const char *p = state_get(ts, "expect_fail");
+	const char *p = record_get(ts, RF_EXPECT_FAIL);
 
-	dup_state(&c->without, ts, "without");
+	dup_field(&c->without, ts, RF_WITHOUT);
 	while (p && *p) {
 		size_t n = strcspn(p, " ");
 
@@ -246,28 +218,35 @@ static void judge_consoles(struct cell_result *c, const struct strbuf *consoles,
 	free(lens);
 }
 
-static int collect_test(struct cell_result *c, const char *workdir, const struct state *bs)
+static int collect_test(struct cell_result *c, const char *workdir, const struct step_record *bs)
 {
-	struct state ts = STATE_INIT, rt = STATE_INIT;
+	struct step_record ts = STEP_RECORD_INIT, rt = STEP_RECORD_INIT;
 	struct strbuf *consoles = NULL;
-	const char *status;
+	enum record_status status;
 	size_t i, nr_read = 0;
 	int ret = 0, any = 0;
 
-	if ((ret = read_state(&ts, workdir, "%s.test", c->variant)) ||
-	    (ret = read_state(&rt, workdir, "run.%s.test", c->variant)))
+	if ((ret = record_read(&ts, workdir, BY_MODULE, STEP_TEST, c->variant)) ||
+	    (ret = record_read(&rt, workdir, BY_RUN, STEP_TEST, c->variant)))
 		goto cleanup;
-	any = state_get(&ts, "status") || state_get(&rt, "status");
-	if (state_get(&rt, "repeat"))
-		c->repeat = (unsigned)state_ll(&rt, "repeat");
+	any = record_get(&ts, RF_STATUS) || record_get(&rt, RF_STATUS);
+	if (record_get(&rt, RF_REPEAT))
+		c->repeat = (unsigned)record_ll(&rt, RF_REPEAT);
 	if (run_error_is_latest(&rt, &ts)) {
 		check_from_run_state(&c->boot, &rt);
 		skip_after(c, &c->boot, "did not boot");
 		goto cleanup;
 	}
-	status = state_get(&ts, "status");
-	if (!status)
+	status = record_status(&ts);
+	if (status == RS_NONE)
 		goto cleanup;
+	if (status == RS_ERROR) {
+		/* `mkseries test` could not boot it at all: its record says why. */
+		check_set(&c->boot, CHECK_FAILED, record_get(&ts, RF_FAILURE) ?
+			  record_get(&ts, RF_FAILURE) : "the boot could not run");
+		skip_after(c, &c->boot, "did not boot");
+		goto cleanup;
+	}
 	if (!tested_this_image(&ts, &rt, bs)) {
 		check_set(&c->boot, CHECK_NOT_RUN, "the last test booted an earlier build");
 		goto cleanup;
@@ -278,12 +257,12 @@ static int collect_test(struct cell_result *c, const char *workdir, const struct
 	if (nr_read < c->boots)
 		goto cleanup;
 	take_expectations(c, &ts);
-	judge_consoles(c, consoles, state_get(&ts, "failure"));
+	judge_consoles(c, consoles, record_get(&ts, RF_FAILURE));
 	/* vm.c judged the run: when it says failed and the console did not show why, say it. */
-	if (!strcmp(status, "failed") && c->boot.status == CHECK_OK && c->tests.status == CHECK_OK &&
+	if (record_status(&ts) == RS_FAILED && c->boot.status == CHECK_OK && c->tests.status == CHECK_OK &&
 	    c->splats.status == CHECK_OK)
 		check_set(&c->tests, CHECK_FAILED,
-			  state_get(&ts, "failure") ? state_get(&ts, "failure") : "failed");
+			  record_get(&ts, RF_FAILURE) ? record_get(&ts, RF_FAILURE) : "failed");
 	if (!c->repeat) {
 		/* Samples a boot asked for: the metrics hold every boot's. */
 		for (i = 0; i < c->nr_metrics; i++)
@@ -294,31 +273,27 @@ cleanup:
 	for (i = 0; i < nr_read; i++)
 		strbuf_release(&consoles[i]);
 	free(consoles);
-	state_release(&ts);
-	state_release(&rt);
+	record_release(&ts);
+	record_release(&rt);
 	return ret ? ret : any;
 }
 
 /* How run.apply says a declared variant applied: variant.<v>.status and .evidence. */
-static void variant_apply_check(struct check *out, const struct state *apply, const char *variant)
+static void variant_apply_check(struct check *out, const struct step_record *apply, const char *variant)
 {
-	char *ks = xstrfmt("variant.%s.status", variant), *ke = xstrfmt("variant.%s.evidence", variant);
-	const char *status = state_get(apply, ks), *ev = state_get(apply, ke);
-	int st;
+	const char *ev = record_item_get(apply, RI_VARIANT_EVIDENCE, variant);
+	enum record_status status = record_variant_status(apply, variant);
+	int st = check_of(status);
 
-	if (status) {
-		st = !strcmp(status, "error") ? CHECK_FAILED : check_status_parse(status);
+	if (status != RS_NONE)
 		check_set(out, st < 0 ? CHECK_FAILED : st, ev && *ev ? ev : NULL);
-	}
-	free(ks);
-	free(ke);
 }
 
 static int collect_cell(struct cell_result *c, const struct branch_result *b, const char *workdir,
-			const struct state *apply)
+			const struct step_record *apply)
 {
-	struct state bs = STATE_INIT, rb = STATE_INIT;
-	const char *status;
+	struct step_record bs = STEP_RECORD_INIT, rb = STEP_RECORD_INIT;
+	enum record_status status;
 	int ret = 0, any = 0;
 
 	if (b->import.status == CHECK_FAILED) {
@@ -340,26 +315,26 @@ static int collect_cell(struct cell_result *c, const struct branch_result *b, co
 			return 1;
 		}
 	}
-	if ((ret = read_state(&bs, workdir, "%s.build", c->variant)) ||
-	    (ret = read_state(&rb, workdir, "run.%s.build", c->variant)))
+	if ((ret = record_read(&bs, workdir, BY_MODULE, STEP_BUILD, c->variant)) ||
+	    (ret = record_read(&rb, workdir, BY_RUN, STEP_BUILD, c->variant)))
 		goto cleanup;
-	any = state_get(&bs, "status") || state_get(&rb, "status");
+	any = record_get(&bs, RF_STATUS) || record_get(&rb, RF_STATUS);
 	if (run_error_is_latest(&rb, &bs)) {
 		check_from_run_state(&c->build, &rb);
 		skip_after(c, &c->build, "not built");
 		goto cleanup;
 	}
-	status = state_get(&bs, "status");
-	dup_state(&c->commit, &bs, "commit");
-	dup_state(&c->build_log, &bs, "log");
-	c->build_seconds = state_double(&bs, "seconds");
-	if (!status) {
+	status = record_status(&bs);
+	dup_field(&c->commit, &bs, RF_COMMIT);
+	dup_field(&c->build_log, &bs, RF_LOG);
+	c->build_seconds = record_double(&bs, RF_SECONDS);
+	if (status == RS_NONE) {
 		goto cleanup;
-	} else if (!strcmp(status, "ok")) {
+	} else if (status == RS_OK) {
 		check_set(&c->build, CHECK_OK, NULL);
-	} else if (!strcmp(status, "failed")) {
-		check_set(&c->build, CHECK_FAILED, state_get(&bs, "failure") ?
-			  state_get(&bs, "failure") : "the build failed");
+	} else if (status == RS_FAILED || status == RS_ERROR) {
+		check_set(&c->build, CHECK_FAILED, record_get(&bs, RF_FAILURE) ?
+			  record_get(&bs, RF_FAILURE) : "the build failed");
 		skip_after(c, &c->build, "not built");
 		goto cleanup;
 	} else {
@@ -371,8 +346,8 @@ static int collect_cell(struct cell_result *c, const struct branch_result *b, co
 	if (ret > 0)
 		any = 1;
 cleanup:
-	state_release(&bs);
-	state_release(&rb);
+	record_release(&bs);
+	record_release(&rb);
 	return ret < 0 ? ret : any;
 }
 
@@ -381,14 +356,10 @@ cleanup:
  * lists (in the kernel file's order), then any other the state directory
  * has a file of, by name.
  */
-static void recorded_variants(struct strvec *out, const char *workdir, const struct state *apply)
+static void recorded_variants(struct strvec *out, const char *workdir, const struct step_record *apply)
 {
-	struct strvec found = STRVEC_INIT;
-	const char *list = state_get(apply, "variants");
-	char *dir = path_join(workdir, "state");
-	struct dirent *de;
-	size_t i, j;
-	DIR *d;
+	const char *list = record_get(apply, RF_VARIANTS);
+	size_t i;
 
 	for (i = 0; build_variants[i]; i++)
 		strvec_push(out, build_variants[i]);
@@ -404,55 +375,31 @@ static void recorded_variants(struct strvec *out, const char *workdir, const str
 		}
 		list += n + !!list[n];
 	}
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		const char *name = de->d_name, *dot;
-		char *v;
-
-		skip_prefix(name, "run.", &name);
-		dot = strrchr(name, '.');
-		if (!dot || (strcmp(dot, ".build") && strcmp(dot, ".test")))
-			continue;
-		v = xstrndup(name, dot - name);
-		for (j = 0; j < out->nr && strcmp(out->v[j], v); j++)
-			;
-		for (i = 0; i < found.nr && strcmp(found.v[i], v); i++)
-			;
-		if (j == out->nr && i == found.nr && variant_name_ok(v))
-			strvec_push(&found, v);
-		free(v);
-	}
-	if (d)
-		closedir(d);
-	qsort(found.v, found.nr, sizeof(*found.v), strp_cmp);
-	for (i = 0; i < found.nr; i++)
-		strvec_push(out, found.v[i]);
-	strvec_clear(&found);
-	free(dir);
+	record_variants(out, workdir);
 }
 
 int results_collect_branch(struct branch_result *b, const char *workdir,
 			   const struct strvec *variants)
 {
-	struct state st = STATE_INIT, apply = STATE_INIT;
+	struct step_record st = STEP_RECORD_INIT, apply = STEP_RECORD_INIT;
 	struct strvec all = STRVEC_INIT;
 	size_t i;
 	int any = 0, r;
 
-	r = read_state(&st, workdir, "%s", "run.import");
+	r = record_read(&st, workdir, BY_RUN, STEP_IMPORT, NULL);
 	if (r)
 		return r;
-	if (state_get(&st, "status")) {
+	if (record_get(&st, RF_STATUS)) {
 		check_from_run_state(&b->import, &st);
-		dup_state(&b->base, &st, "base");
+		dup_field(&b->base, &st, RF_BASE);
 		any = 1;
 	}
-	state_release(&st);
+	record_release(&st);
 	r = collect_apply(b, workdir);
 	if (r < 0)
 		return r;
 	any |= r;
-	r = read_state(&apply, workdir, "%s", "run.apply");
+	r = record_read(&apply, workdir, BY_RUN, STEP_APPLY, NULL);
 	if (r)
 		return r;
 	if (!variants)
@@ -460,11 +407,9 @@ int results_collect_branch(struct branch_result *b, const char *workdir,
 	for (i = 0; i < (variants ? variants : &all)->nr; i++) {
 		const char *v = (variants ? variants : &all)->v[i];
 		struct cell_result tmp;
-		char *key = xstrfmt("variant.%s.status", v);
 		int applied = !strcmp(v, "kit") ? b->apply.status != CHECK_NOT_RUN :
-			      state_get(&apply, key) != NULL;
+			      record_variant_status(&apply, v) != RS_NONE;
 
-		free(key);
 		memset(&tmp, 0, sizeof(tmp));
 		tmp.variant = xstrdup(v);
 		r = collect_cell(&tmp, b, workdir, &apply);
@@ -483,7 +428,7 @@ int results_collect_branch(struct branch_result *b, const char *workdir,
 			cell_result_release(&tmp);
 		}
 	}
-	state_release(&apply);
+	record_release(&apply);
 	strvec_clear(&all);
 	return r < 0 ? r : any;
 }

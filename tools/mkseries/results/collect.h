@@ -5,8 +5,8 @@
 #include "results/results.h"
 
 /*
- * The state files a run leaves in a branch's work directory (see
- * runsteps.c and runstate.h):
+ * The state files a run leaves in a branch's work directory, read
+ * through record/record.h, which names every field:
  *   state/run.import       status, evidence, base, at
  *   state/run.apply        status, evidence, tip, series (a count) and
  *                          series.<n>.id, .title, .state, .detail, at;
@@ -15,7 +15,8 @@
  *   state/run.<v>.build    status, evidence, at (with key and bzimage)
  *   state/run.<v>.test     status, evidence, repeat, bzimage_hash, finished,
  *                          at (with key)
- *   state/<v>.build        written by build.c
+ *   state/<v>.build        written by build.c (status error, failure: it
+ *                          could not run)
  *   state/<v>.test         written by vm.c, with the console log it names
  *                          (and expect_fail, without for a declared variant);
  *                          timing (hardware, instructions or emulated;

@@ -2,7 +2,9 @@
 #include <stdlib.h>
 
 #include "run/cells.h"
+#include "doctor/doctor.h"
 #include "kit/select.h"
+#include "lib/progress.h"
 #include "tree/tree.h"
 #include "apply/variant.h"
 #include "tree/workdir.h"
@@ -27,45 +29,117 @@ int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const
 	return ret > 0 ? MKS_ECONFIG : ret;
 }
 
+/* Tell the loop that b cannot start: `what` failed, and errors is what it printed. */
+static void not_started(const struct cell_loop *loop, const struct kit *kit,
+			const struct kernel_branch *b, const struct strvec *variants,
+			const char *what, const struct strbuf *errors)
+{
+	char *why;
+
+	if (!loop->not_started_fn)
+		return;
+	why = errors->len ? xstrfmt("%s: %s", what, errors->buf) : xstrdup(what);
+	loop->not_started_fn(kit, b, variants, why, loop->data);
+	free(why);
+}
+
 /* Open b's repository, lock its work directory and visit its cells. Returns an exit status. */
 static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 			const struct kernel_branch *b)
 {
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec variants = STRVEC_INIT;
+	struct strbuf errors = STRBUF_INIT;
 	struct cell c = { kit, b, NULL, NULL, NULL };
-	char *workdir = branch_workdir(kit, loop->workdir, b);
+	char *workdir;
 	size_t i;
-	int err, ret = 0;
+	int err, ret = 0, capturing = 1, skip;
 
-	if (!workdir)
-		return 2;
-	c.workdir = workdir;
+	error_capture_push(&errors);
+	workdir = branch_workdir(kit, loop->workdir, b);
 	variants_of_branch(&variants, b, loop->given);
+	if (!workdir) {
+		not_started(loop, kit, b, &variants, "no work directory", &errors);
+		ret = 2;
+		goto cleanup;
+	}
+	c.workdir = workdir;
 	err = kernel_repo_open(&c.repo, kit, b, loop->repo, loop->create_repo);
 	if (err) {
+		not_started(loop, kit, b, &variants, "cannot open the kernel repository", &errors);
 		ret = mks_exit_status(err);
 		goto cleanup;
 	}
 	if (workdir_lock(&lock, workdir)) {
+		/* what workdir_lock() printed says it best; its short reason when it printed nothing */
+		char *what = errors.len ? xstrdup("its work directory") :
+				xstrfmt("its work directory: %s", lock.why ? lock.why : "in use");
+
+		not_started(loop, kit, b, &variants, what, &errors);
+		free(what);
 		ret = 1;
 		goto cleanup;
 	}
-	if (loop->branch_fn && (ret = loop->branch_fn(&c, &variants, loop->data)))
-		goto cleanup;
-	for (i = 0; i < variants.nr; i++) {
+	/* From here on, each step keeps the errors of its own. */
+	error_capture_pop(&errors);
+	capturing = 0;
+	/* A nonzero exit status of branch_fn skips the cells. */
+	ret = loop->branch_fn ? loop->branch_fn(&c, &variants, loop->data) : 0;
+	skip = ret != 0;
+	for (i = 0; !skip && i < variants.nr; i++) {
 		int r;
 
 		c.variant = variants.v[i];
+		progress_cell_next();
 		r = loop->cell_fn(&c, loop->data);
 		if (r > ret)
 			ret = r;
 	}
+	c.variant = NULL;
+	if (loop->branch_end_fn)
+		loop->branch_end_fn(&c, &variants, loop->data);
 cleanup:
+	if (capturing)
+		error_capture_pop(&errors);
 	workdir_unlock(&lock);
 	git_repository_free(c.repo);
 	strvec_clear(&variants);
+	strbuf_release(&errors);
 	free(workdir);
+	return ret;
+}
+
+size_t *progress_count_cells(struct kernel_branch *const *sel, size_t nr,
+			     const struct strvec *given)
+{
+	size_t *first = xcalloc(nr + 1, sizeof(*first)), i;
+
+	for (i = 0; i < nr; i++) {
+		struct strvec variants = STRVEC_INIT;
+
+		variants_of_branch(&variants, sel[i], given);
+		first[i + 1] = first[i] + variants.nr;
+		strvec_clear(&variants);
+	}
+	return first;
+}
+
+int for_each_selected_cell(const struct cell_loop *loop, const struct kit *kit,
+			   struct kernel_branch *const *sel, size_t nr)
+{
+	size_t i, *cells = progress_count_cells(sel, nr, loop->given);
+	int ret = 0;
+
+	for (i = 0; i < nr; i++) {
+		int r;
+
+		progress_cells(cells[i], cells[nr]);
+		r = visit_branch(loop, kit, sel[i]);
+		if (r > ret)
+			ret = r;
+	}
+	progress_cells(0, 0);
+	free(cells);
 	return ret;
 }
 
@@ -73,19 +147,23 @@ int for_each_cell(const struct cell_loop *loop)
 {
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
-	size_t nr = 0, i;
-	int ret = 0;
+	size_t nr = 0;
+	int ret;
 
 	if (select_cells(&kit, &sel, &nr, loop->branch, loop->all, loop->given)) {
 		ret = 2;
 		goto cleanup;
 	}
-	for (i = 0; i < nr; i++) {
-		int r = visit_branch(loop, &kit, sel[i]);
+	if (loop->need) {
+		struct doctor_opts dopts = { loop->repo, loop->workdir, loop->given, loop->need, 0 };
+		int err = doctor_preflight(loop->cmd, &kit, sel, nr, &dopts);
 
-		if (r > ret)
-			ret = r;
+		if (err) {
+			ret = mks_exit_status(err);
+			goto cleanup;
+		}
 	}
+	ret = for_each_selected_cell(loop, &kit, sel, nr);
 cleanup:
 	free(sel);
 	kit_release(&kit);

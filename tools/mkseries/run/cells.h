@@ -1,4 +1,4 @@
-/* run/cells.h: what build and test work on: each selected branch's variants, one cell at a time. */
+/* run/cells.h: what build, test and run work on: each selected branch's variants, one cell at a time. */
 #ifndef MKSERIES_CELLS_H
 #define MKSERIES_CELLS_H
 
@@ -17,6 +17,13 @@
 int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
 		 int all, const struct strvec *given);
 
+/*
+ * For "[cell 3/16]" on the progress lines: element i is the number of
+ * cells of the branches before sel[i], element nr all of them. Caller frees.
+ */
+size_t *progress_count_cells(struct kernel_branch *const *sel, size_t nr,
+			     const struct strvec *given);
+
 /* One cell: a variant of a branch, with the branch's repository and locked work directory. */
 struct cell {
 	const struct kit *kit;
@@ -26,6 +33,12 @@ struct cell {
 	const char *variant;
 };
 
+/*
+ * The one cell loop of `build`, `test` and `run`: each branch is opened
+ * (its work directory, its repository, the work directory's lock), then
+ * its steps are called: branch_fn once, cell_fn for each variant,
+ * branch_end_fn once.
+ */
 struct cell_loop {
 	const char *branch;		/* --branch, or NULL */
 	int all;			/* --all */
@@ -33,6 +46,8 @@ struct cell_loop {
 	const char *workdir;		/* --workdir, or NULL */
 	const char *repo;		/* --repo, or NULL */
 	int create_repo;		/* make the kernel repository when it is missing */
+	unsigned need;			/* doctor's checks to pass before the first branch (doctor.h) */
+	const char *cmd;		/* the command, for the preflight's message */
 	/*
 	 * Once per branch, after its repository is open and its work
 	 * directory locked, with the variants about to be visited (c->variant
@@ -41,6 +56,17 @@ struct cell_loop {
 	int (*branch_fn)(const struct cell *c, const struct strvec *variants, void *data);
 	/* Each cell in turn; returns an exit status: 0, 1 (failed) or 2 (configuration). */
 	int (*cell_fn)(const struct cell *c, void *data);
+	/*
+	 * After branch_fn and the cells (also when branch_fn skipped them),
+	 * with c->variant NULL; may be NULL.
+	 */
+	void (*branch_end_fn)(const struct cell *c, const struct strvec *variants, void *data);
+	/*
+	 * When a branch cannot be opened, instead of the three above: `why`
+	 * says what failed and the error it printed. May be NULL.
+	 */
+	void (*not_started_fn)(const struct kit *kit, const struct kernel_branch *b,
+			       const struct strvec *variants, const char *why, void *data);
 	void *data;
 };
 
@@ -52,5 +78,8 @@ struct cell_loop {
  * 1 when a repository cannot be opened or a work directory is in use.
  */
 int for_each_cell(const struct cell_loop *loop);
+/* The same over branches already selected: the nr of sel, of kit. */
+int for_each_selected_cell(const struct cell_loop *loop, const struct kit *kit,
+			   struct kernel_branch *const *sel, size_t nr);
 
 #endif

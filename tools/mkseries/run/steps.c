@@ -8,15 +8,18 @@
 #include <time.h>
 
 #include "run/steps.h"
+#include "run/cells.h"
 #include "apply/applyplan.h"
 #include "kit/arch.h"
 #include "build/build.h"
 #include "results/collect.h"
 #include "lib/gitutil.h"
 #include "apply/plan.h"
-#include "lib/state.h"
+#include "lib/progress.h"
+#include "record/record.h"
 #include "tree/tree.h"
 #include "apply/variant.h"
+#include "vm/regress.h"
 #include "vm/vm.h"
 #include "tree/workdir.h"
 
@@ -25,16 +28,17 @@ struct branch_run {
 	const struct kit *kit;
 	const struct kernel_branch *b;
 	struct run_opts *args;
-	char *workdir;
-	struct strvec variants;	/* the cells this run works on, in order */
+	const char *workdir;	/* the cell loop's: locked while the branch runs */
+	const struct strvec *variants;	/* the cells this run works on, in order */
 	struct plan plan;
 	struct plan *vplans;	/* one per declared variant of b, in order */
-	git_repository *repo;
+	size_t nr_vplans;	/* of them, built */
+	git_repository *repo;	/* the cell loop's */
 	git_oid base;
 	int applied;		/* the kit applied: its cells can be built */
 	int *vapplied;		/* per declared variant: it applied */
-	int config_error;	/* the kit is unusable for this branch: exit 2 */
 	int base_tested;	/* base built and booted cleanly in this run */
+	int collect;		/* the branch started: its records go into the results */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -62,8 +66,8 @@ static int wants_apply(const struct branch_run *br)
 {
 	size_t i;
 
-	for (i = 0; i < br->variants.nr; i++)
-		if (strcmp(br->variants.v[i], "base"))
+	for (i = 0; i < br->variants->nr; i++)
+		if (strcmp(br->variants->v[i], "base"))
 			return 1;
 	return 0;
 }
@@ -73,42 +77,36 @@ static int forced(const struct run_opts *args, enum run_step step)
 	return args->force <= step;
 }
 
-/* Write state/run.<name> atomically, stamped with the time it was written. */
-static int record(const struct branch_run *br, const char *name, struct state *st)
+/* The run's record of step (of variant for build and test), in br's work directory. */
+static int record(const struct branch_run *br, enum run_step step, const char *variant,
+		  struct step_record *r)
 {
-	char *path = runstate_path(br->workdir, name);
-	int ret;
-
-	state_setf(st, "at", "%lld", (long long)time(NULL));
-	ret = state_write(st, path);
-	free(path);
-	return ret;
+	return record_write(r, br->workdir, BY_RUN, step, variant);
 }
 
-static int read_run_state(struct state *st, const struct branch_run *br, const char *name)
+static int read_record(struct step_record *r, const struct branch_run *br,
+		       enum record_owner owner, enum run_step step, const char *variant)
 {
-	char *path = runstate_path(br->workdir, name);
-	int ret = state_read(st, path);
-
-	free(path);
-	return ret;
+	return record_read(r, br->workdir, owner, step, variant);
 }
 
-static int read_module_state(struct state *st, const struct branch_run *br, const char *variant,
-			     const char *step)
+/* Say why a step that has a record runs again; a first run says nothing. */
+static void say_again(struct branch_run *br, const char *variant, enum run_step step,
+		      const struct strbuf *why)
 {
-	char *path = xstrfmt("%s/state/%s.%s", br->workdir, variant, step);
-	int ret = state_read(st, path);
-
-	free(path);
-	return ret;
+	if (why->len)
+		say(br, variant, "%s: again: %s", run_step_name(step), why->buf);
 }
 
-static int same_value(const struct state *a, const char *ka, const struct state *b, const char *kb)
+/*
+ * What a step that could not run keeps as its cause: `what`, then the
+ * errors it printed while it ran (error_capture_push()), in the user's words.
+ */
+static void could_not_run(struct step_record *r, const char *what, const struct strbuf *errors)
 {
-	const char *va = state_get(a, ka), *vb = state_get(b, kb);
-
-	return va && vb && !strcmp(va, vb);
+	record_release(r);
+	record_set_status(r, RS_ERROR);
+	record_setf(r, RF_EVIDENCE, "%s: %s", what, errors->len ? errors->buf : "no error was printed");
 }
 
 /* ------------------------------------------------------------------ */
@@ -133,23 +131,27 @@ static char *source_name(const struct kernel_branch *b)
 static int step_import(struct branch_run *br)
 {
 	struct tree_import_info info;
-	struct state st = STATE_INIT;
+	struct step_record st = STEP_RECORD_INIT;
+	struct strbuf errors = STRBUF_INIT;
 	int err, ret = 0;
 
+	error_capture_push(&errors);
 	err = tree_import_ex(&br->base, &info, br->repo, br->kit, br->b, forced(br->args, STEP_IMPORT));
+	error_capture_pop(&errors);
 	if (err) {
 		char *what = source_name(br->b);
 
-		state_set(&st, "status", "failed");
-		state_setf(&st, "evidence", "cannot import %s: see the error output", what);
+		record_set_status(&st, RS_FAILED);
+		record_setf(&st, RF_EVIDENCE, "cannot import %s: %s", what,
+			    errors.len ? errors.buf : "no error was printed");
+		say(br, NULL, "import: FAILED %s", record_get(&st, RF_EVIDENCE));
 		free(what);
-		say(br, NULL, "import: FAILED (see the error above)");
 		ret = -1;
 	} else {
-		state_set(&st, "status", "ok");
-		state_set(&st, "base", git_oid_tostr_s(&br->base));
+		record_set_status(&st, RS_OK);
+		record_set(&st, RF_BASE, git_oid_tostr_s(&br->base));
 		if (info.what)
-			state_set(&st, "what", info.what);
+			record_set(&st, RF_WHAT, info.what);
 		if (info.up_to_date)
 			say(br, NULL, "import: up to date (%s)", oid_short(&br->base));
 		else
@@ -157,10 +159,11 @@ static int step_import(struct branch_run *br)
 			    info.what ? info.what : "imported", oid_short(&br->base), info.nr_files,
 			    info.seconds);
 	}
-	if (record(br, "import", &st))
+	if (record(br, STEP_IMPORT, NULL, &st))
 		ret = -1;
 	tree_import_info_release(&info);
-	state_release(&st);
+	record_release(&st);
+	strbuf_release(&errors);
 	return ret;
 }
 
@@ -186,7 +189,7 @@ static char *conflict_evidence(const char *report)
 	return strbuf_detach(&sb, NULL);
 }
 
-static void record_series(struct state *st, const struct plan *plan,
+static void record_series(struct step_record *st, const struct plan *plan,
 			  const enum applied_state *applied, size_t failed)
 {
 	struct branch_result tmp;
@@ -194,40 +197,14 @@ static void record_series(struct state *st, const struct plan *plan,
 
 	memset(&tmp, 0, sizeof(tmp));
 	branch_series_from_plan(&tmp, plan, applied, failed);
-	state_setf(st, "series", "%zu", tmp.nr_series);
+	record_setf(st, RF_SERIES, "%zu", tmp.nr_series);
 	for (i = 0; i < tmp.nr_series; i++) {
-		char *k = xstrfmt("series.%zu.id", i);
-
-		state_set(st, k, tmp.series[i].id);
-		free(k);
-		k = xstrfmt("series.%zu.title", i);
-		state_set(st, k, tmp.series[i].title ? tmp.series[i].title : "");
-		free(k);
-		k = xstrfmt("series.%zu.state", i);
-		state_set(st, k, series_state_name(tmp.series[i].state));
-		free(k);
-		k = xstrfmt("series.%zu.detail", i);
-		state_set(st, k, tmp.series[i].detail ? tmp.series[i].detail : "");
-		free(k);
+		record_item_setn(st, RI_SERIES_ID, i, tmp.series[i].id);
+		record_item_setn(st, RI_SERIES_TITLE, i, tmp.series[i].title);
+		record_item_setn(st, RI_SERIES_STATE, i, series_state_name(tmp.series[i].state));
+		record_item_setn(st, RI_SERIES_DETAIL, i, tmp.series[i].detail);
 	}
 	branch_result_release(&tmp);
-}
-
-static const char *state_getf(const struct state *st, const char *fmt, const char *arg)
-{
-	char *k = xstrfmt(fmt, arg);
-	const char *v = state_get(st, k);
-
-	free(k);
-	return v;
-}
-
-static void state_setf_key(struct state *st, const char *fmt, const char *arg, const char *value)
-{
-	char *k = xstrfmt(fmt, arg);
-
-	state_set(st, k, value);
-	free(k);
 }
 
 /*
@@ -235,9 +212,10 @@ static void state_setf_key(struct state *st, const char *fmt, const char *arg, c
  * branch (the kit's, each variant's) recorded as applied is at its tip;
  * a conflict stays a conflict.
  */
-static int apply_still_there(const struct branch_run *br, const struct state *st)
+static int apply_still_there(const struct branch_run *br, const struct step_record *st)
 {
-	const char *status = state_get(st, "status"), *tip;
+	enum record_status status = record_status(st);
+	const char *tip;
 	size_t i;
 	int ok = 1;
 
@@ -248,85 +226,94 @@ static int apply_still_there(const struct branch_run *br, const struct state *st
 		git_oid now;
 
 		if (name) {
-			status = state_getf(st, "variant.%s.status", name);
-			tip = state_getf(st, "variant.%s.tip", name);
+			status = record_variant_status(st, name);
+			tip = record_item_get(st, RI_VARIANT_TIP, name);
 		} else {
-			tip = state_get(st, "tip");
+			tip = record_get(st, RF_TIP);
 		}
-		if (!status)
-			ok = 0;
-		else if (!strcmp(status, "ok"))
+		if (status == RS_OK)
 			ok = tip && git_reference_name_to_id(&now, br->repo, refname) == 0 &&
 			     !strcmp(tip, git_oid_tostr_s(&now));
 		else
-			ok = !strcmp(status, "conflict");
+			ok = status == RS_CONFLICT;
 		free(refname);
 	}
 	return ok;
 }
 
-/* Apply one declared variant after the kit, sharing the kit's commits; record it in `now`. */
+/*
+ * Apply one declared variant after the kit into `o` (initialised by the
+ * caller), sharing the kit's commits; record it in `now`. Its ref is
+ * left to move with the kit's (o->defer), said by variant_moved().
+ */
 static int apply_variant(struct branch_run *br, size_t i, const git_oid *kit_tip,
-			 const git_signature *me, struct state *now)
+			 const git_signature *me, struct step_record *now, struct apply_outcome *o)
 {
 	const struct plan *plan = &br->vplans[i];
 	const char *name = plan->variant->name;
-	struct apply_outcome o;
 	char *refname = branch_refname(plan), *evidence = NULL;
 	char *without = variant_change_text(plan->variant);
 	int err, ret = 0;
 
-	apply_outcome_init(&o);
-	err = branch_apply(&o, br->repo, plan, &br->base, kit_tip, me, "mkseries run");
+	o->defer = 1;
+	err = branch_apply(o, br->repo, plan, &br->base, kit_tip, me, "mkseries run");
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE) {
-		evidence = conflict_evidence(o.report.buf);
-		state_setf_key(now, "variant.%s.status", name,
-			       err == MKS_EAPPLYFAIL ? "conflict" : "failed");
-		state_setf_key(now, "variant.%s.evidence", name, evidence);
+		evidence = conflict_evidence(o->report.buf);
+		record_item_set(now, RI_VARIANT_STATUS, name, record_status_name(err == MKS_EAPPLYFAIL ?
+				RS_CONFLICT : RS_FAILED));
+		record_item_set(now, RI_VARIANT_EVIDENCE, name, evidence);
 		say(br, name, "apply: %s %s; '%s' %s", err == MKS_EAPPLYFAIL ? "CONFLICT" :
-		    "REFUSED", without, refname, o.have_old ? "left where it was" : "not created");
-		fprintf(br->args->log, "%s", o.report.buf);
-		if (o.report.len && o.report.buf[o.report.len - 1] != '\n')
+		    "REFUSED", without, refname, o->have_old ? "left where it was" : "not created");
+		fprintf(br->args->log, "%s", o->report.buf);
+		if (o->report.len && o->report.buf[o->report.len - 1] != '\n')
 			fputc('\n', br->args->log);
 	} else if (err) {
 		ret = -1;
 	} else {
-		state_setf_key(now, "variant.%s.status", name, "ok");
-		state_setf_key(now, "variant.%s.tip", name, git_oid_tostr_s(&o.tip));
-		say(br, name, "apply: %s -> %s (%zu commits, %zu shared with the kit; %s)",
-		    refname, oid_short(&o.tip), o.nr_commits, o.nr_shared, without);
+		/* said by variant_moved() once the refs moved */
+		record_item_set(now, RI_VARIANT_STATUS, name, record_status_name(RS_OK));
+		record_item_set(now, RI_VARIANT_TIP, name, git_oid_tostr_s(&o->tip));
 		br->vapplied[i] = 1;
 	}
-	apply_outcome_release(&o);
 	free(evidence);
 	free(without);
 	free(refname);
 	return ret;
 }
 
-/* Say that the recorded apply st is current, and mark what of the kit and its variants applied. */
-static void apply_uptodate(struct branch_run *br, const struct state *st, const char *refname,
-			   const git_oid *old_tip)
+/* Say where variant i's ref went, once the refs moved. */
+static void variant_moved(struct branch_run *br, size_t i, const struct apply_outcome *o)
 {
-	const char *status = state_get(st, "status");
+	const struct plan *plan = &br->vplans[i];
+	char *refname = branch_refname(plan), *without = variant_change_text(plan->variant);
+
+	say(br, plan->variant->name, "apply: %s -> %s (%zu commits, %zu shared with the kit; %s)",
+	    refname, oid_short(&o->tip), o->nr_commits, o->nr_shared, without);
+	free(without);
+	free(refname);
+}
+
+/* Say that the recorded apply st is current, and mark what of the kit and its variants applied. */
+static void apply_uptodate(struct branch_run *br, const struct step_record *st,
+			   const char *refname, const git_oid *old_tip)
+{
+	const char *ev = record_get(st, RF_EVIDENCE);
 	size_t i;
 
-	if (!strcmp(status, "conflict")) {
-		say(br, NULL, "apply: up to date (conflict: %s)",
-		    state_get(st, "evidence") ? state_get(st, "evidence") : "");
+	if (record_status(st) == RS_CONFLICT) {
+		say(br, NULL, "apply: up to date (conflict: %s)", ev ? ev : "");
 	} else {
 		say(br, NULL, "apply: up to date (%s at %s)", refname, oid_short(old_tip));
 		br->applied = 1;
 	}
 	for (i = 0; i < br->b->nr_variants; i++) {
 		const char *name = br->b->variants[i].name;
-		const char *vs = state_getf(st, "variant.%s.status", name);
-		const char *ev = state_getf(st, "variant.%s.evidence", name);
 		char *vref = branch_refname(&br->vplans[i]);
 
-		if (!strcmp(vs, "ok")) {
+		ev = record_item_get(st, RI_VARIANT_EVIDENCE, name);
+		if (record_variant_status(st, name) == RS_OK) {
 			say(br, name, "apply: up to date (%s at %.12s)", vref,
-			    state_getf(st, "variant.%s.tip", name));
+			    record_item_get(st, RI_VARIANT_TIP, name));
 			br->vapplied[i] = 1;
 		} else {
 			say(br, name, "apply: up to date (conflict: %s)", ev ? ev : "");
@@ -339,23 +326,22 @@ static void apply_uptodate(struct branch_run *br, const struct state *st, const 
  * Record in now and say how applying the kit went: err is 0,
  * MKS_EAPPLYFAIL (a conflict) or MKS_EUNSAFE (refused) from branch_apply().
  */
-static void kit_outcome(struct branch_run *br, struct state *now, const struct apply_outcome *o,
+static void kit_outcome(struct branch_run *br, struct step_record *now, const struct apply_outcome *o,
 			int err, const char *refname, int have_old)
 {
 	char *evidence;
 
 	if (!err) {
-		state_set(now, "status", "ok");
-		state_set(now, "tip", git_oid_tostr_s(&o->tip));
+		/* said once the refs moved */
+		record_set_status(now, RS_OK);
+		record_set(now, RF_TIP, git_oid_tostr_s(&o->tip));
 		record_series(now, &br->plan, o->state, (size_t)-1);
-		say(br, NULL, "apply: %s -> %s (%zu commits, %zu squashed, %zu already in the tree)",
-		    refname, oid_short(&o->tip), o->nr_commits, o->nr_squashed, o->nr_found);
 		br->applied = 1;
 		return;
 	}
 	evidence = conflict_evidence(o->report.buf);
-	state_set(now, "status", err == MKS_EAPPLYFAIL ? "conflict" : "failed");
-	state_set(now, "evidence", evidence);
+	record_set_status(now, err == MKS_EAPPLYFAIL ? RS_CONFLICT : RS_FAILED);
+	record_set(now, RF_EVIDENCE, evidence);
 	record_series(now, &br->plan, o->state, o->failed);
 	say(br, NULL, "apply: %s; '%s' %s", err == MKS_EAPPLYFAIL ? "CONFLICT" : "REFUSED",
 	    refname, have_old ? "left where it was" : "not created");
@@ -368,69 +354,94 @@ static void kit_outcome(struct branch_run *br, struct state *now, const struct a
 static int step_apply(struct branch_run *br)
 {
 	struct apply_outcome o;
-	struct state st = STATE_INIT, now = STATE_INIT;
-	struct strbuf names = STRBUF_INIT;
+	struct step_record st = STEP_RECORD_INIT, now = STEP_RECORD_INIT;
+	struct step_key key = STEP_KEY_INIT;
+	struct strbuf names = STRBUF_INIT, why = STRBUF_INIT, errors = STRBUF_INIT;
 	const struct plan **plans = xcalloc(br->b->nr_variants + 1, sizeof(*plans));
+	struct apply_outcome *vo = xcalloc(br->b->nr_variants + 1, sizeof(*vo));
+	struct apply_outcome **moving = xcalloc(br->b->nr_variants + 1, sizeof(*moving));
 	git_signature *me = NULL;
 	char *refname = kit_refname(br->kit, br->b, NULL);
-	char *key = NULL, *who = NULL;
+	char *who = NULL;
 	git_oid old_tip;
 	size_t i;
 	int have_old, err, ret = 0;
 
+	error_capture_push(&errors);
 	apply_outcome_init(&o);
 	plans[0] = &br->plan;
 	for (i = 0; i < br->b->nr_variants; i++) {
+		apply_outcome_init(&vo[i]);
 		plans[i + 1] = &br->vplans[i];
 		strbuf_addf(&names, "%s%s", i ? " " : "", br->b->variants[i].name);
 	}
-	if (read_run_state(&st, br, "apply"))
+	if (read_record(&st, br, BY_RUN, STEP_APPLY, NULL))
 		goto error;
 	if (backporter_signature(&me, br->repo))
 		goto error;
 	who = xstrfmt("%s <%s>", me->name, me->email);
-	key = apply_key(plans, br->b->nr_variants + 1, &br->base, who);
+	apply_key(&key, plans, br->b->nr_variants + 1, &br->base, who);
 	have_old = git_reference_name_to_id(&old_tip, br->repo, refname) == 0;
 
-	if (!forced(br->args, STEP_APPLY) && runstate_current(&st, key) &&
-	    apply_still_there(br, &st)) {
-		apply_uptodate(br, &st, refname, &old_tip);
-		goto cleanup;
+	if (record_fresh(&st, &key, forced(br->args, STEP_APPLY), &why)) {
+		if (apply_still_there(br, &st)) {
+			apply_uptodate(br, &st, refname, &old_tip);
+			goto cleanup;
+		}
+		strbuf_addstr(&why, "its branches moved");
 	}
-
-	state_set(&now, "key", key);
-	state_set(&now, "variants", names.buf);
+	say_again(br, NULL, STEP_APPLY, &why);
+	record_set_key(&now, &key);
+	record_set(&now, RF_VARIANTS, names.buf);
+	o.defer = 1;
 	err = branch_apply(&o, br->repo, &br->plan, &br->base, NULL, me, "mkseries run");
 	if (err && err != MKS_EAPPLYFAIL && err != MKS_EUNSAFE)
 		goto error;
 	kit_outcome(br, &now, &o, err, refname, have_old);
 	/* Each variant fails on its own; the kit's commits are shared when it applied. */
 	for (i = 0; i < br->b->nr_variants; i++)
-		if (apply_variant(br, i, br->applied ? &o.tip : NULL, me, &now))
+		if (apply_variant(br, i, br->applied ? &o.tip : NULL, me, &now, &vo[i]))
 			goto error;
-	if (record(br, "apply", &now))
+	/* the kit and its variants move together or not at all, as apply moves them */
+	moving[0] = br->applied ? &o : NULL;
+	for (i = 0; i < br->b->nr_variants; i++)
+		moving[i + 1] = br->vapplied[i] ? &vo[i] : NULL;
+	if (branch_refs_move(br->repo, moving, br->b->nr_variants + 1))
+		goto error;
+	if (br->applied)
+		say(br, NULL, "apply: %s -> %s (%zu commits, %zu squashed, %zu already in the tree)",
+		    refname, oid_short(&o.tip), o.nr_commits, o.nr_squashed, o.nr_found);
+	for (i = 0; i < br->b->nr_variants; i++)
+		if (br->vapplied[i])
+			variant_moved(br, i, &vo[i]);
+	if (record(br, STEP_APPLY, NULL, &now))
 		ret = -1;
 	goto cleanup;
 error:
 	/* Not an outcome of the kit: recorded as an error, retried next time. */
-	state_release(&now);
-	state_set(&now, "status", "error");
-	state_set(&now, "evidence", "apply could not run: see the error output");
-	say(br, NULL, "apply: FAILED (see the error above)");
-	record(br, "apply", &now);
+	could_not_run(&now, "apply could not run", &errors);
+	say(br, NULL, "apply: FAILED %s", record_get(&now, RF_EVIDENCE));
+	record(br, STEP_APPLY, NULL, &now);
 	br->applied = 0;
 	for (i = 0; i < br->b->nr_variants; i++)
 		br->vapplied[i] = 0;
 	ret = -1;
 cleanup:
+	error_capture_pop(&errors);
+	for (i = 0; i < br->b->nr_variants; i++)
+		apply_outcome_release(&vo[i]);
+	free(vo);
+	free(moving);
 	apply_outcome_release(&o);
 	git_signature_free(me);
-	state_release(&st);
-	state_release(&now);
+	record_release(&st);
+	record_release(&now);
+	step_key_release(&key);
 	strbuf_release(&names);
+	strbuf_release(&why);
+	strbuf_release(&errors);
 	free(plans);
 	free(refname);
-	free(key);
 	free(who);
 	return ret;
 }
@@ -438,20 +449,59 @@ cleanup:
 /* ------------------------------------------------------------------ */
 /* build */
 
-/* Whether what build.c recorded is still the build run.<v>.build names, and its image is there. */
-static int build_still_there(const struct state *rb, const struct state *bs)
+/* Whether what build.c recorded (bs) is still the build the run's record rb names, and its image is there. */
+static int build_still_there(const struct step_record *rb, const struct step_record *bs)
 {
-	const char *status = state_get(rb, "status"), *img = state_get(bs, "bzimage");
-	const char *mtime = state_get(bs, "bzimage_mtime");
+	const char *img = record_get(bs, RF_BZIMAGE), *mtime = record_get(bs, RF_BZIMAGE_MTIME);
 	struct stat s;
 
-	if (!same_value(rb, "finished", bs, "finished") || !same_value(rb, "status", bs, "status"))
+	if (!record_same(rb, RF_FINISHED, bs, RF_FINISHED) ||
+	    record_status(rb) != record_status(bs))
 		return 0;
-	if (!strcmp(status, "failed"))
+	if (record_status(rb) == RS_FAILED)
 		return 1;
 	return img && mtime && !stat(img, &s) && strtoll(mtime, NULL, 10) == (long long)s.st_mtime;
 }
 
+/* The build key of a cell at commit; MKS_ECONFIG or -1 (printed) when it cannot be made. */
+static int cell_build_key(struct step_key *k, struct branch_run *br, const git_oid *commit)
+{
+	char *inputs = NULL;
+	int err = build_inputs_key(&inputs, br->kit, br->b);
+
+	if (!err)
+		err = build_key(k, br->repo, commit, inputs);
+	free(inputs);
+	return err;
+}
+
+/* Record in now what a finished build gave: res. */
+static void build_outcome(struct step_record *now, const struct build_result *res)
+{
+	record_outcome(now, res->status != BUILD_FAILED, res->failure, res->finished);
+	if (res->status != BUILD_FAILED && res->bzimage)
+		record_set(now, RF_BZIMAGE, res->bzimage);
+}
+
+/* Say how a build just went, and hand its image over. */
+static void say_built(struct branch_run *br, const char *variant, const struct build_result *res,
+		      char **bzimage)
+{
+	switch (res->status) {
+	case BUILD_OK:
+		say(br, variant, "build: built in %s (%s)", format_duration(res->seconds), res->bzimage);
+		*bzimage = xstrdup(res->bzimage);
+		break;
+	case BUILD_UPTODATE:
+		say(br, variant, "build: up to date (%s)", res->bzimage);
+		*bzimage = xstrdup(res->bzimage);
+		break;
+	case BUILD_FAILED:
+		say(br, variant, "build: FAILED %s", res->failure ? res->failure : "");
+		fprintf(br->args->log, "    log: %s\n", res->log);
+		break;
+	}
+}
 
 /*
  * Build one variant. *bzimage is set when it built (or had built, and
@@ -461,91 +511,74 @@ static int build_still_there(const struct state *rb, const struct state *bs)
 static int step_build(struct branch_run *br, const char *variant, const git_oid *commit,
 		      char **bzimage)
 {
-	struct state rb = STATE_INIT, bs = STATE_INIT, now = STATE_INIT;
+	struct step_record rb = STEP_RECORD_INIT, bs = STEP_RECORD_INIT, now = STEP_RECORD_INIT;
+	struct step_key key = STEP_KEY_INIT;
+	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
 	struct build_result res;
 	struct build_opts opts = { 0 };
-	char *name = xstrfmt("%s.build", variant), *key = NULL;
-	char *label = xstrfmt("%s %s", br->b->name, variant);
-	const char *old_key, *v;
+	char *label = xstrfmt("%s %s", br->b->name, variant), *hash;
+	const char *v;
 	int err, ret = 0;
 
+	error_capture_push(&errors);
 	memset(&res, 0, sizeof(res));
 	*bzimage = NULL;
-	err = build_key(&key, br->repo, commit, br->kit, br->b);
-	if (err || read_run_state(&rb, br, name) || read_module_state(&bs, br, variant, "build")) {
+	err = cell_build_key(&key, br, commit);
+	if (err || read_record(&rb, br, BY_RUN, STEP_BUILD, variant) ||
+	    read_record(&bs, br, BY_MODULE, STEP_BUILD, variant)) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
 		goto error;
 	}
-	if (!forced(br->args, STEP_BUILD) && runstate_current(&rb, key) &&
-	    build_still_there(&rb, &bs)) {
-		if (!strcmp(state_get(&rb, "status"), "ok")) {
-			*bzimage = xstrdup(state_get(&bs, "bzimage"));
-			say(br, variant, "build: up to date (%s)", *bzimage);
-		} else {
-			v = state_get(&rb, "evidence");
-			say(br, variant, "build: up to date (FAILED %s)", v ? v : "");
+	if (record_fresh(&rb, &key, forced(br->args, STEP_BUILD), &why)) {
+		if (build_still_there(&rb, &bs)) {
+			if (record_status(&rb) == RS_OK) {
+				*bzimage = xstrdup(record_get(&bs, RF_BZIMAGE));
+				say(br, variant, "build: up to date (%s)", *bzimage);
+			} else {
+				v = record_get(&rb, RF_EVIDENCE);
+				say(br, variant, "build: up to date (FAILED %s)", v ? v : "");
+			}
+			goto cleanup;
 		}
-		goto cleanup;
+		strbuf_addstr(&why, "its image is not the one recorded");
 	}
-	/* The run's key changed: rebuild, whatever build.c's own record says. */
-	old_key = state_get(&rb, "key");
+	say_again(br, variant, STEP_BUILD, &why);
 	opts.workdir = br->workdir;
 	opts.jobs = br->args->jobs;
-	opts.force = forced(br->args, STEP_BUILD) || (old_key && strcmp(old_key, key));
-	opts.progress = mks_isatty_stderr();
+	/* The run's key changed: rebuild, whatever build.c's own record says. */
+	hash = step_key_hash(&key);
+	opts.force = forced(br->args, STEP_BUILD) ||
+		     (record_get(&rb, RF_KEY) && strcmp(record_get(&rb, RF_KEY), hash));
+	free(hash);
+	opts.progress = progress_wanted();
 	opts.label = label;
 	err = build_variant(&res, br->repo, br->kit, br->b, variant, commit, &opts);
 	if (err) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
 		goto error;
 	}
-	state_release(&bs);
-	if (read_module_state(&bs, br, variant, "build")) {
-		ret = -1;
-		goto error;
-	}
-	state_set(&now, "key", key);
-	state_set(&now, "status", res.status == BUILD_FAILED ? "failed" : "ok");
-	if (res.failure)
-		state_set(&now, "evidence", res.failure);
-	if ((v = state_get(&bs, "finished")))
-		state_set(&now, "finished", v);
-	if (res.status != BUILD_FAILED && res.bzimage)
-		state_set(&now, "bzimage", res.bzimage);
-	if (record(br, name, &now)) {
+	record_set_key(&now, &key);
+	build_outcome(&now, &res);
+	if (record(br, STEP_BUILD, variant, &now)) {
 		ret = -1;
 		goto cleanup;
 	}
-	switch (res.status) {
-	case BUILD_OK:
-		say(br, variant, "build: built in %s (%s)", format_duration(res.seconds), res.bzimage);
-		*bzimage = xstrdup(res.bzimage);
-		break;
-	case BUILD_UPTODATE:
-		say(br, variant, "build: up to date (%s)", res.bzimage);
-		*bzimage = xstrdup(res.bzimage);
-		break;
-	case BUILD_FAILED:
-		say(br, variant, "build: FAILED %s", res.failure ? res.failure : "");
-		fprintf(br->args->log, "    log: %s\n", res.log);
-		break;
-	}
+	say_built(br, variant, &res, bzimage);
 	goto cleanup;
 error:
-	state_release(&now);
-	state_set(&now, "status", "error");
-	state_set(&now, "evidence", ret == MKS_ECONFIG ?
-		  "the kit's build settings are invalid: see the error output" :
-		  "the build could not run: see the error output");
-	record(br, name, &now);
-	say(br, variant, "build: FAILED (see the error above)");
+	could_not_run(&now, ret == MKS_ECONFIG ? "the kit's build settings are invalid" :
+		      "the build could not run", &errors);
+	record(br, STEP_BUILD, variant, &now);
+	say(br, variant, "build: FAILED %s", record_get(&now, RF_EVIDENCE));
 cleanup:
+	error_capture_pop(&errors);
 	build_result_release(&res);
-	state_release(&rb);
-	state_release(&bs);
-	state_release(&now);
-	free(name);
-	free(key);
+	record_release(&rb);
+	record_release(&bs);
+	record_release(&now);
+	step_key_release(&key);
+	strbuf_release(&why);
+	strbuf_release(&errors);
 	free(label);
 	return ret;
 }
@@ -554,42 +587,37 @@ cleanup:
 /* test */
 
 /* Say that the recorded test (rt, and vm.c's ts) of a cell is current, and how it went. */
-static void test_uptodate(struct branch_run *br, const char *variant, const struct state *rt,
-			  const struct state *ts, const struct kernel_variant *declared)
+static void test_uptodate(struct branch_run *br, const char *variant, const struct step_record *rt,
+			  const struct step_record *ts, const struct kernel_variant *declared)
 {
-	const char *pass = state_get(ts, "pass") ? state_get(ts, "pass") : "?";
+	const char *pass = record_get(ts, RF_PASS) ? record_get(ts, RF_PASS) : "?";
+	int ok = record_status(rt) == RS_OK;
 
-	if (!strcmp(state_get(rt, "status"), "ok") && declared && declared->nr_expect_fail)
+	if (ok && declared && declared->nr_expect_fail)
 		say(br, variant, "test: up to date (%s passed, %s xfail)", pass,
-		    state_get(ts, "xfail") ? state_get(ts, "xfail") : "?");
-	else if (!strcmp(state_get(rt, "status"), "ok"))
+		    record_get(ts, RF_XFAIL) ? record_get(ts, RF_XFAIL) : "?");
+	else if (ok)
 		say(br, variant, "test: up to date (%s passed)", pass);
 	else
-		say(br, variant, "test: up to date (FAILED %s)", state_get(rt, "evidence") ?
-		    state_get(rt, "evidence") : "");
+		say(br, variant, "test: up to date (FAILED %s)", record_get(rt, RF_EVIDENCE) ?
+		    record_get(rt, RF_EVIDENCE) : "");
 }
 
 /*
- * Record in now what a finished test gave: res, with vm.c's record of it
- * ts, of the image whose hash is image_hash, `repeat` samples a case.
+ * Record in now what a finished test gave: res, of the image whose hash
+ * is image_hash, `repeat` samples a case.
  */
-static void test_outcome(struct state *now, const struct vm_result *res, const struct state *ts,
+static void test_outcome(struct step_record *now, const struct vm_result *res,
 			 const char *image_hash, unsigned repeat)
 {
-	const char *v;
-
-	state_set(now, "status", res->status == VM_OK ? "ok" : "failed");
-	if (res->failure)
-		state_set(now, "evidence", res->failure);
-	if ((v = state_get(ts, "finished")))
-		state_set(now, "finished", v);
-	state_setf(now, "repeat", "%u", repeat);
-	state_set(now, "bzimage_hash", image_hash);
-	state_set(now, "started", res->started ? "1" : "0");
+	record_outcome(now, res->status == VM_OK, res->failure, res->finished);
+	record_setf(now, RF_REPEAT, "%u", repeat);
+	record_set(now, RF_BZIMAGE_HASH, image_hash);
+	record_setf(now, RF_STARTED, "%d", !!res->started);
 	if (res->accel)
-		state_set(now, "accel", res->accel);
+		record_set(now, RF_ACCEL, res->accel);
 	if (res->timing)
-		state_set(now, "timing", res->timing);
+		record_set(now, RF_TIMING, res->timing);
 }
 
 /* Say how the test of a cell just went. */
@@ -634,26 +662,42 @@ static void test_inputs_of(struct test_inputs *in, const struct branch_run *br,
 	in->variant = declared;
 }
 
+/* Whether the recorded test rt (with vm.c's ts) is current for key: what it recorded is this test's. */
+static int test_fresh(const struct step_record *rt, const struct step_record *ts,
+		      const struct step_key *key, int forced, struct strbuf *why)
+{
+	if (!record_fresh(rt, key, forced, why))
+		return 0;
+	if (!record_same(rt, RF_FINISHED, ts, RF_FINISHED))
+		strbuf_addstr(why, "another test ran since");
+	/* A guest that never reached mm-regress gave no result: try again. */
+	else if (record_ll(rt, RF_STARTED) != 1)
+		strbuf_addstr(why, "mm-regress never started");
+	return !why->len;
+}
+
 static int step_test(struct branch_run *br, const char *variant, const char *bzimage)
 {
 	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
-	struct state rt = STATE_INIT, ts = STATE_INIT, now = STATE_INIT;
+	struct step_record rt = STEP_RECORD_INIT, ts = STEP_RECORD_INIT, now = STEP_RECORD_INIT;
+	struct step_key key = STEP_KEY_INIT;
+	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
 	struct vm_result res;
 	struct vm_opts opts = { 0 };
 	struct strvec argv = STRVEC_INIT;
 	struct test_inputs in = { 0 };
-	char *name = xstrfmt("%s.test", variant), *label = xstrfmt("%s %s", br->b->name, variant);
-	char *image_hash = NULL, *key = NULL, *cmdline = NULL, *regress_hash = NULL;
+	char *label = xstrfmt("%s %s", br->b->name, variant);
+	char *image_hash = NULL, *cmdline = NULL, *regress_hash = NULL;
 	char *qemu_version = NULL;
-	const char *v;
-	int err, ret = 0;
+	int err, known, ret = 0;
 
+	error_capture_push(&errors);
 	memset(&res, 0, sizeof(res));
 	/* mm-regress takes its options from the kernel command line (mm_regress=A,B). */
 	cmdline = xstrfmt("mm_regress=--repeat,%u", br->args->repeat);
 	opts.accel = br->args->accel;
 	opts.full = br->args->full;
-	opts.progress = mks_isatty_stderr();
+	opts.progress = progress_wanted();
 	opts.label = label;
 	opts.variant = declared;
 	opts.boots = br->args->boots;
@@ -669,61 +713,54 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	qemu_version = vm_qemu_version(br->b->boot.qemu);
 	test_inputs_of(&in, br, declared, image_hash, regress_hash, qemu_version);
 	in.qemu_argv = vm_boot_argv(&argv, br->b, bzimage, br->workdir, &opts) ? NULL : &argv;
-	key = test_key(&in);
-	if (read_run_state(&rt, br, name) || read_module_state(&ts, br, variant, "test")) {
+	known = !test_key(&key, &in);
+	if (read_record(&rt, br, BY_RUN, STEP_TEST, variant) ||
+	    read_record(&ts, br, BY_MODULE, STEP_TEST, variant)) {
 		ret = -1;
 		goto error;
 	}
-	/* A guest that never reached mm-regress gave no result: try again. */
-	if (!forced(br->args, STEP_TEST) && runstate_current(&rt, key) &&
-	    same_value(&rt, "finished", &ts, "finished") &&
-	    (v = state_get(&rt, "started")) && !strcmp(v, "1")) {
+	if (test_fresh(&rt, &ts, known ? &key : NULL, forced(br->args, STEP_TEST), &why)) {
 		test_uptodate(br, variant, &rt, &ts, declared);
 		goto cleanup;
 	}
+	say_again(br, variant, STEP_TEST, &why);
 	err = vm_test_variant(&res, br->b, bzimage, br->workdir, variant, &opts);
 	if (err) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
 		goto error;
 	}
-	state_release(&ts);
-	if (read_module_state(&ts, br, variant, "test")) {
-		ret = -1;
-		goto error;
-	}
 	/* The key of what ran: the accelerator is settled now, even by a probe. */
-	free(key);
+	step_key_release(&key);
 	in.qemu_argv = &res.argv;
-	key = test_key(&in);
-	state_set(&now, "key", key);
-	test_outcome(&now, &res, &ts, image_hash, br->args->repeat);
-	if (record(br, name, &now)) {
+	test_key(&key, &in);
+	record_set_key(&now, &key);
+	test_outcome(&now, &res, image_hash, br->args->repeat);
+	if (record(br, STEP_TEST, variant, &now)) {
 		ret = -1;
 		goto cleanup;
 	}
 	say_tested(br, variant, &res, declared);
 	goto cleanup;
 error:
-	state_release(&now);
-	state_set(&now, "status", "error");
-	state_set(&now, "evidence", ret == MKS_ECONFIG ?
-		  "the kit's boot settings are invalid: see the error output" :
-		  "the boot could not run: see the error output");
-	state_setf(&now, "repeat", "%u", br->args->repeat);
-	record(br, name, &now);
-	say(br, variant, "test: FAILED (see the error above)");
+	could_not_run(&now, ret == MKS_ECONFIG ? "the kit's boot settings are invalid" :
+		      "the boot could not run", &errors);
+	record_setf(&now, RF_REPEAT, "%u", br->args->repeat);
+	record(br, STEP_TEST, variant, &now);
+	say(br, variant, "test: FAILED %s", record_get(&now, RF_EVIDENCE));
 cleanup:
+	error_capture_pop(&errors);
 	vm_result_release(&res);
-	state_release(&rt);
-	state_release(&ts);
-	state_release(&now);
+	record_release(&rt);
+	record_release(&ts);
+	record_release(&now);
+	step_key_release(&key);
+	strbuf_release(&why);
+	strbuf_release(&errors);
 	strvec_clear(&argv);
 	free(qemu_version);
 	free(regress_hash);
 	free(image_hash);
-	free(key);
 	free(cmdline);
-	free(name);
 	free(label);
 	return ret;
 }
@@ -744,38 +781,6 @@ static int same_tree_as_base(const struct branch_run *br, const git_oid *commit)
 	return ret;
 }
 
-/* Copy one of base's state files to `variant`'s, marked as reused from base. */
-static int copy_base_state(const struct branch_run *br, const char *variant, const char *step,
-			   int run_state)
-{
-	struct state st = STATE_INIT;
-	char *from, *to;
-	int ret;
-
-	if (run_state) {
-		char *b = xstrfmt("base.%s", step), *v = xstrfmt("%s.%s", variant, step);
-
-		from = runstate_path(br->workdir, b);
-		to = runstate_path(br->workdir, v);
-		free(b);
-		free(v);
-	} else {
-		from = xstrfmt("%s/state/base.%s", br->workdir, step);
-		to = xstrfmt("%s/state/%s.%s", br->workdir, variant, step);
-	}
-	ret = state_read(&st, from);
-	if (!ret) {
-		if (state_get(&st, "variant"))
-			state_set(&st, "variant", variant);
-		state_set(&st, "reused", "base");
-		ret = state_write(&st, to);
-	}
-	state_release(&st);
-	free(from);
-	free(to);
-	return ret;
-}
-
 /*
  * A kit (or a variant with no expected failures) that applied nothing
  * has base's tree: building and booting it again would only measure
@@ -786,32 +791,31 @@ static int copy_base_state(const struct branch_run *br, const char *variant, con
 static int reuse_base(struct branch_run *br, const char *variant, const git_oid *commit)
 {
 	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
-	struct state rb = STATE_INIT, rt = STATE_INIT, ts = STATE_INIT;
-	const char *v;
+	struct step_record rb = STEP_RECORD_INIT, rt = STEP_RECORD_INIT, ts = STEP_RECORD_INIT;
 	int ret = 0;
 
 	if (!strcmp(variant, "base") || (declared && declared->nr_expect_fail) ||
 	    !same_tree_as_base(br, commit))
 		return 0;
-	if (read_run_state(&rb, br, "base.build") || read_run_state(&rt, br, "base.test") ||
-	    read_module_state(&ts, br, "base", "test"))
+	if (read_record(&rb, br, BY_RUN, STEP_BUILD, "base") ||
+	    read_record(&rt, br, BY_RUN, STEP_TEST, "base") ||
+	    read_record(&ts, br, BY_MODULE, STEP_TEST, "base"))
 		goto cleanup;
 	/* Only what this run has just found good (or up to date) for base. */
-	if (!(v = state_get(&rb, "status")) || strcmp(v, "ok") || !(v = state_get(&rt, "status")) ||
-	    strcmp(v, "ok") || !(v = state_get(&rt, "started")) || strcmp(v, "1") ||
-	    !br->base_tested)
+	if (record_status(&rb) != RS_OK || record_status(&rt) != RS_OK ||
+	    record_ll(&rt, RF_STARTED) != 1 || !br->base_tested)
 		goto cleanup;
-	if (copy_base_state(br, variant, "build", 0) || copy_base_state(br, variant, "build", 1) ||
-	    copy_base_state(br, variant, "test", 0) || copy_base_state(br, variant, "test", 1))
+	if (record_copy_from_base(br->workdir, STEP_BUILD, variant) ||
+	    record_copy_from_base(br->workdir, STEP_TEST, variant))
 		goto cleanup;
 	say(br, variant, "build: same tree as base (%s): base's build reused", oid_short(commit));
 	say(br, variant, "test: same tree as base: base's results reused (%s passed)",
-	    state_get(&ts, "pass") ? state_get(&ts, "pass") : "?");
+	    record_get(&ts, RF_PASS) ? record_get(&ts, RF_PASS) : "?");
 	ret = 1;
 cleanup:
-	state_release(&rb);
-	state_release(&rt);
-	state_release(&ts);
+	record_release(&rb);
+	record_release(&rt);
+	record_release(&ts);
 	return ret;
 }
 
@@ -857,98 +861,165 @@ static int cell_applied(const struct branch_run *br, const char *variant, const 
 	return 0;
 }
 
-int run_branch(struct run_results *res, const struct kit *kit,
-	       const struct kernel_branch *b, struct run_opts *args)
+/* A run of the selected branches, as the cell loop visits them. */
+struct run_loop {
+	struct run_results *res;
+	struct run_opts *args;
+	struct branch_run br;	/* the branch being visited */
+	int status;		/* the highest exit status the loop's steps could not return */
+};
+
+static void run_not_started(const struct kit *kit, const struct kernel_branch *b,
+			    const struct strvec *variants, const char *why, void *data)
 {
-	struct branch_run br;
-	struct workdir_lock wl = WORKDIR_LOCK_INIT;
-	struct repo_lock rl = REPO_LOCK_INIT;
-	size_t i, nr_vplans = 0;
-	int ret = 0, err;
+	struct run_loop *rl = data;
 
-	memset(&br, 0, sizeof(br));
-	br.kit = kit;
-	br.b = b;
-	br.args = args;
-	br.workdir = branch_workdir(kit, args->workdir, b);
-	strvec_init(&br.variants);
-	variants_of_branch(&br.variants, b, &args->given);
-	br.vplans = xcalloc(b->nr_variants + 1, sizeof(*br.vplans));
-	br.vapplied = xcalloc(b->nr_variants + 1, sizeof(*br.vapplied));
-	if (!br.workdir) {
-		branch_not_started(res, b, &br.variants, "no work directory: see the error above");
-		ret = 2;
-		goto cleanup;
+	branch_not_started(rl->res, b, variants, why);
+}
+
+/* Build the plans of the kit and of each variant of b; MKS_ECONFIG when one is invalid. */
+static int build_plans(struct branch_run *br, struct strbuf *why)
+{
+	const struct kernel_branch *b = br->b;
+	struct strbuf errors = STRBUF_INIT;
+	int ret = 0;
+
+	error_capture_push(&errors);
+	br->vplans = xcalloc(b->nr_variants + 1, sizeof(*br->vplans));
+	br->vapplied = xcalloc(b->nr_variants + 1, sizeof(*br->vapplied));
+	if (plan_build(&br->plan, br->kit, b)) {
+		strbuf_addstr(why, "the kit is invalid for this branch");
+		ret = MKS_ECONFIG;
 	}
-	if (plan_build(&br.plan, kit, b)) {
-		branch_not_started(res, b, &br.variants, "the kit is invalid for this branch: see the errors");
-		ret = 2;
-		goto cleanup;
-	}
-	for (nr_vplans = 0; nr_vplans < b->nr_variants; nr_vplans++) {
-		if (plan_build_variant(&br.vplans[nr_vplans], kit, b, &b->variants[nr_vplans])) {
-			branch_not_started(res, b, &br.variants,
-					   "a variant is invalid for this branch: see the errors");
-			ret = 2;
-			goto cleanup;
+	for (; !ret && br->nr_vplans < b->nr_variants; br->nr_vplans++) {
+		if (plan_build_variant(&br->vplans[br->nr_vplans], br->kit, b,
+				       &b->variants[br->nr_vplans])) {
+			strbuf_addf(why, "variant '%s' is invalid for this branch",
+				    b->variants[br->nr_vplans].name);
+			ret = MKS_ECONFIG;
 		}
 	}
-	if (workdir_lock(&wl, br.workdir)) {
-		branch_not_started(res, b, &br.variants, "its work directory is in use by another mkseries");
-		ret = 1;
-		goto cleanup;
-	}
-	if (kernel_repo_open(&br.repo, kit, b, args->repo, 1) ||
-	    repo_lock(&rl, br.repo)) {
-		branch_not_started(res, b, &br.variants, "cannot open or lock the kernel repository");
-		ret = 1;
-		goto cleanup;
-	}
-	if (step_import(&br))
-		goto collect;
-	if (wants_apply(&br))
-		step_apply(&br);
-	repo_unlock(&rl);
-
-	for (i = 0; i < br.variants.nr; i++) {
-		const char *variant = br.variants.v[i], *skipped;
-		struct strbuf why = STRBUF_INIT;
-		char *refname = NULL, *bzimage = NULL;
-		git_oid commit;
-
-		if (!cell_applied(&br, variant, &skipped)) {
-			say(&br, variant, "skipped: %s", skipped);
-			continue;
-		}
-		err = variant_resolve(&commit, &refname, &why, br.repo, kit, b, variant);
-		if (err) {
-			say(&br, variant, "FAILED %s", why.len ? why.buf : "cannot find its commit");
-		} else if (!reuse_base(&br, variant, &commit)) {
-			err = step_build(&br, variant, &commit, &bzimage);
-			if (!err && bzimage)
-				err = step_test(&br, variant, bzimage);
-			if (err == MKS_ECONFIG)
-				ret = 2;
-			if (!err && bzimage && !strcmp(variant, "base"))
-				br.base_tested = 1;
-		}
-		strbuf_release(&why);
-		free(refname);
-		free(bzimage);
-	}
-collect:
-	if (results_collect_branch(results_branch(res, b->name), br.workdir, &br.variants) < 0)
-		ret = ret ? ret : 1;
-cleanup:
-	repo_unlock(&rl);
-	workdir_unlock(&wl);
-	git_repository_free(br.repo);
-	plan_release(&br.plan);
-	for (i = 0; i < nr_vplans; i++)
-		plan_release(&br.vplans[i]);
-	free(br.vplans);
-	free(br.vapplied);
-	strvec_clear(&br.variants);
-	free(br.workdir);
+	error_capture_pop(&errors);
+	if (ret && errors.len)
+		strbuf_addf(why, ": %s", errors.buf);
+	strbuf_release(&errors);
 	return ret;
+}
+
+/* The branch's own steps, before its cells: import, then apply when a cell needs it. */
+static int run_begin(const struct cell *c, const struct strvec *variants, void *data)
+{
+	struct run_loop *rl = data;
+	struct branch_run *br = &rl->br;
+	struct repo_lock lock = REPO_LOCK_INIT;
+	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
+	int ret = 0;
+
+	memset(br, 0, sizeof(*br));
+	br->kit = c->kit;
+	br->b = c->b;
+	br->args = rl->args;
+	br->workdir = c->workdir;
+	br->variants = variants;
+	br->repo = c->repo;
+	if (build_plans(br, &why)) {
+		branch_not_started(rl->res, c->b, variants, why.buf);
+		ret = 2;
+		goto cleanup;
+	}
+	error_capture_push(&errors);
+	ret = repo_lock(&lock, br->repo);
+	error_capture_pop(&errors);
+	if (ret) {
+		strbuf_addf(&why, "cannot lock the kernel repository: %s", errors.buf);
+		branch_not_started(rl->res, c->b, variants, why.buf);
+		ret = 1;
+		goto cleanup;
+	}
+	br->collect = 1;
+	/* A branch that did not import has no cells to run; its record says why. */
+	if (step_import(br))
+		ret = 1;
+	else if (wants_apply(br))
+		step_apply(br);
+	repo_unlock(&lock);
+cleanup:
+	strbuf_release(&why);
+	strbuf_release(&errors);
+	return ret;
+}
+
+/* One cell: its commit, then build and test, or base's reused. Returns 2 for a kit that does not do. */
+static int run_cell(const struct cell *c, void *data)
+{
+	struct run_loop *rl = data;
+	struct branch_run *br = &rl->br;
+	const char *variant = c->variant, *skipped;
+	struct strbuf why = STRBUF_INIT;
+	char *refname = NULL, *bzimage = NULL;
+	git_oid commit;
+	int err, ret = 0;
+
+	if (!cell_applied(br, variant, &skipped)) {
+		say(br, variant, "skipped: %s", skipped);
+		return 0;
+	}
+	err = variant_resolve(&commit, &refname, &why, br->repo, br->kit, br->b, variant);
+	if (err) {
+		say(br, variant, "FAILED %s", why.len ? why.buf : "cannot find its commit");
+	} else if (!reuse_base(br, variant, &commit)) {
+		err = step_build(br, variant, &commit, &bzimage);
+		if (!err && bzimage)
+			err = step_test(br, variant, bzimage);
+		if (err == MKS_ECONFIG)
+			ret = 2;
+		if (!err && bzimage && !strcmp(variant, "base"))
+			br->base_tested = 1;
+	}
+	strbuf_release(&why);
+	free(refname);
+	free(bzimage);
+	return ret;
+}
+
+/* After the cells: what the branch's records say goes into the results. */
+static void run_end(const struct cell *c, const struct strvec *variants, void *data)
+{
+	struct run_loop *rl = data;
+	struct branch_run *br = &rl->br;
+	size_t i;
+
+	if (br->collect &&
+	    results_collect_branch(results_branch(rl->res, c->b->name), c->workdir, variants) < 0 &&
+	    !rl->status)
+		rl->status = 1;
+	plan_release(&br->plan);
+	for (i = 0; i < br->nr_vplans; i++)
+		plan_release(&br->vplans[i]);
+	free(br->vplans);
+	free(br->vapplied);
+	memset(br, 0, sizeof(*br));
+}
+
+int run_branches(struct run_results *res, const struct kit *kit,
+		 struct kernel_branch *const *sel, size_t nr, struct run_opts *args)
+{
+	struct run_loop rl;
+	struct cell_loop loop = { 0 };
+	int ret;
+
+	memset(&rl, 0, sizeof(rl));
+	rl.res = res;
+	rl.args = args;
+	loop.given = &args->given;
+	loop.workdir = args->workdir;
+	loop.repo = args->repo;
+	loop.create_repo = 1;
+	loop.branch_fn = run_begin;
+	loop.cell_fn = run_cell;
+	loop.branch_end_fn = run_end;
+	loop.not_started_fn = run_not_started;
+	loop.data = &rl;
+	ret = for_each_selected_cell(&loop, kit, sel, nr);
+	return ret > rl.status ? ret : rl.status;
 }

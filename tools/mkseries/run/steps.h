@@ -6,7 +6,7 @@
 
 #include "kit/model.h"
 #include "results/results.h"
-#include "run/record.h"
+#include "record/key.h"
 #include "lib/util.h"
 
 /* How a run goes: what `mkseries run` was told. */
@@ -22,14 +22,15 @@ struct run_opts {
 };
 
 /*
- * Run b's steps as runstate.h describes: import, apply (when a cell but
- * base is wanted), then build and test each cell of args->given (every
- * one when empty), each step redone only when its key changed or it is
- * forced, one line per step on args->log. Then add what b's work
+ * Run the nr branches of sel (of kit) through the cell loop (cells.h),
+ * each as record.h describes: import, apply (when a cell but base is
+ * wanted), then build and test each cell of args->given (every one when
+ * empty), each step redone only when its key changed or it is forced,
+ * one line per step on args->log. Then add what each branch's work
  * directory records to res. Returns an exit status: 0, 1 when a step
- * failed or b could not start, 2 when the kit does not do for b.
+ * failed or a branch could not start, 2 when the kit does not do.
  */
-int run_branch(struct run_results *res, const struct kit *kit, const struct kernel_branch *b,
-	       struct run_opts *args);
+int run_branches(struct run_results *res, const struct kit *kit,
+		 struct kernel_branch *const *sel, size_t nr, struct run_opts *args);
 
 #endif

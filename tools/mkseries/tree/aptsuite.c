@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tree/aptsuite.h"
+#include "lib/progress.h"
 #include "lib/runcmd.h"
 #include "lib/util.h"
 
@@ -507,11 +508,75 @@ cleanup:
 	return ret;
 }
 
+/* The size apt's lists give package=version, in bytes; 0 when they do not say. */
+static unsigned long long apt_size(const char *aptdir, const char *package, const char *version)
+{
+	struct child c = CHILD_INIT;
+	struct strbuf out = STRBUF_INIT;
+	unsigned long long size = 0;
+	const char *p;
+
+	apt_command(&c, "apt-cache", aptdir);
+	strvec_pushl(&c.argv, "show", "--no-all-versions", NULL);
+	strvec_pushf(&c.argv, "%s=%s", package, version);
+	c.out = &out;
+	if (!child_run(&c) && (p = strstr(out.buf, "\nSize: ")))
+		size = strtoull(p + 7, NULL, 10);
+	child_release(&c);
+	strbuf_release(&out);
+	return size;
+}
+
+/* A download under way: how much of it is in its directory. */
+struct download {
+	struct progress line;
+	const char *dir, *package;
+	unsigned long long size;
+	double start;
+};
+
+static unsigned long long dir_bytes(const char *dir)
+{
+	unsigned long long n = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		char *path = path_join(dir, de->d_name);
+		struct stat st;
+
+		if (!lstat(path, &st) && S_ISREG(st.st_mode))
+			n += st.st_size;
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int download_tick(void *data)
+{
+	struct download *dl = data;
+	double mib = 1024.0 * 1024;
+
+	if (progress_too_soon(&dl->line))
+		return 0;
+	if (dl->size)
+		progress_show(&dl->line, 0, "downloading %s: %.0f of %.0f MiB, %s", dl->package,
+			      dir_bytes(dl->dir) / mib, dl->size / mib,
+			      format_duration(mono_seconds() - dl->start));
+	else
+		progress_show(&dl->line, 0, "downloading %s: %.0f MiB, %s", dl->package,
+			      dir_bytes(dl->dir) / mib, format_duration(mono_seconds() - dl->start));
+	return 0;
+}
+
 /* Download package=version into debs/ (unless there already) and name the file. */
 int apt_download(char **deb, const char *aptdir, const char *debs, const char *package,
 			const char *version)
 {
 	struct child dl = CHILD_INIT;
+	struct download pg = { PROGRESS_INIT, NULL, NULL, 0, 0 };
 	struct strbuf err = STRBUF_INIT;
 	char *tmp = NULL, *got = NULL, *name;
 	int status, ret = 0;
@@ -525,8 +590,20 @@ int apt_download(char **deb, const char *aptdir, const char *debs, const char *p
 	if (ret)
 		goto cleanup;
 	temp_path_add(tmp);
-	if (mks_isatty_stderr())
-		fprintf(stderr, "downloading %s %s\n", package, version);
+	progress_init(&pg.line, 1, 0.5);
+	pg.dir = tmp;
+	pg.package = package;
+	pg.start = mono_seconds();
+	if (pg.line.enabled) {
+		pg.size = apt_size(aptdir, package, version);
+		if (pg.size)
+			fprintf(stderr, "downloading %s %s (%.0f MiB)\n", package, version,
+				pg.size / (1024.0 * 1024));
+		else
+			fprintf(stderr, "downloading %s %s\n", package, version);
+		dl.on_tick = download_tick;
+		dl.data = &pg;
+	}
 	apt_command(&dl, "apt-get", aptdir);
 	strvec_pushl(&dl.argv, "-q", "download", NULL);
 	strvec_pushf(&dl.argv, "%s=%s", package, version);
@@ -534,6 +611,7 @@ int apt_download(char **deb, const char *aptdir, const char *debs, const char *p
 	dl.out = &err;
 	dl.err_to_out = 1;
 	status = child_run(&dl);
+	progress_clear(&pg.line);
 	if (status) {
 		strbuf_rtrim(&err);
 		ret = error("apt-get download '%s=%s' failed (exit status %d):\n%s", package,
@@ -562,5 +640,58 @@ cleanup:
 	strbuf_release(&err);
 	free(tmp);
 	free(got);
+	return ret;
+}
+
+const char *tree_apt_root(void)
+{
+	const char *root = getenv("MKSERIES_APT_ROOT");
+
+	return root ? root : "";
+}
+
+int apt_suite_reachable(struct strbuf *why, const char *uri, const char *suite,
+			unsigned timeout)
+{
+	struct child c = CHILD_INIT;
+	struct strbuf out = STRBUF_INIT;
+	const char *tmpdir = getenv("TMPDIR");
+	char *dest = xstrfmt("%s/mkseries-reach-%ld", tmpdir && *tmpdir ? tmpdir : "/tmp",
+			     (long)getpid());
+	int status, ret = 0;
+
+	strvec_pushl(&c.argv, "/usr/lib/apt/apt-helper", NULL);
+	strvec_pushf(&c.argv, "-oAcquire::http::Timeout=%u", timeout);
+	strvec_pushf(&c.argv, "-oAcquire::https::Timeout=%u", timeout);
+	strvec_pushl(&c.argv, "-oAcquire::Retries=0", "download-file", NULL);
+	strvec_pushf(&c.argv, "%s%sdists/%s/InRelease", uri, ends_with(uri, "/") ? "" : "/",
+		     suite);
+	strvec_push(&c.argv, dest);
+	strvec_push(&c.env, "LC_ALL=C");
+	c.out = &out;
+	c.err_to_out = 1;
+	/* Past the timeout apt is still resolving or retrying: that is an answer too. */
+	c.timeout_sec = timeout + 5;
+	temp_path_add(dest);
+	status = child_run(&c);
+	if (status) {
+		const char *e = strstr(out.buf, "E: ");
+		struct strbuf line = STRBUF_INIT;
+
+		if (e)
+			strbuf_add(&line, e + 3, strcspn(e + 3, "\n"));
+		else if (c.timed_out)
+			strbuf_addf(&line, "no answer in %u s", timeout + 5);
+		else
+			strbuf_addf(&line, "apt-helper exited with status %d", status);
+		strbuf_add_shown(why, line.buf, line.len, 0);
+		strbuf_release(&line);
+		ret = -1;
+	}
+	unlink(dest);
+	temp_path_done(dest);
+	child_release(&c);
+	strbuf_release(&out);
+	free(dest);
 	return ret;
 }

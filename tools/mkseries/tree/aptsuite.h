@@ -37,6 +37,21 @@ int apt_candidate(char **version, const char *aptdir, const char *package,
 int apt_download(char **deb, const char *aptdir, const char *debs, const char *package,
 		 const char *version);
 
+/*
+ * The root whose /etc/apt and /etc/os-release name the mirror: "" for
+ * this system, or $MKSERIES_APT_ROOT (for tests: a fake /etc).
+ */
+const char *tree_apt_root(void);
+
+/*
+ * Whether `uri` (a "URI SUITE" place of tree_apt_sources()) answers for
+ * `suite` within `timeout` seconds: apt's own helper fetches its
+ * dists/SUITE/InRelease, through apt's proxy settings. Returns 0, or -1
+ * with *why saying what apt said (nothing printed).
+ */
+int apt_suite_reachable(struct strbuf *why, const char *uri, const char *suite,
+			unsigned timeout);
+
 /* Append the blank-separated words of s to sv. */
 void apt_split_words(struct strvec *sv, const char *s);
 

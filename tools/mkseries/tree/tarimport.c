@@ -479,22 +479,28 @@ struct tar_progress {
 	struct progress line;
 	const char *label;
 	int shown;
+	unsigned long long bytes;	/* of the files read so far */
 };
 
 static void tar_progress_init(struct tar_progress *pg, const char *label)
 {
-	progress_init(&pg->line, mks_isatty_stderr(), 0.5);
+	progress_init(&pg->line, 1, 0.5);
 	pg->line.drawn = mono_seconds();	/* nothing for the first half second */
 	pg->label = label;
 	pg->shown = 0;
+	pg->bytes = 0;
 }
 
 static void tar_progress_show(struct tar_progress *pg, size_t files, int done)
 {
+	double mib = pg->bytes / (1024.0 * 1024);
+
 	if (!done)
-		pg->shown |= progress_show(&pg->line, 0, "%s: %s files", pg->label, thousands(files));
+		pg->shown |= progress_show(&pg->line, 0, "%s: %s files, %.0f MiB", pg->label,
+					   thousands(files), mib);
 	else if (pg->shown)
-		progress_done(&pg->line, "%s: %s files", pg->label, thousands(files));
+		progress_done(&pg->line, "%s: %s files, %.0f MiB", pg->label, thousands(files),
+			      mib);
 }
 
 /*
@@ -687,6 +693,8 @@ static int read_archive(struct ftree *ft, struct blob_writer *w, struct archive 
 			ret = ftree_dir(&n, ft, path.buf, path.len, label);
 			break;
 		case AE_IFREG:
+			if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0)
+				pg->bytes += archive_entry_size(e);
 			ret = ftree_file(&n, ft, path.buf,
 					 archive_entry_perm(e) & 0111 ? MODE_EXEC : MODE_FILE,
 					 label);

@@ -10,6 +10,7 @@
 
 #include "tree/aptsuite.h"
 #include "lib/gitutil.h"
+#include "lib/progress.h"
 #include "tree/tarimport.h"
 #include "tree/tree.h"
 #include "tree/treecheck.h"
@@ -727,7 +728,7 @@ static int import_debian(git_oid *out, struct tree_import_info *info, git_reposi
 			    "neither XDG_CACHE_HOME nor HOME is set");
 		goto cleanup;
 	}
-	ret = tree_apt_sources(&sources, &looked_in, "", suite);
+	ret = tree_apt_sources(&sources, &looked_in, tree_apt_root(), suite);
 	if (ret)
 		goto cleanup;
 	aptdir = xstrfmt("%s/apt/%s", cache, suite);
@@ -735,7 +736,7 @@ static int import_debian(git_oid *out, struct tree_import_info *info, git_reposi
 	ret = apt_prepare(aptdir, debs, &sources);
 	if (ret)
 		goto cleanup;
-	if (mks_isatty_stderr())
+	if (progress_wanted())
 		fprintf(stderr, "%s: asking '%s' for %s\n", b->name, suite, package);
 	ret = apt_candidate(&version, aptdir, package, suite, &looked_in);
 	if (ret)

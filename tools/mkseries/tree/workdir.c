@@ -17,14 +17,21 @@ int workdir_lock(struct workdir_lock *lk, const char *workdir)
 	struct stat st;
 	int ret = 0;
 
+	lk->why = NULL;
 	if (mkdir_p(workdir, 0755)) {
+		lk->why = "it cannot be created";
 		ret = error("cannot create '%s': %s", workdir, strerror(errno));
 		goto cleanup;
 	}
 	lk->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
 	if (lk->fd < 0 || fstat(lk->fd, &st) || !S_ISREG(st.st_mode)) {
+		int link = lk->fd < 0 && errno == ELOOP;
+
+		lk->why = link ? "its lock is a symbolic link, refused" :
+			  lk->fd < 0 ? "its lock cannot be opened" :
+			  "its lock is not a regular file, refused";
 		ret = error("cannot use lock '%s': %s", path,
-			    lk->fd < 0 && errno == ELOOP ? "it is a symbolic link; remove it" :
+			    link ? "it is a symbolic link; remove it" :
 			    lk->fd < 0 ? strerror(errno) : "it is not a regular file; remove it");
 		if (lk->fd >= 0)
 			close(lk->fd);
@@ -32,6 +39,7 @@ int workdir_lock(struct workdir_lock *lk, const char *workdir)
 		goto cleanup;
 	}
 	if (flock(lk->fd, LOCK_EX | LOCK_NB)) {
+		lk->why = "it is in use by another mkseries";
 		ret = error_code(MKS_ELOCKED, "'%s' is in use by another mkseries (lock %s)",
 				 workdir, path);
 		close(lk->fd);
@@ -89,6 +97,25 @@ static char *absolute_path(const char *path)
 	return strbuf_detach(&sb, NULL);
 }
 
+/*
+ * <cache>/work/<kit id>/kit names the kit's directory, so that `mkseries
+ * gc` can tell a kit that is gone (moved or deleted: its id changed) from
+ * one that is still there. Written when missing or different; a cache
+ * that cannot be written is no error here (`report` only reads).
+ */
+static void note_kit_dir(const char *root, const struct kit *kit)
+{
+	struct strbuf have = STRBUF_INIT, want = STRBUF_INIT;
+	char *path = path_join(root, "kit");
+
+	strbuf_addf(&want, "%s\n", kit->dir);
+	if ((strbuf_read_file(&have, path) || strcmp(have.buf, want.buf)) && !mkdir_p(root, 0755))
+		write_file_atomic(path, want.buf, want.len);
+	strbuf_release(&have);
+	strbuf_release(&want);
+	free(path);
+}
+
 char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b)
 {
 	char *root, *ret;
@@ -106,6 +133,8 @@ char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struc
 		}
 		root = xstrfmt("%s/work/%s", cache, kit_id(kit));
 		free(cache);
+		if (kit->dir)
+			note_kit_dir(root, kit);
 	}
 	ret = path_join(root, b->name);
 	free(root);

@@ -10,8 +10,14 @@
  */
 struct workdir_lock {
 	int fd;
+	/*
+	 * When workdir_lock() failed: what is wrong, in a few words for a
+	 * summary ("in use by another mkseries", "a symbolic link,
+	 * refused"); the error printed says it in full. Static.
+	 */
+	const char *why;
 };
-#define WORKDIR_LOCK_INIT { -1 }
+#define WORKDIR_LOCK_INIT { -1, NULL }
 int workdir_lock(struct workdir_lock *lk, const char *workdir);
 void workdir_unlock(struct workdir_lock *lk);
 

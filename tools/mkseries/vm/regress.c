@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "vm/regress.h"
+#include "lib/gitutil.h"
 #include "lib/util.h"
 
 const char *mm_regress_image(size_t *len)
@@ -36,6 +37,14 @@ const char *mm_regress_image_for(const char *machine, size_t *len, const char **
 		return blobs[i].start;
 	}
 	return NULL;
+}
+
+char *mm_regress_hash(const char *machine)
+{
+	size_t len = 0;
+	const char *why, *image = mm_regress_image_for(machine, &len, &why);
+
+	return blob_hash_hex(image ? image : "", len);
 }
 
 int mm_regress_write(const char *path)

@@ -26,6 +26,8 @@ const char *mm_regress_image(size_t *len);
  * no such machine is known.
  */
 const char *mm_regress_image_for(const char *machine, size_t *len, const char **why);
+/* The SHA-1 of that image (of nothing when there is none), hex: a test key's part. Caller frees. */
+char *mm_regress_hash(const char *machine);
 
 /*
  * Write the embedded mm-regress to path (created or truncated) with mode

@@ -16,6 +16,7 @@
 #include "vm/ktap.h"
 #include "vm/regress.h"
 #include "lib/state.h"
+#include "record/record.h"
 #include "vm/vm.h"
 #include "tree/workdir.h"
 
@@ -677,23 +678,23 @@ int vm_boot_argv(struct strvec *argv, const struct kernel_branch *b, const char 
 }
 
 /* Record in st how the test of bzimage went (res), and what it expected. */
-static void record_test(struct state *st, const struct vm_result *res,
+static void record_test(struct step_record *st, const struct vm_result *res,
 			const struct kernel_branch *b, const char *bzimage,
 			const struct vm_opts *opts)
 {
-	state_set(st, "branch", b->name);
-	state_set(st, "status", res->status == VM_OK ? "ok" : "failed");
-	state_set(st, "accel", res->accel);
-	state_set(st, "timing", res->timing);
-	state_setf(st, "boots", "%u", res->boots);
-	state_set(st, "started", res->started ? "1" : "0");
+	record_set(st, RF_BRANCH, b->name);
+	record_set_status(st, res->status == VM_OK ? RS_OK : RS_FAILED);
+	record_set(st, RF_ACCEL, res->accel);
+	record_set(st, RF_TIMING, res->timing);
+	record_setf(st, RF_BOOTS, "%u", res->boots);
+	record_set(st, RF_STARTED, res->started ? "1" : "0");
 	if (res->accel_note)
-		state_set(st, "accel_note", res->accel_note);
-	state_set(st, "mode", opts->full ? "full" : "quick");
-	state_setf(st, "seconds", "%.1f", res->seconds);
-	state_setf(st, "pass", "%zu", res->nr_pass);
-	state_setf(st, "fail", "%zu", res->nr_fail);
-	state_setf(st, "skip", "%zu", res->nr_skip);
+		record_set(st, RF_ACCEL_NOTE, res->accel_note);
+	record_set(st, RF_MODE, opts->full ? "full" : "quick");
+	record_setf(st, RF_SECONDS, "%.1f", res->seconds);
+	record_setf(st, RF_PASS, "%zu", res->nr_pass);
+	record_setf(st, RF_FAIL, "%zu", res->nr_fail);
+	record_setf(st, RF_SKIP, "%zu", res->nr_skip);
 	if (opts->variant) {
 		struct strbuf list = STRBUF_INIT;
 		char *without = variant_without_text(opts->variant);
@@ -701,26 +702,26 @@ static void record_test(struct state *st, const struct vm_result *res,
 
 		for (i = 0; i < opts->variant->nr_expect_fail; i++)
 			strbuf_addf(&list, "%s%s", i ? " " : "", opts->variant->expect_fail[i]);
-		state_set(st, "expect_fail", list.buf);
-		state_set(st, "without", without);
-		state_setf(st, "xfail", "%zu", res->nr_xfail);
+		record_set(st, RF_EXPECT_FAIL, list.buf);
+		record_set(st, RF_WITHOUT, without);
+		record_setf(st, RF_XFAIL, "%zu", res->nr_xfail);
 		strbuf_release(&list);
 		free(without);
 	}
 	if (res->expected)
-		state_set(st, "expected", res->expected);
-	state_set(st, "bzimage", bzimage);
+		record_set(st, RF_EXPECTED, res->expected);
+	record_set(st, RF_BZIMAGE, bzimage);
 	if (res->failure)
-		state_set(st, "failure", res->failure);
-	state_setf(st, "finished", "%lld", (long long)time(NULL));
+		record_set(st, RF_FAILURE, res->failure);
+	record_setf(st, RF_FINISHED, "%lld", res->finished);
 }
 
-int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
+static int test_run(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
 		    const char *workdir, const char *variant, const struct vm_opts *opts)
 {
-	struct state st = STATE_INIT;
+	struct step_record st = STEP_RECORD_INIT;
 	struct strbuf console = STRBUF_INIT;
-	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL, *state_path = NULL;
+	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL;
 	char *logdir = path_join(workdir, "logs"), *log = NULL;
 	const char *want = wanted_accel(b, opts), *accel = NULL;
 	unsigned boots = opts->boots ? opts->boots : b->boot.boots ? b->boot.boots : 1, nth;
@@ -730,7 +731,6 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 
 	memset(res, 0, sizeof(*res));
 	res->console_log = console_path(logdir, variant, 1);
-	state_path = xstrfmt("%s/state/%s.test", workdir, variant);
 	if (!accel_name_ok(want)) {
 		ret = error_code(MKS_ECONFIG, "unknown accelerator '%s' (auto, kvm or tcg)", want);
 		goto cleanup;
@@ -743,7 +743,7 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	if ((ret = write_initramfs(initramfs, b)) ||
 	    (ret = choose_accel(&accel, &note, b, want, cache)))
 		goto cleanup;
-	state_set(&st, "variant", variant);
+	record_set(&st, RF_VARIANT, variant);
 	for (nth = 1; nth <= boots; nth++) {
 		struct vm_result one;
 
@@ -767,15 +767,12 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 		if (nth == 1) {
 			judge(res, end, status, console.buf, b, opts->variant);
 			res->seconds = seconds;
-			state_set(&st, "console", log);
+			record_set(&st, RF_CONSOLE, log);
 		} else {
-			char *key = xstrfmt("console.%u", nth);
-
 			judge(&one, end, status, console.buf, b, opts->variant);
 			one.seconds = seconds;
 			merge_boot(res, &one, nth);
-			state_set(&st, key, log);
-			free(key);
+			record_item_setn(&st, RI_CONSOLE, nth, log);
 			vm_result_release(&one);
 		}
 		/*
@@ -795,16 +792,35 @@ int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const 
 	vm_qemu_argv(&res->argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
 		     branch_arch(b)->max_cpus);
 
+	res->finished = (long long)time(NULL);
 	record_test(&st, res, b, bzimage, opts);
-	ret = state_write(&st, state_path);
+	ret = record_write(&st, workdir, BY_MODULE, STEP_TEST, variant);
 cleanup:
 	strbuf_release(&console);
-	state_release(&st);
+	record_release(&st);
 	free(initramfs);
-	free(state_path);
 	free(logdir);
 	free(log);
 	free(note);
 	free(cache);
+	return ret;
+}
+
+int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
+		    const char *workdir, const char *variant, const struct vm_opts *opts)
+{
+	struct strbuf errors = STRBUF_INIT;
+	int ret;
+
+	error_capture_push(&errors);
+	ret = test_run(res, b, bzimage, workdir, variant, opts);
+	error_capture_pop(&errors);
+	if (ret) {
+		/* Why it could not run, in its record and for the caller. */
+		free(res->failure);
+		res->failure = xstrdup(errors.len ? errors.buf : "no error was printed");
+		record_module_error(workdir, STEP_TEST, b->name, variant, res->failure);
+	}
+	strbuf_release(&errors);
 	return ret;
 }

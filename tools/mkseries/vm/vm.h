@@ -23,6 +23,7 @@ struct vm_result {
 	char *failure;		/* one line: what went wrong, or NULL */
 	char *console_log;	/* absolute path */
 	struct strvec argv;	/* the QEMU command line the boots ran, accelerator settled */
+	long long finished;	/* when the test its record describes finished (its "finished") */
 };
 void vm_result_release(struct vm_result *r);
 /* "tcg, instruction-paced, 2 boots": how a result was measured, for one line. Caller frees. */
@@ -113,7 +114,8 @@ unsigned vm_probe_timeout_env(void);
  * by missing from a complete run (see struct expectations); a splat
  * fails it always.
  * Returns 0 with res filled, or -1 after printing when QEMU could not
- * be started at all or the work directory is unusable.
+ * be started at all or the work directory is unusable: then what it
+ * printed is res->failure and the record's (status error).
  */
 int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
 		    const char *workdir, const char *variant, const struct vm_opts *opts);

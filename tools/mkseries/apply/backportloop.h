@@ -1,0 +1,80 @@
+/* apply/backportloop.h: where the backport loop keeps its state, and its journal of the step under way, so that a killed run is finished or rolled back by the next. */
+#ifndef MKSERIES_BACKPORTLOOP_H
+#define MKSERIES_BACKPORTLOOP_H
+
+#include <git2.h>
+
+#include "kit/model.h"
+#include "lib/state.h"
+#include "lib/util.h"
+
+/*
+ * Where the loop of branch b keeps its state: <workdir>/backport/, with
+ * `loop` (what the loop wrote to the kit, for --abort), `patch` (the
+ * patch being worked on), `journal` (the step under way, see below),
+ * series.yaml.orig, and tree/, the git worktree. The one place that
+ * names the loop's directory, worktree and branch. Every string owned.
+ */
+struct backport_paths {
+	char *dir, *loop, *patch, *journal, *yaml_orig, *backup, *tree, *wt_name, *refname;
+	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
+};
+
+/* 0, or -1 when there is no work directory to put the loop in (printed). */
+int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
+			const struct kernel_branch *b);
+void backport_paths_release(struct backport_paths *lp);
+
+/*
+ * The loop's journal: before a step that changes the work tree, the
+ * loop's branch or a file of the kit, the loop writes what it is about
+ * to do (`step`, the patch's `label`, its own `pid`, the `time`, and the
+ * kit file it writes, `file`, which may be NULL) and removes the
+ * journal once the step is done and marked in the `patch` state. A
+ * journal found on the next run is a step a killed mkseries left half
+ * done: backport_journal_recover() finishes it or rolls it back before
+ * anything else, and --status names it.
+ *
+ * The steps, and what a half-done one needs:
+ *   checkout  the work tree for a patch: rolled back (the next run
+ *             checks out again); done once the `patch` state is written
+ *   record    the recorded patch `file` written: its temporary file goes,
+ *             the state's "target" makes the rewrite the same file
+ *   decide    series.yaml written: its temporary file goes; the decision,
+ *             when there, is the loop's own
+ *   finish    the work tree, the loop's branch and the `patch` state
+ *             removed: done again
+ */
+int backport_journal_begin(const struct backport_paths *lp, const char *step, const char *label,
+			   const char *file);
+int backport_journal_done(const struct backport_paths *lp);
+
+/*
+ * Finish or roll back the step the journal shows half done, in the
+ * kernel repository `repo` and the kit at `kit_dir`; what was done is
+ * appended to `said`, one line each. A lock the killed run left on the
+ * loop's branch is not removed: it is named (path, the pid that left
+ * it, its age, what to do). Returns 0 (nothing to do, or done) or -1
+ * (printed), the journal then kept.
+ */
+int backport_journal_recover(const struct backport_paths *lp, git_repository *repo,
+			     const char *kit_dir, struct strbuf *said);
+
+/*
+ * What --status says of a half-done step of branch `branch`'s loop
+ * (its `patch` state is `patch`), appended to `said`; a lock left on the
+ * loop's branch is named as an error when `repo` is not NULL. Returns
+ * 1 when that is all there is to say (there is no work tree to look
+ * at), 0 when the rest of the status follows (or there is no journal).
+ */
+int backport_journal_status(const struct backport_paths *lp, git_repository *repo,
+			    const char *branch, const struct state *patch, struct strbuf *said);
+
+/*
+ * Remove the temporary files a killed mkseries left beside kit file
+ * `rel` ("<name>.tmp.<pid>", written then renamed over it), beneath
+ * `kit_dir` only; each is named in `said`.
+ */
+void backport_remove_temp_files(const char *kit_dir, const char *rel, struct strbuf *said);
+
+#endif

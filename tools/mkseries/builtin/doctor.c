@@ -1,0 +1,69 @@
+/* builtin/doctor.c: `mkseries doctor`: every check run, build and test make before their long steps. */
+#include <string.h>
+
+#include "builtin/builtin.h"
+#include "doctor/doctor.h"
+#include "kit/select.h"
+#include "lib/options.h"
+#include "lib/util.h"
+#include "run/cells.h"
+
+/* What no command needs but some use: said, never a failure. */
+static void check_extras(struct doctor *d)
+{
+	char *v;
+
+	if (program_on_path("b4")) {
+		v = program_version("b4", "installed");
+		doctor_note(d, DOCTOR_OK, "b4", v);
+		free(v);
+	} else {
+		doctor_note(d, DOCTOR_NOTE, "b4",
+			    "not on PATH: only 'mkseries fetch' from lore needs it: apt-get install b4");
+	}
+}
+
+int cmd_doctor(int argc, const char **argv)
+{
+	const char *branch = NULL;
+	struct strvec given = STRVEC_INIT;
+	struct doctor_opts dopts = { 0 };
+	struct kernel_branch **sel = NULL;
+	struct kit kit = KIT_INIT;
+	struct doctor d = DOCTOR_INIT;
+	size_t nr = 0;
+	int all = 0, ret = 0;
+	const struct option opts[] = {
+		{ OPT_STRING, "branch", 'b', &branch, "B", "check for this branch" },
+		{ OPT_BOOL, "all", 0, &all, NULL, "check for every default branch (the default)" },
+		{ OPT_LIST, "variant", 0, &given, "V",
+		  "base, kit or a declared variant (repeatable; default: every one)" },
+		{ OPT_STRING, "workdir", 0, &dopts.workdir, "DIR",
+		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
+		{ OPT_STRING, "repo", 0, &dopts.repo, "DIR", "the kernel repository" },
+		{ OPT_END },
+	};
+	const char *usage = "mkseries doctor [--branch B | --all] [--variant V]... "
+			    "[--workdir DIR] [--repo DIR]";
+
+	parse_options_only(argc, argv, opts, usage);
+	if (!branch)
+		all = 1;
+	if (select_cells(&kit, &sel, &nr, branch, all, &given)) {
+		ret = 2;
+		goto cleanup;
+	}
+	dopts.given = &given;
+	dopts.need = NEED_ALL;
+	dopts.versions = 1;
+	doctor_run(&d, &kit, sel, nr, &dopts);
+	check_extras(&d);
+	doctor_print(&d, stdout);
+	ret = doctor_failures(&d) ? 1 : 0;
+cleanup:
+	doctor_release(&d);
+	free(sel);
+	kit_release(&kit);
+	strvec_clear(&given);
+	return ret;
+}

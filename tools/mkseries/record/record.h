@@ -1,0 +1,179 @@
+/* record/record.h: the state record of each step of a run: its fields, read, written and judged fresh in one place. */
+#ifndef MKSERIES_RECORD_H
+#define MKSERIES_RECORD_H
+
+#include "lib/state.h"
+#include "lib/util.h"
+
+struct step_key;
+
+/*
+ * A run is import, apply (the kit and its declared variants, one step),
+ * then build and test per variant.
+ */
+enum run_step {
+	STEP_IMPORT,
+	STEP_APPLY,
+	STEP_BUILD,
+	STEP_TEST,
+	STEP_NONE,	/* past the last step: nothing forced */
+};
+
+const char *run_step_name(enum run_step s);
+/* "import", "apply", "build" or "test"; MKS_ECONFIG with a message otherwise. */
+int run_step_parse(enum run_step *out, const char *name);
+
+/*
+ * Who keeps a record. The run's record of a step (state/run.import,
+ * run.apply, run.<variant>.build, run.<variant>.test) says under which
+ * key it ran, how it ended and why; it is written once the step has
+ * finished, so an interrupted step left none and is done again. The
+ * build and test modules keep their own of the work itself
+ * (state/<variant>.build, <variant>.test: image, logs, counts), which
+ * `mkseries build` and `mkseries test` write without a run.
+ */
+enum record_owner {
+	BY_RUN,
+	BY_MODULE,
+};
+
+/*
+ * Every field a record can have. Their names on disk are in one table
+ * (record.c); no other file spells one. The files are "name=value"
+ * lines, so state written by earlier versions reads as it did.
+ */
+enum record_field {
+	/* the run's record of any step */
+	RF_KEY,		/* the SHA-1 of the step's key (key.h) */
+	RF_KEY_PARTS,	/* "name:hash" of each part of that key, to say which changed */
+	RF_STATUS,	/* see enum record_status */
+	RF_EVIDENCE,	/* why it failed, in the words the user saw */
+	RF_AT,		/* when the run wrote it, seconds since the epoch */
+	RF_FINISHED,	/* the module record's RF_FINISHED it stands for */
+	RF_REUSED,	/* "base": a cell with base's tree took base's records */
+	/* import */
+	RF_BASE, RF_WHAT,
+	/* apply */
+	RF_TIP, RF_VARIANTS, RF_SERIES,
+	/* build */
+	RF_VARIANT, RF_BRANCH, RF_COMMIT, RF_INPUTS, RF_LOG, RF_SEEDED, RF_MATERIALISE,
+	RF_SECONDS, RF_BZIMAGE, RF_BZIMAGE_MTIME, RF_CONFIG_HASH, RF_NOTES, RF_DETAILS,
+	RF_FAILURE,
+	RF_OBJECTS,	/* objects kbuild compiled (its CC and AS lines) */
+	RF_OBJECTS_FULL,	/* those of a build from nothing: the progress line's denominator */
+	RF_CONFIG_SECONDS, RF_MAKE_SECONDS,	/* the config steps' and make's share of RF_SECONDS */
+	/* test */
+	RF_REPEAT, RF_BZIMAGE_HASH, RF_STARTED, RF_ACCEL, RF_ACCEL_NOTE, RF_TIMING, RF_BOOTS,
+	RF_MODE, RF_PASS, RF_FAIL, RF_SKIP, RF_XFAIL, RF_EXPECT_FAIL, RF_WITHOUT, RF_EXPECTED,
+	RF_CONSOLE,
+	RF__NR
+};
+
+/* Fields of which a record holds one per series (by index), variant (by name) or boot. */
+enum record_item {
+	RI_SERIES_ID, RI_SERIES_TITLE, RI_SERIES_STATE, RI_SERIES_DETAIL,
+	RI_VARIANT_STATUS, RI_VARIANT_TIP, RI_VARIANT_EVIDENCE,
+	RI_CONSOLE,	/* of boots 2 and on; boot 1's is RF_CONSOLE */
+	RI__NR
+};
+
+enum record_status {
+	RS_NONE,	/* nothing recorded */
+	RS_OK,
+	RS_FAILED,	/* the step ran and failed: an outcome, kept until its inputs change */
+	RS_CONFLICT,	/* apply: the kit or a variant does not apply */
+	RS_ERROR,	/* the step could not run: not an outcome, retried every time */
+	RS_RUNNING,	/* a module's record of work that did not finish */
+	RS_UNKNOWN,	/* a word this mkseries does not know */
+};
+
+struct step_record {
+	struct state kv;
+};
+#define STEP_RECORD_INIT { STATE_INIT }
+
+/*
+ * Read the record `owner` keeps of `step` (of `variant` for build and
+ * test; NULL otherwise) in workdir. A missing file reads as empty.
+ * Returns 0, or -1 (printed) when it cannot be read.
+ */
+int record_read(struct step_record *r, const char *workdir, enum record_owner owner,
+		enum run_step step, const char *variant);
+/*
+ * Write it atomically, the directory made when missing; a run's record
+ * is stamped with RF_AT. Returns 0 or -1 (printed).
+ */
+int record_write(struct step_record *r, const char *workdir, enum record_owner owner,
+		 enum run_step step, const char *variant);
+void record_release(struct step_record *r);
+
+/* The value of f, or NULL; points into r. */
+const char *record_get(const struct step_record *r, enum record_field f);
+/* As a number: 0 when missing. */
+long long record_ll(const struct step_record *r, enum record_field f);
+double record_double(const struct step_record *r, enum record_field f);
+/* Set f (a NULL value is stored empty; newlines become spaces). */
+void record_set(struct step_record *r, enum record_field f, const char *value);
+void record_setf(struct step_record *r, enum record_field f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * Record in a run's record r how the work of a module ended: ok, or
+ * failed for `failure` (may be NULL); and which of the module's records
+ * it stands for: the one whose RF_FINISHED is `finished`.
+ */
+void record_outcome(struct step_record *r, int ok, const char *failure, long long finished);
+/*
+ * Record that a module's work on `variant` (of branch) could not run:
+ * status error, `failure` (what it printed) and when. Returns 0, or -1
+ * (printed) when it cannot be written.
+ */
+int record_module_error(const char *workdir, enum run_step step, const char *branch,
+			const char *variant, const char *failure);
+/* Whether f and g are recorded in a and b with the same value. */
+int record_same(const struct step_record *a, enum record_field f, const struct step_record *b,
+		enum record_field g);
+
+/* An item: `which` is the series' index, the variant's name or the boot (2 and on) in decimal. */
+const char *record_item_get(const struct step_record *r, enum record_item f, const char *which);
+void record_item_set(struct step_record *r, enum record_item f, const char *which,
+		     const char *value);
+const char *record_item_getn(const struct step_record *r, enum record_item f, size_t n);
+void record_item_setn(struct step_record *r, enum record_item f, size_t n, const char *value);
+
+enum record_status record_status(const struct step_record *r);
+/* Of a declared variant in an apply record. */
+enum record_status record_variant_status(const struct step_record *r, const char *variant);
+enum record_status record_status_parse(const char *word);
+/* "ok", "failed", ...; "" for RS_NONE. */
+const char *record_status_name(enum record_status s);
+void record_set_status(struct step_record *r, enum record_status s);
+
+/*
+ * Record that the step ran under key k: its hash and the hash of each of
+ * its parts (all the lines of one name), for record_fresh() to name what
+ * changed.
+ */
+void record_set_key(struct step_record *r, const struct step_key *k);
+
+/*
+ * The one freshness decision: whether run record r says its step is
+ * done under key k (NULL: a key only the step itself can settle) and
+ * need not run again. It is not when forced, when nothing or an error of
+ * mkseries (RS_ERROR, always retried) was recorded, or when the key
+ * differs. When it is not and something was recorded, why says why in a
+ * few words ("forced", "console, argv changed"), for the step's line.
+ */
+int record_fresh(const struct step_record *r, const struct step_key *k, int forced,
+		 struct strbuf *why);
+
+/*
+ * Append to out the variants with a record of build or test in
+ * workdir that out does not have yet, each once, sorted by name; names
+ * that are no variant's are left out.
+ */
+void record_variants(struct strvec *out, const char *workdir);
+
+/* Copy base's records of step (both owners) to variant's, marked reused from base. */
+int record_copy_from_base(const char *workdir, enum run_step step, const char *variant);
+
+#endif
