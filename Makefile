@@ -45,7 +45,7 @@ DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
 	quilt rpm git-email libmailtools-perl scdoc man-db bash-completion \
-	nodejs rsync
+	redis-server redis-tools distcc nodejs rsync
 
 # gitlab-ci-local runs the pipeline of `mkseries ci gitlab` in
 # tests/t0780-ci-gitlab.sh: its version and every dependency's are pinned

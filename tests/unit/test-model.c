@@ -785,7 +785,7 @@ static const struct bad_case bad_cases[] = {
 	      "source: { tarball: /usr/src/linux.tar.xz }\n"
 	      "archs: [x86_64]\n" } },
 	  "error: kernels/6.12.yaml:3: unknown key 'archs' in a kernel file (allowed: name, default, "
-	  "source, arch, config, boot, variants, verdicts, claims, cross, image, decisions, kind, costs)\n", 0 },
+	  "source, arch, config, boot, variants, verdicts, claims, cross, image, decisions, kind, costs, build)\n", 0 },
 	{ "kernel file is not a mapping",
 	  NULL,
 	  { { "kernels/6.12.yaml", "- 6.12\n" } },

@@ -19,6 +19,7 @@
 #include "build/build.h"
 #include "lib/progress.h"
 #include "lib/gitutil.h"
+#include "build/ccache.h"
 #include "build/kconfig.h"
 #include "record/record.h"
 #include "tree/workdir.h"
@@ -193,41 +194,10 @@ struct make_ctx {
 	const struct arch_info *arch;
 	const char *cross;	/* CROSS_COMPILE, "" for the host's own compiler */
 	unsigned jobs;
-	char *ccache_dir;	/* NULL when ccache is not installed */
+	const struct ccache_plan *ccache;
 	char *timestamp;
 	struct build_progress *pg;
 };
-
-static int have_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	struct strbuf sb = STRBUF_INIT;
-	int found = 0;
-
-	while (path && *path && !found) {
-		const char *colon = strchrnul(path, ':');
-
-		strbuf_reset(&sb);
-		strbuf_add(&sb, path, colon - path);
-		strbuf_addf(&sb, "/%s", name);
-		found = !access(sb.buf, X_OK);
-		path = *colon ? colon + 1 : colon;
-	}
-	strbuf_release(&sb);
-	return found;
-}
-
-/* <cache>/ccache when ccache is installed and there is a cache directory, else NULL. Caller frees. */
-static char *ccache_dir(void)
-{
-	char *cache, *ret;
-
-	if (!have_program("ccache") || !(cache = mks_cache_dir()))
-		return NULL;
-	ret = path_join(cache, "ccache");
-	free(cache);
-	return ret;
-}
 
 /* make's ARCH=: the arch's directory, but x86_64 keeps its own name (it picks 64-bit in Kconfig). */
 static const char *make_arch(const struct arch_info *a)
@@ -254,22 +224,38 @@ static void make_settings(struct strvec *args, struct strvec *env, const struct 
 		      "KBUILD_BUILD_VERSION=1", NULL);
 }
 
+/* Append to a build log; a log that cannot be written shows in make's own run. */
+__attribute__((format(printf, 2, 3)))
+static void append_log(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "a");
+	va_list ap;
+
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
 /* Run make with the variant's settings and `target`; returns make's exit status or -1. */
 static int run_make(struct make_ctx *m, const char *target)
 {
 	struct child c = CHILD_INIT;
 	int status;
+	size_t i;
 	FILE *f;
 
 	strvec_pushl(&c.argv, "make", "-C", m->src, NULL);
 	strvec_pushf(&c.argv, "O=%s", m->out);
-	make_settings(&c.argv, &c.env, m->arch, m->cross, !!m->ccache_dir);
+	make_settings(&c.argv, &c.env, m->arch, m->cross, m->ccache->enabled);
 	if (m->jobs)
 		strvec_pushf(&c.argv, "-j%u", m->jobs);
 	strvec_push(&c.argv, target);
 	strvec_pushf(&c.env, "KBUILD_BUILD_TIMESTAMP=%s", m->timestamp);
-	if (m->ccache_dir)
-		strvec_pushf(&c.env, "CCACHE_DIR=%s", m->ccache_dir);
+	for (i = 0; i < m->ccache->env.nr; i++)
+		strvec_push(&c.env, m->ccache->env.v[i]);
 	c.log_path = m->log;
 	c.err_to_out = 1;
 	if (m->pg) {
@@ -279,12 +265,14 @@ static int run_make(struct make_ctx *m, const char *target)
 	}
 	f = fopen(m->log, "a");
 	if (f) {
-		size_t i;
-
 		fputs("$", f);
 		for (i = 0; i < c.env.nr; i++)
-			if (strchr(c.env.v[i], '='))
-				fprintf(f, " %s", c.env.v[i]);
+			if (strchr(c.env.v[i], '=')) {
+				char *shown = redact_url(c.env.v[i]);
+
+				fprintf(f, strchr(shown, ' ') ? " '%s'" : " %s", shown);
+				free(shown);
+			}
 		for (i = 0; i < c.argv.nr; i++)
 			fprintf(f, strchr(c.argv.v[i], ' ') ? " '%s'" : " %s", c.argv.v[i]);
 		fputc('\n', f);
@@ -331,21 +319,21 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	size_t i;
 
 	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
-	char *make = program_version("make", "none"), *ccache = ccache_dir();
+	char *make = program_version("make", "none");
+	int ccache = have_program("ccache");
 
 	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\ncompiler %s\nbase %s\n",
 		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b),
-		    !!ccache, compiler, base);
+		    ccache, compiler, base);
 	/* How make runs: which make, and every variable and environment setting it gets. */
 	strbuf_addf(inputs, "make %s\n", make);
-	make_settings(&args, &env, branch_arch(b), branch_cross(b), !!ccache);
+	make_settings(&args, &env, branch_arch(b), branch_cross(b), ccache);
 	for (i = 0; i < args.nr; i++)
 		strbuf_addf(inputs, "make-arg %s\n", args.v[i]);
 	for (i = 0; i < env.nr; i++)
 		strbuf_addf(inputs, "make-env %s\n", env.v[i]);
 	strvec_clear(&args);
 	strvec_clear(&env);
-	free(ccache);
 	free(make);
 	free(compiler);
 	if (!is_config_target(base) || file_exists(path)) {
@@ -670,19 +658,24 @@ static int build_start(struct build_result *res, struct step_record *st, const c
 	return ret;
 }
 
-/* How make runs for b: where, for which arch, how many jobs, with ccache when there is one. */
+/*
+ * How make runs for b: where, for which arch, how many jobs (--jobs, else
+ * what the distcc hosts take, else the CPUs), through ccache as cp says.
+ */
 static void make_ctx_init(struct make_ctx *m, git_repository *repo, const git_oid *commit,
 			  const struct kernel_branch *b, const struct build_opts *opts,
-			  const char *src, const char *out, const char *log)
+			  const struct ccache_plan *cp, const char *src, const char *out,
+			  const char *log)
 {
 	m->src = src;
 	m->out = out;
 	m->log = log;
 	m->arch = branch_arch(b);
 	m->cross = branch_cross(b);
-	m->jobs = opts->jobs ? opts->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	m->jobs = opts->jobs ? opts->jobs : cp->jobs ? cp->jobs :
+		  (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	m->timestamp = commit_timestamp(repo, commit);
-	m->ccache_dir = ccache_dir();
+	m->ccache = cp;
 }
 
 /* Make b's image in a configured out/ and check it; res and st say how it went. */
@@ -725,6 +718,23 @@ static void make_image(struct build_result *res, struct step_record *st, struct 
 cleanup:
 	strbuf_release(&sb);
 }
+/* Configure out/, then make the image, each step's time in the record. */
+static int configure_and_make(struct build_result *res, struct step_record *st, struct make_ctx *m,
+			      const struct kit *kit, const struct kernel_branch *b,
+			      const struct kconfig_frag *frag)
+{
+	double step = mono_seconds();
+	int ret = configure(res, st, m, kit, b, frag);
+
+	record_setf(st, RF_CONFIG_SECONDS, "%.1f", mono_seconds() - step);
+	if (!ret && res->status != BUILD_FAILED) {
+		step = mono_seconds();
+		make_image(res, st, m, b);
+		record_setf(st, RF_MAKE_SECONDS, "%.1f", mono_seconds() - step);
+	}
+	return ret;
+}
+
 
 static int build_run(struct build_result *res, git_repository *repo, const struct kit *kit,
 		     const struct kernel_branch *b, const char *variant, const git_oid *commit,
@@ -735,6 +745,7 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	struct step_record st = STEP_RECORD_INIT;
 	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0, 0, 0, 0 };
 	struct make_ctx m = { 0 };
+	struct ccache_plan cp = CCACHE_PLAN_INIT;
 	char *src = NULL, *out = NULL, *logdir = NULL, *inputs_hash = NULL;
 	char *vmlinux = NULL;
 	char commit_hex[GIT_OID_HEXSZ + 1];
@@ -750,6 +761,8 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	if (ret)
 		goto cleanup;
 	inputs_hash = blob_hash_hex(inputs.buf, inputs.len);
+	if ((ret = ccache_plan_make(&cp, b)))
+		goto cleanup;
 
 	src = path_join(opts->workdir, "src");
 	out = xstrfmt("%s/out-%s", opts->workdir, variant);
@@ -791,12 +804,11 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 		   res->mat.full ? "full" : "incremental", res->mat.written, res->mat.removed,
 		   res->mat.repaired, res->mat.seconds);
 
-	make_ctx_init(&m, repo, commit, b, opts, src, out, res->log);
+	make_ctx_init(&m, repo, commit, b, opts, &cp, src, out, res->log);
 	m.pg = &pg;
+	append_log(res->log, "%s# make -j%u\n", cp.log.buf, m.jobs);
 	pg.last[0] = '\0';
-	ret = configure(res, &st, &m, kit, b, &frag);
-	if (!ret && res->status != BUILD_FAILED)
-		make_image(res, &st, &m, b);
+	ret = configure_and_make(res, &st, &m, kit, b, &frag);
 	if (res->status == BUILD_OK) {
 		record_setf(&st, RF_OBJECTS, "%zu", pg.objects);
 		if (fresh || full_objects)
@@ -811,7 +823,7 @@ done:
 	if (!ret)
 		ret = record_write(&st, opts->workdir, BY_MODULE, STEP_BUILD, variant);
 cleanup:
-	free(m.ccache_dir);
+	ccache_plan_release(&cp);
 	free(m.timestamp);
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);

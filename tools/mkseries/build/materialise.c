@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,6 +48,7 @@ struct writer {
 	struct materialise_stats *st;
 	struct strbuf path;	/* scratch: dir + "/" + relative path */
 	int careful;		/* the directory holds an older tree: check what is in the way */
+	int collect;		/* walk_cb only lists the files (a full write shares them out) */
 	int err;
 };
 
@@ -401,12 +403,101 @@ static int walk_cb(const char *root, const git_tree_entry *te, void *payload)
 		struct mf_entry *e = manifest_add(w->mf, rel.buf);
 
 		w->st->total++;
-		if (write_one(w, rel.buf, git_tree_entry_id(te), mode, e)) {
+		if (w->collect) {
+			git_oid_cpy(&e->oid, git_tree_entry_id(te));
+			e->mode = mode;
+		} else if (write_one(w, rel.buf, git_tree_entry_id(te), mode, e)) {
 			w->err = -1;
 			ret = -1;
 		}
 	}
 	strbuf_release(&rel);
+	return ret;
+}
+
+/* One thread of a full write: every step-th file from `first`, with a writer of its own. */
+struct full_share {
+	pthread_t thread;
+	struct writer w;
+	struct materialise_stats st;
+	git_repository *own;	/* the thread's own repository (libgit2 shares none between threads) */
+	size_t first, step;
+	int *failed;		/* any thread's failure stops the others */
+	int started;
+	int ret;
+};
+
+#define MAX_WRITERS 4
+
+static void *full_share_run(void *data)
+{
+	struct full_share *sh = data;
+	struct manifest *mf = sh->w.mf;
+	size_t i;
+
+	for (i = sh->first; i < mf->nr; i += sh->step) {
+		struct mf_entry *e = &mf->e[i];
+
+		if (__atomic_load_n(sh->failed, __ATOMIC_RELAXED))
+			break;
+		if (write_one(&sh->w, e->path, &e->oid, e->mode, e)) {
+			sh->ret = -1;
+			__atomic_store_n(sh->failed, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Write every file of the list in up to MAX_WRITERS threads (one per
+ * CPU): inflating blobs and copying them into the page cache is CPU
+ * work, and a kernel tree is 90,000 files. The directories exist
+ * already; each file is one thread's alone.
+ */
+static int write_listed(struct writer *w)
+{
+	struct full_share sh[MAX_WRITERS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t i, nr = cpus < 1 ? 1 : cpus > MAX_WRITERS ? MAX_WRITERS : (size_t)cpus;
+	int failed = 0, ret = 0;
+
+	if (w->mf->nr < 1024)
+		nr = 1;
+	memset(sh, 0, sizeof(sh));
+	for (i = 0; i < nr; i++) {
+		sh[i].w = *w;
+		strbuf_init(&sh[i].w.path, 0);
+		sh[i].w.st = &sh[i].st;
+		sh[i].first = i;
+		sh[i].failed = &failed;
+	}
+	/* Threads after the first open the repository again; failing that, fewer threads. */
+	for (i = 1; i < nr; i++) {
+		if (git_repository_open(&sh[i].own, git_repository_path(w->repo)) < 0)
+			break;
+		sh[i].w.repo = sh[i].own;
+	}
+	nr = i;
+	for (i = 0; i < nr; i++)
+		sh[i].step = nr;
+	for (i = 1; i < nr; i++)
+		sh[i].started = !pthread_create(&sh[i].thread, NULL, full_share_run, &sh[i]);
+	full_share_run(&sh[0]);
+	/* A share whose thread did not start is written here, with its own repository. */
+	for (i = 1; i < nr; i++) {
+		if (sh[i].started)
+			pthread_join(sh[i].thread, NULL);
+		else
+			full_share_run(&sh[i]);
+	}
+	for (i = 0; i < MAX_WRITERS; i++) {
+		if (sh[i].ret)
+			ret = -1;
+		w->st->written += sh[i].st.written;
+		strbuf_release(&sh[i].w.path);
+		git_repository_free(sh[i].own);
+	}
 	return ret;
 }
 
@@ -420,12 +511,14 @@ static int materialise_full(struct writer *w, git_tree *tree)
 	if (mkdir_p(w->dir, 0755))
 		return error("cannot create '%s': %s", w->dir, strerror(errno));
 	w->careful = 0;
+	w->collect = 1;
 	err = git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, w);
+	w->collect = 0;
 	if (w->err)
 		return w->err;
 	if (err < 0)
 		return gitutil_error(err, "cannot walk tree %s", git_oid_tostr_s(git_tree_id(tree)));
-	return 0;
+	return write_listed(w);
 }
 
 /* Only blobs and symlinks matter to the manifest; a submodule is a directory. */
@@ -563,7 +656,7 @@ int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 {
 	struct materialise_stats local;
 	struct manifest mf = { { { 0 } }, NULL, 0, 0 };
-	struct writer w = { repo, dir, &mf, NULL, STRBUF_INIT, 0, 0 };
+	struct writer w = { .repo = repo, .dir = dir, .mf = &mf, .path = STRBUF_INIT };
 	git_object *obj = NULL;
 	git_tree *tree = NULL, *old = NULL;
 	char *dirty = manifest_path(dir, ".manifest.dirty");

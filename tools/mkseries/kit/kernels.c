@@ -14,10 +14,10 @@
 #include "lib/util.h"
 
 enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_VERDICTS, K_CLAIMS,
-       K_CROSS, K_IMAGE, K_DECISIONS, K_KIND, K_COSTS, K_NR };
+       K_CROSS, K_IMAGE, K_DECISIONS, K_KIND, K_COSTS, K_BUILD, K_NR };
 static const char *const kernel_keys[] = {
 	"name", "default", "source", "arch", "config", "boot", "variants", "verdicts", "claims",
-	"cross", "image", "decisions", "kind", "costs", NULL
+	"cross", "image", "decisions", "kind", "costs", "build", NULL
 };
 enum { V_WITHOUT, V_NOTE, V_EXPECT_FAIL, V_CLAIMS, V_WITH, V_NR };
 static const char *const variant_keys[] = { "without", "note", "expect-fail", "claims", "with", NULL };
@@ -27,6 +27,8 @@ static const char *const debian_keys[] = { "package", "suite", NULL };
 static const char *const git_keys[] = { "repo", "ref", "release", NULL };
 enum { C_BASE, C_FRAGMENTS, C_NR };
 static const char *const config_keys[] = { "base", "fragments", NULL };
+enum { BLD_CCACHE_REMOTE, BLD_DISTCC, BLD_NR };
+static const char *const build_keys[] = { "ccache-remote", "distcc", NULL };
 enum { B_QEMU, B_MACHINE, B_CPU, B_MEMORY, B_CPUS, B_CMDLINE, B_ACCEL, B_BOOT_TIMEOUT,
        B_RUN_TIMEOUT, B_TCG_CLOCK, B_BOOTS, B_CONSOLE, B_NR };
 static const char *const boot_keys[] = {
@@ -195,6 +197,49 @@ static void parse_config(struct yfile *f, yaml_node_t *n, struct kernel_branch *
 		b->fragments[b->nr_fragments++] = frag;
 	}
 	free(items);
+}
+
+/*
+ * `build:` of a kernel file: where compiler output is shared (ccache's
+ * remote_storage, as ccache writes it) and which distcc hosts compile
+ * (distcc's host specifications). Only what a shell word may carry.
+ */
+static void parse_build(struct yfile *f, yaml_node_t *n, struct kernel_build *kb)
+{
+	yaml_node_t *v[BLD_NR], **items;
+	struct strbuf hosts = STRBUF_INIT;
+	size_t nr, i;
+
+	if (ynode_absent(n) || yfile_map_fields(f, n, "'build'", build_keys, v))
+		return;
+	if (v[BLD_CCACHE_REMOTE] &&
+	    !yfile_get_str(f, v[BLD_CCACHE_REMOTE], "ccache-remote", &kb->ccache_remote)) {
+		kb->ccache_remote_line = ynode_line(v[BLD_CCACHE_REMOTE]);
+		if (!kb->ccache_remote || !*kb->ccache_remote || !strstr(kb->ccache_remote, "://"))
+			yfile_report(f, kb->ccache_remote_line,
+				     "'ccache-remote' must be a ccache remote storage URL such as redis://HOST:PORT, not '%s'",
+				     kb->ccache_remote ? kb->ccache_remote : "");
+	}
+	items = yfile_seq_nodes(f, v[BLD_DISTCC], "distcc", 1, &nr);
+	for (i = 0; i < nr; i++) {
+		char *host = NULL;
+
+		if (yfile_get_str(f, items[i], "distcc", &host) || !host)
+			continue;
+		if (!*host || host[strcspn(host, " \t\n\"'")])
+			yfile_report(f, ynode_line(items[i]),
+				     "a distcc host must be one host specification such as 10.0.0.2/8 or 10.0.0.2:3632/8, not '%s'",
+				     host);
+		else
+			strbuf_addf(&hosts, "%s%s", hosts.len ? " " : "", host);
+		free(host);
+	}
+	free(items);
+	if (hosts.len) {
+		kb->distcc_hosts = strbuf_detach(&hosts, NULL);
+		kb->distcc_line = ynode_line(v[BLD_DISTCC]);
+	}
+	strbuf_release(&hosts);
 }
 
 static void parse_memory(struct yfile *f, yaml_node_t *n, unsigned *out)
@@ -484,6 +529,7 @@ static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *
 	parse_arch_keys(&f, v, b);
 	parse_config(&f, v[K_CONFIG], b);
 	parse_boot(&f, v[K_BOOT], &b->boot);
+	parse_build(&f, v[K_BUILD], &b->build);
 	boot_defaults(&b->boot, arch_find(b->arch));
 	parse_variants(&f, v[K_VARIANTS], b);
 	parse_kind(&f, v[K_KIND], b);

@@ -172,6 +172,8 @@ void kit_release(struct kit *kit)
 		free(b->fragments);
 		free(b->cross);
 		free(b->image);
+		free(b->build.ccache_remote);
+		free(b->build.distcc_hosts);
 		free(b->decisions);
 		free(b->boot.console);
 		free(b->boot.qemu);

@@ -196,6 +196,14 @@ struct kit_cost {
 	int line;
 };
 
+/* `build:` of a kernel file: how compiles are shared; the user's own settings come first (build/ccache.c). */
+struct kernel_build {
+	char *ccache_remote;	/* ccache remote_storage, or NULL */
+	int ccache_remote_line;
+	char *distcc_hosts;	/* DISTCC_HOSTS, space-separated, or NULL */
+	int distcc_line;
+};
+
 struct kernel_branch {
 	char *name;		/* "6.12" */
 	enum branch_kind kind;
@@ -212,6 +220,7 @@ struct kernel_branch {
 	char **fragments;	/* relative to the kit */
 	size_t nr_fragments;
 	struct kernel_boot boot;
+	struct kernel_build build;
 	int is_default;		/* part of --all and `make run`; default 1 */
 	struct kernel_variant *variants;	/* in file order */
 	size_t nr_variants;

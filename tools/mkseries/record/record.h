@@ -61,6 +61,7 @@ enum record_field {
 	RF_FAILURE,
 	RF_OBJECTS,	/* objects kbuild compiled (its CC and AS lines) */
 	RF_OBJECTS_FULL,	/* those of a build from nothing: the progress line's denominator */
+	RF_CONFIG_SECONDS, RF_MAKE_SECONDS,	/* the config steps' and make's share of RF_SECONDS */
 	/* test */
 	RF_REPEAT, RF_BZIMAGE_HASH, RF_STARTED, RF_ACCEL, RF_ACCEL_NOTE, RF_TIMING, RF_BOOTS,
 	RF_MODE, RF_PASS, RF_FAIL, RF_SKIP, RF_XFAIL, RF_EXPECT_FAIL, RF_WITHOUT, RF_EXPECTED,

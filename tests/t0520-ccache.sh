@@ -1,0 +1,262 @@
+#!/bin/sh
+# t0520-ccache.sh: the build's ccache settings: the user's first, a Redis shared between two machines' caches, distcc hosts.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
+
+# A stand-in for a kernel tree whose bzImage compiles six files as kbuild
+# does: in the O= directory, from absolute source paths, the dependency
+# file written by -Wp,-MMD, and a header every file includes. Tag v1.1
+# breaks lib/f3.c.
+make_c_tree() {
+	mkdir -p "$1/lib" "$1/include" &&
+	(
+		cd "$1" &&
+		git init -q &&
+		cat >Makefile <<-\EOF_MAKE &&
+		.RECIPEPREFIX := >
+		O ?= .
+		SRCS := $(sort $(wildcard $(CURDIR)/lib/*.c))
+		OBJS := $(patsubst $(CURDIR)/lib/%.c,$(O)/lib/%.o,$(SRCS))
+		tinyconfig:
+		> printf 'CONFIG_64BIT=y\n' >$(O)/.config
+		olddefconfig:
+		> @:
+		$(O)/lib/%.o: $(CURDIR)/lib/%.c
+		> @mkdir -p $(dir $@)
+		> @echo "  CC      lib/$*.o"
+		> cd $(O) && $(CC) -I$(CURDIR)/include -O2 -Wp,-MMD,lib/.$*.o.d -c -o lib/$*.o $<
+		bzImage: $(OBJS)
+		> mkdir -p $(O)/arch/x86/boot
+		> cat $(OBJS) >$(O)/arch/x86/boot/bzImage
+		.PHONY: tinyconfig olddefconfig bzImage
+		EOF_MAKE
+		printf '#define SCALE 3\nint step(int x);\n' >include/common.h &&
+		for i in 1 2 3 4 5 6; do
+			printf '#include "common.h"\nint f%s(int n)\n{\n\tint s = 0;\n\tfor (int i = 0; i < n; i++)\n\t\ts += i * SCALE + %s;\n\treturn s;\n}\n' \
+				$i $i >lib/f$i.c || return 1
+		done &&
+		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0 &&
+		sed -i "s/return s;/return t;/" lib/f3.c &&
+		git commit -q -a -m "Linux 1.1" && git tag v1.1
+	)
+}
+
+# A free TCP port on the loopback interface.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ccache --print-stats's value for KEY in cache directory DIR (0 when absent).
+ccache_stat() {
+	CCACHE_DIR=$1 ccache --print-stats | awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
+}
+
+test_expect_success 'setup: a C tree and a kit that builds it' '
+	make_c_tree linux &&
+	mkdir -p kit/kernels &&
+	cat >kit/kernels/t.yaml <<-EOF &&
+	name: t
+	source:
+	  git: { repo: $PWD/linux, ref: v1.0 }
+	config:
+	  base: tinyconfig
+	EOF
+	echo "series: []" >kit/series.yaml
+'
+
+WORK=$(kit_workdir kit t)
+
+test_expect_success 'no ccache setting of the user: mkseries uses its own cache, in depend mode' '
+	(cd kit && mkseries build --branch t --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: built in" out &&
+	log="$WORK/logs/base-build.log" &&
+	test_grep "^# ccache: cache_dir $XDG_CACHE_HOME/mkseries/ccache (mkseries.s own: no ccache setting of yours)$" "$log" &&
+	test_grep "^# ccache: depend_mode true (mkseries" "$log" &&
+	test_grep ! "base_dir" "$log" &&
+	test_grep "^# make -j[0-9]" "$log" &&
+	test_grep "CCACHE_DIR=$XDG_CACHE_HOME/mkseries/ccache CCACHE_DEPEND=1 make" "$log" &&
+	test "$(ccache_stat "$XDG_CACHE_HOME/mkseries/ccache" cache_miss)" = 6 &&
+	test_grep ! "remote_storage" "$log"
+'
+
+test_expect_success 'CCACHE_DIR is the user.s, and so is the rest of their environment' '
+	rm -r "$WORK/out-base" &&
+	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/mine" CCACHE_NODEPEND=1 \
+		mkseries build --branch t --variant base --force >../out 2>../err) &&
+	cat out err &&
+	log="$WORK/logs/base-build.log" &&
+	test_grep "^# ccache: cache_dir $TRASH_DIRECTORY/mine (yours: CCACHE_DIR)$" "$log" &&
+	test_grep "^# ccache: depend_mode false (yours: CCACHE_(NO)DEPEND)$" "$log" &&
+	test_grep ! "CCACHE_DIR=\|CCACHE_DEPEND=" "$log" &&
+	test "$(ccache_stat "$TRASH_DIRECTORY/mine" cache_miss)" = 6 &&
+	test "$(ccache_stat "$TRASH_DIRECTORY/mine" preprocessed_cache_miss)" = 6 &&
+	test "$(ccache_stat "$XDG_CACHE_HOME/mkseries/ccache" cache_miss)" = 6
+'
+
+test_expect_success 'a ccache.conf of the user.s: ccache.s own cache directory, their settings kept' '
+	mkdir -p .config/ccache &&
+	printf "max_size = 1G\nbase_dir = /nowhere\n" >.config/ccache/ccache.conf &&
+	test_when_finished "rm -r .config/ccache" &&
+	rm -r "$WORK/out-base" &&
+	(cd kit && mkseries build --branch t --variant base --force >../out 2>../err) &&
+	cat out err &&
+	log="$WORK/logs/base-build.log" &&
+	test_grep "^# ccache: cache_dir $XDG_CACHE_HOME/ccache (ccache.s default: $HOME/.config/ccache/ccache.conf sets ccache up)$" "$log" &&
+	test_grep "^# ccache: base_dir /nowhere (yours: $HOME/.config/ccache/ccache.conf)$" "$log" &&
+	test_grep "^# ccache: depend_mode true (mkseries" "$log" &&
+	test_grep ! "CCACHE_DIR=" "$log" &&
+	test "$(ccache_stat "$XDG_CACHE_HOME/ccache" cache_miss)" = 6
+'
+
+# The second machine builds in a work directory of the same path (the
+# same XDG_CACHE_HOME and kit path on every runner): ccache hashes the
+# compiler's absolute paths.
+test_expect_success 'two machines, one Redis: the second build takes every object from it' '
+	port=$(free_port) &&
+	mkdir redis &&
+	{ redis-server --bind 127.0.0.1 --port "$port" --dir "$PWD/redis" --save "" \
+		--appendonly no --logfile "$PWD/redis/redis.log" & } &&
+	redis_pid=$! &&
+	test_when_finished "kill $redis_pid && wait $redis_pid" &&
+	for i in $(seq 50); do
+		redis-cli -p "$port" ping >/dev/null 2>&1 && break
+		sleep 0.1
+	done &&
+	test "$(redis-cli -p "$port" dbsize)" = 0 &&
+	sed -i "/^build:/,\$d" kit/kernels/t.yaml &&
+	printf "build:\n  ccache-remote: redis://127.0.0.1:%s\n" "$port" >>kit/kernels/t.yaml &&
+	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/one" \
+		mkseries build --branch t --variant base --workdir ../runner >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: built in" out &&
+	test_grep "^# ccache: remote_storage redis://127.0.0.1:$port (kernels/t.yaml:7)$" runner/t/logs/base-build.log &&
+	test "$(ccache_stat one cache_miss)" = 6 &&
+	test "$(ccache_stat one remote_storage_hit)" = 0 &&
+	test "$(redis-cli -p "$port" dbsize)" -ge 6 &&
+	mv runner/t/out-base/arch/x86/boot/bzImage bzImage.one &&
+	rm -r runner &&
+	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/two" \
+		mkseries build --branch t --variant base --workdir ../runner >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: built in" out &&
+	test "$(ccache_stat two remote_storage_hit)" = 6 &&
+	test "$(ccache_stat two direct_cache_hit)" = 6 &&
+	test "$(ccache_stat two cache_miss)" = 0 &&
+	test "$(ccache_stat two remote_storage_miss)" = 0 &&
+	cmp bzImage.one runner/t/out-base/arch/x86/boot/bzImage
+'
+
+test_expect_success 'a compiler error still names the file from the top of the tree' '
+	sed "s/name: t/name: bad/; s/ref: v1.0/ref: v1.1/" kit/kernels/t.yaml >kit/kernels/bad.yaml &&
+	test_when_finished "rm kit/kernels/bad.yaml" &&
+	(cd kit && test_expect_code 1 mkseries build --branch bad --variant base >../out 2>../err) &&
+	cat out err &&
+	test_grep "^bad base: FAILED lib/f3.c:7:16: error: .t. undeclared" out
+'
+
+test_expect_success 'CCACHE_REMOTE_STORAGE comes before the kit.s, its password never in the log' '
+	rm -r "$WORK/out-base" &&
+	(cd kit && CCACHE_REMOTE_STORAGE="redis://:s3cret@127.0.0.1:1" CCACHE_DIR="$TRASH_DIRECTORY/three" \
+		mkseries build --branch t --variant base --force >../out 2>../err) &&
+	cat out err &&
+	log="$WORK/logs/base-build.log" &&
+	test_grep "^# ccache: remote_storage redis://\*\*\*@127.0.0.1:1 (yours: CCACHE_REMOTE_STORAGE)$" "$log" &&
+	test_grep ! "s3cret" "$log" &&
+	test "$(ccache_stat three cache_miss)" = 6
+'
+
+test_expect_success 'a kit.s remote store with a password is redacted in the log too' '
+	sed -i "s|ccache-remote: .*|ccache-remote: redis://:hunter2@127.0.0.1:1|" kit/kernels/t.yaml &&
+	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/four" \
+		mkseries build --branch t --variant base --force >../out 2>../err) &&
+	cat out err &&
+	log="$WORK/logs/base-build.log" &&
+	test_grep "^# ccache: remote_storage redis://\*\*\*@127.0.0.1:1 (kernels/t.yaml:7)$" "$log" &&
+	test_grep "CCACHE_REMOTE_STORAGE=redis://\*\*\*@127.0.0.1:1 " "$log" &&
+	test_grep ! "hunter2" "$log"
+'
+
+test_expect_success 'settings ccache rejects stop the build before it starts (exit 2)' '
+	(cd kit && CCACHE_DEPEND=false test_expect_code 2 mkseries build --branch t --variant base --force >../out 2>../err) &&
+	cat out err &&
+	test_grep "^error: ccache will not run with these settings: ccache: error: CCACHE_DEPEND: invalid boolean environment variable value \"false\"" err &&
+	test_grep "^t base: FAILED ccache will not run with these settings: ccache: error: CCACHE_DEPEND" out
+'
+
+test_expect_success 'a build section that is not right is a FILE:LINE error (exit 2)' '
+	sed -i "/^build:/,\$d" kit/kernels/t.yaml &&
+	printf "build:\n  ccache-remote: my-redis\n  distcc: [\"a b\", 10.0.0.1/4]\n  icecc: yes\n" >>kit/kernels/t.yaml &&
+	(cd kit && test_expect_code 2 mkseries build --branch t --variant base >../out 2>../err) &&
+	cat err &&
+	test_grep "kernels/t.yaml:7: .ccache-remote. must be a ccache remote storage URL such as redis://HOST:PORT, not .my-redis." err &&
+	test_grep "kernels/t.yaml:8: a distcc host must be one host specification such as 10.0.0.2/8 or 10.0.0.2:3632/8, not .a b." err &&
+	test_grep "kernels/t.yaml:9: .*icecc" err &&
+	sed -i "/^build:/,\$d" kit/kernels/t.yaml
+'
+
+test_expect_success 'distcc hosts without distcc installed: a configuration error naming them' '
+	mkdir bin &&
+	for f in /usr/bin/* /bin/*; do
+		case "${f##*/}" in distcc*) ;; *) ln -sf "$f" bin/ ;; esac
+	done &&
+	printf "build:\n  distcc: [127.0.0.1:1/2]\n" >>kit/kernels/t.yaml &&
+	(cd kit && PATH="$TRASH_DIRECTORY/bin" test_expect_code 2 "$MKSERIES_BIN" build --branch t --variant base --force >../out 2>../err) &&
+	cat out err &&
+	test_grep "kernels/t.yaml:7 names distcc hosts .127.0.0.1:1/2., but distcc is not installed (make deps, or apt-get install distcc)" err &&
+	(cd kit && DISTCC_HOSTS=10.9.9.9 PATH="$TRASH_DIRECTORY/bin" test_expect_code 2 "$MKSERIES_BIN" build --branch t --variant base --force >../out 2>../err) &&
+	test_grep "DISTCC_HOSTS names distcc hosts .10.9.9.9., but distcc is not installed" err
+'
+
+# distccd, as root, runs as the distccd user: its log directory must be open to it.
+start_distccd() {
+	mkdir -p "$1" && chmod 1777 "$1" &&
+	{ distccd --daemon --no-detach --allow 127.0.0.1 --listen 127.0.0.1 --port "$2" \
+		--log-file "$PWD/$1/log" --log-level info & } &&
+	echo $! >"$1.pid"
+}
+
+test_expect_success 'distcc: compiles go to both hosts, ccache in front, make -j to match' '
+	p1=$(free_port) && p2=$(free_port) &&
+	start_distccd d1 "$p1" &&
+	test_when_finished "kill $(cat d1.pid) && { wait $(cat d1.pid) || :; }" &&
+	start_distccd d2 "$p2" &&
+	test_when_finished "kill $(cat d2.pid) && { wait $(cat d2.pid) || :; }" &&
+	for i in $(seq 50); do
+		grep -q "started" d1/log d2/log 2>/dev/null &&
+		test $(grep -l "started" d1/log d2/log | wc -l) = 2 && break
+		sleep 0.1
+	done &&
+	sed -i "/^build:/,\$d" kit/kernels/t.yaml &&
+	printf "build:\n  distcc: [127.0.0.1:%s/1, 127.0.0.1:%s/1]\n" "$p1" "$p2" >>kit/kernels/t.yaml &&
+	rm -r "$WORK/out-base" &&
+	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/five" \
+		mkseries build --branch t --variant base --force >../out 2>../err) &&
+	cat out err &&
+	test_grep "^t base: built in" out &&
+	log="$WORK/logs/base-build.log" &&
+	test_grep "^# ccache: prefix_command distcc, hosts .127.0.0.1:$p1/1 127.0.0.1:$p2/1. (kernels/t.yaml:7), 2 jobs$" "$log" &&
+	test_grep "^# make -j2$" "$log" &&
+	test_grep "CCACHE_PREFIX=distcc .DISTCC_HOSTS=127.0.0.1:$p1/1 127.0.0.1:$p2/1. make" "$log" &&
+	n1=$(grep -c "COMPILE_OK.*/lib/f[0-9].c" d1/log) &&
+	n2=$(grep -c "COMPILE_OK.*/lib/f[0-9].c" d2/log) &&
+	echo "host 1: $n1 compiles, host 2: $n2" &&
+	test "$n1" -ge 1 && test "$n2" -ge 1 &&
+	test $((n1 + n2)) = 6 &&
+	test "$(ccache_stat five cache_miss)" = 6
+'
+
+test_expect_success 'DISTCC_HOSTS comes before the kit.s hosts; a CCACHE_PREFIX of the user.s is kept' '
+	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/six" DISTCC_HOSTS="127.0.0.1:1/3 127.0.0.1:2/5" CCACHE_PREFIX=env \
+		mkseries build --branch t --variant base --force >../out 2>../err) &&
+	cat out err &&
+	log="$WORK/logs/base-build.log" &&
+	test_grep "^# ccache: prefix_command env (yours: CCACHE_PREFIX); distcc hosts named by DISTCC_HOSTS left to it$" "$log" &&
+	test_grep ! "CCACHE_PREFIX=distcc" "$log" &&
+	(cd kit && CCACHE_DIR="$TRASH_DIRECTORY/six" DISTCC_HOSTS="127.0.0.1:1/3 127.0.0.1:2/5" \
+		mkseries build --branch t --variant base --force --jobs 1 >../out 2>../err) &&
+	test_grep "^# ccache: prefix_command distcc, hosts .127.0.0.1:1/3 127.0.0.1:2/5. (DISTCC_HOSTS), 8 jobs$" "$log" &&
+	test_grep "^# make -j1$" "$log"
+'
+
+test_done
