@@ -21,7 +21,7 @@ first_bad() {
 }
 
 test_expect_success 'bisect --case: patch 3 of 5, in two steps, with the failing case as evidence' '
-	(cd kit && FAKE_QEMU_FAIL_IF="$PLANT" mkseries bisect --branch t --case steady >../out 2>../err) &&
+	(cd kit && FAKE_QEMU_TIMED=1 FAKE_QEMU_FAIL_IF="$PLANT" mkseries bisect --branch t --case steady >../out 2>../err) &&
 	cat out &&
 	test_grep "^t kit: bisecting the 5 commits of $(kit_ref kit t) above base" out &&
 	test_grep "^  tip      5/5 [0-9a-f]* madvise: split locking: bad (not ok 3 steady: steady: pattern mismatch at offset 4096)$" out &&
@@ -29,7 +29,7 @@ test_expect_success 'bisect --case: patch 3 of 5, in two steps, with the failing
 	test_grep "^  step 2   3/5 [0-9a-f]* mm: fix batch ptes: bad " out &&
 	test $(grep -c "^  step" out) -eq 2 &&
 	first_bad out >got && echo "3/5 mm: fix batch ptes" >expect && test_cmp expect got &&
-	test_grep "^    evidence: not ok 3 steady" out &&
+	test_grep "^    evidence: not ok 3 steady: steady: pattern mismatch at offset 4096$" out &&
 	test_grep "^    log: .*/logs/bisect-console.log$" out
 '
 

@@ -87,6 +87,25 @@ static void add_value(struct strbuf *sb, const struct ktap_metric *m)
 		strbuf_addstr(sb, " (1 sample)");
 }
 
+/*
+ * The diagnostic that says why a case failed: its last line but those
+ * that only give the case's time ("pte_batch_wrbit: 0.031 s").
+ */
+static const char *telling_diag(const struct strvec *diag)
+{
+	size_t i;
+
+	for (i = diag->nr; i > 0; i--) {
+		const char *d = diag->v[i - 1], *colon = strstr(d, ": ");
+		char *end;
+
+		if (!colon || strchr(colon + 2, ' ') != strrchr(colon + 2, ' ') ||
+		    (strtod(colon + 2, &end), strcmp(end, " s")))
+			return d;
+	}
+	return diag->v[diag->nr - 1];
+}
+
 /* --case and --claim: the case's outcome, or the metric against base's, in the console of a boot. */
 static void judge_console(struct probe *p, const struct bisect_args *a, const char *console,
 			  const char *timing)
@@ -113,7 +132,7 @@ static void judge_console(struct probe *p, const struct bisect_args *a, const ch
 			strbuf_addf(&p->why, "%s %u %s", kc->status == KTAP_FAIL ? "not ok" : "ok",
 				    kc->number, kc->name);
 			if (kc->status == KTAP_FAIL && kc->diag.nr)
-				strbuf_addf(&p->why, ": %s", kc->diag.v[kc->diag.nr - 1]);
+				strbuf_addf(&p->why, ": %s", telling_diag(&kc->diag));
 		}
 		goto out;
 	}
