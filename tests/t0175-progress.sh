@@ -135,11 +135,13 @@ test_expect_success 'a bad --progress value is a usage error' '
 
 test_expect_success '-q and -v are on every command and in its usage' '
 	for cmd in import plan apply backport fixups fetch build test regress report export run doctor gc bisect ci; do
-		mkseries $cmd -h >help || return 1
+		mkseries $cmd -h >help &&
 		grep -q "^usage: mkseries $cmd" help &&
-		grep -q " \[-q | -v\] \[--progress=auto|always|never\]$" help ||
-			{ echo "$cmd: no -q | -v in its usage"; cat help; return 1; }
-		grep -q "^    -q, --quiet " help || return 1
+		{
+			grep -q " \[-q | -v\] \[--progress=auto|always|never\]$" help ||
+			{ echo "$cmd: no -q | -v in its usage" && cat help && false; }
+		} &&
+		grep -q "^    -q, --quiet " help &&
 		grep -q "^    -v, --verbose " help || return 1
 	done &&
 	(cd kit && mkseries plan -v --branch t >../out) &&

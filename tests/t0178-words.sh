@@ -29,10 +29,10 @@ test_expect_success 'a misspelt series gets a suggestion, as a misspelt command 
 
 test_expect_success 'an extra argument is named before the usage' '
 	for cmd in build test apply plan import export fixups doctor; do
-		(cd kit && test_expect_code 2 mkseries $cmd t >../out 2>../err) || return 1
+		(cd kit && test_expect_code 2 mkseries $cmd t >../out 2>../err) &&
 		head -n 1 err >first &&
 		echo "error: unexpected argument '\''t'\'': '\''mkseries $cmd'\'' takes no arguments" >expect &&
-		test_cmp expect first || return 1
+		test_cmp expect first &&
 		sed -n 2p err | grep -q "^usage: mkseries $cmd " || return 1
 	done
 '

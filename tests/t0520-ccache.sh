@@ -120,7 +120,7 @@ test_expect_success 'two machines, one Redis: the second build takes every objec
 	redis_pid=$! &&
 	test_when_finished "kill $redis_pid && wait $redis_pid" &&
 	for i in $(seq 50); do
-		redis-cli -p "$port" ping >/dev/null 2>&1 && break
+		redis-cli -p "$port" ping >/dev/null 2>&1 && break ||
 		sleep 0.1
 	done &&
 	test "$(redis-cli -p "$port" dbsize)" = 0 &&
@@ -224,7 +224,7 @@ test_expect_success 'distcc: compiles go to both hosts, ccache in front, make -j
 	test_when_finished "kill $(cat d2.pid) && { wait $(cat d2.pid) || :; }" &&
 	for i in $(seq 50); do
 		grep -q "started" d1/log d2/log 2>/dev/null &&
-		test $(grep -l "started" d1/log d2/log | wc -l) = 2 && break
+		test $(grep -l "started" d1/log d2/log | wc -l) = 2 && break ||
 		sleep 0.1
 	done &&
 	sed -i "/^build:/,\$d" kit/kernels/t.yaml &&

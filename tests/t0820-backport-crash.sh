@@ -253,7 +253,7 @@ test_expect_success 'a kill -9 from outside while the start checks out 30000 fil
 	sed -i "s/ref: stable }/ref: big }/" kit-big/kernels/t.yaml &&
 	for try in 1 2 3 4 5
 	do
-		start_killed k-big && break
+		start_killed k-big && break ||
 		test $try != 5 || return 1
 	done &&
 	bp k-big --status &&
@@ -271,7 +271,7 @@ test_expect_success 'a kill -9 from outside while the start checks out 30000 fil
 	test_cmp files.expect files &&
 	for try in 1 2 3 4 5
 	do
-		start_killed k-big2 && break
+		start_killed k-big2 && break ||
 		test $try != 5 || return 1
 	done &&
 	bp k-big2 --abort &&
