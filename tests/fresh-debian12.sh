@@ -222,6 +222,16 @@ tar --numeric-owner --xattrs --xattrs-include='*' -C "$DIR" -xpf "$CACHE" ||
 # A fresh machine resolves names: give the chroot this machine's resolver.
 rm -f "$DIR/etc/resolv.conf"
 cp -L /etc/resolv.conf "$DIR/etc/resolv.conf" || exit 1
+# A network whose HTTPS goes through a proxy of its own (a site's TLS
+# inspection) needs that proxy's CA on every machine in it: this
+# machine's local CAs (/usr/local/share/ca-certificates) go into the
+# chroot as a bundle for npm (node reads NODE_EXTRA_CA_CERTS). They are
+# a setting of the network, as the resolver is, not a package.
+HOST_CAS=$(ls /usr/local/share/ca-certificates/*.crt 2>/dev/null)
+if [ -n "$HOST_CAS" ]; then
+	cat $HOST_CAS >"$DIR/etc/fresh-debian12-host-ca.crt" || exit 1
+	EXTRA_ENV+=("NODE_EXTRA_CA_CERTS=/etc/fresh-debian12-host-ca.crt")
+fi
 
 # A clean clone of HEAD: no build/, nothing uncommitted.
 HEAD=$(git -C "$SRC" rev-parse HEAD) || die "'$SRC' has no HEAD"

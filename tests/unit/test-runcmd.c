@@ -31,7 +31,8 @@ static int pid_alive(pid_t pid)
 /* Wait up to 5 s for a process to go. */
 static int pid_gone(pid_t pid)
 {
-	double until = mono_seconds() + 5;
+	/* long enough for a child started on a machine busy with other builds (ASan, two cores) */
+	double until = mono_seconds() + 30;
 
 	while (pid_alive(pid) && mono_seconds() < until)
 		usleep(20000);
@@ -42,7 +43,8 @@ static int pid_gone(pid_t pid)
 static pid_t read_pid(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
-	double until = mono_seconds() + 5;
+	/* long enough for a child started on a machine busy with other builds (ASan, two cores) */
+	double until = mono_seconds() + 30;
 	pid_t pid = 0;
 
 	while (mono_seconds() < until) {
@@ -303,7 +305,7 @@ static int signal_standin(const char *name, int how, int sig, pid_t *grandchild)
 	if (sig && *grandchild > 0)
 		kill(pid, sig);
 	/* Whatever happens, do not hang the suite. */
-	alarm(20);
+	alarm(60);
 	waitpid(pid, &status, 0);
 	alarm(0);
 	free(pidfile);
@@ -391,7 +393,7 @@ static void test_terminal(void)
 	ok(editor > 0 && pid_alive(editor) && waitpid(pid, &status, WNOHANG) == 0,
 	   "terminal child: Ctrl-C is not mkseries's to act on while it runs");
 	kill(editor, SIGINT);
-	alarm(20);
+	alarm(60);
 	waitpid(pid, &status, 0);
 	alarm(0);
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 7, "terminal child: its own exit status comes back");
@@ -399,7 +401,7 @@ static void test_terminal(void)
 	pid = start_terminal(pidfile, &editor);
 	kid = read_pid(kidfile);
 	kill(pid, SIGTERM);
-	alarm(20);
+	alarm(60);
 	waitpid(pid, &status, 0);
 	alarm(0);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "terminal child: SIGTERM is still passed on");
