@@ -454,6 +454,14 @@ static void test_temp_paths(void)
 
 int main(void)
 {
+	/*
+	 * The signal tests expect each signal's default action: under nohup
+	 * (or any parent that ignores one) the ignored disposition would be
+	 * inherited by every child and the sleepers would never die of it.
+	 */
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (!mkdtemp(tmpdir))
 		return 1;
 	test_capture();
