@@ -1073,7 +1073,7 @@ cleanup:
 	return ret;
 }
 
-static int lookup_base_tree(git_tree **out, git_repository *repo, const git_oid *base)
+int apply_base_tree(git_tree **out, git_repository *repo, const git_oid *base)
 {
 	git_object *obj = NULL;
 	int err;
@@ -1161,7 +1161,7 @@ static int run_apply(git_oid *out, git_repository *repo, const git_oid *base, co
 	if ((ret = diff_check_paths(diff, len, report)) || (ret = diff_check_names(diff, len, report)) ||
 	    (ret = diff_check_binary(diff, len, report)))
 		return ret;
-	if ((ret = lookup_base_tree(&ctx.base, repo, base)))
+	if ((ret = apply_base_tree(&ctx.base, repo, base)))
 		goto cleanup;
 	git_error_clear();	/* libgit2 may fail without a message; never show a stale one */
 	err = git_diff_from_buffer(&ctx.diff, diff, len);

@@ -51,6 +51,9 @@ int diff_reverse(const char *diff, size_t len, struct strbuf *out);
 int apply_diff(git_oid *out, git_repository *repo, const git_oid *base,
 	       const char *diff, size_t len, struct strbuf *report);
 
+/* The tree of `base` (a commit or a tree) into *out. Returns 0, or a negative code after printing. */
+int apply_base_tree(git_tree **out, git_repository *repo, const git_oid *base);
+
 /* apply_diff() without a result: whether `diff` applies onto `base` (0), and if not why. */
 int apply_check(git_repository *repo, const git_oid *base, const char *diff, size_t len,
 		struct strbuf *report);

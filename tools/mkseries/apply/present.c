@@ -396,21 +396,6 @@ void presence_release(struct presence *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int peel_tree(git_tree **out, git_repository *repo, const git_oid *base)
-{
-	git_object *obj = NULL;
-	int err;
-
-	*out = NULL;
-	if ((err = git_object_lookup(&obj, repo, base, GIT_OBJECT_ANY)) < 0)
-		return gitutil_error(err, "cannot read tree '%s'", oid_short(base));
-	err = git_object_peel((git_object **)out, obj, GIT_OBJECT_TREE);
-	git_object_free(obj);
-	if (err < 0)
-		return gitutil_error(err, "'%s' is not a tree", oid_short(base));
-	return 0;
-}
-
 int presence_check(struct presence *out, git_repository *repo, const git_oid *base,
 		   const char *diff, size_t len, struct strbuf *why)
 {
@@ -436,7 +421,7 @@ int presence_check(struct presence *out, git_repository *repo, const git_oid *ba
 		strbuf_reset(&report);
 		reverse = apply_check(repo, base, rev.buf, rev.len, &report) == 0;
 	}
-	if ((ret = peel_tree(&tree, repo, base)))
+	if ((ret = apply_base_tree(&tree, repo, base)))
 		goto cleanup;
 	if ((err = git_diff_from_buffer(&gd, diff, len)) < 0) {
 		/* apply said why it cannot read it; nothing of it is in */

@@ -320,7 +320,7 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 
 	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
 	char *make = program_version("make", "none");
-	int ccache = have_program("ccache");
+	int ccache = program_on_path("ccache");
 
 	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\ncompiler %s\nbase %s\n",
 		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b),
@@ -388,7 +388,7 @@ char *branch_compiler_missing(const struct kernel_branch *b)
 	if (!*cross)
 		return NULL;
 	gcc = xstrfmt("%sgcc", cross);
-	if (!have_program(gcc))
+	if (!program_on_path(gcc))
 		ret = xstrfmt("%s:%d: cannot build arch %s: no '%s' on PATH (%s: make deps, or apt-get install %s)",
 			      b->path, b->line, a->name, gcc,
 			      b->cross ? "the kit's cross: prefix" : "Debian's cross compiler",

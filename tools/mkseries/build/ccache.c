@@ -8,25 +8,6 @@
 #include "lib/runcmd.h"
 #include "tree/workdir.h"
 
-int have_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	struct strbuf sb = STRBUF_INIT;
-	int found = 0;
-
-	while (path && *path && !found) {
-		const char *colon = strchrnul(path, ':');
-
-		strbuf_reset(&sb);
-		strbuf_add(&sb, path, colon - path);
-		strbuf_addf(&sb, "/%s", name);
-		found = !access(sb.buf, X_OK);
-		path = *colon ? colon + 1 : colon;
-	}
-	strbuf_release(&sb);
-	return found;
-}
-
 char *redact_url(const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -156,7 +137,7 @@ static int plan_distcc(struct ccache_plan *cp, const struct kernel_branch *b,
 	} else {
 		goto cleanup;
 	}
-	if (!cp->enabled || !have_program("distcc")) {
+	if (!cp->enabled || !program_on_path("distcc")) {
 		ret = error_code(MKS_ECONFIG,
 				 "%s names distcc hosts '%s', but %s is not installed (make deps, or apt-get install %s)",
 				 where.buf, hosts, cp->enabled ? "distcc" : "ccache, which runs distcc",
@@ -194,7 +175,7 @@ int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b)
 	int ret = 0;
 	size_t i;
 
-	cp->enabled = have_program("ccache");
+	cp->enabled = program_on_path("ccache");
 	if (!cp->enabled) {
 		strbuf_addstr(&cp->log, "# ccache: not installed, compiling without it\n");
 		ret = plan_distcc(cp, b, &set[S_PREFIX]);

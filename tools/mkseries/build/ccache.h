@@ -43,8 +43,6 @@ struct ccache_plan {
 int ccache_plan_make(struct ccache_plan *cp, const struct kernel_branch *b);
 void ccache_plan_release(struct ccache_plan *cp);
 
-/* Whether `name` is an executable file in a directory of PATH. */
-int have_program(const char *name);
 
 /* s with the user:password of a URL ("redis://:pw@host") shown as "***": for logs. Caller frees. */
 char *redact_url(const char *s);
