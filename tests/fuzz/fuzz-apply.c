@@ -8,6 +8,7 @@
 #include <git2/sys/repository.h>
 
 #include "apply/apply.h"
+#include "apply/present.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
