@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "apply/apply.h"
+#include "apply/diffscan.h"
 #include "apply/present.h"
 #include "lib/gitutil.h"
 
@@ -423,7 +424,11 @@ int presence_check(struct presence *out, git_repository *repo, const git_oid *ba
 	}
 	if ((ret = apply_base_tree(&tree, repo, base)))
 		goto cleanup;
-	if ((err = git_diff_from_buffer(&gd, diff, len)) < 0) {
+	/* what apply refuses before libgit2 reads it, libgit2 must not read here either */
+	strbuf_reset(&report);
+	if (diff_check_paths(diff, len, &report) || diff_check_names(diff, len, &report) ||
+	    diff_check_binary(diff, len, &report) ||
+	    (err = git_diff_from_buffer(&gd, diff, len)) < 0) {
 		/* apply said why it cannot read it; nothing of it is in */
 		git_error_clear();
 		out->state = forward ? PRESENCE_CONFLICT : PRESENCE_APPLIES;
