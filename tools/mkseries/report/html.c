@@ -120,34 +120,24 @@ static void html_lines(struct strbuf *sb, const char *text, const char *id)
 /* Every claim checked on a cell, with its outcome and evidence, in the text report's words. */
 static size_t html_claims(struct strbuf *sb, const struct run_results *r)
 {
-	size_t i, j, k, nr = 0;
+	struct claim_walk w = CLAIM_WALK_INIT;
+	size_t nr = 0;
 
-	for (i = 0; i < r->nr_branches; i++) {
-		const struct branch_result *b = &r->branches[i];
+	while (run_claim_next(r, &w)) {
+		struct strbuf line = STRBUF_INIT;
+		const char *word = report_claim_line(&line, w.b, w.c, w.cl, &w.v, 0);
+		const char *cls = w.v.outcome == CLAIM_HELD ? "ok" :
+				  w.v.outcome == CLAIM_FAILED ? "bad" : "warn";
 
-		for (j = 0; j < b->nr_cells; j++) {
-			const struct cell_result *c = &b->cells[j];
-			const struct claim *cl;
-			struct claim_verdict v;
-
-			k = 0;
-			while ((cl = cell_claim_next(b, c, &k, &v))) {
-				struct strbuf line = STRBUF_INIT;
-				const char *word = report_claim_line(&line, b, c, cl, &v, 0);
-				const char *cls = v.outcome == CLAIM_HELD ? "ok" :
-						  v.outcome == CLAIM_FAILED ? "bad" : "warn";
-
-				if (!nr++)
-					strbuf_addstr(sb, "<h2>Claims</h2>\n<ul class=\"lines\" id=\"claims\">\n");
-				strbuf_addf(sb, "<li class=\"claim\"><span class=\"word %s\">", cls);
-				esc(sb, word);
-				strbuf_addstr(sb, "</span>");
-				esc(sb, line.buf);
-				strbuf_addstr(sb, "</li>\n");
-				strbuf_release(&line);
-				claim_verdict_release(&v);
-			}
-		}
+		if (!nr++)
+			strbuf_addstr(sb, "<h2>Claims</h2>\n<ul class=\"lines\" id=\"claims\">\n");
+		strbuf_addf(sb, "<li class=\"claim\"><span class=\"word %s\">", cls);
+		esc(sb, word);
+		strbuf_addstr(sb, "</span>");
+		esc(sb, line.buf);
+		strbuf_addstr(sb, "</li>\n");
+		strbuf_release(&line);
+		claim_verdict_release(&w.v);
 	}
 	if (nr)
 		strbuf_addstr(sb, "</ul>\n");
