@@ -9,7 +9,7 @@
  * what differs per cell (branch, variant, report) reaches the shell only
  * as the job's variables, expanded inside double quotes, never as text
  * of a command line, so no branch or variant name can add a command.
- * The site's settings are the pipeline's variables (see emit_variables).
+ * The site's settings are the pipeline's variables (see site_variables).
  */
 static const char *const cell_script[] = {
 	/*
@@ -168,14 +168,36 @@ static void value_list(struct emitter *em, const char *k, const char *const *v, 
 	close_node(em, SEQUENCE);
 }
 
-static void emit_variables(struct emitter *em)
+/* "variables:" and the nr names and values of vars. */
+static void variables(struct emitter *em, const char *const (*vars)[2], size_t nr)
 {
 	size_t i;
 
 	key(em, "variables");
 	open_node(em, MAPPING, 0);
-	for (i = 0; i < ARRAY_SIZE(site_variables); i++)
-		pair(em, site_variables[i][0], site_variables[i][1]);
+	for (i = 0; i < nr; i++)
+		pair(em, vars[i][0], vars[i][1]);
+	close_node(em, MAPPING);
+}
+
+/*
+ * How a job ends: its script, and its artifacts (the paths, and the
+ * JUnit report when junit is not NULL), kept whether it passes or fails.
+ */
+static void job_script(struct emitter *em, const char *const *script, const char *const *paths,
+		       const char *junit)
+{
+	value_list(em, "script", script, 1);
+	key(em, "artifacts");
+	open_node(em, MAPPING, 0);
+	pair(em, "when", "always");
+	value_list(em, "paths", paths, 0);
+	if (junit) {
+		key(em, "reports");
+		open_node(em, MAPPING, 0);
+		pair(em, "junit", junit);
+		close_node(em, MAPPING);
+	}
 	close_node(em, MAPPING);
 }
 
@@ -195,6 +217,11 @@ static void emit_cell(struct emitter *em, const struct plan_cell *c)
 	char *report = plan_cell_report_name(c->b->name, c->variant);
 	char *logs = xstrfmt("mkseries-work/%s/logs/", c->b->name);
 	const char *paths[] = { report, logs, NULL };
+	const char *const vars[][2] = {
+		{ "MKSERIES_BRANCH", c->b->name },
+		{ "MKSERIES_VARIANT", c->variant },
+		{ "MKSERIES_REPORT", report },
+	};
 
 	value(em, name);
 	open_node(em, MAPPING, 0);
@@ -203,25 +230,16 @@ static void emit_cell(struct emitter *em, const struct plan_cell *c)
 	key(em, "needs");
 	open_node(em, SEQUENCE, 1);
 	close_node(em, SEQUENCE);
-	key(em, "variables");
-	open_node(em, MAPPING, 0);
-	pair(em, "MKSERIES_BRANCH", c->b->name);
-	pair(em, "MKSERIES_VARIANT", c->variant);
-	pair(em, "MKSERIES_REPORT", report);
-	close_node(em, MAPPING);
-	value_list(em, "script", cell_script, 1);
-	key(em, "artifacts");
-	open_node(em, MAPPING, 0);
-	pair(em, "when", "always");
-	value_list(em, "paths", paths, 0);
-	close_node(em, MAPPING);
+	variables(em, vars, ARRAY_SIZE(vars));
+	job_script(em, cell_script, paths, NULL);
 	close_node(em, MAPPING);
 	free(logs);
 	free(report);
 	free(name);
 }
 
-static void emit_merge(struct emitter *em, const struct plan_cell *cells, size_t nr)
+/* The names of the cells' JSON reports, separated by spaces. */
+static char *report_names(const struct plan_cell *cells, size_t nr)
 {
 	struct strbuf reports = STRBUF_INIT;
 	size_t i;
@@ -232,27 +250,23 @@ static void emit_merge(struct emitter *em, const struct plan_cell *cells, size_t
 		strbuf_addf(&reports, "%s%s", i ? " " : "", report);
 		free(report);
 	}
+	return strbuf_detach(&reports, NULL);
+}
+
+static void emit_merge(struct emitter *em, const struct plan_cell *cells, size_t nr)
+{
+	char *reports = report_names(cells, nr);
+	const char *const vars[][2] = { { "MKSERIES_REPORTS", reports } };
+
 	key(em, "merge");
 	open_node(em, MAPPING, 0);
 	job_common(em, "merge");
 	/* After every cell, failed or not: the stage order brings their artifacts. */
 	pair(em, "when", "always");
-	key(em, "variables");
-	open_node(em, MAPPING, 0);
-	pair(em, "MKSERIES_REPORTS", reports.buf);
+	variables(em, vars, ARRAY_SIZE(vars));
+	job_script(em, merge_script, merge_artifacts, "mkseries-junit.xml");
 	close_node(em, MAPPING);
-	value_list(em, "script", merge_script, 1);
-	key(em, "artifacts");
-	open_node(em, MAPPING, 0);
-	pair(em, "when", "always");
-	value_list(em, "paths", merge_artifacts, 0);
-	key(em, "reports");
-	open_node(em, MAPPING, 0);
-	pair(em, "junit", "mkseries-junit.xml");
-	close_node(em, MAPPING);
-	close_node(em, MAPPING);
-	close_node(em, MAPPING);
-	strbuf_release(&reports);
+	free(reports);
 }
 
 void plan_render_gitlab(struct strbuf *out, const struct plan *const *plans, size_t nr)
@@ -275,7 +289,7 @@ void plan_render_gitlab(struct strbuf *out, const struct plan *const *plans, siz
 	emit(&em, &ev);
 	open_node(&em, MAPPING, 0);
 	value_list(&em, "stages", stages, 0);
-	emit_variables(&em);
+	variables(&em, site_variables, ARRAY_SIZE(site_variables));
 	for (i = 0; i < nr_cells; i++)
 		emit_cell(&em, &cells[i]);
 	emit_merge(&em, cells, nr_cells);
