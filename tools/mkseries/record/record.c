@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "apply/variant.h"
+#include "kit/model.h"
 #include "lib/gitutil.h"
 #include "record/key.h"
 #include "record/record.h"
@@ -453,7 +454,8 @@ void record_variants(struct strvec *out, const char *workdir)
 			;
 		for (i = 0; i < found.nr && strcmp(found.v[i], v); i++)
 			;
-		if (j == out->nr && i == found.nr && variant_name_ok(v))
+		/* bisect's probes leave records that are no cell of the branch */
+		if (j == out->nr && i == found.nr && variant_name_ok(v) && strcmp(v, VARIANT_BISECT))
 			strvec_push(&found, v);
 		free(v);
 	}
