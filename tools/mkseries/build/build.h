@@ -32,7 +32,8 @@ struct build_result {
 	char *details;		/* more lines for a failure (options that did not stick), or NULL */
 	char *notes;		/* e.g. options absent from this tree, or NULL */
 	struct materialise_stats mat;
-	long long finished;	/* when the build its record describes finished (its "finished") */
+	int recorded;		/* nothing ran: res is what the record says (up to date, or failed) */
+	struct strbuf why;	/* when it built and a build was recorded: why again ("forced", ...) */
 };
 void build_result_release(struct build_result *r);
 
