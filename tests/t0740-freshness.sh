@@ -132,7 +132,14 @@ test_expect_success 'mkseries build alone, then mkseries run: the run takes the 
 	(cd kit && mkseries build --branch t --workdir ../work2 >../out 2>&1) &&
 	printf "%s\n" "t base: up to date" "t kit: up to date" >expect &&
 	sed "s/ (.*//" out >actual &&
-	test_cmp expect actual
+	test_cmp expect actual &&
+	(cd kit && mkseries test --branch t --variant base --workdir ../work2 >../out 2>&1) &&
+	test_grep "^status=ok$" work2/t/state/base.test &&
+	test_grep ! "^key=" work2/t/state/base.test &&
+	(cd kit && mkseries run --branch t --workdir ../work2 >../out 2>&1) &&
+	test_grep "^t base: test: again: no key was recorded$" out &&
+	test_grep "^t kit: test: up to date" out &&
+	test_grep "^key=" work2/t/state/base.test
 '
 
 # to_old_format DIR: rewrite DIR/state as versions before one record per step
@@ -177,10 +184,10 @@ test_expect_success 'old files of different work (or a run error) are stale: tha
 	sed -i "s/^finished=.*/finished=1/" work/t/state/run.kit.build &&
 	sed -i "s/^status=.*/status=error/" work/t/state/run.base.test &&
 	run_t &&
-	test_grep "^t kit: build: again: its inputs changed$" out &&
+	test_grep "^t kit: build: again: no key was recorded$" out &&
 	test_grep "^t kit: build: built" out &&
 	test_grep "^t base: build: up to date" out &&
-	test_grep "^t base: test: again: its inputs changed$" out &&
+	test_grep "^t base: test: again: no key was recorded$" out &&
 	test_grep "^t base: test: booted" out &&
 	test_grep "^t kit: test: up to date" out &&
 	! test -e work/t/state/run.kit.build &&

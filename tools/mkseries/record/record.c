@@ -457,7 +457,10 @@ int record_fresh(const struct step_record *r, const struct step_key *k, int forc
 	hash = step_key_hash(k);
 	if (old && !strcmp(old, hash)) {
 		fresh = 1;
-	} else if (!old || !parts || !*parts) {
+	} else if (!old) {
+		/* `mkseries test` alone, or files of an earlier version that did not match. */
+		strbuf_addstr(why, "no key was recorded");
+	} else if (!parts || !*parts) {
 		/* Recorded before the parts were: which one changed is not known. */
 		strbuf_addstr(why, "its inputs changed");
 	} else {

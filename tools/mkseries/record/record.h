@@ -168,7 +168,7 @@ void record_set_key(struct step_record *r, const struct step_key *k);
  * need not run again. It is not when forced, when nothing or an error of
  * mkseries (RS_ERROR, always retried) was recorded, or when the key
  * differs. When it is not and something was recorded, why says why in a
- * few words ("forced", "console, argv changed"), for the step's line.
+ * few words ("forced", "console, argv changed", "no key was recorded"), for the step's line.
  */
 int record_fresh(const struct step_record *r, const struct step_key *k, int forced,
 		 struct strbuf *why);
