@@ -748,6 +748,19 @@ static int configure_and_make(struct build_result *res, struct step_record *st, 
 	return ret;
 }
 
+/* Write commit's tree into src, and record how; a failure fails the build. */
+static int write_tree(struct build_result *res, struct step_record *st, git_repository *repo,
+		      const git_oid *commit, const char *src)
+{
+	if (materialise(repo, commit, src, &res->mat)) {
+		fail(res, st, "cannot write the source tree");
+		return -1;
+	}
+	record_setf(st, RF_MATERIALISE, "%s %zu written %zu removed %zu repaired in %.2fs",
+		    res->mat.full ? "full" : "incremental", res->mat.written, res->mat.removed,
+		    res->mat.repaired, res->mat.seconds);
+	return 0;
+}
 
 static int build_run(struct build_result *res, git_repository *repo, const struct kit *kit,
 		     const struct kernel_branch *b, const char *variant, const git_oid *commit,
@@ -813,13 +826,8 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	progress_init(&pg.line, opts->progress, 0.1);
 	snprintf(pg.last, sizeof(pg.last), "writing the source tree");
 	build_progress_draw(&pg, 1);
-	if (materialise(repo, commit, src, &res->mat)) {
-		fail(res, &st, "cannot write the source tree");
+	if (write_tree(res, &st, repo, commit, src))
 		goto done;
-	}
-	record_setf(&st, RF_MATERIALISE, "%s %zu written %zu removed %zu repaired in %.2fs",
-		   res->mat.full ? "full" : "incremental", res->mat.written, res->mat.removed,
-		   res->mat.repaired, res->mat.seconds);
 
 	make_ctx_init(&m, repo, commit, b, opts, &cp, src, out, res->log);
 	m.pg = &pg;
