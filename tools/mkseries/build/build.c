@@ -369,18 +369,6 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	return ret;
 }
 
-int build_inputs_key(char **out, const struct kit *kit, const struct kernel_branch *b)
-{
-	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
-	struct strbuf inputs = STRBUF_INIT;
-	int ret = build_inputs(&inputs, &frag, kit, b);
-
-	*out = ret ? NULL : blob_hash_hex(inputs.buf, inputs.len);
-	kconfig_frag_release(&frag);
-	strbuf_release(&inputs);
-	return ret;
-}
-
 char *branch_compiler_missing(const struct kernel_branch *b)
 {
 	const struct arch_info *a = branch_arch(b);
