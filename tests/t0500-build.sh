@@ -153,7 +153,9 @@ test_expect_success 'a failed kit build reports the first compiler error and exi
 	test_grep "^    log: $WORK/logs/kit-build.log" out &&
 	test_grep "error: .undeclared_thing. undeclared" "$WORK/logs/kit-build.log" &&
 	test_grep "^status=failed" "$WORK/state/kit.build" &&
-	test_grep "^failure=main.c:3" "$WORK/state/kit.build"
+	test_grep "^failure=main.c:3" "$WORK/state/kit.build" &&
+	(cd kit && test_expect_code 1 mkseries build --branch t --variant kit >../out 2>../err) &&
+	test_grep "^t kit: up to date (FAILED main.c:3:[0-9]*: error: .undeclared_thing. undeclared (first use in this function))$" out
 '
 
 test_expect_success 'a first kit build starts from a copy of the base out directory' '
@@ -333,7 +335,7 @@ test_expect_success 'build without --variant: base, kit, then the declared ones 
 	sed "s/:.*//" out | grep "^t " >order &&
 	printf "%s\n" "t base" "t kit" "t no-breaker" "t no-run" >order.expect &&
 	test_cmp order.expect order &&
-	test_grep "^t kit: FAILED main.c:3" out &&
+	test_grep "^t kit: up to date (FAILED main.c:3" out &&
 	test_grep "^t no-breaker: up to date" out &&
 	test_grep "^t no-run: built in" out
 '
