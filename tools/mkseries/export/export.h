@@ -147,11 +147,12 @@ int export_write(const struct export_series *s, enum export_format fmt, const ch
 /*
  * Whether the last run recorded in b verified `tip`, the ref exported
  * (variant NULL: the kit): b has results, its run applied that very
- * commit, and every cell passed with no regression (the markdown
- * report's test for a Tested-by). 1 when verified; else 0 with why in
- * `why` (one sentence, without the remedy).
+ * commit (or, for a cell, a commit of the same tree: repo looks it up),
+ * and every cell passed with no regression (the markdown report's test
+ * for a Tested-by). 1 when verified; else 0 with why in `why` (one
+ * sentence, without the remedy).
  */
-int export_verified(struct strbuf *why, const struct branch_result *b, const char *variant,
-		    const git_oid *tip);
+int export_verified(struct strbuf *why, git_repository *repo, const struct branch_result *b,
+		    const char *variant, const git_oid *tip);
 
 #endif

@@ -336,12 +336,34 @@ cleanup:
 	return ret;
 }
 
-int export_verified(struct strbuf *why, const struct branch_result *b, const char *variant,
-		    const git_oid *tip)
+/*
+ * Whether the commit `hex` (what a run recorded) has the same tree as
+ * `tip`: a branch applied again with nothing changed in its files (a
+ * new backporter's Signed-off-by, say) is what the run built and
+ * booted, and the run took its builds and boots as up to date.
+ */
+static int same_tree(git_repository *repo, const char *hex, const git_oid *tip)
+{
+	git_commit *a = NULL, *b = NULL;
+	git_oid oid;
+	int same = 0;
+
+	if (!repo || git_oid_fromstr(&oid, hex))
+		return 0;
+	if (!git_commit_lookup(&a, repo, &oid) && !git_commit_lookup(&b, repo, tip))
+		same = git_oid_equal(git_commit_tree_id(a), git_commit_tree_id(b));
+	git_commit_free(a);
+	git_commit_free(b);
+	return same;
+}
+
+int export_verified(struct strbuf *why, git_repository *repo, const struct branch_result *b,
+		    const char *variant, const git_oid *tip)
 {
 	const char *v = variant ? variant : "kit";
 	const struct cell_result *c = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
+	const char *tested = NULL;
 	size_t i;
 
 	git_oid_tostr(hex, sizeof(hex), tip);
@@ -353,11 +375,14 @@ int export_verified(struct strbuf *why, const struct branch_result *b, const cha
 			    variant ? " variant " : "", variant ? variant : "");
 		return 0;
 	}
-	if ((!variant && b->tip && strcmp(b->tip, hex)) || (c->commit && strcmp(c->commit, hex))) {
+	if (!variant && b->tip && strcmp(b->tip, hex))
+		tested = b->tip;
+	else if (c->commit && strcmp(c->commit, hex) && !same_tree(repo, c->commit, tip))
+		tested = c->commit;
+	if (tested) {
 		strbuf_addf(why, "'%s'%s%s moved since its last run: the run tested %.12s, "
 			    "the branch is at %.12s", b->name, variant ? " variant " : "",
-			    variant ? variant : "", !variant && b->tip && strcmp(b->tip, hex) ?
-			    b->tip : c->commit, hex);
+			    variant ? variant : "", tested, hex);
 		return 0;
 	}
 	if (!report_branch_passed(b)) {
