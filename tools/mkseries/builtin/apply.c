@@ -215,10 +215,9 @@ int cmd_apply(int argc, const char **argv)
 	const char *branch = NULL, *repo = NULL;
 	int all = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "apply onto this branch" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "apply onto every default branch" },
-		{ OPT_STRING, "repo", 0, &repo, "DIR", "the kernel repository" },
-		{ OPT_END },
+		OPT_BRANCH_ALL("apply onto", &branch, &all, ""),
+		OPT_REPO(&repo),
+		OPT_END(),
 	};
 	const char *usage = "mkseries apply (--branch B | --all) [--repo DIR]";
 

@@ -1229,16 +1229,16 @@ int cmd_backport(int argc, const char **argv)
 	int cont = 0, skip = 0, abort_ = 0, status = 0, modes, nr, ret;
 	struct loop_opts lo = { 0 };
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "the branch to backport to" },
-		{ OPT_BOOL, "continue", 0, &cont, NULL, "record the resolved tree and go on" },
-		{ OPT_BOOL, "skip", 0, &skip, NULL, "record a skip decision (-m why) and go on" },
-		{ OPT_BOOL, "abort", 0, &abort_, NULL, "drop the loop; the kit as it was before it" },
-		{ OPT_BOOL, "status", 0, &status, NULL, "show where the loop stands" },
-		{ OPT_STRING, "message", 'm', &skip_msg, "WHY", "--skip: the reason recorded" },
-		{ OPT_BOOL, "edit", 'e', &lo.edit, NULL, "--continue: edit the message first" },
-		{ OPT_STRING, "repo", 0, &lo.repo, "DIR", "the kernel repository" },
-		{ OPT_STRING, "workdir", 0, &workdir, "DIR", "root of the work directories" },
-		{ OPT_END },
+		OPT_STRING("branch", 'b', &branch, "B", "the branch to backport to"),
+		OPT_BOOL("continue", 0, &cont, "record the resolved tree and go on"),
+		OPT_BOOL("skip", 0, &skip, "record a skip decision (-m why) and go on"),
+		OPT_BOOL("abort", 0, &abort_, "drop the loop; the kit as it was before it"),
+		OPT_BOOL("status", 0, &status, "show where the loop stands"),
+		OPT_STRING("message", 'm', &skip_msg, "WHY", "--skip: the reason recorded"),
+		OPT_BOOL("edit", 'e', &lo.edit, "--continue: edit the message first"),
+		OPT_REPO(&lo.repo),
+		OPT_WORKDIR(&workdir),
+		OPT_END(),
 	};
 	const char *usage = "mkseries backport --branch B [SERIES] | --continue [-e] | "
 			    "--skip -m WHY | --abort | --status";

@@ -78,14 +78,13 @@ int cmd_import(int argc, const char **argv)
 	const char *branch = NULL, *repo = NULL;
 	int all = 0, force = 0, log = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "import this branch" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "import every default branch" },
-		{ OPT_STRING, "repo", 0, &repo, "DIR",
+		OPT_BRANCH_ALL("import", &branch, &all, ""),
+		OPT_STRING("repo", 0, &repo, "DIR",
 		  "the kernel repository (default: the branch's git repository, else "
-		  "$XDG_CACHE_HOME/mkseries/linux.git)" },
-		{ OPT_BOOL, "force", 'f', &force, NULL, "import again even when up to date" },
-		{ OPT_BOOL, "log", 0, &log, NULL, "show the imports recorded, newest first" },
-		{ OPT_END },
+		  "$XDG_CACHE_HOME/mkseries/linux.git)"),
+		OPT_BOOL("force", 'f', &force, "import again even when up to date"),
+		OPT_BOOL("log", 0, &log, "show the imports recorded, newest first"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--force | --log]";
 	struct import_args args;

@@ -98,8 +98,8 @@ int cmd_regress(int argc, const char **argv)
 	int list = 0, dashdash = argc, nr, i, ret;
 	struct strvec args = STRVEC_INIT;
 	const struct option opts[] = {
-		{ OPT_BOOL, "list", 0, &list, NULL, "list mm-regress's cases" },
-		{ OPT_END },
+		OPT_BOOL("list", 0, &list, "list mm-regress's cases"),
+		OPT_END(),
 	};
 
 	/* Everything after "--" is mm-regress's own, untouched. */
