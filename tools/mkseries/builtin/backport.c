@@ -33,9 +33,9 @@ struct loop {
 	const char *name;
 	const struct loop_opts *opts;
 	struct backport_paths paths;
-	git_repository *repo;
+	git_repository *repo;	/* owned by repos */
 	git_signature *me;
-	struct repo_lock lock;
+	struct kernel_repos repos;
 	/* the work tree's tree, once read in this run (reading stats every file) */
 	git_oid wt_tree;
 	int have_wt_tree;
@@ -91,23 +91,23 @@ static int loop_kit_reloaded(struct loop *l)
 	return 0;
 }
 
-static int loop_open(struct loop *l)
+/* The kernel repository, opened and locked for the loop's steps (KERNEL_REPO_*: `flags`). */
+static int loop_open(struct loop *l, unsigned flags)
 {
-	int err = kernel_repo_open(&l->repo, l->kit, l->b, l->opts->repo, 1);
+	int err = kernel_repos_open(&l->repo, &l->repos, l->kit, l->b, l->opts->repo, flags);
 
 	if (err)
 		return err;
-	if (repo_lock(&l->lock, l->repo) || backporter_signature(&l->me, l->repo))
+	if ((flags & KERNEL_REPO_LOCK) && backporter_signature(&l->me, l->repo))
 		return -1;
 	return 0;
 }
 
 static void loop_close(struct loop *l)
 {
-	repo_unlock(&l->lock);
 	git_signature_free(l->me);
 	l->me = NULL;
-	git_repository_free(l->repo);
+	kernel_repos_release(&l->repos);
 	l->repo = NULL;
 }
 
@@ -1273,7 +1273,6 @@ int cmd_backport(int argc, const char **argv)
 	}
 	memset(&l, 0, sizeof(l));
 	strbuf_init(&l.wt_ignored, 0);
-	l.lock.fd = -1;
 	l.kit = &kit;
 	l.opts = &lo;
 	l.name = branch;
@@ -1295,14 +1294,14 @@ int cmd_backport(int argc, const char **argv)
 	if (status) {
 		/* read only: no lock, the repository only when there is a tree to look at */
 		if ((file_exists(l.paths.patch) || file_exists(l.paths.journal)) &&
-		    (ret = kernel_repo_open(&l.repo, l.kit, l.b, lo.repo, 0))) {
+		    (ret = loop_open(&l, 0))) {
 			ret = 2;
 			goto cleanup;
 		}
 		ret = cmd_status(&l);
 		goto cleanup;
 	}
-	if ((ret = loop_open(&l))) {
+	if ((ret = loop_open(&l, KERNEL_REPO_CREATE | KERNEL_REPO_LOCK))) {
 		ret = mks_exit_status(ret);
 		goto cleanup;
 	}
