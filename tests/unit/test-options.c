@@ -196,6 +196,17 @@ static void test_args(void)
 	   "... kept in order, '-' an argument, argv ended by NULL");
 	is_int(parse("--", "--force", "-b", NULL), 2, "-- ends the options");
 	ok(!force && !branch && !strcmp(args[0], "--force"), "... what follows is arguments");
+	reset();
+	args[0] = "cmd";
+	args[1] = "-f";
+	args[2] = "--";
+	args[3] = "--list";
+	args[4] = "--";
+	args[5] = NULL;
+	is_int(parse_options_gently_ex(5, args, opts, PARSE_OPT_KEEP_DASHDASH), 3,
+	       "PARSE_OPT_KEEP_DASHDASH");
+	ok(force && !strcmp(args[0], "--") && !strcmp(args[1], "--list") && !strcmp(args[2], "--"),
+	   "... keeps the first -- and all that follows");
 	is_int(parse("--help", NULL), PARSE_OPT_HELP, "--help");
 	is_int(parse("-h", NULL), PARSE_OPT_HELP, "-h");
 }

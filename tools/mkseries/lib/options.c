@@ -263,6 +263,12 @@ static int parse_short(struct parse_ctx *ctx, const char *arg, int *i, int argc,
 
 int parse_options_gently(int argc, const char **argv, const struct option *opts)
 {
+	return parse_options_gently_ex(argc, argv, opts, 0);
+}
+
+int parse_options_gently_ex(int argc, const char **argv, const struct option *opts,
+			    unsigned flags)
+{
 	struct parse_ctx ctx = { .opts = opts };
 	int i, nr = 0, only_args = 0;
 
@@ -276,6 +282,8 @@ int parse_options_gently(int argc, const char **argv, const struct option *opts)
 		}
 		if (!strcmp(arg, "--")) {
 			only_args = 1;
+			if (flags & PARSE_OPT_KEEP_DASHDASH)
+				argv[nr++] = arg;
 			continue;
 		}
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
@@ -293,7 +301,13 @@ int parse_options_gently(int argc, const char **argv, const struct option *opts)
 
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage)
 {
-	int nr = parse_options_gently(argc, argv, opts);
+	return parse_options_ex(argc, argv, opts, usage, 0);
+}
+
+int parse_options_ex(int argc, const char **argv, const struct option *opts, const char *usage,
+		     unsigned flags)
+{
+	int nr = parse_options_gently_ex(argc, argv, opts, flags);
 
 	if (nr == PARSE_OPT_HELP)
 		usage_with_options(usage, opts, 0);

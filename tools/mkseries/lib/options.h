@@ -121,6 +121,16 @@ int common_option(const char *arg);
 int parse_options_gently(int argc, const char **argv, const struct option *opts);
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage);
 /*
+ * The same with flags: PARSE_OPT_KEEP_DASHDASH keeps "--" among the
+ * arguments, for a command that hands what follows it to another
+ * program (`mkseries regress -- ARGS`).
+ */
+#define PARSE_OPT_KEEP_DASHDASH 1
+int parse_options_gently_ex(int argc, const char **argv, const struct option *opts,
+			    unsigned flags);
+int parse_options_ex(int argc, const char **argv, const struct option *opts, const char *usage,
+		     unsigned flags);
+/*
  * parse_options() for a command that takes no arguments: one left is
  * named ("unexpected argument 'x': 'mkseries build' takes no
  * arguments") before the usage, and the exit status is 2.
