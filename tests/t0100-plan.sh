@@ -211,6 +211,31 @@ test_expect_success 'option values may be attached, as git takes them: -bt, --br
 	test_grep "unknown option .-qx." err
 '
 
+test_expect_success 'options as git reads them: --no-NAME, no abbreviations, optional values after "="' '
+	(cd kit && mkseries plan --branch t >../out.t) &&
+	(cd kit && mkseries plan --branch u --no-branch --branch t >../out.neg) &&
+	test_cmp out.t out.neg &&
+	(cd kit && mkseries --progress plan --no-progress --branch t >../out.prog) &&
+	test_cmp out.t out.prog &&
+	(cd kit && test_expect_code 2 mkseries plan --bra t 2>../err) &&
+	test_grep "^error: unknown option .--bra.: options are never abbreviated; did you mean .--branch.?$" err &&
+	test_expect_code 2 mkseries build --force=yes 2>err &&
+	test_grep "^error: option .--force. takes no value$" err &&
+	test_expect_code 2 mkseries build --no-jobs 2>err &&
+	test_grep "^error: option .--jobs. cannot be negated (.--no-jobs.)$" err &&
+	test_expect_code 2 mkseries build --branch 2>err &&
+	test_grep "^error: option .--branch. needs a value$" err &&
+	test_expect_code 2 mkseries build -- --all 2>err &&
+	test_grep "^error: unexpected argument .--all.: .mkseries build. takes no arguments$" err &&
+	test_expect_code 2 mkseries run --force build 2>err &&
+	test_grep "^error: unexpected argument .build. (a step to force is given as --force=STEP)$" err &&
+	test_expect_code 2 mkseries run --force=boot 2>err &&
+	test_grep "^error: unknown step .boot. for --force (import, apply, build or test)$" err &&
+	mkseries run -h >out &&
+	test_grep "^    -f, --force\[=STEP\]  *redo every step" out &&
+	test_grep "^    --progress\[=WHEN\]  *auto" out
+'
+
 test_expect_success 'a broken series.yaml stops plan with FILE:LINE' '
 	mkdir -p bad/kernels && cp kit/kernels/t.yaml bad/kernels/ &&
 	printf "series:\n  - id: x\n    title: x\n    colour: red\n    patches: []\n" >bad/series.yaml &&

@@ -68,7 +68,7 @@ test_expect_success '--progress=never silences them too' '
 '
 
 test_expect_success '--progress=always draws the line in place even off a terminal' '
-	(cd kit && mkseries --progress always build --branch t --variant base --force >../out 2>../err) &&
+	(cd kit && mkseries --progress=always build --branch t --variant base --force >../out 2>../err) &&
 	test_grep "^t base: built in " out &&
 	test_grep "$(printf "\033")\[K\[cell 1/1\] t base: building 0s  writing the source tree" err
 '

@@ -142,6 +142,19 @@ test_expect_success 'completion: commands, and options from --help' '
 	echo --branch >expect && test_cmp expect out
 '
 
+test_expect_success 'completion: values after "=" of --progress and run --force' '
+	complete_words mkseries build --progress=a >out &&
+	printf "%s\n" --progress=always --progress=auto >expect && test_cmp expect out &&
+	complete_words mkseries run --force=b >out &&
+	echo --force=build >expect && test_cmp expect out &&
+	complete_words mkseries build --force=b >out &&
+	! grep . out &&
+	complete_words mkseries build --no-p >out &&
+	echo --no-progress >expect && test_cmp expect out &&
+	complete_words mkseries --no >out &&
+	echo --no-progress >expect && test_cmp expect out
+'
+
 test_expect_success 'completion: branches, variants of the branch, series, formats' '
 	(cd kit && complete_words mkseries build --branch "" >../out) &&
 	printf "t\nu\n" >expect && test_cmp expect out &&

@@ -300,6 +300,19 @@ test_expect_success 'a second loop on the same branch is refused while one is in
 	(cd k-twice && mkseries backport --branch t --workdir "$PWD/../wd-twice" --abort >../out 2>../err)
 '
 
+test_expect_success 'a second mkseries on the repository is refused, naming the holder' '
+	kit_at k-locked stable-conflict &&
+	cp k-locked/series.yaml yaml.before &&
+	flock linux/.git/mkseries.lock sh -c "echo 4242 >linux/.git/mkseries.lock &&
+		cd k-locked && mkseries backport --branch t --workdir \"\$PWD/../wd-locked\" \
+		>../out 2>../err; echo \$? >../code" &&
+	echo 1 >code.expect &&
+	test_cmp code.expect code &&
+	test_grep "^error: .*linux/.git/. is locked by another mkseries (pid 4242); wait for it to finish$" err &&
+	! test -e wd-locked/t/backport/tree &&
+	test_cmp yaml.before k-locked/series.yaml
+'
+
 # A patch of two hunks whose blobs the repository does not have: no
 # three-way merge, so hunk by hunk. The stable tree has three more lines
 # on top (hunk 1 applies 3 lines further down) and line 17 changed

@@ -72,9 +72,21 @@ _mkseries()
 		return ;;
 	esac
 
+	# Values given after "=" only (an optional value never takes the next word).
+	case $cur in
+	--progress=*)
+		COMPREPLY=($(compgen -P --progress= -W "auto always never" -- "${cur#--progress=}"))
+		return ;;
+	--force=*)
+		[[ $cmd == run ]] &&
+			COMPREPLY=($(compgen -P --force= -W "import apply build test" -- "${cur#--force=}"))
+		return ;;
+	esac
+
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--kit --list= --version --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "--kit --list= --version --help -q --quiet -v --verbose
+				--progress --progress= --no-progress" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$("$bin" --list=cmds 2>/dev/null)" -- "$cur"))
 		fi
@@ -82,7 +94,7 @@ _mkseries()
 	fi
 	if [[ $cur == -* ]]; then
 		[[ $cmd == help ]] && return
-		COMPREPLY=($(compgen -W "$(_mkseries_options "$bin" "$cmd")" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_mkseries_options "$bin" "$cmd") --no-progress" -- "$cur"))
 		return
 	fi
 	case $cmd in

@@ -720,6 +720,69 @@ static void test_import_tarball(void)
 	free(tarball);
 }
 
+/* kernel_repos_open(): each repository opened and locked once for all the branches sharing it. */
+static void test_repos_once(void)
+{
+	struct kit kit = KIT_INIT;
+	struct kernel_branch b1, b2;
+	struct kernel_repos rs = KERNEL_REPOS_INIT;
+	struct repo_lock other = REPO_LOCK_INIT;
+	struct strbuf err = STRBUF_INIT;
+	git_repository *r1 = NULL, *r2 = NULL, *again = NULL;
+	char *cache = tmp_path("cache"), *own = tmp_path("own.git");
+	char *pid = xstrfmt("(pid %ld)", (long)getpid());
+
+	memset(&b1, 0, sizeof(b1));
+	memset(&b2, 0, sizeof(b2));
+	b1.name = "6.1";
+	b2.name = "6.12";
+	b1.source.kind = b2.source.kind = SOURCE_DEBIAN;
+	kit.dir = tmp;
+	setenv("XDG_CACHE_HOME", cache, 1);
+
+	is_int(kernel_repos_open(&r1, &rs, &kit, &b1, NULL, KERNEL_REPO_CREATE | KERNEL_REPO_LOCK),
+	       0, "the first branch opens the cache's repository, made and locked");
+	is_int(kernel_repos_open(&r2, &rs, &kit, &b2, NULL, KERNEL_REPO_CREATE | KERNEL_REPO_LOCK),
+	       0, "the second branch, sharing it, is not refused by the first one's lock");
+	ok(r1 && r1 == r2 && rs.nr == 1, "both get the same handle, opened once");
+
+	/* another holder (flock is per open file, so this stands for a second mkseries) */
+	repo_open(&again, git_repository_path(r1), 0);
+	capture_start();
+	is_int(repo_lock(&other, again), MKS_ELOCKED, "held: another lock is refused");
+	capture_end(&err);
+	ok(strstr(err.buf, "is locked by another mkseries") && strstr(err.buf, pid),
+	   "naming the holder's pid: %s", err.buf);
+
+	is_int(kernel_repos_open(&r2, &rs, &kit, &b2, own, KERNEL_REPO_CREATE), 0,
+	       "--repo elsewhere: another repository");
+	ok(r2 != r1 && rs.nr == 2, "opened apart, not locked");
+	is_int(repo_lock(&other, r2), 0, "... so another may lock it");
+	repo_unlock(&other);
+
+	kernel_repos_release(&rs);
+	ok(!rs.nr && !rs.v, "released");
+	is_int(repo_lock(&other, again), 0, "then the cache's repository is free again");
+	repo_unlock(&other);
+
+	b1.source.kind = SOURCE_GIT;
+	b1.source.repo = "no-such-clone";
+	b1.path = "kernels/6.1.yaml";
+	capture_start();
+	is_int(kernel_repos_open(&r1, &rs, &kit, &b1, NULL, KERNEL_REPO_CREATE | KERNEL_REPO_LOCK),
+	       MKS_ECONFIG, "a git source's missing clone is not made");
+	capture_end(&err);
+	ok(strstr(err.buf, "the git source's repository '") && !rs.nr && !r1,
+	   "said, and nothing held: %s", err.buf);
+
+	git_repository_free(again);
+	unsetenv("XDG_CACHE_HOME");
+	strbuf_release(&err);
+	free(pid);
+	free(cache);
+	free(own);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-tree-XXXXXX";
@@ -744,6 +807,7 @@ int main(void)
 	test_apt_sources();
 	test_import_tarball();
 	test_paths();
+	test_repos_once();
 	git_repository_free(repo);
 	remove_tree(tmp);
 	free(rp);

@@ -183,7 +183,7 @@ static void set_kit_dir(const char *dir)
 int main(int argc, const char **argv)
 {
 	size_t i;
-	int ret, known, used;
+	int ret, known;
 
 	argv++;
 	argc--;
@@ -202,11 +202,9 @@ int main(int argc, const char **argv)
 		} else if (starts_with(argv[0], "--list=")) {
 			gitutil_init();
 			return list_names(argv[0] + 7) ? 2 : 0;
-		} else if ((known = common_option(argv[0], argc > 1 ? argv[1] : NULL, &used))) {
+		} else if ((known = common_option(argv[0]))) {
 			if (known < 0)
 				usage(2);
-			argv += used;
-			argc -= used;
 		} else {
 			fprintf(stderr, "mkseries: unknown option '%s'\n", shown(argv[0]));
 			usage(2);

@@ -106,11 +106,10 @@ static int replan_at(struct plan *plan, const struct kit *kit, const struct kern
 }
 
 static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
-			const char *repo_opt)
+			const char *repo_opt, struct kernel_repos *repos)
 {
 	struct plan plan = PLAN_INIT;
 	struct apply_outcome o;
-	struct repo_lock lock = REPO_LOCK_INIT;
 	git_repository *repo = NULL;
 	git_signature *me = NULL;
 	char *refname = kit_refname(kit, b, NULL);
@@ -125,13 +124,13 @@ static int apply_branch(const struct kit *kit, const struct kernel_branch *b,
 		ret = 2;
 		goto cleanup;
 	}
-	err = kernel_repo_open(&repo, kit, b, repo_opt, 1);
+	err = kernel_repos_open(&repo, repos, kit, b, repo_opt,
+				KERNEL_REPO_CREATE | KERNEL_REPO_LOCK);
 	if (err) {
 		ret = mks_exit_status(err);
 		goto cleanup;
 	}
-	if (repo_lock(&lock, repo) ||
-	    backporter_signature(&me, repo))
+	if (backporter_signature(&me, repo))
 		goto cleanup;
 	/* Immediate when the tree was imported from the same source before. */
 	err = tree_import(&base, repo, kit, b, 0);
@@ -196,18 +195,23 @@ cleanup:
 	free(vref);
 	free(vwithout);
 	free(vret);
-	repo_unlock(&lock);
 	git_signature_free(me);
-	git_repository_free(repo);
 	apply_outcome_release(&o);
 	plan_release(&plan);
 	free(refname);
 	return ret;
 }
 
-static int apply_one(const struct kit *kit, const struct kernel_branch *b, void *repo)
+struct apply_args {
+	const char *repo;
+	struct kernel_repos repos;	/* opened and locked once for every branch */
+};
+
+static int apply_one(const struct kit *kit, const struct kernel_branch *b, void *data)
 {
-	return apply_branch(kit, b, repo);
+	struct apply_args *args = data;
+
+	return apply_branch(kit, b, args->repo, &args->repos);
 }
 
 int cmd_apply(int argc, const char **argv)
@@ -215,14 +219,17 @@ int cmd_apply(int argc, const char **argv)
 	const char *branch = NULL, *repo = NULL;
 	int all = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "apply onto this branch" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "apply onto every default branch" },
-		{ OPT_STRING, "repo", 0, &repo, "DIR", "the kernel repository" },
-		{ OPT_END },
+		OPT_BRANCH_ALL("apply onto", &branch, &all, ""),
+		OPT_REPO(&repo),
+		OPT_END(),
 	};
 	const char *usage = "mkseries apply (--branch B | --all) [--repo DIR]";
 
+	struct apply_args args = { .repos = KERNEL_REPOS_INIT };
+
 	parse_options_only(argc, argv, opts, usage);
-	ret = for_each_selected_branch(branch, all, 0, apply_one, (void *)repo);
+	args.repo = repo;
+	ret = for_each_selected_branch(branch, all, 0, apply_one, &args);
+	kernel_repos_release(&args.repos);
 	return ret < 0 ? 2 : ret;
 }

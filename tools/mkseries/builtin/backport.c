@@ -33,9 +33,9 @@ struct loop {
 	const char *name;
 	const struct loop_opts *opts;
 	struct backport_paths paths;
-	git_repository *repo;
+	git_repository *repo;	/* owned by repos */
 	git_signature *me;
-	struct repo_lock lock;
+	struct kernel_repos repos;
 	/* the work tree's tree, once read in this run (reading stats every file) */
 	git_oid wt_tree;
 	int have_wt_tree;
@@ -91,23 +91,23 @@ static int loop_kit_reloaded(struct loop *l)
 	return 0;
 }
 
-static int loop_open(struct loop *l)
+/* The kernel repository, opened and locked for the loop's steps (KERNEL_REPO_*: `flags`). */
+static int loop_open(struct loop *l, unsigned flags)
 {
-	int err = kernel_repo_open(&l->repo, l->kit, l->b, l->opts->repo, 1);
+	int err = kernel_repos_open(&l->repo, &l->repos, l->kit, l->b, l->opts->repo, flags);
 
 	if (err)
 		return err;
-	if (repo_lock(&l->lock, l->repo) || backporter_signature(&l->me, l->repo))
+	if ((flags & KERNEL_REPO_LOCK) && backporter_signature(&l->me, l->repo))
 		return -1;
 	return 0;
 }
 
 static void loop_close(struct loop *l)
 {
-	repo_unlock(&l->lock);
 	git_signature_free(l->me);
 	l->me = NULL;
-	git_repository_free(l->repo);
+	kernel_repos_release(&l->repos);
 	l->repo = NULL;
 }
 
@@ -1229,16 +1229,16 @@ int cmd_backport(int argc, const char **argv)
 	int cont = 0, skip = 0, abort_ = 0, status = 0, modes, nr, ret;
 	struct loop_opts lo = { 0 };
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "the branch to backport to" },
-		{ OPT_BOOL, "continue", 0, &cont, NULL, "record the resolved tree and go on" },
-		{ OPT_BOOL, "skip", 0, &skip, NULL, "record a skip decision (-m why) and go on" },
-		{ OPT_BOOL, "abort", 0, &abort_, NULL, "drop the loop; the kit as it was before it" },
-		{ OPT_BOOL, "status", 0, &status, NULL, "show where the loop stands" },
-		{ OPT_STRING, "message", 'm', &skip_msg, "WHY", "--skip: the reason recorded" },
-		{ OPT_BOOL, "edit", 'e', &lo.edit, NULL, "--continue: edit the message first" },
-		{ OPT_STRING, "repo", 0, &lo.repo, "DIR", "the kernel repository" },
-		{ OPT_STRING, "workdir", 0, &workdir, "DIR", "root of the work directories" },
-		{ OPT_END },
+		OPT_STRING("branch", 'b', &branch, "B", "the branch to backport to"),
+		OPT_BOOL("continue", 0, &cont, "record the resolved tree and go on"),
+		OPT_BOOL("skip", 0, &skip, "record a skip decision (-m why) and go on"),
+		OPT_BOOL("abort", 0, &abort_, "drop the loop; the kit as it was before it"),
+		OPT_BOOL("status", 0, &status, "show where the loop stands"),
+		OPT_STRING("message", 'm', &skip_msg, "WHY", "--skip: the reason recorded"),
+		OPT_BOOL("edit", 'e', &lo.edit, "--continue: edit the message first"),
+		OPT_REPO(&lo.repo),
+		OPT_WORKDIR(&workdir),
+		OPT_END(),
 	};
 	const char *usage = "mkseries backport --branch B [SERIES] | --continue [-e] | "
 			    "--skip -m WHY | --abort | --status";
@@ -1273,7 +1273,6 @@ int cmd_backport(int argc, const char **argv)
 	}
 	memset(&l, 0, sizeof(l));
 	strbuf_init(&l.wt_ignored, 0);
-	l.lock.fd = -1;
 	l.kit = &kit;
 	l.opts = &lo;
 	l.name = branch;
@@ -1295,14 +1294,14 @@ int cmd_backport(int argc, const char **argv)
 	if (status) {
 		/* read only: no lock, the repository only when there is a tree to look at */
 		if ((file_exists(l.paths.patch) || file_exists(l.paths.journal)) &&
-		    (ret = kernel_repo_open(&l.repo, l.kit, l.b, lo.repo, 0))) {
+		    (ret = loop_open(&l, 0))) {
 			ret = 2;
 			goto cleanup;
 		}
 		ret = cmd_status(&l);
 		goto cleanup;
 	}
-	if ((ret = loop_open(&l))) {
+	if ((ret = loop_open(&l, KERNEL_REPO_CREATE | KERNEL_REPO_LOCK))) {
 		ret = mks_exit_status(ret);
 		goto cleanup;
 	}

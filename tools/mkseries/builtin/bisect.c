@@ -394,18 +394,18 @@ int cmd_bisect(int argc, const char **argv)
 	int boot = 0, build = 0, ret;
 	struct bisect_args args = { 0 };
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "the branch whose applied commits are searched" },
-		{ OPT_STRING, "variant", 0, &variant, "V", "the kit (default) or a declared variant" },
-		{ OPT_STRING, "case", 0, &kase, "NAME", "the failure: mm-regress case NAME fails" },
-		{ OPT_STRING, "claim", 0, &claim, "METRIC",
-		  "the failure: CASE.NAME is worse than base's by more than the threshold" },
-		{ OPT_BOOL, "boot", 0, &boot, NULL, "the failure: a splat, a hang, or no mm-regress" },
-		{ OPT_BOOL, "build", 0, &build, NULL, "the failure: the build fails" },
-		{ OPT_STRING, "accel", 0, &args.accel, "A", "auto, kvm or tcg (default: the branch's boot.accel)" },
-		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
-		{ OPT_STRING, "workdir", 0, &workdir, "DIR", "work directories are in DIR/<branch>" },
-		{ OPT_STRING, "repo", 0, &repo, "DIR", "the kernel repository" },
-		{ OPT_END },
+		OPT_STRING("branch", 'b', &branch, "B", "the branch whose applied commits are searched"),
+		OPT_STRING("variant", 0, &variant, "V", "the kit (default) or a declared variant"),
+		OPT_STRING("case", 0, &kase, "NAME", "the failure: mm-regress case NAME fails"),
+		OPT_STRING("claim", 0, &claim, "METRIC",
+		  "the failure: CASE.NAME is worse than base's by more than the threshold"),
+		OPT_BOOL("boot", 0, &boot, "the failure: a splat, a hang, or no mm-regress"),
+		OPT_BOOL("build", 0, &build, "the failure: the build fails"),
+		OPT_STRING("accel", 0, &args.accel, "A", "auto, kvm or tcg (default: the branch's boot.accel)"),
+		OPT_JOBS(&args.jobs),
+		OPT_WORKDIR(&workdir),
+		OPT_REPO(&repo),
+		OPT_END(),
 	};
 	const char *usage = "mkseries bisect --branch B [--variant V] "
 			    "(--case NAME | --claim METRIC | --boot | --build)";

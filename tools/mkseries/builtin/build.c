@@ -119,16 +119,12 @@ int cmd_build(int argc, const char **argv)
 	struct build_args args = { 0 };
 	int all = 0, ret;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "build this branch" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "build every default branch" },
-		{ OPT_LIST, "variant", 0, &given, "V",
-		  "base, kit or a declared variant (repeatable; default: every one)" },
-		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
-		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
-		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
-		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
-		{ OPT_BOOL, "force", 'f', &args.force, NULL, "build even when nothing changed" },
-		{ OPT_END },
+		OPT_CELLS("build", &branch, &all, "", &given),
+		OPT_WORKDIR(&args.workdir),
+		OPT_REPO(&args.repo),
+		OPT_JOBS(&args.jobs),
+		OPT_BOOL("force", 'f', &args.force, "build even when nothing changed"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries build (--branch B | --all) [--variant V]... "
 			    "[--workdir DIR] [--repo DIR] [--jobs N] [--force]";

@@ -44,10 +44,10 @@ int cmd_ci(int argc, const char **argv)
 	struct strvec branches = STRVEC_INIT;
 	int all = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_LIST, "branch", 'b', &branches, "B", "this branch's cells (repeatable)" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "every default branch's cells (the default)" },
-		{ OPT_STRING, "output", 'o', &output, "FILE", "write the pipeline to FILE" },
-		{ OPT_END },
+		OPT_LIST("branch", 'b', &branches, "B", "this branch's cells (repeatable)"),
+		OPT_BOOL("all", 0, &all, "every default branch's cells (the default)"),
+		OPT_STRING("output", 'o', &output, "FILE", "write the pipeline to FILE"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries ci gitlab [--all | --branch B...] [--output FILE]";
 	struct kernel_branch **sel = NULL;

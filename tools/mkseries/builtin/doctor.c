@@ -34,14 +34,10 @@ int cmd_doctor(int argc, const char **argv)
 	size_t nr = 0;
 	int all = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "check for this branch" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "check for every default branch (the default)" },
-		{ OPT_LIST, "variant", 0, &given, "V",
-		  "base, kit or a declared variant (repeatable; default: every one)" },
-		{ OPT_STRING, "workdir", 0, &dopts.workdir, "DIR",
-		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
-		{ OPT_STRING, "repo", 0, &dopts.repo, "DIR", "the kernel repository" },
-		{ OPT_END },
+		OPT_CELLS("check for", &branch, &all, " (the default)", &given),
+		OPT_WORKDIR(&dopts.workdir),
+		OPT_REPO(&dopts.repo),
+		OPT_END(),
 	};
 	const char *usage = "mkseries doctor [--branch B | --all] [--variant V]... "
 			    "[--workdir DIR] [--repo DIR]";

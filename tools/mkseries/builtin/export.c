@@ -299,23 +299,22 @@ int cmd_export(int argc, const char **argv)
 	int ret = 0, skipped = 0, done = 0;
 	size_t i;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "export this branch's applied kit" },
-		{ OPT_BOOL, "all", 0, &a.all, NULL, "export every branch where the kit is applied" },
-		{ OPT_STRING, "variant", 0, &a.variant, "V", "a declared variant instead of the kit" },
-		{ OPT_STRING, "format", 0, &format, "F", "mbox (stable mails), quilt (Debian) or rpm" },
-		{ OPT_STRING, "output", 'o', &a.output, "DIR",
-		  "write into DIR, new or empty (default <branch>-<format>; with --all DIR/<branch>)" },
-		{ OPT_STRING, "subject-prefix", 0, &a.prefix, "P",
-		  "mail subjects \"[P N/M]\" (default \"PATCH 6.12.y\" for branch 6.12)" },
-		{ OPT_BOOL, "force", 0, &a.force, NULL,
+		OPT_STRING("branch", 'b', &branch, "B", "export this branch's applied kit"),
+		OPT_BOOL("all", 0, &a.all, "export every branch where the kit is applied"),
+		OPT_STRING("variant", 0, &a.variant, "V", "a declared variant instead of the kit"),
+		OPT_STRING("format", 0, &format, "F", "mbox (stable mails), quilt (Debian) or rpm"),
+		OPT_STRING("output", 'o', &a.output, "DIR",
+		  "write into DIR, new or empty (default <branch>-<format>; with --all DIR/<branch>)"),
+		OPT_STRING("subject-prefix", 0, &a.prefix, "P",
+		  "mail subjects \"[P N/M]\" (default \"PATCH 6.12.y\" for branch 6.12)"),
+		OPT_BOOL("force", 0, &a.force,
 		  "export a branch its last run did not verify (the cover letter says so), "
-		  "or a stable series that no longer applies once what stable refuses is left out" },
-		{ OPT_BOOL, "all-patches", 0, &a.all_patches, NULL,
-		  "on a stable branch, also export what its policy would leave out" },
-		{ OPT_STRING, "workdir", 0, &a.workdir, "DIR",
-		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
-		{ OPT_STRING, "repo", 0, &a.repo, "DIR", "the kernel repository" },
-		{ OPT_END },
+		  "or a stable series that no longer applies once what stable refuses is left out"),
+		OPT_BOOL("all-patches", 0, &a.all_patches,
+		  "on a stable branch, also export what its policy would leave out"),
+		OPT_WORKDIR(&a.workdir),
+		OPT_REPO(&a.repo),
+		OPT_END(),
 	};
 	const char *usage = "mkseries export (--branch B | --all) [--variant V] --format mbox|quilt|rpm "
 			    "[--output DIR] [--subject-prefix P] [--force] [--all-patches]";

@@ -251,12 +251,12 @@ int cmd_fetch(int argc, const char **argv)
 	const char *mainline = NULL, *mbox = NULL;
 	int force = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "mainline", 'm', &mainline, "DIR",
-		  "write the patches from this mainline repository, by upstream id" },
-		{ OPT_STRING, "mbox", 0, &mbox, "FILE",
-		  "let b4 read the series from this mbox instead of lore" },
-		{ OPT_BOOL, "force", 'f', &force, NULL, "overwrite patch files that exist" },
-		{ OPT_END },
+		OPT_STRING("mainline", 'm', &mainline, "DIR",
+		  "write the patches from this mainline repository, by upstream id"),
+		OPT_STRING("mbox", 0, &mbox, "FILE",
+		  "let b4 read the series from this mbox instead of lore"),
+		OPT_BOOL("force", 'f', &force, "overwrite patch files that exist"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries fetch SERIES [--mainline DIR | --mbox FILE] [--force]";
 	struct fetched *f = NULL;

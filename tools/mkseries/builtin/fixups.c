@@ -258,13 +258,13 @@ int cmd_fixups(int argc, const char **argv)
 	const char *mainline = NULL, *ref = NULL, *since = NULL, *format = "text";
 	int write = 0, json, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "mainline", 'm', &mainline, "DIR",
-		  "look for missing fixups in this mainline repository" },
-		{ OPT_STRING, "ref", 0, &ref, "REF", "walk from REF (default HEAD)" },
-		{ OPT_STRING, "since", 0, &since, "REV", "stop at commits reachable from REV" },
-		{ OPT_BOOL, "write", 'w', &write, NULL, "add the missing fixups to series.yaml" },
-		{ OPT_STRING, "format", 0, &format, "text|json", "output format" },
-		{ OPT_END },
+		OPT_STRING("mainline", 'm', &mainline, "DIR",
+		  "look for missing fixups in this mainline repository"),
+		OPT_STRING("ref", 0, &ref, "REF", "walk from REF (default HEAD)"),
+		OPT_STRING("since", 0, &since, "REV", "stop at commits reachable from REV"),
+		OPT_BOOL("write", 'w', &write, "add the missing fixups to series.yaml"),
+		OPT_STRING("format", 0, &format, "text|json", "output format"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries fixups [--mainline DIR [--ref REF] [--since REV] [--write]] "
 			    "[--format text|json]";

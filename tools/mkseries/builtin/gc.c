@@ -384,9 +384,9 @@ int cmd_gc(int argc, const char **argv)
 	struct strvec named = STRVEC_INIT;
 	int do_prune = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_BOOL, "prune", 0, &do_prune, NULL, "drop what no kit uses (default: only say what)" },
-		{ OPT_LIST, "drop", 0, &named, "KIT-ID", "also drop this other kit's work directory and refs (repeatable)" },
-		{ OPT_END },
+		OPT_BOOL("prune", 0, &do_prune, "drop what no kit uses (default: only say what)"),
+		OPT_LIST("drop", 0, &named, "KIT-ID", "also drop this other kit's work directory and refs (repeatable)"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries gc [--prune] [--drop KIT-ID]...";
 	struct gc gc = { .drop_paths = STRVEC_INIT, .drop_why = STRVEC_INIT,

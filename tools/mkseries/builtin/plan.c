@@ -168,11 +168,11 @@ int cmd_plan(int argc, const char **argv)
 	struct strvec branches = STRVEC_INIT;
 	int all = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_LIST, "branch", 'b', &branches, "B", "plan this branch (repeatable)" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "plan every default branch (the default)" },
-		{ OPT_STRING, "format", 0, &format, "text|json",
-		  "json: the plans and the independent cells a CI system can fan out" },
-		{ OPT_END },
+		OPT_LIST("branch", 'b', &branches, "B", "plan this branch (repeatable)"),
+		OPT_BOOL("all", 0, &all, "plan every default branch (the default)"),
+		OPT_STRING("format", 0, &format, "text|json",
+		  "json: the plans and the independent cells a CI system can fan out"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries plan [--branch B... | --all] [--format text|json]";
 	struct kernel_branch **sel = NULL;

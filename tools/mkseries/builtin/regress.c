@@ -95,29 +95,23 @@ cleanup:
 
 int cmd_regress(int argc, const char **argv)
 {
-	int list = 0, dashdash = argc, nr, i, ret;
+	int list = 0, nr, i, ret;
 	struct strvec args = STRVEC_INIT;
 	const struct option opts[] = {
-		{ OPT_BOOL, "list", 0, &list, NULL, "list mm-regress's cases" },
-		{ OPT_END },
+		OPT_BOOL("list", 0, &list, "list mm-regress's cases"),
+		OPT_END(),
 	};
 
 	/* Everything after "--" is mm-regress's own, untouched. */
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			dashdash = i;
-			break;
-		}
-	}
-	nr = parse_options(dashdash, argv, opts, regress_usage);
-	if (nr) {
+	nr = parse_options_ex(argc, argv, opts, regress_usage, PARSE_OPT_KEEP_DASHDASH);
+	if (nr && strcmp(argv[0], "--")) {
 		error("unexpected argument '%s' (mm-regress options go after '--')", argv[0]);
 		usage_with_options(regress_usage, opts, 2);
 	}
 	strvec_push(&args, "mm-regress");
 	if (list)
 		strvec_push(&args, "--list");
-	for (i = dashdash + 1; i < argc; i++)
+	for (i = 1; i < nr; i++)
 		strvec_push(&args, argv[i]);
 
 	/* MKSERIES_REGRESS_NO_MEMFD=1 takes the file route, so the tests can reach it. */

@@ -79,18 +79,15 @@ int cmd_report(int argc, const char **argv)
 	char *tester;
 	int all = 0, merge = 0, ret = 0, nr, i;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "report this branch" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "report every default branch (the default)" },
-		{ OPT_LIST, "variant", 0, &given, "V", "base, kit or a declared variant (repeatable; default all)" },
-		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit, markdown or html" },
-		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
-		{ OPT_STRING, "html-url", 0, &ro.html_url, "URL",
-		  "markdown: link each branch's charts in the HTML report published at URL" },
-		{ OPT_STRING, "workdir", 0, &workdir, "DIR",
-		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
-		{ OPT_BOOL, "merge", 0, &merge, NULL,
-		  "merge the JSON reports named as arguments (from separate CI jobs)" },
-		{ OPT_END },
+		OPT_CELLS("report", &branch, &all, " (the default)", &given),
+		OPT_STRING("format", 0, &format, "F", "text, json, junit, markdown or html"),
+		OPT_STRING("output", 'o', &output, "FILE", "write the report to FILE"),
+		OPT_STRING("html-url", 0, &ro.html_url, "URL",
+		  "markdown: link each branch's charts in the HTML report published at URL"),
+		OPT_WORKDIR(&workdir),
+		OPT_BOOL("merge", 0, &merge,
+		  "merge the JSON reports named as arguments (from separate CI jobs)"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries report [--branch B | --all] [--variant V]... "
 			    "[--format text|json|junit|markdown|html] [--output FILE] [--workdir DIR]\n"

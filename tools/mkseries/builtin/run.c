@@ -29,33 +29,14 @@ static int run_step_parse_quiet(const char *s)
 	       !strcmp(s, "test");
 }
 
-/* --force and --force=STEP take an optional value, which parse_options() cannot: take them out first. */
-static int take_force(int *argc, const char **argv, enum run_step *force)
+/* --force: every step; --force=STEP: that one and the later ones; --no-force: none. */
+static int force_cb(const struct option *opt, const char *arg, int unset)
 {
-	int i, nr = 1;
-
-	for (i = 1; i < *argc; i++) {
-		const char *v;
-
-		if (!strcmp(argv[i], "--")) {
-			while (i < *argc)
-				argv[nr++] = argv[i++];
-			break;
-		}
-		if (!strcmp(argv[i], "--force") || !strcmp(argv[i], "-f")) {
-			*force = STEP_IMPORT;
-			continue;
-		}
-		if (skip_prefix(argv[i], "--force=", &v)) {
-			if (run_step_parse(force, v))
-				return -1;
-			continue;
-		}
-		argv[nr++] = argv[i];
+	if (unset) {
+		*(enum run_step *)opt->value = STEP_NONE;
+		return 0;
 	}
-	argv[nr] = NULL;
-	*argc = nr;
-	return 0;
+	return run_step_parse(opt->value, arg);
 }
 
 /* Render res as fmt to `output`, else to stdout. Returns 0, or -1 after printing. */
@@ -114,28 +95,25 @@ int cmd_run(int argc, const char **argv)
 	struct kit kit = KIT_INIT;
 	enum report_format fmt;
 	size_t nr = 0;
-	int all = 0, quick = 0, dummy_force = 0, ret = 0;
+	int all = 0, quick = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "run this branch" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "run every default branch" },
-		{ OPT_LIST, "variant", 0, &given, "V",
-		  "base, kit or a declared variant (repeatable; default: every one): one cell of a fanned-out run" },
-		{ OPT_BOOL, "force", 'f', &dummy_force, NULL,
-		  "redo every step; --force=STEP: that step (import, apply, build, test) and the later ones" },
-		{ OPT_BOOL, "quick", 0, &quick, NULL, "mm-regress --quick (the default)" },
-		{ OPT_BOOL, "full", 0, &args.full, NULL, "the full mm-regress run" },
-		{ OPT_UINT, "repeat", 0, &args.repeat, "N", "samples per metric (default 5)" },
-		{ OPT_UINT, "boots", 0, &args.boots, "N",
-		  "boots of each variant, samples pooled (default: the branch's boot.boots, else 2)" },
-		{ OPT_STRING, "accel", 0, &args.accel, "A",
-		  "auto, kvm or tcg (default: the branch's boot.accel, else auto)" },
-		{ OPT_STRING, "format", 0, &format, "F", "text, json, junit or markdown" },
-		{ OPT_STRING, "output", 'o', &output, "FILE", "write the report to FILE" },
-		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
-		  "work directories go in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
-		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
-		{ OPT_UINT, "jobs", 'j', &args.jobs, "N", "make -jN (default: the number of CPUs)" },
-		{ OPT_END },
+		OPT_CELLS("run", &branch, &all, "", &given),
+		OPT_CALLBACK_F("force", 'f', &args.force, "STEP",
+			       "redo every step; --force=STEP: that step (import, apply, build, test) "
+			       "and the later ones", OPT_OPTARG, "import", force_cb),
+		OPT_BOOL("quick", 0, &quick, "mm-regress --quick (the default)"),
+		OPT_BOOL("full", 0, &args.full, "the full mm-regress run"),
+		OPT_UINT("repeat", 0, &args.repeat, "N", "samples per metric (default 5)"),
+		OPT_UINT("boots", 0, &args.boots, "N",
+		  "boots of each variant, samples pooled (default: the branch's boot.boots, else 2)"),
+		OPT_STRING("accel", 0, &args.accel, "A",
+		  "auto, kvm or tcg (default: the branch's boot.accel, else auto)"),
+		OPT_STRING("format", 0, &format, "F", "text, json, junit or markdown"),
+		OPT_STRING("output", 'o', &output, "FILE", "write the report to FILE"),
+		OPT_WORKDIR(&args.workdir),
+		OPT_REPO(&args.repo),
+		OPT_JOBS(&args.jobs),
+		OPT_END(),
 	};
 	const char *usage = "mkseries run (--branch B | --all) [--variant V]... "
 			    "[--force[=STEP]] [--quick | --full] [--repeat N] [--boots N] "
@@ -147,8 +125,6 @@ int cmd_run(int argc, const char **argv)
 	args.repeat = (unsigned)-1;
 	strvec_init(&args.given);
 	results_init(&res);
-	if (take_force(&argc, argv, &args.force))
-		usage_with_options(usage, opts, 2);
 	if (parse_options(argc, argv, opts, usage)) {
 		error("unexpected argument '%s'%s", argv[0], run_step_parse_quiet(argv[0]) ?
 		      " (a step to force is given as --force=STEP)" : "");

@@ -318,12 +318,12 @@ static int series_add(int argc, const char **argv)
 	const char *idopt = NULL, *mainline = NULL, *ref = NULL;
 	int force = 0, ret = 0;
 	const struct option opts[] = {
-		{ OPT_STRING, "id", 0, &idopt, "ID", "the series' id (default: from the cover letter's subject)" },
-		{ OPT_STRING, "mainline", 'm', &mainline, "DIR",
-		  "find upstream ids by subject in this mainline repository, then list missing fixups" },
-		{ OPT_STRING, "ref", 0, &ref, "REF", "with --mainline: walk from REF (default HEAD)" },
-		{ OPT_BOOL, "force", 'f', &force, NULL, "overwrite patch files that exist" },
-		{ OPT_END },
+		OPT_STRING("id", 0, &idopt, "ID", "the series' id (default: from the cover letter's subject)"),
+		OPT_STRING("mainline", 'm', &mainline, "DIR",
+		  "find upstream ids by subject in this mainline repository, then list missing fixups"),
+		OPT_STRING("ref", 0, &ref, "REF", "with --mainline: walk from REF (default HEAD)"),
+		OPT_BOOL("force", 'f', &force, "overwrite patch files that exist"),
+		OPT_END(),
 	};
 	const char *usage = "mkseries series add (MESSAGE-ID | MBOX) [--id ID] [--mainline DIR [--ref REF]] [--force]";
 	struct thread t = { .texts = STRVEC_INIT };

@@ -146,20 +146,16 @@ int cmd_test(int argc, const char **argv)
 	struct test_args args = { 0 };
 	int all = 0, quick = 0, ret;
 	const struct option opts[] = {
-		{ OPT_STRING, "branch", 'b', &branch, "B", "test this branch" },
-		{ OPT_BOOL, "all", 0, &all, NULL, "test every default branch" },
-		{ OPT_LIST, "variant", 0, &given, "V",
-		  "base, kit or a declared variant (repeatable; default: every one)" },
-		{ OPT_BOOL, "quick", 0, &quick, NULL, "mm-regress --quick (the default)" },
-		{ OPT_BOOL, "full", 0, &args.full, NULL, "the full mm-regress run" },
-		{ OPT_STRING, "accel", 0, &args.accel, "A",
-		  "auto, kvm or tcg (default: the branch's boot.accel, else auto)" },
-		{ OPT_UINT, "boots", 0, &args.boots, "N",
-		  "boots of each variant, samples pooled (default: the branch's boot.boots, else 2)" },
-		{ OPT_STRING, "workdir", 0, &args.workdir, "DIR",
-		  "work directories are in DIR/<branch> (default: ~/.cache/mkseries/work/<kit id>)" },
-		{ OPT_STRING, "repo", 0, &args.repo, "DIR", "the kernel repository" },
-		{ OPT_END },
+		OPT_CELLS("test", &branch, &all, "", &given),
+		OPT_BOOL("quick", 0, &quick, "mm-regress --quick (the default)"),
+		OPT_BOOL("full", 0, &args.full, "the full mm-regress run"),
+		OPT_STRING("accel", 0, &args.accel, "A",
+		  "auto, kvm or tcg (default: the branch's boot.accel, else auto)"),
+		OPT_UINT("boots", 0, &args.boots, "N",
+		  "boots of each variant, samples pooled (default: the branch's boot.boots, else 2)"),
+		OPT_WORKDIR(&args.workdir),
+		OPT_REPO(&args.repo),
+		OPT_END(),
 	};
 	const char *usage = "mkseries test (--branch B | --all) [--variant V]... "
 			    "[--quick | --full] [--accel auto|kvm|tcg] [--boots N] [--workdir DIR] [--repo DIR]";

@@ -85,6 +85,24 @@ static void log_all_ref_updates(git_repository *repo, const char *path)
 	git_config_free(cfg);
 }
 
+/* kernel_repo_open() of the repository at `path` (repo_path_of() said it, and whether `own`). */
+static int open_at(git_repository **out, const char *path, int own, const struct kernel_branch *b,
+		   const char *repo_opt, int create)
+{
+	int ret;
+
+	*out = NULL;
+	/* a git source names a clone the user has: never make an empty one in its place */
+	if (!own && !(repo_opt && *repo_opt) && !dir_exists(path))
+		return error_code(MKS_ECONFIG, "%s: the git source's repository '%s' does not exist "
+				  "(repo: names a clone that has '%s'); nothing was created",
+				  b->path, shown(path), shown(b->source.ref));
+	ret = repo_open(out, path, create);
+	if (!ret && own)
+		log_all_ref_updates(*out, path);
+	return ret;
+}
+
 int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt, int create)
 {
@@ -95,17 +113,61 @@ int kernel_repo_open(git_repository **out, const struct kit *kit, const struct k
 	ret = repo_path_of(&path, &own, kit, b, repo_opt);
 	if (!ret && !path)
 		ret = -1;
-	/* a git source names a clone the user has: never make an empty one in its place */
-	if (!ret && !own && !(repo_opt && *repo_opt) && !dir_exists(path))
-		ret = error_code(MKS_ECONFIG, "%s: the git source's repository '%s' does not exist "
-				 "(repo: names a clone that has '%s'); nothing was created",
-				 b->path, shown(path), shown(b->source.ref));
 	if (!ret)
-		ret = repo_open(out, path, create);
-	if (!ret && own)
-		log_all_ref_updates(*out, path);
+		ret = open_at(out, path, own, b, repo_opt, create);
 	free(path);
 	return ret;
+}
+
+int kernel_repos_open(git_repository **out, struct kernel_repos *rs, const struct kit *kit,
+		      const struct kernel_branch *b, const char *repo_opt, unsigned flags)
+{
+	struct kernel_repo_held *h = NULL;
+	char *path = NULL;
+	size_t i;
+	int own, ret;
+
+	*out = NULL;
+	ret = repo_path_of(&path, &own, kit, b, repo_opt);
+	if (!ret && !path)
+		ret = -1;
+	if (ret)
+		goto cleanup;
+	for (i = 0; i < rs->nr && !h; i++)
+		if (!strcmp(rs->v[i].path, path))
+			h = &rs->v[i];
+	if (!h) {
+		git_repository *repo;
+
+		if ((ret = open_at(&repo, path, own, b, repo_opt, flags & KERNEL_REPO_CREATE)))
+			goto cleanup;
+		ALLOC_GROW(rs->v, rs->nr + 1, rs->alloc);
+		h = &rs->v[rs->nr++];
+		h->path = path;
+		path = NULL;
+		h->repo = repo;
+		h->lock.fd = -1;
+	}
+	if ((flags & KERNEL_REPO_LOCK) && h->lock.fd < 0 && (ret = repo_lock(&h->lock, h->repo)))
+		goto cleanup;
+	*out = h->repo;
+cleanup:
+	free(path);
+	return ret;
+}
+
+void kernel_repos_release(struct kernel_repos *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++) {
+		repo_unlock(&rs->v[i].lock);
+		git_repository_free(rs->v[i].repo);
+		free(rs->v[i].path);
+	}
+	free(rs->v);
+	rs->v = NULL;
+	rs->nr = rs->alloc = 0;
 }
 
 const char *tree_base_refname(const struct kernel_branch *b)

@@ -4,6 +4,7 @@
 
 #include <git2.h>
 #include "kit/model.h"
+#include "lib/gitutil.h"
 #include "lib/util.h"
 
 /*
@@ -28,6 +29,37 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
  */
 int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt, int create);
+
+/*
+ * The kernel repositories one command works in, each opened, and locked
+ * (repo_lock()), once: import, apply and backport over several branches
+ * that share a repository (the cache's linux.git) open and lock it for
+ * the first and hand the same handle to the others, so that no other
+ * mkseries slips in between two branches, and the lock is taken in one
+ * place. kernel_repos_release() unlocks and frees them at the command's end.
+ */
+struct kernel_repo_held {
+	char *path;
+	git_repository *repo;
+	struct repo_lock lock;
+};
+struct kernel_repos {
+	struct kernel_repo_held *v;
+	size_t nr, alloc;
+};
+#define KERNEL_REPOS_INIT { NULL, 0, 0 }
+#define KERNEL_REPO_CREATE 1	/* make it when missing (kernel_repo_open()'s `create`) */
+#define KERNEL_REPO_LOCK 2	/* and hold its lock until kernel_repos_release() */
+
+/*
+ * b's repository (kernel_repo_open()) in *out, owned by rs: opened the
+ * first time it is asked for, locked the first time KERNEL_REPO_LOCK
+ * asks. Returns 0, an error of kernel_repo_open(), or MKS_ELOCKED when
+ * another mkseries holds it ("... is locked by another mkseries (pid N)").
+ */
+int kernel_repos_open(git_repository **out, struct kernel_repos *rs, const struct kit *kit,
+		      const struct kernel_branch *b, const char *repo_opt, unsigned flags);
+void kernel_repos_release(struct kernel_repos *rs);
 
 /*
  * The history of b's imports, newest first, one line each: number, base
