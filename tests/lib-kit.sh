@@ -210,24 +210,88 @@ kit_workdir() {
 	echo "$XDG_CACHE_HOME/mkseries/work/$(kit_id "$1")/$2"
 }
 
+# git_yaml KIT NAME REPO REF [MORE]: KIT/kernels/NAME.yaml, a branch
+# named NAME of the git repository REPO at REF, configured from
+# tinyconfig. REF is the rest of the source's braces after "ref: ", so
+# "v1.0.1, release: v1.0" adds a release tag. MORE, if given, is appended
+# as it is (top-level keys, or settings of "config:" indented by two).
+git_yaml() {
+	mkdir -p "$1/kernels" &&
+	cat >"$1/kernels/$2.yaml" <<-EOF_KERNEL &&
+	name: $2
+	source:
+	  git: { repo: $3, ref: $4 }
+	config:
+	  base: tinyconfig
+	EOF_KERNEL
+	if [ $# -gt 4 ]; then
+		printf '%s\n' "$5" >>"$1/kernels/$2.yaml"
+	fi
+}
+
+# plain_kit KIT REPO: a kit with no series whose one branch t is REPO at
+# v1.0, configured from tinyconfig.
+plain_kit() {
+	git_yaml "$1" t "$2" v1.0 &&
+	printf "series: []\n" >"$1/series.yaml"
+}
+
+# fake_tree DIR [KCONFIG]: a git repository DIR that stands in for a
+# kernel tree: a Makefile of ".RECIPEPREFIX := >" and "O ?= ." followed by
+# the rules read from stdin (recipe lines start with ">"), and a Kconfig
+# of KCONFIG (printf format; by default one option, 64BIT). The caller adds
+# what else the tree holds and then calls fake_tree_release DIR.
+fake_tree() {
+	mkdir -p "$1" &&
+	git init -q "$1" &&
+	{
+		printf '.RECIPEPREFIX := >\nO ?= .\n' &&
+		cat
+	} >"$1/Makefile" &&
+	printf "${2:-config 64BIT\n\tbool\n}" >"$1/Kconfig"
+}
+
+# fake_tree_release DIR: commit all of DIR as "Linux 1.0", tagged v1.0.
+fake_tree_release() {
+	git -C "$1" add -A &&
+	git -C "$1" commit -q -m "Linux 1.0" &&
+	git -C "$1" tag v1.0
+}
+
+# alpha_kit DIR [HEAD]: a kit in DIR (kernels/ left empty) whose
+# series.yaml carries one series, alpha, of tests/data/results/kit's one
+# patch (upstream 1a356dad81e2, "mm: rename ptes"), copied to
+# DIR/patches. HEAD, if given, is the file's first line (a top-level key
+# such as verdicts:). The file ends with alpha's patch: append to it
+# alpha's fixups or claims (indented by four) or more series (by two).
+alpha_kit() {
+	mkdir -p "$1/kernels" "$1/patches" &&
+	cp "$TEST_DIRECTORY/data/results/kit/patches/0001-mm-rename-ptes.patch" "$1/patches/" &&
+	if [ $# -gt 1 ]; then
+		printf '%s\n' "$2" >"$1/series.yaml"
+	else
+		: >"$1/series.yaml"
+	fi &&
+	cat >>"$1/series.yaml" <<-\EOF_SERIES
+	series:
+	  - id: alpha
+	    title: "mm: rename ptes"
+	    patches:
+	      - file: patches/0001-mm-rename-ptes.patch
+	        upstream: 1a356dad81e2
+	        subject: "mm: rename ptes"
+	EOF_SERIES
+}
+
 # kernel_yaml KIT NAME REF [MORE]: KIT/kernels/NAME.yaml, a branch of the
 # synthetic tree at REF, built by the fake kbuild (tinyconfig) and booted
 # under TCG in $TRASH_DIRECTORY/fake-qemu; MORE, if given, is appended as
 # it is (more boot settings go after "  accel: tcg", indented by two).
 kernel_yaml() {
-	cat >"$1/kernels/$2.yaml" <<-EOF_KERNEL &&
-	name: $2
-	source:
-	  git: { repo: $TRASH_DIRECTORY/linux, ref: $3 }
-	config:
-	  base: tinyconfig
-	boot:
-	  qemu: $TRASH_DIRECTORY/fake-qemu
-	  accel: tcg
-	EOF_KERNEL
-	if [ $# -gt 3 ]; then
-		printf '%s\n' "$4" >>"$1/kernels/$2.yaml"
-	fi
+	git_yaml "$1" "$2" "$TRASH_DIRECTORY/linux" "$3" "boot:
+  qemu: $TRASH_DIRECTORY/fake-qemu
+  accel: tcg${4+
+$4}"
 }
 
 # setup_fake_run KIT: the synthetic upstream in linux/ and a kit in KIT whose

@@ -1,46 +1,32 @@
 #!/bin/sh
 # t0160-signals.sh: SIGTERM and Ctrl-C to mkseries reach its children; none outlives it, and the next command runs.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 # A tree whose `make tinyconfig` hangs while the file $HANG exists: a
 # shell that records its pid in $HANG.sh and a grandchild `sleep` whose
 # pid goes to $HANG.sleep, all in make's process group, not mkseries's.
 test_expect_success 'setup: a tree whose tinyconfig can hang, a kit around it' '
-	mkdir -p linux kit/kernels &&
-	(
-		cd linux &&
-		git init -q &&
-		cat >Makefile <<-\EOF_MAKE &&
-		.RECIPEPREFIX := >
-		O ?= .
-		tinyconfig:
-		> sh $(CURDIR)/hang.sh
-		> printf "CONFIG_64BIT=y\n" >$(O)/.config
-		olddefconfig:
-		> true
-		bzImage:
-		> mkdir -p $(O)/arch/x86/boot
-		> cp /bin/true $(O)/arch/x86/boot/bzImage
-		.PHONY: tinyconfig olddefconfig bzImage
-		EOF_MAKE
-		cat >hang.sh <<-\EOF_HANG &&
-		test -n "${HANG:-}" && test -e "$HANG" || exit 0
-		echo $$ >"$HANG.sh"
-		sleep 60 &
-		echo $! >"$HANG.sleep"
-		wait
-		EOF_HANG
-		printf "config 64BIT\n\tbool\n" >Kconfig &&
-		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0
-	) &&
-	cat >kit/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $PWD/linux, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF
-	printf "series: []\n" >kit/series.yaml &&
+	fake_tree linux <<-\EOF_MAKE &&
+	tinyconfig:
+	> sh $(CURDIR)/hang.sh
+	> printf "CONFIG_64BIT=y\n" >$(O)/.config
+	olddefconfig:
+	> true
+	bzImage:
+	> mkdir -p $(O)/arch/x86/boot
+	> cp /bin/true $(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig bzImage
+	EOF_MAKE
+	cat >linux/hang.sh <<-\EOF_HANG &&
+	test -n "${HANG:-}" && test -e "$HANG" || exit 0
+	echo $$ >"$HANG.sh"
+	sleep 60 &
+	echo $! >"$HANG.sleep"
+	wait
+	EOF_HANG
+	fake_tree_release linux &&
+	plain_kit kit "$PWD/linux" &&
 	(cd kit && mkseries build --branch t --variant base >../out 2>../err) &&
 	test_grep "^t base: built" out
 '

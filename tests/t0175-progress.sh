@@ -6,40 +6,24 @@
 # A kernel tree whose image takes a few seconds: eight objects, each a
 # kbuild "CC" line and a pause, as a real build prints them.
 make_slow_tree() {
-	mkdir -p "$1" &&
-	(
-		cd "$1" &&
-		git init -q &&
-		cat >Makefile <<-\EOF_MAKE &&
-		.RECIPEPREFIX := >
-		O ?= .
-		tinyconfig:
-		> printf 'CONFIG_64BIT=y\n' >$(O)/.config
-		olddefconfig:
-		> true
-		bzImage:
-		> @for i in 1 2 3 4 5 6 7 8; do echo "  CC      mm/file$$i.o"; sleep $${SLOW_PAUSE:-0.4}; done
-		> mkdir -p $(O)/arch/x86/boot
-		> head -c 514 /dev/zero >$(O)/arch/x86/boot/bzImage
-		> printf 'HdrS' >>$(O)/arch/x86/boot/bzImage
-		.PHONY: tinyconfig olddefconfig bzImage
-		EOF_MAKE
-		printf 'config 64BIT\n\tbool\n' >Kconfig &&
-		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0
-	)
+	fake_tree "$1" <<-\EOF_MAKE &&
+	tinyconfig:
+	> printf 'CONFIG_64BIT=y\n' >$(O)/.config
+	olddefconfig:
+	> true
+	bzImage:
+	> @for i in 1 2 3 4 5 6 7 8; do echo "  CC      mm/file$$i.o"; sleep $${SLOW_PAUSE:-0.4}; done
+	> mkdir -p $(O)/arch/x86/boot
+	> head -c 514 /dev/zero >$(O)/arch/x86/boot/bzImage
+	> printf 'HdrS' >>$(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig bzImage
+	EOF_MAKE
+	fake_tree_release "$1"
 }
 
 test_expect_success 'setup: a slow fake kernel tree and a kit' '
 	make_slow_tree linux &&
-	mkdir -p kit/kernels &&
-	cat >kit/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $PWD/linux, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF
-	printf "series: []\n" >kit/series.yaml
+	plain_kit kit "$PWD/linux"
 '
 
 # A status line of the slow build, as it is printed off a terminal.
@@ -99,20 +83,12 @@ test_expect_success 'each cell is counted across the variants' '
 '
 
 test_expect_success 'run: the build and the boot of each cell show their status lines' '
-	mkdir -p kitr/kernels &&
-	printf "series: []\n" >kitr/series.yaml &&
-	cat >kitr/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $PWD/linux, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	boot:
-	  qemu: $TEST_DIRECTORY/data/results/fake-qemu
-	  accel: tcg
-	  boot-timeout: 20
-	  run-timeout: 20
-	EOF
+	plain_kit kitr "$PWD/linux" &&
+	git_yaml kitr t "$PWD/linux" v1.0 "boot:
+  qemu: $TEST_DIRECTORY/data/results/fake-qemu
+  accel: tcg
+  boot-timeout: 20
+  run-timeout: 20" &&
 	(cd kitr && FAKE_QEMU_SLEEP=3 MKSERIES_PROGRESS_INTERVAL=1 \
 		mkseries run --branch t --repeat 1 --boots 1 >../out 2>../err) &&
 	cat out err &&

@@ -7,32 +7,28 @@
 # olddefconfig drops what a real one would (an option whose dependency
 # is missing, an option its Kconfig does not know).
 make_fake_tree() {
-	mkdir -p "$1/scripts" &&
+	fake_tree "$1" 'config 64BIT\n\tbool\n\nconfig NEEDS_DEP\n\tbool "needs BROKEN"\n\tdepends on BROKEN\n' <<-\EOF_MAKE &&
+	tinyconfig:
+	> printf 'CONFIG_64BIT=y\n# CONFIG_NEEDS_DEP is not set\n' >$(O)/.config
+	olddefconfig:
+	> sed -i -e '/^CONFIG_NEEDS_DEP=/d' -e '/^CONFIG_NOT_HERE=/d' $(O)/.config
+	bzImage:
+	> @echo "  CC      main.o"
+	> $(CC) -c -o $(O)/main.o $(CURDIR)/main.c
+	> mkdir -p $(O)/arch/x86/boot
+	> cp $(O)/main.o $(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig bzImage
+	EOF_MAKE
 	(
 		cd "$1" &&
-		git init -q &&
-		cat >Makefile <<-\EOF_MAKE &&
-		.RECIPEPREFIX := >
-		O ?= .
-		tinyconfig:
-		> printf 'CONFIG_64BIT=y\n# CONFIG_NEEDS_DEP is not set\n' >$(O)/.config
-		olddefconfig:
-		> sed -i -e '/^CONFIG_NEEDS_DEP=/d' -e '/^CONFIG_NOT_HERE=/d' $(O)/.config
-		bzImage:
-		> @echo "  CC      main.o"
-		> $(CC) -c -o $(O)/main.o $(CURDIR)/main.c
-		> mkdir -p $(O)/arch/x86/boot
-		> cp $(O)/main.o $(O)/arch/x86/boot/bzImage
-		.PHONY: tinyconfig olddefconfig bzImage
-		EOF_MAKE
-		printf 'config 64BIT\n\tbool\n\nconfig NEEDS_DEP\n\tbool "needs BROKEN"\n\tdepends on BROKEN\n' >Kconfig &&
+		mkdir scripts &&
 		printf 'int main(void)\n{\n\treturn 0;\n}\n' >main.c &&
 		printf 'int other(void)\n{\n\treturn 1;\n}\n' >other.c &&
 		printf 'int gone;\n' >gone.c &&
 		printf '#!/bin/sh\necho tool\n' >scripts/tool.sh &&
 		chmod +x scripts/tool.sh &&
 		ln -s main.c link.c &&
-		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0 &&
+		fake_tree_release . &&
 		git checkout -q -b breaker &&
 		sed -i "s/return 0;/return undeclared_thing;/" main.c &&
 		printf 'int new;\n' >new.c &&
@@ -91,19 +87,12 @@ test_expect_success 'setup: a fake kernel tree and a kit whose patch breaks it' 
 	git -C linux format-patch -q -o "$PWD/kit/patches" master..breaker &&
 	write_fake_qemu "$PWD/fake-qemu" &&
 	printf "CONFIG_64BIT=y\nCONFIG_NOT_HERE=y\n" >kit/kernels/t.config &&
-	cat >kit/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $PWD/linux, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	  fragments: [kernels/t.config]
-	boot:
-	  qemu: $PWD/fake-qemu
-	  accel: tcg
-	  boot-timeout: 3
-	  run-timeout: 3
-	EOF
+	git_yaml kit t "$PWD/linux" v1.0 "  fragments: [kernels/t.config]
+boot:
+  qemu: $PWD/fake-qemu
+  accel: tcg
+  boot-timeout: 3
+  run-timeout: 3" &&
 	cat >kit/series.yaml <<-EOF
 	series:
 	  - id: breaker
@@ -164,7 +153,9 @@ test_expect_success 'a failed kit build reports the first compiler error and exi
 	test_grep "^    log: $WORK/logs/kit-build.log" out &&
 	test_grep "error: .undeclared_thing. undeclared" "$WORK/logs/kit-build.log" &&
 	test_grep "^status=failed" "$WORK/state/kit.build" &&
-	test_grep "^failure=main.c:3" "$WORK/state/kit.build"
+	test_grep "^failure=main.c:3" "$WORK/state/kit.build" &&
+	(cd kit && test_expect_code 1 mkseries build --branch t --variant kit >../out 2>../err) &&
+	test_grep "^t kit: up to date (FAILED main.c:3:[0-9]*: error: .undeclared_thing. undeclared (first use in this function))$" out
 '
 
 test_expect_success 'a first kit build starts from a copy of the base out directory' '
@@ -344,7 +335,7 @@ test_expect_success 'build without --variant: base, kit, then the declared ones 
 	sed "s/:.*//" out | grep "^t " >order &&
 	printf "%s\n" "t base" "t kit" "t no-breaker" "t no-run" >order.expect &&
 	test_cmp order.expect order &&
-	test_grep "^t kit: FAILED main.c:3" out &&
+	test_grep "^t kit: up to date (FAILED main.c:3" out &&
 	test_grep "^t no-breaker: up to date" out &&
 	test_grep "^t no-run: built in" out
 '

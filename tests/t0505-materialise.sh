@@ -21,9 +21,7 @@ test_expect_success 'setup: a tree of 3,000 files, a kit that builds it' '
 		ln -s d3/run.sh link &&
 		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0
 	) &&
-	mkdir -p kit/kernels &&
-	printf "name: t\nsource:\n  git: { repo: $PWD/linux, ref: v1.0 }\nconfig:\n  base: tinyconfig\n" >kit/kernels/t.yaml &&
-	echo "series: []" >kit/series.yaml
+	plain_kit kit "$PWD/linux"
 '
 
 WORK=$(kit_workdir kit t)

@@ -17,32 +17,25 @@ test_lazy_prereq CPIO 'command -v cpio'
 # CROSS_COMPILE, and records what it was given. FAKE_IGNORE_ARCH=1 makes
 # it build for the host instead: an x86 bzImage under the arm64 name.
 make_arch_tree() {
-	mkdir -p "$1" &&
-	(
-		cd "$1" &&
-		git init -q &&
-		cat >Makefile <<-\EOF_MAKE &&
-		.RECIPEPREFIX := >
-		O ?= .
-		tinyconfig:
-		> printf 'CONFIG_64BIT=y\n' >$(O)/.config
-		olddefconfig:
-		> @echo "olddefconfig ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE)"
-		Image:
-		> @echo "make Image ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) CC=$(CC)" >>$(O)/make.log
-		> @$(CC) --version >/dev/null
-		> mkdir -p $(O)/arch/arm64/boot
-		> if [ "$(ARCH)" = arm64 ] && [ -n "$(CROSS_COMPILE)" ] && [ -z "$$FAKE_IGNORE_ARCH" ]; then \
-		>	head -c 56 /dev/zero >$(O)/arch/arm64/boot/Image && printf 'ARMd' >>$(O)/arch/arm64/boot/Image; \
-		> else \
-		>	head -c 514 /dev/zero >$(O)/arch/arm64/boot/Image && printf 'HdrS' >>$(O)/arch/arm64/boot/Image; \
-		> fi
-		.PHONY: tinyconfig olddefconfig Image
-		EOF_MAKE
-		printf 'config 64BIT\n\tbool\n' >Kconfig &&
-		mkdir -p arch/arm64 && printf 'config ARM64\n\tdef_bool y\n' >arch/arm64/Kconfig &&
-		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0
-	)
+	fake_tree "$1" <<-\EOF_MAKE &&
+	tinyconfig:
+	> printf 'CONFIG_64BIT=y\n' >$(O)/.config
+	olddefconfig:
+	> @echo "olddefconfig ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE)"
+	Image:
+	> @echo "make Image ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) CC=$(CC)" >>$(O)/make.log
+	> @$(CC) --version >/dev/null
+	> mkdir -p $(O)/arch/arm64/boot
+	> if [ "$(ARCH)" = arm64 ] && [ -n "$(CROSS_COMPILE)" ] && [ -z "$$FAKE_IGNORE_ARCH" ]; then \
+	>	head -c 56 /dev/zero >$(O)/arch/arm64/boot/Image && printf 'ARMd' >>$(O)/arch/arm64/boot/Image; \
+	> else \
+	>	head -c 514 /dev/zero >$(O)/arch/arm64/boot/Image && printf 'HdrS' >>$(O)/arch/arm64/boot/Image; \
+	> fi
+	.PHONY: tinyconfig olddefconfig Image
+	EOF_MAKE
+	mkdir -p "$1/arch/arm64" &&
+	printf 'config ARM64\n\tdef_bool y\n' >"$1/arch/arm64/Kconfig" &&
+	fake_tree_release "$1"
 }
 
 # Debian's cross compiler, as far as the build asks it anything.
@@ -113,17 +106,10 @@ test_expect_success 'setup: an arm64 branch, stand-ins for its compiler and QEMU
 	mkdir -p bin kit/kernels &&
 	write_fake_cross_gcc bin/aarch64-linux-gnu-gcc &&
 	write_fake_aarch64_qemu bin/qemu-system-aarch64 &&
-	cat >kit/kernels/a.yaml <<-EOF &&
-	name: a
-	source:
-	  git: { repo: $PWD/linux, ref: v1.0 }
-	arch: arm64
-	config:
-	  base: tinyconfig
-	boot:
-	  boot-timeout: 10
-	  run-timeout: 10
-	EOF
+	git_yaml kit a "$PWD/linux" v1.0 "arch: arm64
+boot:
+  boot-timeout: 10
+  run-timeout: 10" &&
 	printf "series: []\n" >kit/series.yaml &&
 	FAKE_GCC_LOG=$PWD/gcc.log && export FAKE_GCC_LOG &&
 	FAKE_QEMU_LOG=$PWD/qemu.log && export FAKE_QEMU_LOG &&
@@ -245,31 +231,24 @@ test_lazy_prereq SPARC64_REGRESS 'test -s "$(dirname "$MKSERIES_BIN")/mm-regress
 # CROSS_COMPILE, an x86-64 one (62, little-endian) when FAKE_IGNORE_ARCH
 # makes it build for the host.
 make_sparc_tree() {
-	mkdir -p "$1" &&
-	(
-		cd "$1" &&
-		git init -q &&
-		cat >Makefile <<-\EOF_MAKE &&
-		.RECIPEPREFIX := >
-		O ?= .
-		tinyconfig:
-		> printf 'CONFIG_64BIT=y\n' >$(O)/.config
-		olddefconfig:
-		> @true
-		image:
-		> @echo "make image ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) CC=$(CC)" >>$(O)/make.log
-		> mkdir -p $(O)/arch/sparc/boot
-		> if [ "$(ARCH)" = sparc ] && [ -n "$(CROSS_COMPILE)" ] && [ -z "$$FAKE_IGNORE_ARCH" ]; then \
-		>	printf '\177ELF\002\002\001\000\000\000\000\000\000\000\000\000\000\002\000\053' >$(O)/arch/sparc/boot/image; \
-		> else \
-		>	printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\002\000\076\000' >$(O)/arch/sparc/boot/image; \
-		> fi
-		.PHONY: tinyconfig olddefconfig image
-		EOF_MAKE
-		printf 'config 64BIT\n\tbool\n' >Kconfig &&
-		mkdir -p arch/sparc && printf 'config SPARC\n\tdef_bool y\n' >arch/sparc/Kconfig &&
-		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0
-	)
+	fake_tree "$1" <<-\EOF_MAKE &&
+	tinyconfig:
+	> printf 'CONFIG_64BIT=y\n' >$(O)/.config
+	olddefconfig:
+	> @true
+	image:
+	> @echo "make image ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) CC=$(CC)" >>$(O)/make.log
+	> mkdir -p $(O)/arch/sparc/boot
+	> if [ "$(ARCH)" = sparc ] && [ -n "$(CROSS_COMPILE)" ] && [ -z "$$FAKE_IGNORE_ARCH" ]; then \
+	>	printf '\177ELF\002\002\001\000\000\000\000\000\000\000\000\000\000\002\000\053' >$(O)/arch/sparc/boot/image; \
+	> else \
+	>	printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\002\000\076\000' >$(O)/arch/sparc/boot/image; \
+	> fi
+	.PHONY: tinyconfig olddefconfig image
+	EOF_MAKE
+	mkdir -p "$1/arch/sparc" &&
+	printf 'config SPARC\n\tdef_bool y\n' >"$1/arch/sparc/Kconfig" &&
+	fake_tree_release "$1"
 }
 
 # qemu-system-sparc64: a SPARC V9 ELF image and /init (e_machine 43,
@@ -282,17 +261,10 @@ test_expect_success 'setup: a sparc64 branch, stand-ins for its compiler and QEM
 	make_sparc_tree slinux &&
 	write_fake_cross_gcc bin/sparc64-linux-gnu-gcc &&
 	write_fake_sparc64_qemu bin/qemu-system-sparc64 &&
-	cat >kit/kernels/s.yaml <<-EOF
-	name: s
-	source:
-	  git: { repo: $PWD/slinux, ref: v1.0 }
-	arch: sparc64
-	config:
-	  base: tinyconfig
-	boot:
-	  boot-timeout: 10
-	  run-timeout: 10
-	EOF
+	git_yaml kit s "$PWD/slinux" v1.0 "arch: sparc64
+boot:
+  boot-timeout: 10
+  run-timeout: 10"
 '
 
 WORK_S=$(kit_workdir kit s)

@@ -8,34 +8,31 @@
 # file written by -Wp,-MMD, and a header every file includes. Tag v1.1
 # breaks lib/f3.c.
 make_c_tree() {
-	mkdir -p "$1/lib" "$1/include" &&
+	fake_tree "$1" <<-\EOF_MAKE &&
+	SRCS := $(sort $(wildcard $(CURDIR)/lib/*.c))
+	OBJS := $(patsubst $(CURDIR)/lib/%.c,$(O)/lib/%.o,$(SRCS))
+	tinyconfig:
+	> printf 'CONFIG_64BIT=y\n' >$(O)/.config
+	olddefconfig:
+	> @:
+	$(O)/lib/%.o: $(CURDIR)/lib/%.c
+	> @mkdir -p $(dir $@)
+	> @echo "  CC      lib/$*.o"
+	> cd $(O) && $(CC) -I$(CURDIR)/include -O2 -Wp,-MMD,lib/.$*.o.d -c -o lib/$*.o $<
+	bzImage: $(OBJS)
+	> mkdir -p $(O)/arch/x86/boot
+	> cat $(OBJS) >$(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig bzImage
+	EOF_MAKE
 	(
 		cd "$1" &&
-		git init -q &&
-		cat >Makefile <<-\EOF_MAKE &&
-		.RECIPEPREFIX := >
-		O ?= .
-		SRCS := $(sort $(wildcard $(CURDIR)/lib/*.c))
-		OBJS := $(patsubst $(CURDIR)/lib/%.c,$(O)/lib/%.o,$(SRCS))
-		tinyconfig:
-		> printf 'CONFIG_64BIT=y\n' >$(O)/.config
-		olddefconfig:
-		> @:
-		$(O)/lib/%.o: $(CURDIR)/lib/%.c
-		> @mkdir -p $(dir $@)
-		> @echo "  CC      lib/$*.o"
-		> cd $(O) && $(CC) -I$(CURDIR)/include -O2 -Wp,-MMD,lib/.$*.o.d -c -o lib/$*.o $<
-		bzImage: $(OBJS)
-		> mkdir -p $(O)/arch/x86/boot
-		> cat $(OBJS) >$(O)/arch/x86/boot/bzImage
-		.PHONY: tinyconfig olddefconfig bzImage
-		EOF_MAKE
+		mkdir lib include &&
 		printf '#define SCALE 3\nint step(int x);\n' >include/common.h &&
 		for i in 1 2 3 4 5 6; do
 			printf '#include "common.h"\nint f%s(int n)\n{\n\tint s = 0;\n\tfor (int i = 0; i < n; i++)\n\t\ts += i * SCALE + %s;\n\treturn s;\n}\n' \
 				$i $i >lib/f$i.c || return 1
 		done &&
-		git add -A && git commit -q -m "Linux 1.0" && git tag v1.0 &&
+		fake_tree_release . &&
 		sed -i "s/return s;/return t;/" lib/f3.c &&
 		git commit -q -a -m "Linux 1.1" && git tag v1.1
 	)
@@ -53,15 +50,7 @@ ccache_stat() {
 
 test_expect_success 'setup: a C tree and a kit that builds it' '
 	make_c_tree linux &&
-	mkdir -p kit/kernels &&
-	cat >kit/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $PWD/linux, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF
-	echo "series: []" >kit/series.yaml
+	plain_kit kit "$PWD/linux"
 '
 
 WORK=$(kit_workdir kit t)

@@ -7,13 +7,7 @@ up_short() { git -C up rev-parse --short=12 "$1"; }
 
 # The kit's branch t follows REF of up, grown from v1.0.
 follow_up_ref() {
-	cat >kit/kernels/t.yaml <<-EOF
-	name: t
-	source:
-	  git: { repo: $TRASH_DIRECTORY/up, ref: $1, release: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF
+	git_yaml kit t "$TRASH_DIRECTORY/up" "$1, release: v1.0"
 }
 
 test_expect_success 'setup: upstream, a stable branch with backports of A1 and A2, and the kit' '

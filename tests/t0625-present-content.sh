@@ -1,22 +1,11 @@
 #!/bin/sh
 # t0625-present-content.sh: "present" by what the tree has: a stable commit that carries part of X, one that carries all of it under other context, X merged with no stable wording; plan and apply agree.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 # The kit's branch t: REF of up, its stable history read from v1.0.
 follow() {
-	cat >kit/kernels/t.yaml <<-EOF
-	name: t
-	source:
-	  git: { repo: $TRASH_DIRECTORY/up, ref: $1, release: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF
-}
-
-# The branch ref apply writes for kit/ and branch t.
-ref_of_kit() {
-	d=$(cd kit && pwd -P) &&
-	echo "refs/heads/mkseries/kit-$(printf %s "$d" | git hash-object --stdin | cut -c1-8)/t"
+	git_yaml kit t "$TRASH_DIRECTORY/up" "$1, release: v1.0"
 }
 
 test_expect_success 'setup: upstream X touching two files in three hunks, and stable branches' '
@@ -109,7 +98,7 @@ test_expect_success 'partial: apply refuses with the same evidence, and writes n
 	test_grep "missing: mm/a.c hunk 2 of 2 (@@ -14,5 +15,6 @@), mm/b.c hunk 1 of 1 (@@ -1,4 +1,4 @@)\$" err &&
 	test_grep "decide in series.yaml, under the entry.s branches: \"t\": { present: \"why\" }" err &&
 	test_grep "nothing applied" err &&
-	test_must_fail git -C up rev-parse --verify -q $(ref_of_kit)
+	test_must_fail git -C up rev-parse --verify -q $(kit_ref kit t)
 '
 
 test_expect_success 'partial, and series.yaml says the stable backport is enough: present' '
@@ -137,7 +126,7 @@ test_expect_success 'partial, and series.yaml gives a backport of the missing pa
 	test_grep "but the tree has 0 of the 2 hunks of patches/locks/rest.patch; missing: .*; applied as series.yaml decides for this branch\$" out &&
 	(cd kit && mkseries apply --branch t >../out) &&
 	test_grep "(1 commits, 0 squashed, 0 already in the tree; plan: 0 present, 0 skipped)" out &&
-	test "$(git -C up rev-parse $(ref_of_kit)^{tree})" = "$(git -C up rev-parse master^{tree})" &&
+	test "$(git -C up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse master^{tree})" &&
 	cp series.yaml.orig kit/series.yaml
 '
 
@@ -151,7 +140,7 @@ test_expect_success 'a stable commit with all of X under other context: present 
 	test_grep "^t: 0 to apply, 0 squashed, 1 present, 0 skipped\$" out &&
 	(cd kit && mkseries apply --branch t >../out) &&
 	test_grep "(0 commits, 0 squashed, 0 already in the tree; plan: 1 present, 0 skipped)" out &&
-	test "$(git -C up rev-parse $(ref_of_kit))" = "$S2"
+	test "$(git -C up rev-parse $(kit_ref kit t))" = "$S2"
 '
 
 test_expect_success 'X merged with no stable wording: present by content in plan and apply' '

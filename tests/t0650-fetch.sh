@@ -6,14 +6,7 @@
 
 # write_kit DIR: a kit over $PWD/up whose entries name upstream ids only.
 write_kit() {
-	mkdir -p "$1/kernels" &&
-	cat >"$1/kernels/t.yaml" <<-EOF_KERNEL &&
-	name: t
-	source:
-	  git: { repo: $PWD/up, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF_KERNEL
+	git_yaml "$1" t "$PWD/up" v1.0 &&
 	cat >"$1/series.yaml" <<-EOF_SERIES
 	# fetched kit
 

@@ -8,13 +8,7 @@
 write_kit() {
 	mkdir -p "$1/kernels" "$1/patches/beta" &&
 	git -C up format-patch -q -o "$PWD/$1/patches/beta" -1 $B1 &&
-	cat >"$1/kernels/t.yaml" <<-EOF_KERNEL &&
-	name: t
-	source:
-	  git: { repo: $PWD/up, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF_KERNEL
+	git_yaml "$1" t "$PWD/up" v1.0 &&
 	cat >"$1/series.yaml" <<-\EOF_SERIES
 	# a kit
 

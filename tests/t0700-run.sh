@@ -222,7 +222,7 @@ test_expect_success 'SIGINT during a build: the rerun resumes, nothing half-done
 	kill -INT $pid &&
 	{ wait $pid; code=$?; } &&
 	test $code = 130 &&
-	test ! -e w2/t/state/run.base.build &&
+	test_grep "^status=running$" w2/t/state/base.build &&
 	(cd kit && test_must_fail mkseries report --branch t --workdir ../w2 >../rep) &&
 	test_grep "^  t base: build: interrupted" rep &&
 	(cd kit && mkseries run --branch t --workdir ../w2 >../out) &&
@@ -247,7 +247,7 @@ test_expect_success 'SIGKILL during a build: the rerun builds again' '
 	kill -KILL -$child &&
 	{ wait $pid; code=$?; } &&
 	test $code = 137 &&
-	test ! -e w3/t/state/run.base.build &&
+	test_grep "^status=running$" w3/t/state/base.build &&
 	(cd kit && mkseries run --branch t --workdir ../w3 >../out) &&
 	test_grep "^t base: build: built" out &&
 	test_grep "^t base: test: booted" out &&
@@ -263,8 +263,8 @@ test_expect_success 'SIGKILL during a boot: the rerun boots again, the build sta
 	kill -KILL -$child &&
 	{ wait $pid; code=$?; } &&
 	test $code = 137 &&
-	test -e w4/t/state/run.base.build &&
-	test ! -e w4/t/state/run.base.test &&
+	test_grep "^status=ok$" w4/t/state/base.build &&
+	test ! -e w4/t/state/base.test &&
 	(cd kit && mkseries run --branch t --workdir ../w4 >../out) &&
 	test_grep "^t base: build: up to date" out &&
 	test_grep "^t base: test: booted" out
@@ -275,12 +275,12 @@ test_expect_success 'a guest that never started is not a result: the next run bo
 		--force=test >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t base: test: FAILED (tcg, instruction-paced) mm-regress never started: QEMU exited with status 134" out &&
-	test_grep "^started=0$" work/t/state/run.base.test &&
+	test_grep "^started=0$" work/t/state/base.test &&
 	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t base: test: booted (tcg, instruction-paced, 2 boots) 3 ok" out &&
 	test_grep "^t kit: test: booted" out &&
-	test_grep "^started=1$" work/t/state/run.base.test &&
+	test_grep "^started=1$" work/t/state/base.test &&
 	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
 	test_grep "^t base: test: up to date" out
 '
@@ -299,7 +299,10 @@ test_expect_success 'a kit that applies nothing reuses the build and test of bas
 	test_grep ! "^done kit: build: built" out &&
 	! test -e work/done/out-kit &&
 	test_grep "^reused=base$" work/done/state/kit.test &&
-	test_grep "^reused=base$" work/done/state/run.kit.test &&
+	test_grep "^key=" work/done/state/kit.test &&
+	ls work/done/state >actual &&
+	printf "%s\n" base.build base.test kit.build kit.test run.apply run.import >expect &&
+	test_cmp expect actual &&
 	(cd kit0 && mkseries run --branch done --workdir ../work >../out 2>../err) &&
 	cat out &&
 	test_grep "^done base: test: up to date" out &&

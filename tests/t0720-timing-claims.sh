@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0720-timing-claims.sh: kinds of time, several boots, reused cells and performance claims, on recorded state and consoles.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 DATA="$TEST_DIRECTORY/data/results"
 A=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
@@ -51,17 +52,8 @@ record_cell() {
 }
 
 test_expect_success 'setup: a kit with claims, and the state of five recorded runs' '
-	mkdir -p kit/kernels kit/patches &&
-	cp "$DATA/kit/patches/0001-mm-rename-ptes.patch" kit/patches/ &&
-	cat >kit/series.yaml <<-\EOF &&
-	verdicts: { threshold: 5% }
-	series:
-	  - id: alpha
-	    title: "mm: rename ptes"
-	    patches:
-	      - file: patches/0001-mm-rename-ptes.patch
-	        upstream: 1a356dad81e2
-	        subject: "mm: rename ptes"
+	alpha_kit kit "verdicts: { threshold: 5% }" &&
+	cat >>kit/series.yaml <<-\EOF &&
 	    claims:
 	      - { metric: realloc.calls_per_sec, better: 20%, why: "the cover letter: 25% more reallocs" }
 	      - { metric: steady.ns_per_op, below: 60 }

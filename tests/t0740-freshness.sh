@@ -98,15 +98,103 @@ test_expect_success 'another compiler redoes the builds only: the same image kee
 
 test_expect_success 'state from before key parts were recorded: up to date, then reruns once saying so' '
 	run_t &&
-	sed -i "/^key_parts=/d" work/t/state/run.base.test work/t/state/run.kit.test &&
-	test_grep ! "^key_parts=" work/t/state/run.kit.test &&
+	sed -i "/^key_parts=/d" work/t/state/base.test work/t/state/kit.test &&
+	test_grep ! "^key_parts=" work/t/state/kit.test &&
 	run_t &&
 	test $(grep -c ": up to date" out) = 6 &&
 	sed -i "s/console: ttyS1/console: ttyS3/" kit/kernels/t.yaml &&
 	expect_rerun "base test" "kit test" &&
 	printf "%s\n" "base test: its inputs changed" "kit test: its inputs changed" >expect &&
 	test_cmp expect again &&
-	test_grep "^key_parts=.*console:" work/t/state/run.kit.test
+	test_grep "^key_parts=.*console:" work/t/state/kit.test
+'
+
+test_expect_success 'one state file per step: import, apply, and per cell its build and its test' '
+	run_t &&
+	ls work/t/state >actual &&
+	printf "%s\n" base.build base.test kit.build kit.test run.apply run.import >expect &&
+	test_cmp expect actual &&
+	test_grep "^key=[0-9a-f]\{40\}$" work/t/state/kit.build &&
+	test_grep "^bzimage=.*/out-kit/" work/t/state/kit.build &&
+	test_grep "^key=[0-9a-f]\{40\}$" work/t/state/kit.test &&
+	test_grep "^console=.*/logs/kit-console.log$" work/t/state/kit.test
+'
+
+test_expect_success 'mkseries build alone, then mkseries run: the run takes the build as it is' '
+	(cd kit && mkseries build --branch t --variant base --workdir ../work2 >../out 2>&1) &&
+	test_grep "^t base: built in" out &&
+	cp work2/t/state/base.build base.build.before &&
+	(cd kit && mkseries run --branch t --workdir ../work2 >../out 2>&1) &&
+	test_grep "^t base: build: up to date (.*/work2/t/out-base/arch/x86/boot/bzImage)$" out &&
+	test_grep "^t kit: build: built in" out &&
+	test_grep "^t base: test: booted" out &&
+	test_cmp base.build.before work2/t/state/base.build &&
+	(cd kit && mkseries build --branch t --workdir ../work2 >../out 2>&1) &&
+	printf "%s\n" "t base: up to date" "t kit: up to date" >expect &&
+	sed "s/ (.*//" out >actual &&
+	test_cmp expect actual &&
+	(cd kit && mkseries test --branch t --variant base --workdir ../work2 >../out 2>&1) &&
+	test_grep "^status=ok$" work2/t/state/base.test &&
+	test_grep ! "^key=" work2/t/state/base.test &&
+	(cd kit && mkseries run --branch t --workdir ../work2 >../out 2>&1) &&
+	test_grep "^t base: test: again: no key was recorded$" out &&
+	test_grep "^t kit: test: up to date" out &&
+	test_grep "^key=" work2/t/state/base.test
+'
+
+# to_old_format DIR: rewrite DIR/state as versions before one record per step
+# kept it: the module's file (<variant>.<step>, with "finished") and the run's
+# (run.<variant>.<step>: key, key parts, outcome, what the test ran). A step
+# that still has its two files is left as it is.
+to_old_format() {
+	for f in base.build kit.build base.test kit.test; do
+		test -e "$1/state/run.$f" && continue
+		at=$(sed -n "s/^at=//p" "$1/state/$f") &&
+		test -n "$at" &&
+		grep -E "^(key|key_parts|status|bzimage_hash|repeat|started)=" "$1/state/$f" \
+			>"$1/state/run.$f" &&
+		echo "finished=$at" >>"$1/state/run.$f" &&
+		sed -i -E -e "/^(key|key_parts|at|bzimage_hash|repeat)=/d" "$1/state/$f" &&
+		echo "finished=$at" >>"$1/state/$f" || return 1
+	done
+}
+
+test_expect_success 'a work directory of an earlier version (two files a step) is not redone' '
+	run_t &&
+	to_old_format work/t &&
+	test_grep ! "^key=" work/t/state/kit.build &&
+	test_grep "^key=" work/t/state/run.kit.build &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6 &&
+	(cd kit && mkseries report --branch t --workdir ../work >../rep 2>&1) &&
+	test_grep "^2 cells: 2 ok" rep &&
+	sed -i "s/console: ttyS3/console: ttyS1/" kit/kernels/t.yaml &&
+	expect_rerun "base test" "kit test" &&
+	printf "%s\n" "base test: argv, console changed" "kit test: argv, console changed" >expect &&
+	test_cmp expect again &&
+	ls work/t/state >actual &&
+	printf "%s\n" base.build base.test kit.build kit.test run.apply run.base.build \
+		run.import run.kit.build >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'old files of different work (or a run error) are stale: that step runs once' '
+	run_t &&
+	to_old_format work/t &&
+	sed -i "s/^finished=.*/finished=1/" work/t/state/run.kit.build &&
+	sed -i "s/^status=.*/status=error/" work/t/state/run.base.test &&
+	run_t &&
+	test_grep "^t kit: build: again: no key was recorded$" out &&
+	test_grep "^t kit: build: built" out &&
+	test_grep "^t base: build: up to date" out &&
+	test_grep "^t base: test: again: no key was recorded$" out &&
+	test_grep "^t base: test: booted" out &&
+	test_grep "^t kit: test: up to date" out &&
+	! test -e work/t/state/run.kit.build &&
+	! test -e work/t/state/run.base.test &&
+	test_grep "^key=" work/t/state/kit.build &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6
 '
 
 test_expect_success 'a relative XDG_CACHE_HOME is ignored: work directories go under HOME, as the repository' '

@@ -57,8 +57,10 @@ test_expect_success 'a build that cannot run (no cross compiler) keeps why, and 
 	echo "cross: no-such-" >>kit/kernels/t.yaml &&
 	(cd kit && test_expect_code 2 mkseries run --branch t --workdir ../work >../out 2>../err) &&
 	test_grep "^t base: build: FAILED the kit.s build settings are invalid: .*t.yaml:[0-9]*: cannot build arch x86_64: no .no-such-gcc. on PATH" out &&
+	test_grep "^status=error$" work/t/state/base.build &&
+	test_grep "^failure=kernels/t.yaml:[0-9]*: cannot build arch x86_64: no .no-such-gcc." work/t/state/base.build &&
 	report_all &&
-	cause_everywhere "cannot build arch x86_64: no " &&
+	cause_everywhere "cannot build arch x86_64:" &&
 	cause_everywhere "no-such-gcc"
 '
 

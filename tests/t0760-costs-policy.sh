@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0760-costs-policy.sh: costs declared per metric, checked on recorded runs; a branch's kind and the policy rule plan shows.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 DATA="$TEST_DIRECTORY/data/results"
 A=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
@@ -32,17 +33,7 @@ kernel_file() {
 }
 
 test_expect_success 'setup: a kit, and a run whose kit is 30% slower on one metric' '
-	mkdir -p kit/kernels kit/patches &&
-	cp "$DATA/kit/patches/0001-mm-rename-ptes.patch" kit/patches/ &&
-	cat >kit/series.yaml <<-\EOF &&
-	series:
-	  - id: alpha
-	    title: "mm: rename ptes"
-	    patches:
-	      - file: patches/0001-mm-rename-ptes.patch
-	        upstream: 1a356dad81e2
-	        subject: "mm: rename ptes"
-	EOF
+	alpha_kit kit &&
 	record_branch slower &&
 	record_cell slower base $A base-icount.log &&
 	record_cell slower kit $B kit-icount-slower.log
@@ -133,14 +124,7 @@ test_expect_success 'setup: a series with a fixup, for the policy' '
 	cp -r kit pol &&
 	git init -q mk && (cd mk && git commit -q --allow-empty -m init) &&
 	cp "$DATA/kit/patches/0001-mm-rename-ptes.patch" pol/patches/0002-fix.patch &&
-	cat >pol/series.yaml <<-\EOF
-	series:
-	  - id: alpha
-	    title: "mm: rename ptes"
-	    patches:
-	      - file: patches/0001-mm-rename-ptes.patch
-	        upstream: 1a356dad81e2
-	        subject: "mm: rename ptes"
+	cat >>pol/series.yaml <<-\EOF
 	    fixups:
 	      - file: patches/0002-fix.patch
 	        upstream: 2b467ebe92f3

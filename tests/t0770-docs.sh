@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0770-docs.sh: manual pages (built, one a command, every option of --help in its page), `mkseries help`, --list, the bash completion, make install.
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-kit.sh"
 
 MAN_SRC="$SRC_DIR/docs/man"
 MAN_OUT="$(dirname "$MKSERIES_BIN")/man"
@@ -94,16 +95,8 @@ test_expect_success 'without man, help says so and names --help' '
 '
 
 test_expect_success 'setup: a kit with two branches, variants and series' '
-	mkdir -p kit/kernels kit/patches &&
-	cp "$TEST_DIRECTORY/data/results/kit/patches/0001-mm-rename-ptes.patch" kit/patches/ &&
-	cat >kit/series.yaml <<-\EOF &&
-	series:
-	  - id: alpha
-	    title: "mm: rename ptes"
-	    patches:
-	      - file: patches/0001-mm-rename-ptes.patch
-	        upstream: 1a356dad81e2
-	        subject: "mm: rename ptes"
+	alpha_kit kit &&
+	cat >>kit/series.yaml <<-\EOF &&
 	  - id: beta-two
 	    title: "mm: beta"
 	    patches:

@@ -88,10 +88,29 @@ test_expect_success 'usage: the failure named once, a branch, a metric CASE.NAME
 	test_grep "nosuch" err
 '
 
+test_expect_success 'the probes are no cell of the branch: report and export leave them out' '
+	ls "$(kit_workdir kit t)/state" >files &&
+	test_grep "^bisect.test$" files &&
+	(cd kit && mkseries report --branch t --format json --output ../r.json 2>../err) &&
+	test_grep "\"variant\": \"base\"" r.json &&
+	! grep "\"variant\": \"bisect\"" r.json &&
+	(cd kit && test_expect_code 1 mkseries export --branch t --format mbox -o ../exp 2>../err) &&
+	test_grep "never run\|not pass\|moved" err &&
+	! grep bisect err
+'
+
 test_expect_success '--claim without a recorded base boot says what to run' '
 	rm "$(kit_workdir kit t)/logs/base-console.log" &&
 	(cd kit && test_expect_code 1 mkseries bisect --branch t --claim perf_loop.us_per_iteration 2>../err) &&
 	test_grep "run mkseries test --branch t --variant base first" err
+'
+
+test_expect_success 'a kernels file may not declare a variant named bisect' '
+	cp kit/kernels/t.yaml t.yaml.orig &&
+	printf "variants:\n  bisect:\n    without: [x]\n" >>kit/kernels/t.yaml &&
+	(cd kit && test_expect_code 2 mkseries plan --branch t >../out 2>../err) &&
+	test_grep "variant name .bisect. is taken (base and kit are every branch.s own, bisect is bisect.s)" err &&
+	cp t.yaml.orig kit/kernels/t.yaml
 '
 
 test_done

@@ -843,7 +843,7 @@ static const struct bad_case bad_cases[] = {
 	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"
 						  "  kit: { without: 9999aaaa }\n") } },
 	  "error: kernels/6.12.yaml:4: variant name 'kit' is taken (base and kit are every branch's "
-	  "own)\n", 0 },
+	  "own, bisect is bisect's)\n", 0 },
 	{ "variant name unfit for a ref",
 	  VARIANT_SERIES,
 	  { { "kernels/6.12.yaml", VARIANT_KERNEL("variants:\n"

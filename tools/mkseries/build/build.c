@@ -21,6 +21,7 @@
 #include "lib/gitutil.h"
 #include "build/ccache.h"
 #include "build/kconfig.h"
+#include "record/key.h"
 #include "record/record.h"
 #include "tree/workdir.h"
 
@@ -98,6 +99,7 @@ void build_result_release(struct build_result *r)
 	free(r->failure);
 	free(r->details);
 	free(r->notes);
+	strbuf_release(&r->why);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -367,18 +369,6 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	return ret;
 }
 
-int build_inputs_key(char **out, const struct kit *kit, const struct kernel_branch *b)
-{
-	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
-	struct strbuf inputs = STRBUF_INIT;
-	int ret = build_inputs(&inputs, &frag, kit, b);
-
-	*out = ret ? NULL : blob_hash_hex(inputs.buf, inputs.len);
-	kconfig_frag_release(&frag);
-	strbuf_release(&inputs);
-	return ret;
-}
-
 char *branch_compiler_missing(const struct kernel_branch *b)
 {
 	const struct arch_info *a = branch_arch(b);
@@ -548,18 +538,24 @@ static char *commit_timestamp(git_repository *repo, const git_oid *commit)
 	return xstrdup(buf);
 }
 
-/* Whether state says this exact build is done and its image is still there. */
-static int up_to_date(const struct step_record *st, const char *commit_hex, const char *inputs_hash)
+/*
+ * Whether the record st says this build is done (key k, record_fresh())
+ * and, when it built, that its image is still the one it made. When not,
+ * why says why, if anything was recorded.
+ */
+static int up_to_date(const struct step_record *st, const struct step_key *k, int force,
+		      struct strbuf *why)
 {
-	const char *commit = record_get(st, RF_COMMIT);
-	const char *inputs = record_get(st, RF_INPUTS), *img = record_get(st, RF_BZIMAGE);
-	const char *mtime = record_get(st, RF_BZIMAGE_MTIME);
+	const char *img = record_get(st, RF_BZIMAGE), *mtime = record_get(st, RF_BZIMAGE_MTIME);
 	struct stat s;
 
-	if (record_status(st) != RS_OK || !commit || strcmp(commit, commit_hex) || !inputs ||
-	    strcmp(inputs, inputs_hash) || !img || !mtime || stat(img, &s))
+	if (!record_fresh(st, k, force, why))
 		return 0;
-	return strtoll(mtime, NULL, 10) == (long long)s.st_mtime;
+	if (record_status(st) != RS_OK ||
+	    (img && mtime && !stat(img, &s) && strtoll(mtime, NULL, 10) == (long long)s.st_mtime))
+		return 1;
+	strbuf_addstr(why, "its image is not the one recorded");
+	return 0;
 }
 
 /*
@@ -578,7 +574,7 @@ static int seed_from_base(const char *workdir, const char *out, const char *inpu
 	const char *inputs;
 	int seeded = 0;
 
-	if (record_read(&st, workdir, BY_MODULE, STEP_BUILD, "base") || !dir_exists(base_out))
+	if (record_read(&st, workdir, STEP_BUILD, "base") || !dir_exists(base_out))
 		goto cleanup;
 	inputs = record_get(&st, RF_INPUTS);
 	if (record_status(&st) != RS_OK || !inputs || strcmp(inputs, inputs_hash))
@@ -611,7 +607,7 @@ static size_t last_full_objects(const struct step_record *own, const char *workd
 	size_t n = 0;
 
 	if (!record_get(own, RF_OBJECTS_FULL) &&
-	    !record_read(&base, workdir, BY_MODULE, STEP_BUILD, "base"))
+	    !record_read(&base, workdir, STEP_BUILD, "base"))
 		st = &base;
 	inputs = record_get(st, RF_INPUTS);
 	if (inputs && !strcmp(inputs, inputs_hash) && (v = record_get(st, RF_OBJECTS_FULL)))
@@ -620,27 +616,32 @@ static size_t last_full_objects(const struct step_record *own, const char *workd
 	return n;
 }
 
-/* res for a build that state says is current: what the last one recorded. */
+/* res for a build that its record says is current: what the last one recorded, failed or not. */
 static void uptodate_result(struct build_result *res, const struct step_record *st)
 {
 	const char *v;
 
-	res->status = BUILD_UPTODATE;
-	res->finished = record_ll(st, RF_FINISHED);
+	res->recorded = 1;
+	res->status = record_status(st) == RS_OK ? BUILD_UPTODATE : BUILD_FAILED;
+	if (res->status == BUILD_FAILED)
+		res->failure = xstrdup((v = record_get(st, RF_FAILURE)) ? v : "");
+	if ((v = record_get(st, RF_DETAILS)))
+		res->details = xstrdup(v);
 	res->seconds = (v = record_get(st, RF_SECONDS)) ? strtod(v, NULL) : 0;
 	res->config_hash = xstrdup((v = record_get(st, RF_CONFIG_HASH)) ? v : "");
 	if ((v = record_get(st, RF_NOTES)))
 		res->notes = xstrdup(v);
 }
 
-/* Record in st (written to workdir's record) that this build is running, and start its log. */
+/* Record in st (written to workdir's record) that this build under key k is running, and start its log. */
 static int build_start(struct build_result *res, struct step_record *st, const char *workdir,
 		       const struct kernel_branch *b, const char *variant, const char *commit_hex,
-		       const char *inputs_hash, int seeded)
+		       const char *inputs_hash, const struct step_key *k, int seeded)
 {
 	char *head;
 	int ret;
 
+	record_set_key(st, k);
 	record_set(st, RF_VARIANT, variant);
 	record_set(st, RF_BRANCH, b->name);
 	record_set(st, RF_COMMIT, commit_hex);
@@ -649,7 +650,7 @@ static int build_start(struct build_result *res, struct step_record *st, const c
 	record_set_status(st, RS_RUNNING);
 	if (seeded)
 		record_set(st, RF_SEEDED, "out-base");
-	if ((ret = record_write(st, workdir, BY_MODULE, STEP_BUILD, variant)))
+	if ((ret = record_write(st, workdir, STEP_BUILD, variant)))
 		return ret;
 	head = xstrfmt("# mkseries build %s %s %s\n", b->name, variant, commit_hex);
 	if (write_file_atomic(res->log, head, strlen(head)))
@@ -735,6 +736,19 @@ static int configure_and_make(struct build_result *res, struct step_record *st, 
 	return ret;
 }
 
+/* Write commit's tree into src, and record how; a failure fails the build. */
+static int write_tree(struct build_result *res, struct step_record *st, git_repository *repo,
+		      const git_oid *commit, const char *src)
+{
+	if (materialise(repo, commit, src, &res->mat)) {
+		fail(res, st, "cannot write the source tree");
+		return -1;
+	}
+	record_setf(st, RF_MATERIALISE, "%s %zu written %zu removed %zu repaired in %.2fs",
+		    res->mat.full ? "full" : "incremental", res->mat.written, res->mat.removed,
+		    res->mat.repaired, res->mat.seconds);
+	return 0;
+}
 
 static int build_run(struct build_result *res, git_repository *repo, const struct kit *kit,
 		     const struct kernel_branch *b, const char *variant, const git_oid *commit,
@@ -743,6 +757,7 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
 	struct strbuf inputs = STRBUF_INIT;
 	struct step_record st = STEP_RECORD_INIT;
+	struct step_key key = STEP_KEY_INIT;
 	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0, 0, 0, 0 };
 	struct make_ctx m = { 0 };
 	struct ccache_plan cp = CCACHE_PLAN_INIT;
@@ -754,6 +769,7 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	int ret = 0, seeded = 0, fresh = 0;
 
 	memset(res, 0, sizeof(*res));
+	strbuf_init(&res->why, 0);
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
 	if ((ret = branch_check_compiler(b)))
 		return ret;
@@ -776,9 +792,10 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 		ret = error("cannot create '%s': %s", opts->workdir, strerror(errno));
 		goto cleanup;
 	}
-	if ((ret = record_read(&st, opts->workdir, BY_MODULE, STEP_BUILD, variant)))
+	if ((ret = build_key(&key, repo, commit, inputs_hash)) ||
+	    (ret = record_read(&st, opts->workdir, STEP_BUILD, variant)))
 		goto cleanup;
-	if (!opts->force && up_to_date(&st, commit_hex, inputs_hash)) {
+	if (up_to_date(&st, &key, opts->force, &res->why)) {
 		uptodate_result(res, &st);
 		goto cleanup;
 	}
@@ -786,7 +803,8 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	/* No vmlinux yet: make builds every object, as the last full build did. */
 	fresh = !file_exists(vmlinux);
 	record_release(&st);
-	ret = build_start(res, &st, opts->workdir, b, variant, commit_hex, inputs_hash, seeded);
+	ret = build_start(res, &st, opts->workdir, b, variant, commit_hex, inputs_hash, &key,
+			  seeded);
 	if (ret)
 		goto cleanup;
 
@@ -796,13 +814,8 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	progress_init(&pg.line, opts->progress, 0.1);
 	snprintf(pg.last, sizeof(pg.last), "writing the source tree");
 	build_progress_draw(&pg, 1);
-	if (materialise(repo, commit, src, &res->mat)) {
-		fail(res, &st, "cannot write the source tree");
+	if (write_tree(res, &st, repo, commit, src))
 		goto done;
-	}
-	record_setf(&st, RF_MATERIALISE, "%s %zu written %zu removed %zu repaired in %.2fs",
-		   res->mat.full ? "full" : "incremental", res->mat.written, res->mat.removed,
-		   res->mat.repaired, res->mat.seconds);
 
 	make_ctx_init(&m, repo, commit, b, opts, &cp, src, out, res->log);
 	m.pg = &pg;
@@ -818,16 +831,15 @@ done:
 	progress_clear(&pg.line);
 	res->seconds = mono_seconds() - start;
 	record_setf(&st, RF_SECONDS, "%.1f", res->seconds);
-	res->finished = (long long)time(NULL);
-	record_setf(&st, RF_FINISHED, "%lld", res->finished);
 	if (!ret)
-		ret = record_write(&st, opts->workdir, BY_MODULE, STEP_BUILD, variant);
+		ret = record_write(&st, opts->workdir, STEP_BUILD, variant);
 cleanup:
 	ccache_plan_release(&cp);
 	free(m.timestamp);
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
 	record_release(&st);
+	step_key_release(&key);
 	free(inputs_hash);
 	free(vmlinux);
 	free(logdir);

@@ -32,7 +32,8 @@ struct build_result {
 	char *details;		/* more lines for a failure (options that did not stick), or NULL */
 	char *notes;		/* e.g. options absent from this tree, or NULL */
 	struct materialise_stats mat;
-	long long finished;	/* when the build its record describes finished (its "finished") */
+	int recorded;		/* nothing ran: res is what the record says (up to date, or failed) */
+	struct strbuf why;	/* when it built and a build was recorded: why again ("forced", ...) */
 };
 void build_result_release(struct build_result *r);
 
@@ -53,23 +54,18 @@ char *branch_compiler_missing(const struct kernel_branch *b);
 char *compiler_version(const char *cross);
 
 /*
- * The freshness key of b's build inputs besides its source: the arch,
- * cross prefix and image, whether ccache is used, the compiler's
- * version, the config base (its content when it is a file of the kit)
- * and each fragment's content. `mkseries build` (with the commit) and
- * `mkseries run` (with the tree, runstate.c's build_key()) both decide
- * with it whether a build is current, so they cannot disagree. Returns 0
- * with *out (caller frees), or MKS_ECONFIG (printed) when the kit's
- * files cannot be read.
- */
-int build_inputs_key(char **out, const struct kit *kit, const struct kernel_branch *b);
-
-/*
  * Build variant `variant` (its commit resolved by the caller) of branch
  * b: materialise into src/, configure out-<variant>/ (config_base, then
  * the fragments, then olddefconfig and the check that the fragments'
  * options took), make the image (branch_image()), check that it is an
- * image of b's arch, and record state/<variant>.build.
+ * image of b's arch, and record state/<variant>.build, the build's one
+ * record. Its key (record/key.h's build_key()) is the commit's tree and
+ * the hash of the build's inputs besides the source: the arch, cross
+ * prefix and image, ccache, the compiler's and make's versions, every
+ * make setting, the config base and the fragments. A build whose record
+ * has that key (record_fresh()), unless opts->force, is not made again:
+ * res says what was recorded (res->recorded), up to date or failed;
+ * otherwise res->why says why it is made again.
  * Returns 0 with res->status telling how it went (a failed build is
  * not an error of this function), or a negative code after printing
  * when the kit is unusable (MKS_ECONFIG) or the work directory is: then

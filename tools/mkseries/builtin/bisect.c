@@ -183,7 +183,7 @@ static void probe_commit(struct probe *p, const struct cell *c, const struct bis
 	bo.jobs = a->jobs;
 	bo.progress = mks_isatty_stderr();
 	bo.label = label;
-	if (build_variant(&br, c->repo, c->kit, c->b, "bisect", oid, &bo)) {
+	if (build_variant(&br, c->repo, c->kit, c->b, VARIANT_BISECT, oid, &bo)) {
 		p->v = V_SKIP;
 		strbuf_addf(&p->why, "could not be built: %s", br.failure);
 		goto out;
@@ -206,7 +206,7 @@ static void probe_commit(struct probe *p, const struct cell *c, const struct bis
 	vo.boots = 1;
 	/* a metric is judged on as many samples as mkseries run takes */
 	vo.cmdline = a->mode == BISECT_CLAIM ? "mm_regress=--repeat,5" : NULL;
-	if (vm_test_variant(&vr, c->b, br.bzimage, c->workdir, "bisect", &vo)) {
+	if (vm_test_variant(&vr, c->b, br.bzimage, c->workdir, VARIANT_BISECT, &vo)) {
 		p->v = V_SKIP;
 		strbuf_addf(&p->why, "could not be booted: %s", vr.failure);
 		goto out;

@@ -64,7 +64,9 @@ static int build_one(const struct cell *c, void *data)
 		ret = 0;
 		break;
 	case BUILD_FAILED:
-		printf("%s: FAILED %s\n", label, res.failure ? shown(res.failure) : "");
+		/* Recorded: it failed with these very inputs, and --force tries again. */
+		printf(res.recorded ? "%s: up to date (FAILED %s)\n" : "%s: FAILED %s\n", label,
+		       res.failure ? shown(res.failure) : "");
 		if (res.details && strchr(res.details, '\n')) {
 			strbuf_add_shown(&details, res.details, strlen(res.details), SHOWN_LINES);
 			printf("%s\n", details.buf);

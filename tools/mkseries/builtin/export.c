@@ -226,7 +226,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 		goto cleanup;
 	results_use_kit(&res, kit);
 	br = &res.branches[0];
-	verified = recorded && export_verified(&why, br, a->variant, &tip);
+	verified = recorded && export_verified(&why, repo, br, a->variant, &tip);
 	if (!recorded)
 		strbuf_addf(&why, "'%s' was never run: nothing verifies it", b->name);
 	if (!verified && !a->force) {

@@ -188,8 +188,10 @@ int cmd_plan(int argc, const char **argv)
 		error("unknown format '%s' (text or json)", format);
 		usage_with_options(usage, opts, 2);
 	}
-	if (kit_open(&kit))
+	if (kit_open(&kit)) {
+		strvec_clear(&branches);
 		return 2;
+	}
 	if (select_plan_branches(&sel, &nr, &kit, &branches, all)) {
 		kit_release(&kit);
 		strvec_clear(&branches);

@@ -36,7 +36,7 @@ static char *built_image(struct strbuf *why, git_repository *repo, const struct 
 	git_oid now;
 	struct stat s;
 
-	if (record_read(&st, workdir, BY_MODULE, STEP_BUILD, variant))
+	if (record_read(&st, workdir, STEP_BUILD, variant))
 		goto cleanup;
 	status = record_status(&st);
 	commit = record_get(&st, RF_COMMIT);

@@ -72,6 +72,14 @@ int export_series_read(struct export_series *s, git_repository *repo, const git_
 		       const git_oid *tip, const git_signature *exporter);
 void export_series_release(struct export_series *s);
 
+/*
+ * The diff of tree a to tree b, as format-patch writes it: the diffstat
+ * with its summary in *stat and, when patch is not NULL, the patch text
+ * (binary files included) in *patch. The caller frees both. Returns a
+ * libgit2 error code (negative) and sets neither when it fails.
+ */
+int export_tree_diff(char **patch, char **stat, git_repository *repo, git_tree *a, git_tree *b);
+
 /* "PATCH 6.12.y" for branch "6.12" (or "6.12-arm64"); "PATCH <name>" when the name is no version. */
 char *export_default_prefix(const char *branch);
 
@@ -139,11 +147,12 @@ int export_write(const struct export_series *s, enum export_format fmt, const ch
 /*
  * Whether the last run recorded in b verified `tip`, the ref exported
  * (variant NULL: the kit): b has results, its run applied that very
- * commit, and every cell passed with no regression (the markdown
- * report's test for a Tested-by). 1 when verified; else 0 with why in
- * `why` (one sentence, without the remedy).
+ * commit (or, for a cell, a commit of the same tree: repo looks it up),
+ * and every cell passed with no regression (the markdown report's test
+ * for a Tested-by). 1 when verified; else 0 with why in `why` (one
+ * sentence, without the remedy).
  */
-int export_verified(struct strbuf *why, const struct branch_result *b, const char *variant,
-		    const git_oid *tip);
+int export_verified(struct strbuf *why, git_repository *repo, const struct branch_result *b,
+		    const char *variant, const git_oid *tip);
 
 #endif

@@ -134,35 +134,53 @@ static void split_message(struct export_patch *p, const char *msg)
 	p->body = xstrdup(end);
 }
 
-/* The diff and diffstat of commit c against its parent. */
-static int commit_diff(struct export_patch *p, git_repository *repo, git_commit *c,
-		       git_commit *parent)
+int export_tree_diff(char **patch, char **stat, git_repository *repo, git_tree *a, git_tree *b)
 {
 	git_diff_options opts;
-	git_tree *old = NULL, *new = NULL;
 	git_diff *diff = NULL;
 	git_diff_stats *stats = NULL;
 	git_buf buf = { 0 };
+	char *text = NULL;
 	int err;
 
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags |= GIT_DIFF_SHOW_BINARY;
-	if ((err = git_commit_tree(&old, parent)) < 0 || (err = git_commit_tree(&new, c)) < 0 ||
-	    (err = git_diff_tree_to_tree(&diff, repo, old, new, &opts)) < 0 ||
-	    (err = git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH)) < 0)
+	if (patch)
+		opts.flags |= GIT_DIFF_SHOW_BINARY;
+	if ((err = git_diff_tree_to_tree(&diff, repo, a, b, &opts)) < 0)
 		goto cleanup;
-	p->diff = xstrndup(buf.ptr ? buf.ptr : "", buf.size);
-	git_buf_dispose(&buf);
+	if (patch) {
+		if ((err = git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH)) < 0)
+			goto cleanup;
+		text = xstrndup(buf.ptr ? buf.ptr : "", buf.size);
+		git_buf_dispose(&buf);
+	}
 	if ((err = git_diff_get_stats(&stats, diff)) < 0 ||
 	    (err = git_diff_stats_to_buf(&buf, stats,
 					 GIT_DIFF_STATS_FULL | GIT_DIFF_STATS_INCLUDE_SUMMARY,
 					 72)) < 0)
 		goto cleanup;
-	p->stat = xstrndup(buf.ptr ? buf.ptr : "", buf.size);
+	*stat = xstrndup(buf.ptr ? buf.ptr : "", buf.size);
+	if (patch) {
+		*patch = text;
+		text = NULL;
+	}
 cleanup:
+	free(text);
 	git_buf_dispose(&buf);
 	git_diff_stats_free(stats);
 	git_diff_free(diff);
+	return err < 0 ? err : 0;
+}
+
+/* The diff and diffstat of commit c against its parent. */
+static int commit_diff(struct export_patch *p, git_repository *repo, git_commit *c,
+		       git_commit *parent)
+{
+	git_tree *old = NULL, *new = NULL;
+	int err;
+
+	if ((err = git_commit_tree(&old, parent)) >= 0 && (err = git_commit_tree(&new, c)) >= 0)
+		err = export_tree_diff(&p->diff, &p->stat, repo, old, new);
 	git_tree_free(old);
 	git_tree_free(new);
 	if (err < 0)
@@ -318,12 +336,34 @@ cleanup:
 	return ret;
 }
 
-int export_verified(struct strbuf *why, const struct branch_result *b, const char *variant,
-		    const git_oid *tip)
+/*
+ * Whether the commit `hex` (what a run recorded) has the same tree as
+ * `tip`: a branch applied again with nothing changed in its files (a
+ * new backporter's Signed-off-by, say) is what the run built and
+ * booted, and the run took its builds and boots as up to date.
+ */
+static int same_tree(git_repository *repo, const char *hex, const git_oid *tip)
+{
+	git_commit *a = NULL, *b = NULL;
+	git_oid oid;
+	int same = 0;
+
+	if (!repo || git_oid_fromstr(&oid, hex))
+		return 0;
+	if (!git_commit_lookup(&a, repo, &oid) && !git_commit_lookup(&b, repo, tip))
+		same = git_oid_equal(git_commit_tree_id(a), git_commit_tree_id(b));
+	git_commit_free(a);
+	git_commit_free(b);
+	return same;
+}
+
+int export_verified(struct strbuf *why, git_repository *repo, const struct branch_result *b,
+		    const char *variant, const git_oid *tip)
 {
 	const char *v = variant ? variant : "kit";
 	const struct cell_result *c = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
+	const char *tested = NULL;
 	size_t i;
 
 	git_oid_tostr(hex, sizeof(hex), tip);
@@ -335,11 +375,14 @@ int export_verified(struct strbuf *why, const struct branch_result *b, const cha
 			    variant ? " variant " : "", variant ? variant : "");
 		return 0;
 	}
-	if ((!variant && b->tip && strcmp(b->tip, hex)) || (c->commit && strcmp(c->commit, hex))) {
+	if (!variant && b->tip && strcmp(b->tip, hex))
+		tested = b->tip;
+	else if (c->commit && strcmp(c->commit, hex) && !same_tree(repo, c->commit, tip))
+		tested = c->commit;
+	if (tested) {
 		strbuf_addf(why, "'%s'%s%s moved since its last run: the run tested %.12s, "
 			    "the branch is at %.12s", b->name, variant ? " variant " : "",
-			    variant ? variant : "", !variant && b->tip && strcmp(b->tip, hex) ?
-			    b->tip : c->commit, hex);
+			    variant ? variant : "", tested, hex);
 		return 0;
 	}
 	if (!report_branch_passed(b)) {

@@ -37,26 +37,12 @@ static long find_commit(const struct export_series *s, const struct plan_item *i
 /* The diffstat of base's tree to `tree`, as export_patch.stat. */
 static int tree_stat(char **out, git_repository *repo, const git_oid *base_tree, const git_oid *tree)
 {
-	git_diff_options opts;
 	git_tree *a = NULL, *b = NULL;
-	git_diff *diff = NULL;
-	git_diff_stats *stats = NULL;
-	git_buf buf = { 0 };
 	int err;
 
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	if ((err = git_tree_lookup(&a, repo, base_tree)) < 0 ||
-	    (err = git_tree_lookup(&b, repo, tree)) < 0 ||
-	    (err = git_diff_tree_to_tree(&diff, repo, a, b, &opts)) < 0 ||
-	    (err = git_diff_get_stats(&stats, diff)) < 0 ||
-	    (err = git_diff_stats_to_buf(&buf, stats,
-					 GIT_DIFF_STATS_FULL | GIT_DIFF_STATS_INCLUDE_SUMMARY, 72)) < 0)
-		goto cleanup;
-	*out = xstrndup(buf.ptr ? buf.ptr : "", buf.size);
-cleanup:
-	git_buf_dispose(&buf);
-	git_diff_stats_free(stats);
-	git_diff_free(diff);
+	if ((err = git_tree_lookup(&a, repo, base_tree)) >= 0 &&
+	    (err = git_tree_lookup(&b, repo, tree)) >= 0)
+		err = export_tree_diff(NULL, out, repo, a, b);
 	git_tree_free(a);
 	git_tree_free(b);
 	if (err < 0)

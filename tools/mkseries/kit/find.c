@@ -45,6 +45,11 @@ struct kernel_branch *kit_find_branch(const struct kit *kit, const char *name)
 	return NULL;
 }
 
+int variant_name_taken(const char *name)
+{
+	return !strcmp(name, "base") || !strcmp(name, "kit") || !strcmp(name, VARIANT_BISECT);
+}
+
 const struct kernel_variant *branch_find_variant(const struct kernel_branch *b, const char *name)
 {
 	size_t i;

@@ -403,9 +403,9 @@ static void parse_variants(struct yfile *f, yaml_node_t *map, struct kernel_bran
 		v = &b->variants[b->nr_variants++];
 		v->name = xstrdup(name);
 		v->line = ynode_line(yfile_node(f, pair->key));
-		if (!strcmp(name, "base") || !strcmp(name, "kit"))
-			yfile_report(f, v->line, "variant name '%s' is taken (base and kit are every branch's own)",
-				     name);
+		if (variant_name_taken(name))
+			yfile_report(f, v->line, "variant name '%s' is taken (base and kit are every branch's own, %s is bisect's)",
+				     name, VARIANT_BISECT);
 		else if (!valid_variant_name(name))
 			yfile_report(f, v->line, "invalid variant name '%s' (lowercase letters, digits and '-', starting with a letter or digit)",
 				     name);

@@ -305,6 +305,15 @@ int kernel_source_check(const struct kernel_branch *b);
 
 /* The branch whose series.yaml decisions apply to b ("6.12" for 6.12-arm64): never NULL. */
 const char *branch_decisions(const struct kernel_branch *b);
+/*
+ * The name under which `mkseries bisect` builds and boots its probes in a
+ * branch's work directory: a scratch cell, never one of the branch's
+ * results, so no kernels file may declare a variant of that name.
+ */
+#define VARIANT_BISECT "bisect"
+/* Whether a variant may not be declared under `name`: base, kit and VARIANT_BISECT. */
+int variant_name_taken(const char *name);
+
 /* The declared variant `name` of b, or NULL ("base" and "kit" are never declared). */
 const struct kernel_variant *branch_find_variant(const struct kernel_branch *b, const char *name);
 /* Whether v expects mm-regress case `name` to fail. */

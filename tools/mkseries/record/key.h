@@ -41,8 +41,8 @@ void apply_key(struct step_key *k, const struct plan *const *plans, size_t nr,
 	       const git_oid *base, const char *backporter);
 
 /*
- * The build key of `commit`, added to k: its tree id and `inputs`, the branch's
- * build_inputs_key() (what `mkseries build` checks too). Returns 0, or
+ * The build key of `commit`, added to k: its tree id and `inputs`, the
+ * hash of the build's other inputs (build/ makes it). Returns 0, or
  * -1 (printed) when the commit cannot be read.
  */
 int build_key(struct step_key *k, git_repository *repo, const git_oid *commit,

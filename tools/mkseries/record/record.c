@@ -1,12 +1,15 @@
 /* record/record.c: the state records of a run's steps: the one table of their fields, reader, writer and freshness decision. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "apply/variant.h"
+#include "kit/model.h"
 #include "lib/gitutil.h"
 #include "record/key.h"
 #include "record/record.h"
@@ -25,7 +28,6 @@ static const char *const field_names[RF__NR] = {
 	[RF_STATUS] = "status",
 	[RF_EVIDENCE] = "evidence",
 	[RF_AT] = "at",
-	[RF_FINISHED] = "finished",
 	[RF_REUSED] = "reused",
 	[RF_BASE] = "base",
 	[RF_WHAT] = "what",
@@ -115,40 +117,95 @@ static const char *field_name(enum record_field f)
 	return field_names[f];
 }
 
-/* state/run.<step>, state/run.<variant>.<step> or state/<variant>.<step>. */
-static char *record_path(const char *workdir, enum record_owner owner, enum run_step step,
-			 const char *variant)
+/* state/run.<step> (import, apply) or state/<variant>.<step> (build, test). */
+static char *record_path(const char *workdir, enum run_step step, const char *variant)
 {
 	if (step == STEP_BUILD || step == STEP_TEST) {
 		if (!variant)
 			BUG("a %s record names its variant", run_step_name(step));
-		return xstrfmt("%s/state/%s%s.%s", workdir, owner == BY_RUN ? "run." : "", variant,
-			       run_step_name(step));
+		return xstrfmt("%s/state/%s.%s", workdir, variant, run_step_name(step));
 	}
-	if (owner != BY_RUN || (step != STEP_IMPORT && step != STEP_APPLY))
-		BUG("no record of step %d by its module", (int)step);
+	if (step != STEP_IMPORT && step != STEP_APPLY)
+		BUG("no record of step %d", (int)step);
 	return xstrfmt("%s/state/run.%s", workdir, run_step_name(step));
 }
 
-int record_read(struct step_record *r, const char *workdir, enum record_owner owner,
-		enum run_step step, const char *variant)
+/* Where versions before one record per step kept the run's half of a build or test record. */
+static char *legacy_run_path(const char *workdir, enum run_step step, const char *variant)
 {
-	char *path = record_path(workdir, owner, step, variant);
+	return xstrfmt("%s/state/run.%s.%s", workdir, variant, run_step_name(step));
+}
+
+/*
+ * Earlier versions kept two files of a build or test: the module's
+ * (<variant>.<step>: the work, its "finished" time) and the run's
+ * (run.<variant>.<step>: key, key parts, outcome, image hash, repeat,
+ * and the module's "finished" it stood for). When r, read from the
+ * first, has no key, take these from the second if both describe the
+ * same work, so that a work directory of an earlier version is not
+ * redone for nothing. A run's error, or two files of different work,
+ * leave r without a key: the step runs again, once.
+ */
+static int read_legacy(struct step_record *r, const char *workdir, enum run_step step,
+		       const char *variant)
+{
+	static const enum record_field taken[] = {
+		RF_KEY, RF_KEY_PARTS, RF_BZIMAGE_HASH, RF_REPEAT, RF_STARTED, RF_REUSED,
+	};
+	struct state old = STATE_INIT;
+	char *path = legacy_run_path(workdir, step, variant);
+	const char *mine = state_get(&r->kv, "finished"), *theirs, *status;
+	size_t i;
+
+	if (record_get(r, RF_AT) || !mine || state_read(&old, path))
+		goto cleanup;
+	theirs = state_get(&old, "finished");
+	status = state_get(&old, "status");
+	if (!theirs || strcmp(mine, theirs) || !status ||
+	    record_status_parse(status) != record_status(r))
+		goto cleanup;
+	for (i = 0; i < ARRAY_SIZE(taken); i++) {
+		const char *v = state_get(&old, field_name(taken[i]));
+
+		if (v && !record_get(r, taken[i]))
+			record_set(r, taken[i], v);
+	}
+cleanup:
+	/* When the work was done is when its record was written. */
+	if (mine && !record_get(r, RF_AT))
+		record_set(r, RF_AT, mine);
+	state_release(&old);
+	free(path);
+	return 0;
+}
+
+int record_read(struct step_record *r, const char *workdir, enum run_step step,
+		const char *variant)
+{
+	char *path = record_path(workdir, step, variant);
 	int ret = state_read(&r->kv, path);
 
+	if (!ret && (step == STEP_BUILD || step == STEP_TEST))
+		ret = read_legacy(r, workdir, step, variant);
 	free(path);
 	return ret;
 }
 
-int record_write(struct step_record *r, const char *workdir, enum record_owner owner,
-		 enum run_step step, const char *variant)
+int record_write(struct step_record *r, const char *workdir, enum run_step step,
+		 const char *variant)
 {
-	char *path = record_path(workdir, owner, step, variant);
+	char *path = record_path(workdir, step, variant), *legacy;
 	int ret;
 
-	if (owner == BY_RUN)
-		record_setf(r, RF_AT, "%lld", (long long)time(NULL));
+	record_setf(r, RF_AT, "%lld", (long long)time(NULL));
 	ret = state_write(&r->kv, path);
+	if (!ret && (step == STEP_BUILD || step == STEP_TEST)) {
+		/* This record replaces both files an earlier version kept. */
+		legacy = legacy_run_path(workdir, step, variant);
+		if (unlink(legacy) && errno != ENOENT)
+			ret = error("cannot remove '%s': %s", legacy, strerror(errno));
+		free(legacy);
+	}
 	free(path);
 	return ret;
 }
@@ -191,15 +248,6 @@ void record_setf(struct step_record *r, enum record_field f, const char *fmt, ..
 	va_end(ap);
 }
 
-void record_outcome(struct step_record *r, int ok, const char *failure, long long finished)
-{
-	record_set_status(r, ok ? RS_OK : RS_FAILED);
-	if (failure)
-		record_set(r, RF_EVIDENCE, failure);
-	if (finished)
-		record_setf(r, RF_FINISHED, "%lld", finished);
-}
-
 int record_module_error(const char *workdir, enum run_step step, const char *branch,
 			const char *variant, const char *failure)
 {
@@ -210,18 +258,9 @@ int record_module_error(const char *workdir, enum run_step step, const char *bra
 	record_set(&r, RF_BRANCH, branch);
 	record_set_status(&r, RS_ERROR);
 	record_set(&r, RF_FAILURE, failure);
-	record_setf(&r, RF_FINISHED, "%lld", (long long)time(NULL));
-	ret = record_write(&r, workdir, BY_MODULE, step, variant);
+	ret = record_write(&r, workdir, step, variant);
 	record_release(&r);
 	return ret;
-}
-
-int record_same(const struct step_record *a, enum record_field f, const struct step_record *b,
-		enum record_field g)
-{
-	const char *va = record_get(a, f), *vb = record_get(b, g);
-
-	return va && vb && !strcmp(va, vb);
 }
 
 static char *item_name(enum record_item f, const char *which)
@@ -419,7 +458,10 @@ int record_fresh(const struct step_record *r, const struct step_key *k, int forc
 	hash = step_key_hash(k);
 	if (old && !strcmp(old, hash)) {
 		fresh = 1;
-	} else if (!old || !parts || !*parts) {
+	} else if (!old) {
+		/* `mkseries test` alone, or files of an earlier version that did not match. */
+		strbuf_addstr(why, "no key was recorded");
+	} else if (!parts || !*parts) {
 		/* Recorded before the parts were: which one changed is not known. */
 		strbuf_addstr(why, "its inputs changed");
 	} else {
@@ -453,7 +495,8 @@ void record_variants(struct strvec *out, const char *workdir)
 			;
 		for (i = 0; i < found.nr && strcmp(found.v[i], v); i++)
 			;
-		if (j == out->nr && i == found.nr && variant_name_ok(v))
+		/* bisect's probes leave records that are no cell of the branch */
+		if (j == out->nr && i == found.nr && variant_name_ok(v) && strcmp(v, VARIANT_BISECT))
 			strvec_push(&found, v);
 		free(v);
 	}
@@ -468,24 +511,23 @@ void record_variants(struct strvec *out, const char *workdir)
 
 int record_copy_from_base(const char *workdir, enum run_step step, const char *variant)
 {
-	enum record_owner owners[] = { BY_MODULE, BY_RUN };
-	size_t i;
-	int ret = 0;
+	struct step_record r = STEP_RECORD_INIT;
+	char *path = record_path(workdir, step, variant), *legacy;
+	int ret = record_read(&r, workdir, step, "base");
 
-	for (i = 0; !ret && i < ARRAY_SIZE(owners); i++) {
-		struct step_record r = STEP_RECORD_INIT;
-		char *path = record_path(workdir, owners[i], step, variant);
-
-		ret = record_read(&r, workdir, owners[i], step, "base");
-		if (!ret) {
-			if (record_get(&r, RF_VARIANT))
-				record_set(&r, RF_VARIANT, variant);
-			record_set(&r, RF_REUSED, "base");
-			/* Written as it was read: the run's RF_AT is base's. */
-			ret = state_write(&r.kv, path);
-		}
-		free(path);
-		record_release(&r);
+	if (!ret) {
+		if (record_get(&r, RF_VARIANT))
+			record_set(&r, RF_VARIANT, variant);
+		record_set(&r, RF_REUSED, "base");
+		/* Written as it was read: its RF_AT is when base's work was done. */
+		ret = state_write(&r.kv, path);
 	}
+	if (!ret) {
+		legacy = legacy_run_path(workdir, step, variant);
+		unlink(legacy);
+		free(legacy);
+	}
+	free(path);
+	record_release(&r);
 	return ret;
 }

@@ -24,18 +24,33 @@ const char *run_step_name(enum run_step s);
 int run_step_parse(enum run_step *out, const char *name);
 
 /*
- * Who keeps a record. The run's record of a step (state/run.import,
- * run.apply, run.<variant>.build, run.<variant>.test) says under which
- * key it ran, how it ended and why; it is written once the step has
- * finished, so an interrupted step left none and is done again. The
- * build and test modules keep their own of the work itself
- * (state/<variant>.build, <variant>.test: image, logs, counts), which
- * `mkseries build` and `mkseries test` write without a run.
+ * One record per step, written by the module that does its work:
+ * state/run.import and state/run.apply by the run (run/steps.c), which
+ * imports and applies; state/<variant>.build by build/ and
+ * state/<variant>.test by vm/, the same file whether `mkseries run`,
+ * `mkseries build` or `mkseries test` did the work. A record holds the
+ * key the step ran under, how it ended and the details of the work; it
+ * is written in one piece (RF_AT stamped), and rewritten when the work
+ * starts ("running") and ends, so that an interrupted step is done again.
+ * Everyone else (the run deciding what is fresh, results/, `mkseries
+ * test` looking for an image) reads it through record_read().
+ *
+ * Earlier versions kept two files of a build or test, the module's and
+ * the run's (state/run.<variant>.<step>); record_read() still joins them
+ * when they describe the same work, and record_write() removes the
+ * run's, so such a work directory is not rebuilt.
+ *
+ * Why one generic record of named fields rather than a C struct per
+ * step: most fields are common to all steps (key, key parts, status,
+ * failure, at) and are handled by one code path (record_fresh(),
+ * record_module_error(), record_copy_from_base(), collect's checks);
+ * some are open-ended lists (series.N.*, variant.V.*, console.N); a
+ * record is copied and joined with an earlier version's file as
+ * name=value lines, fields it does not know included. A struct per step
+ * would list each field twice (the struct and the table of names and
+ * offsets) and still need this map underneath for the lists. The names
+ * are spelt once, in record.c's table; callers name fields by enum.
  */
-enum record_owner {
-	BY_RUN,
-	BY_MODULE,
-};
 
 /*
  * Every field a record can have. Their names on disk are in one table
@@ -48,8 +63,7 @@ enum record_field {
 	RF_KEY_PARTS,	/* "name:hash" of each part of that key, to say which changed */
 	RF_STATUS,	/* see enum record_status */
 	RF_EVIDENCE,	/* why it failed, in the words the user saw */
-	RF_AT,		/* when the run wrote it, seconds since the epoch */
-	RF_FINISHED,	/* the module record's RF_FINISHED it stands for */
+	RF_AT,		/* when it was written, seconds since the epoch */
 	RF_REUSED,	/* "base": a cell with base's tree took base's records */
 	/* import */
 	RF_BASE, RF_WHAT,
@@ -83,7 +97,7 @@ enum record_status {
 	RS_FAILED,	/* the step ran and failed: an outcome, kept until its inputs change */
 	RS_CONFLICT,	/* apply: the kit or a variant does not apply */
 	RS_ERROR,	/* the step could not run: not an outcome, retried every time */
-	RS_RUNNING,	/* a module's record of work that did not finish */
+	RS_RUNNING,	/* work that started and did not finish */
 	RS_UNKNOWN,	/* a word this mkseries does not know */
 };
 
@@ -93,18 +107,20 @@ struct step_record {
 #define STEP_RECORD_INIT { STATE_INIT }
 
 /*
- * Read the record `owner` keeps of `step` (of `variant` for build and
- * test; NULL otherwise) in workdir. A missing file reads as empty.
- * Returns 0, or -1 (printed) when it cannot be read.
+ * Read the record of `step` (of `variant` for build and test; NULL
+ * otherwise) in workdir, joined with an earlier version's second file
+ * (see above). A missing file reads as empty. Returns 0, or -1 (printed)
+ * when it cannot be read.
  */
-int record_read(struct step_record *r, const char *workdir, enum record_owner owner,
-		enum run_step step, const char *variant);
+int record_read(struct step_record *r, const char *workdir, enum run_step step,
+		const char *variant);
 /*
- * Write it atomically, the directory made when missing; a run's record
- * is stamped with RF_AT. Returns 0 or -1 (printed).
+ * Write it atomically, stamped with RF_AT, the directory made when
+ * missing; an earlier version's second file of it is removed. Returns 0
+ * or -1 (printed).
  */
-int record_write(struct step_record *r, const char *workdir, enum record_owner owner,
-		 enum run_step step, const char *variant);
+int record_write(struct step_record *r, const char *workdir, enum run_step step,
+		 const char *variant);
 void record_release(struct step_record *r);
 
 /* The value of f, or NULL; points into r. */
@@ -117,21 +133,12 @@ void record_set(struct step_record *r, enum record_field f, const char *value);
 void record_setf(struct step_record *r, enum record_field f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
- * Record in a run's record r how the work of a module ended: ok, or
- * failed for `failure` (may be NULL); and which of the module's records
- * it stands for: the one whose RF_FINISHED is `finished`.
- */
-void record_outcome(struct step_record *r, int ok, const char *failure, long long finished);
-/*
  * Record that a module's work on `variant` (of branch) could not run:
  * status error, `failure` (what it printed) and when. Returns 0, or -1
  * (printed) when it cannot be written.
  */
 int record_module_error(const char *workdir, enum run_step step, const char *branch,
 			const char *variant, const char *failure);
-/* Whether f and g are recorded in a and b with the same value. */
-int record_same(const struct step_record *a, enum record_field f, const struct step_record *b,
-		enum record_field g);
 
 /* An item: `which` is the series' index, the variant's name or the boot (2 and on) in decimal. */
 const char *record_item_get(const struct step_record *r, enum record_item f, const char *which);
@@ -161,7 +168,7 @@ void record_set_key(struct step_record *r, const struct step_key *k);
  * need not run again. It is not when forced, when nothing or an error of
  * mkseries (RS_ERROR, always retried) was recorded, or when the key
  * differs. When it is not and something was recorded, why says why in a
- * few words ("forced", "console, argv changed"), for the step's line.
+ * few words ("forced", "console, argv changed", "no key was recorded"), for the step's line.
  */
 int record_fresh(const struct step_record *r, const struct step_key *k, int forced,
 		 struct strbuf *why);
@@ -173,7 +180,7 @@ int record_fresh(const struct step_record *r, const struct step_key *k, int forc
  */
 void record_variants(struct strvec *out, const char *workdir);
 
-/* Copy base's records of step (both owners) to variant's, marked reused from base. */
+/* Copy base's record of step to variant's, marked reused from base. */
 int record_copy_from_base(const char *workdir, enum run_step step, const char *variant);
 
 #endif

@@ -9,7 +9,7 @@
  * what differs per cell (branch, variant, report) reaches the shell only
  * as the job's variables, expanded inside double quotes, never as text
  * of a command line, so no branch or variant name can add a command.
- * The site's settings are the pipeline's variables (see emit_variables).
+ * The site's settings are the pipeline's variables (see site_variables).
  */
 static const char *const cell_script[] = {
 	/*
@@ -110,80 +110,105 @@ static void value(struct emitter *em, const char *s)
 	scalar_style(em, s, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 }
 
+/* A key of ours and its value. */
+static void pair(struct emitter *em, const char *k, const char *v)
+{
+	key(em, k);
+	value(em, v);
+}
+
 /* A script line: single-quoted, which keeps its double quotes readable. */
 static void script_line(struct emitter *em, const char *s)
 {
 	scalar_style(em, s, YAML_SINGLE_QUOTED_SCALAR_STYLE);
 }
 
-static void open_map(struct emitter *em, int flow)
+enum collection { MAPPING, SEQUENCE };
+
+/* The start of a mapping or a sequence: block style, or flow when FLOW. */
+static void open_node(struct emitter *em, enum collection c, int flow)
 {
 	yaml_event_t ev;
+	int ok;
 
-	yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
-					    flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+	if (c == MAPPING)
+		ok = yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+							 flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+	else
+		ok = yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
+							  flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+	if (!ok) {
+		em->failed = 1;
+		return;
+	}
 	emit(em, &ev);
 }
 
-static void close_map(struct emitter *em)
+/* The end of the mapping or the sequence open_node() started. */
+static void close_node(struct emitter *em, enum collection c)
 {
 	yaml_event_t ev;
 
-	yaml_mapping_end_event_initialize(&ev);
-	emit(em, &ev);
-}
-
-static void open_seq(struct emitter *em, int flow)
-{
-	yaml_event_t ev;
-
-	yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-					     flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
-	emit(em, &ev);
-}
-
-static void close_seq(struct emitter *em)
-{
-	yaml_event_t ev;
-
-	yaml_sequence_end_event_initialize(&ev);
+	if (c == MAPPING)
+		yaml_mapping_end_event_initialize(&ev);
+	else
+		yaml_sequence_end_event_initialize(&ev);
 	emit(em, &ev);
 }
 
 static void value_list(struct emitter *em, const char *k, const char *const *v, int script)
 {
 	key(em, k);
-	open_seq(em, 0);
+	open_node(em, SEQUENCE, 0);
 	for (; *v; v++)
 		if (script)
 			script_line(em, *v);
 		else
 			value(em, *v);
-	close_seq(em);
+	close_node(em, SEQUENCE);
 }
 
-static void emit_variables(struct emitter *em)
+/* "variables:" and the nr names and values of vars. */
+static void variables(struct emitter *em, const char *const (*vars)[2], size_t nr)
 {
 	size_t i;
 
 	key(em, "variables");
-	open_map(em, 0);
-	for (i = 0; i < ARRAY_SIZE(site_variables); i++) {
-		key(em, site_variables[i][0]);
-		value(em, site_variables[i][1]);
+	open_node(em, MAPPING, 0);
+	for (i = 0; i < nr; i++)
+		pair(em, vars[i][0], vars[i][1]);
+	close_node(em, MAPPING);
+}
+
+/*
+ * How a job ends: its script, and its artifacts (the paths, and the
+ * JUnit report when junit is not NULL), kept whether it passes or fails.
+ */
+static void job_script(struct emitter *em, const char *const *script, const char *const *paths,
+		       const char *junit)
+{
+	value_list(em, "script", script, 1);
+	key(em, "artifacts");
+	open_node(em, MAPPING, 0);
+	pair(em, "when", "always");
+	value_list(em, "paths", paths, 0);
+	if (junit) {
+		key(em, "reports");
+		open_node(em, MAPPING, 0);
+		pair(em, "junit", junit);
+		close_node(em, MAPPING);
 	}
-	close_map(em);
+	close_node(em, MAPPING);
 }
 
 /* What every job has: its stage and the runners' tag. */
 static void job_common(struct emitter *em, const char *stage)
 {
-	key(em, "stage");
-	value(em, stage);
+	pair(em, "stage", stage);
 	key(em, "tags");
-	open_seq(em, 1);
+	open_node(em, SEQUENCE, 1);
 	value(em, "$MKSERIES_RUNNER_TAG");
-	close_seq(em);
+	close_node(em, SEQUENCE);
 }
 
 static void emit_cell(struct emitter *em, const struct plan_cell *c)
@@ -192,37 +217,29 @@ static void emit_cell(struct emitter *em, const struct plan_cell *c)
 	char *report = plan_cell_report_name(c->b->name, c->variant);
 	char *logs = xstrfmt("mkseries-work/%s/logs/", c->b->name);
 	const char *paths[] = { report, logs, NULL };
+	const char *const vars[][2] = {
+		{ "MKSERIES_BRANCH", c->b->name },
+		{ "MKSERIES_VARIANT", c->variant },
+		{ "MKSERIES_REPORT", report },
+	};
 
 	value(em, name);
-	open_map(em, 0);
+	open_node(em, MAPPING, 0);
 	job_common(em, "cells");
 	/* Cells do not wait for each other: the merge compares them (README). */
 	key(em, "needs");
-	open_seq(em, 1);
-	close_seq(em);
-	key(em, "variables");
-	open_map(em, 0);
-	key(em, "MKSERIES_BRANCH");
-	value(em, c->b->name);
-	key(em, "MKSERIES_VARIANT");
-	value(em, c->variant);
-	key(em, "MKSERIES_REPORT");
-	value(em, report);
-	close_map(em);
-	value_list(em, "script", cell_script, 1);
-	key(em, "artifacts");
-	open_map(em, 0);
-	key(em, "when");
-	value(em, "always");
-	value_list(em, "paths", paths, 0);
-	close_map(em);
-	close_map(em);
+	open_node(em, SEQUENCE, 1);
+	close_node(em, SEQUENCE);
+	variables(em, vars, ARRAY_SIZE(vars));
+	job_script(em, cell_script, paths, NULL);
+	close_node(em, MAPPING);
 	free(logs);
 	free(report);
 	free(name);
 }
 
-static void emit_merge(struct emitter *em, const struct plan_cell *cells, size_t nr)
+/* The names of the cells' JSON reports, separated by spaces. */
+static char *report_names(const struct plan_cell *cells, size_t nr)
 {
 	struct strbuf reports = STRBUF_INIT;
 	size_t i;
@@ -233,31 +250,23 @@ static void emit_merge(struct emitter *em, const struct plan_cell *cells, size_t
 		strbuf_addf(&reports, "%s%s", i ? " " : "", report);
 		free(report);
 	}
+	return strbuf_detach(&reports, NULL);
+}
+
+static void emit_merge(struct emitter *em, const struct plan_cell *cells, size_t nr)
+{
+	char *reports = report_names(cells, nr);
+	const char *const vars[][2] = { { "MKSERIES_REPORTS", reports } };
+
 	key(em, "merge");
-	open_map(em, 0);
+	open_node(em, MAPPING, 0);
 	job_common(em, "merge");
 	/* After every cell, failed or not: the stage order brings their artifacts. */
-	key(em, "when");
-	value(em, "always");
-	key(em, "variables");
-	open_map(em, 0);
-	key(em, "MKSERIES_REPORTS");
-	value(em, reports.buf);
-	close_map(em);
-	value_list(em, "script", merge_script, 1);
-	key(em, "artifacts");
-	open_map(em, 0);
-	key(em, "when");
-	value(em, "always");
-	value_list(em, "paths", merge_artifacts, 0);
-	key(em, "reports");
-	open_map(em, 0);
-	key(em, "junit");
-	value(em, "mkseries-junit.xml");
-	close_map(em);
-	close_map(em);
-	close_map(em);
-	strbuf_release(&reports);
+	pair(em, "when", "always");
+	variables(em, vars, ARRAY_SIZE(vars));
+	job_script(em, merge_script, merge_artifacts, "mkseries-junit.xml");
+	close_node(em, MAPPING);
+	free(reports);
 }
 
 void plan_render_gitlab(struct strbuf *out, const struct plan *const *plans, size_t nr)
@@ -278,13 +287,13 @@ void plan_render_gitlab(struct strbuf *out, const struct plan *const *plans, siz
 	emit(&em, &ev);
 	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
 	emit(&em, &ev);
-	open_map(&em, 0);
+	open_node(&em, MAPPING, 0);
 	value_list(&em, "stages", stages, 0);
-	emit_variables(&em);
+	variables(&em, site_variables, ARRAY_SIZE(site_variables));
 	for (i = 0; i < nr_cells; i++)
 		emit_cell(&em, &cells[i]);
 	emit_merge(&em, cells, nr_cells);
-	close_map(&em);
+	close_node(&em, MAPPING);
 	yaml_document_end_event_initialize(&ev, 1);
 	emit(&em, &ev);
 	yaml_stream_end_event_initialize(&ev);

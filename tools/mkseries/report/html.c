@@ -117,37 +117,33 @@ static void html_lines(struct strbuf *sb, const char *text, const char *id)
 	strbuf_addstr(sb, "</ul>\n");
 }
 
+/* A claim's outcome, word, in the colour of its verdict v: held, failed, or neither. */
+static void claim_word(struct strbuf *sb, const struct claim_verdict *v, const char *word)
+{
+	strbuf_addf(sb, "<span class=\"word %s\">",
+		    v->outcome == CLAIM_HELD ? "ok" : v->outcome == CLAIM_FAILED ? "bad" : "warn");
+	esc(sb, word);
+	strbuf_addstr(sb, "</span>");
+}
+
 /* Every claim checked on a cell, with its outcome and evidence, in the text report's words. */
 static size_t html_claims(struct strbuf *sb, const struct run_results *r)
 {
-	size_t i, j, k, nr = 0;
+	struct claim_walk w = CLAIM_WALK_INIT;
+	size_t nr = 0;
 
-	for (i = 0; i < r->nr_branches; i++) {
-		const struct branch_result *b = &r->branches[i];
+	while (run_claim_next(r, &w)) {
+		struct strbuf line = STRBUF_INIT;
+		const char *word = report_claim_line(&line, w.b, w.c, w.cl, &w.v, 0);
 
-		for (j = 0; j < b->nr_cells; j++) {
-			const struct cell_result *c = &b->cells[j];
-			const struct claim *cl;
-			struct claim_verdict v;
-
-			k = 0;
-			while ((cl = cell_claim_next(b, c, &k, &v))) {
-				struct strbuf line = STRBUF_INIT;
-				const char *word = report_claim_line(&line, b, c, cl, &v, 0);
-				const char *cls = v.outcome == CLAIM_HELD ? "ok" :
-						  v.outcome == CLAIM_FAILED ? "bad" : "warn";
-
-				if (!nr++)
-					strbuf_addstr(sb, "<h2>Claims</h2>\n<ul class=\"lines\" id=\"claims\">\n");
-				strbuf_addf(sb, "<li class=\"claim\"><span class=\"word %s\">", cls);
-				esc(sb, word);
-				strbuf_addstr(sb, "</span>");
-				esc(sb, line.buf);
-				strbuf_addstr(sb, "</li>\n");
-				strbuf_release(&line);
-				claim_verdict_release(&v);
-			}
-		}
+		if (!nr++)
+			strbuf_addstr(sb, "<h2>Claims</h2>\n<ul class=\"lines\" id=\"claims\">\n");
+		strbuf_addstr(sb, "<li class=\"claim\">");
+		claim_word(sb, &w.v, word);
+		esc(sb, line.buf);
+		strbuf_addstr(sb, "</li>\n");
+		strbuf_release(&line);
+		claim_verdict_release(&w.v);
 	}
 	if (nr)
 		strbuf_addstr(sb, "</ul>\n");
@@ -315,11 +311,8 @@ static void chart_claims(struct strbuf *sb, const struct branch_result *b,
 				const char *word = report_claim_line(&line, b, c, cl, &v, 0);
 				char *text = kit_claim_text(&cl->c);
 
-				strbuf_addf(sb, "<p class=\"claimnote\"><span class=\"word %s\">",
-					    v.outcome == CLAIM_HELD ? "ok" :
-					    v.outcome == CLAIM_FAILED ? "bad" : "warn");
-				esc(sb, word);
-				strbuf_addstr(sb, "</span>");
+				strbuf_addstr(sb, "<p class=\"claimnote\">");
+				claim_word(sb, &v, word);
 				esc(sb, c->variant);
 				strbuf_addstr(sb, ": ");
 				esc(sb, claim_owner_label(cl));

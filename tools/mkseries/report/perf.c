@@ -473,6 +473,31 @@ const struct claim *cell_claim_next(const struct branch_result *b, const struct 
 	return NULL;
 }
 
+int run_claim_next(const struct run_results *r, struct claim_walk *w)
+{
+	while (w->branch < r->nr_branches) {
+		const struct branch_result *b = &r->branches[w->branch];
+
+		if (w->cell < b->nr_cells) {
+			const struct cell_result *c = &b->cells[w->cell];
+			const struct claim *cl = cell_claim_next(b, c, &w->k, &w->v);
+
+			if (cl) {
+				w->b = b;
+				w->c = c;
+				w->cl = cl;
+				return 1;
+			}
+			w->cell++;
+			w->k = 0;
+		} else {
+			w->branch++;
+			w->cell = 0;
+		}
+	}
+	return 0;
+}
+
 /* The most notable called change of a branch, for the matrix; NULL when none. */
 void perf_notable(struct strbuf *sb, const struct branch_comparison *bc)
 {

@@ -51,4 +51,22 @@ void perf_notable(struct strbuf *sb, const struct branch_comparison *bc);
 const struct claim *cell_claim_next(const struct branch_result *b, const struct cell_result *c,
 				    size_t *i, struct claim_verdict *v);
 
+/*
+ * A walk over every claim checked on every cell of a run, branch by
+ * branch and cell by cell: after each run_claim_next() that returns 1,
+ * cl is the claim, c the cell it checks, b their branch and v its
+ * verdict (the caller releases it with claim_verdict_release()).
+ */
+struct claim_walk {
+	size_t branch, cell, k;
+	const struct branch_result *b;
+	const struct cell_result *c;
+	const struct claim *cl;
+	struct claim_verdict v;
+};
+#define CLAIM_WALK_INIT { 0 }
+
+/* The walk's next claim: 1 with w filled in, 0 when no claim is left. */
+int run_claim_next(const struct run_results *r, struct claim_walk *w);
+
 #endif

@@ -229,30 +229,20 @@ const char *report_claim_line(struct strbuf *line, const struct branch_result *b
 static size_t claims_section(struct strbuf *sb, const struct run_results *r, int markdown,
 			     int color)
 {
-	size_t i, j, k, nr = 0;
+	struct claim_walk w = CLAIM_WALK_INIT;
+	size_t nr = 0;
 
-	for (i = 0; i < r->nr_branches; i++) {
-		const struct branch_result *b = &r->branches[i];
+	while (run_claim_next(r, &w)) {
+		struct strbuf line = STRBUF_INIT;
 
-		for (j = 0; j < b->nr_cells; j++) {
-			const struct cell_result *c = &b->cells[j];
-			const struct claim *cl;
-			struct claim_verdict v;
-
-			k = 0;
-			while ((cl = cell_claim_next(b, c, &k, &v))) {
-				struct strbuf line = STRBUF_INIT;
-
-				report_claim_line(&line, b, c, cl, &v, color);
-				if (markdown)
-					add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "    ", "      ");
-				else
-					strbuf_addf(sb, "  %s\n", line.buf);
-				strbuf_release(&line);
-				claim_verdict_release(&v);
-				nr++;
-			}
-		}
+		report_claim_line(&line, w.b, w.c, w.cl, &w.v, color);
+		if (markdown)
+			add_wrapped(sb, line.buf, REPORT_MARKDOWN_WIDTH, "    ", "      ");
+		else
+			strbuf_addf(sb, "  %s\n", line.buf);
+		strbuf_release(&line);
+		claim_verdict_release(&w.v);
+		nr++;
 	}
 	return nr;
 }

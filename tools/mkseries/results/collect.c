@@ -34,7 +34,7 @@ static void dup_field(char **out, const struct step_record *st, enum record_fiel
 	*out = v && *v ? xstrdup(v) : NULL;
 }
 
-/* A run's own record of a step: status ok/failed/conflict/error and its evidence. */
+/* The record of an import or apply: status ok/failed/conflict/error and its evidence. */
 static void check_from_run_state(struct check *c, const struct step_record *st)
 {
 	const char *ev = record_get(st, RF_EVIDENCE);
@@ -51,7 +51,7 @@ static int collect_apply(struct branch_result *b, const char *workdir)
 	size_t i, nr;
 	int ret;
 
-	ret = record_read(&st, workdir, BY_RUN, STEP_APPLY, NULL);
+	ret = record_read(&st, workdir, STEP_APPLY, NULL);
 	if (ret || !record_get(&st, RF_STATUS))
 		goto cleanup;
 	check_from_run_state(&b->apply, &st);
@@ -76,17 +76,6 @@ cleanup:
 	return ret;
 }
 
-/*
- * Whether a run recorded an error for a step after the module's own
- * state was last written: then the error is the step's latest outcome.
- */
-static int run_error_is_latest(const struct step_record *run, const struct step_record *mod)
-{
-	if (record_status(run) != RS_ERROR)
-		return 0;
-	return !record_get(mod, RF_FINISHED) || record_ll(run, RF_AT) >= record_ll(mod, RF_FINISHED);
-}
-
 /* Mark every check after `from` (all of them when NULL) skipped for `why`. */
 static void skip_after(struct cell_result *c, struct check *from, const char *why)
 {
@@ -103,26 +92,25 @@ static void skip_after(struct cell_result *c, struct check *from, const char *wh
 }
 
 /*
- * Whether the recorded test (ts, and the run's record rt) booted the
- * image the last build made. A run records the image's hash; a test
- * made by `mkseries test` alone is judged by time: it must be newer.
+ * Whether the recorded test ts booted the image the last build (bs)
+ * made: the image's hash it recorded is the hash of that image. A test
+ * recorded by an earlier version without the hash is judged by time: it
+ * must be newer.
  */
-static int tested_this_image(const struct step_record *ts, const struct step_record *rt,
-			     const struct step_record *bs)
+static int tested_this_image(const struct step_record *ts, const struct step_record *bs)
 {
 	const char *image = record_get(ts, RF_BZIMAGE), *built = record_get(bs, RF_BZIMAGE);
-	const char *hash = record_get(rt, RF_BZIMAGE_HASH);
+	const char *hash = record_get(ts, RF_BZIMAGE_HASH);
 	git_oid oid;
 
 	if (image && built && strcmp(image, built))
 		return 0;
-	if (hash && record_get(rt, RF_FINISHED) && record_get(ts, RF_FINISHED) &&
-	    !strcmp(record_get(rt, RF_FINISHED), record_get(ts, RF_FINISHED)) && built) {
+	if (hash && built) {
 		if (git_odb_hashfile(&oid, built, GIT_OBJECT_BLOB) < 0)
 			return 0;
 		return !strcmp(hash, git_oid_tostr_s(&oid));
 	}
-	return record_ll(ts, RF_FINISHED) >= record_ll(bs, RF_FINISHED);
+	return record_ll(ts, RF_AT) >= record_ll(bs, RF_AT);
 }
 
 /* More boots than this in a state file are a corrupt file, not a measurement. */
@@ -220,34 +208,28 @@ static void judge_consoles(struct cell_result *c, const struct strbuf *consoles,
 
 static int collect_test(struct cell_result *c, const char *workdir, const struct step_record *bs)
 {
-	struct step_record ts = STEP_RECORD_INIT, rt = STEP_RECORD_INIT;
+	struct step_record ts = STEP_RECORD_INIT;
 	struct strbuf *consoles = NULL;
 	enum record_status status;
 	size_t i, nr_read = 0;
 	int ret = 0, any = 0;
 
-	if ((ret = record_read(&ts, workdir, BY_MODULE, STEP_TEST, c->variant)) ||
-	    (ret = record_read(&rt, workdir, BY_RUN, STEP_TEST, c->variant)))
+	if ((ret = record_read(&ts, workdir, STEP_TEST, c->variant)))
 		goto cleanup;
-	any = record_get(&ts, RF_STATUS) || record_get(&rt, RF_STATUS);
-	if (record_get(&rt, RF_REPEAT))
-		c->repeat = (unsigned)record_ll(&rt, RF_REPEAT);
-	if (run_error_is_latest(&rt, &ts)) {
-		check_from_run_state(&c->boot, &rt);
-		skip_after(c, &c->boot, "did not boot");
-		goto cleanup;
-	}
+	any = !!record_get(&ts, RF_STATUS);
+	if (record_get(&ts, RF_REPEAT))
+		c->repeat = (unsigned)record_ll(&ts, RF_REPEAT);
 	status = record_status(&ts);
 	if (status == RS_NONE)
 		goto cleanup;
 	if (status == RS_ERROR) {
-		/* `mkseries test` could not boot it at all: its record says why. */
+		/* The test could not boot it at all: its record says why. */
 		check_set(&c->boot, CHECK_FAILED, record_get(&ts, RF_FAILURE) ?
 			  record_get(&ts, RF_FAILURE) : "the boot could not run");
 		skip_after(c, &c->boot, "did not boot");
 		goto cleanup;
 	}
-	if (!tested_this_image(&ts, &rt, bs)) {
+	if (!tested_this_image(&ts, bs)) {
 		check_set(&c->boot, CHECK_NOT_RUN, "the last test booted an earlier build");
 		goto cleanup;
 	}
@@ -274,7 +256,6 @@ cleanup:
 		strbuf_release(&consoles[i]);
 	free(consoles);
 	record_release(&ts);
-	record_release(&rt);
 	return ret ? ret : any;
 }
 
@@ -292,7 +273,7 @@ static void variant_apply_check(struct check *out, const struct step_record *app
 static int collect_cell(struct cell_result *c, const struct branch_result *b, const char *workdir,
 			const struct step_record *apply)
 {
-	struct step_record bs = STEP_RECORD_INIT, rb = STEP_RECORD_INIT;
+	struct step_record bs = STEP_RECORD_INIT;
 	enum record_status status;
 	int ret = 0, any = 0;
 
@@ -315,15 +296,9 @@ static int collect_cell(struct cell_result *c, const struct branch_result *b, co
 			return 1;
 		}
 	}
-	if ((ret = record_read(&bs, workdir, BY_MODULE, STEP_BUILD, c->variant)) ||
-	    (ret = record_read(&rb, workdir, BY_RUN, STEP_BUILD, c->variant)))
+	if ((ret = record_read(&bs, workdir, STEP_BUILD, c->variant)))
 		goto cleanup;
-	any = record_get(&bs, RF_STATUS) || record_get(&rb, RF_STATUS);
-	if (run_error_is_latest(&rb, &bs)) {
-		check_from_run_state(&c->build, &rb);
-		skip_after(c, &c->build, "not built");
-		goto cleanup;
-	}
+	any = !!record_get(&bs, RF_STATUS);
 	status = record_status(&bs);
 	dup_field(&c->commit, &bs, RF_COMMIT);
 	dup_field(&c->build_log, &bs, RF_LOG);
@@ -347,7 +322,6 @@ static int collect_cell(struct cell_result *c, const struct branch_result *b, co
 		any = 1;
 cleanup:
 	record_release(&bs);
-	record_release(&rb);
 	return ret < 0 ? ret : any;
 }
 
@@ -386,7 +360,7 @@ int results_collect_branch(struct branch_result *b, const char *workdir,
 	size_t i;
 	int any = 0, r;
 
-	r = record_read(&st, workdir, BY_RUN, STEP_IMPORT, NULL);
+	r = record_read(&st, workdir, STEP_IMPORT, NULL);
 	if (r)
 		return r;
 	if (record_get(&st, RF_STATUS)) {
@@ -399,7 +373,7 @@ int results_collect_branch(struct branch_result *b, const char *workdir,
 	if (r < 0)
 		return r;
 	any |= r;
-	r = record_read(&apply, workdir, BY_RUN, STEP_APPLY, NULL);
+	r = record_read(&apply, workdir, STEP_APPLY, NULL);
 	if (r)
 		return r;
 	if (!variants)

@@ -5,19 +5,18 @@
 #include "results/results.h"
 
 /*
- * The state files a run leaves in a branch's work directory, read
+ * The records a branch's work directory holds, one per step, read
  * through record/record.h, which names every field:
  *   state/run.import       status, evidence, base, at
  *   state/run.apply        status, evidence, tip, series (a count) and
  *                          series.<n>.id, .title, .state, .detail, at;
  *                          variants (names, in order) and variant.<v>.status,
  *                          .evidence, .tip for each declared variant
- *   state/run.<v>.build    status, evidence, at (with key and bzimage)
- *   state/run.<v>.test     status, evidence, repeat, bzimage_hash, finished,
- *                          at (with key)
- *   state/<v>.build        written by build.c (status error, failure: it
- *                          could not run)
- *   state/<v>.test         written by vm.c, with the console log it names
+ *   state/<v>.build        written by build/: key, status (error, failure:
+ *                          it could not run; running: interrupted), commit,
+ *                          log, seconds, bzimage
+ *   state/<v>.test         written by vm/: key, status, failure, repeat,
+ *                          bzimage_hash, the console log it names
  *                          (and expect_fail, without for a declared variant);
  *                          timing (hardware, instructions or emulated;
  *                          absent: derived from accel), boots (N, default

@@ -77,17 +77,10 @@ static int forced(const struct run_opts *args, enum run_step step)
 	return args->force <= step;
 }
 
-/* The run's record of step (of variant for build and test), in br's work directory. */
-static int record(const struct branch_run *br, enum run_step step, const char *variant,
-		  struct step_record *r)
+/* The record of the import or apply, which the run does itself, in br's work directory. */
+static int record(const struct branch_run *br, enum run_step step, struct step_record *r)
 {
-	return record_write(r, br->workdir, BY_RUN, step, variant);
-}
-
-static int read_record(struct step_record *r, const struct branch_run *br,
-		       enum record_owner owner, enum run_step step, const char *variant)
-{
-	return record_read(r, br->workdir, owner, step, variant);
+	return record_write(r, br->workdir, step, NULL);
 }
 
 /* Say why a step that has a record runs again; a first run says nothing. */
@@ -159,7 +152,7 @@ static int step_import(struct branch_run *br)
 			    info.what ? info.what : "imported", oid_short(&br->base), info.nr_files,
 			    info.seconds);
 	}
-	if (record(br, STEP_IMPORT, NULL, &st))
+	if (record(br, STEP_IMPORT, &st))
 		ret = -1;
 	tree_import_info_release(&info);
 	record_release(&st);
@@ -375,7 +368,7 @@ static int step_apply(struct branch_run *br)
 		plans[i + 1] = &br->vplans[i];
 		strbuf_addf(&names, "%s%s", i ? " " : "", br->b->variants[i].name);
 	}
-	if (read_record(&st, br, BY_RUN, STEP_APPLY, NULL))
+	if (record_read(&st, br->workdir, STEP_APPLY, NULL))
 		goto error;
 	if (backporter_signature(&me, br->repo))
 		goto error;
@@ -414,14 +407,14 @@ static int step_apply(struct branch_run *br)
 	for (i = 0; i < br->b->nr_variants; i++)
 		if (br->vapplied[i])
 			variant_moved(br, i, &vo[i]);
-	if (record(br, STEP_APPLY, NULL, &now))
+	if (record(br, STEP_APPLY, &now))
 		ret = -1;
 	goto cleanup;
 error:
 	/* Not an outcome of the kit: recorded as an error, retried next time. */
 	could_not_run(&now, "apply could not run", &errors);
 	say(br, NULL, "apply: FAILED %s", record_get(&now, RF_EVIDENCE));
-	record(br, STEP_APPLY, NULL, &now);
+	record(br, STEP_APPLY, &now);
 	br->applied = 0;
 	for (i = 0; i < br->b->nr_variants; i++)
 		br->vapplied[i] = 0;
@@ -449,40 +442,6 @@ cleanup:
 /* ------------------------------------------------------------------ */
 /* build */
 
-/* Whether what build.c recorded (bs) is still the build the run's record rb names, and its image is there. */
-static int build_still_there(const struct step_record *rb, const struct step_record *bs)
-{
-	const char *img = record_get(bs, RF_BZIMAGE), *mtime = record_get(bs, RF_BZIMAGE_MTIME);
-	struct stat s;
-
-	if (!record_same(rb, RF_FINISHED, bs, RF_FINISHED) ||
-	    record_status(rb) != record_status(bs))
-		return 0;
-	if (record_status(rb) == RS_FAILED)
-		return 1;
-	return img && mtime && !stat(img, &s) && strtoll(mtime, NULL, 10) == (long long)s.st_mtime;
-}
-
-/* The build key of a cell at commit; MKS_ECONFIG or -1 (printed) when it cannot be made. */
-static int cell_build_key(struct step_key *k, struct branch_run *br, const git_oid *commit)
-{
-	char *inputs = NULL;
-	int err = build_inputs_key(&inputs, br->kit, br->b);
-
-	if (!err)
-		err = build_key(k, br->repo, commit, inputs);
-	free(inputs);
-	return err;
-}
-
-/* Record in now what a finished build gave: res. */
-static void build_outcome(struct step_record *now, const struct build_result *res)
-{
-	record_outcome(now, res->status != BUILD_FAILED, res->failure, res->finished);
-	if (res->status != BUILD_FAILED && res->bzimage)
-		record_set(now, RF_BZIMAGE, res->bzimage);
-}
-
 /* Say how a build just went, and hand its image over. */
 static void say_built(struct branch_run *br, const char *variant, const struct build_result *res,
 		      char **bzimage)
@@ -504,81 +463,42 @@ static void say_built(struct branch_run *br, const char *variant, const struct b
 }
 
 /*
- * Build one variant. *bzimage is set when it built (or had built, and
- * nothing changed). Returns 0 whatever the build's outcome (that is
- * recorded), MKS_ECONFIG when the kit is unusable, -1 on other errors.
+ * Build one variant: build/ decides whether its record is current and
+ * writes it. *bzimage is set when it built (or had built, and nothing
+ * changed). Returns 0 whatever the build's outcome (that is recorded),
+ * MKS_ECONFIG when the kit is unusable, -1 on other errors.
  */
 static int step_build(struct branch_run *br, const char *variant, const git_oid *commit,
 		      char **bzimage)
 {
-	struct step_record rb = STEP_RECORD_INIT, bs = STEP_RECORD_INIT, now = STEP_RECORD_INIT;
-	struct step_key key = STEP_KEY_INIT;
-	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
 	struct build_result res;
 	struct build_opts opts = { 0 };
-	char *label = xstrfmt("%s %s", br->b->name, variant), *hash;
-	const char *v;
+	char *label = xstrfmt("%s %s", br->b->name, variant);
 	int err, ret = 0;
 
-	error_capture_push(&errors);
 	memset(&res, 0, sizeof(res));
 	*bzimage = NULL;
-	err = cell_build_key(&key, br, commit);
-	if (err || read_record(&rb, br, BY_RUN, STEP_BUILD, variant) ||
-	    read_record(&bs, br, BY_MODULE, STEP_BUILD, variant)) {
-		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
-		goto error;
-	}
-	if (record_fresh(&rb, &key, forced(br->args, STEP_BUILD), &why)) {
-		if (build_still_there(&rb, &bs)) {
-			if (record_status(&rb) == RS_OK) {
-				*bzimage = xstrdup(record_get(&bs, RF_BZIMAGE));
-				say(br, variant, "build: up to date (%s)", *bzimage);
-			} else {
-				v = record_get(&rb, RF_EVIDENCE);
-				say(br, variant, "build: up to date (FAILED %s)", v ? v : "");
-			}
-			goto cleanup;
-		}
-		strbuf_addstr(&why, "its image is not the one recorded");
-	}
-	say_again(br, variant, STEP_BUILD, &why);
 	opts.workdir = br->workdir;
 	opts.jobs = br->args->jobs;
-	/* The run's key changed: rebuild, whatever build.c's own record says. */
-	hash = step_key_hash(&key);
-	opts.force = forced(br->args, STEP_BUILD) ||
-		     (record_get(&rb, RF_KEY) && strcmp(record_get(&rb, RF_KEY), hash));
-	free(hash);
+	opts.force = forced(br->args, STEP_BUILD);
 	opts.progress = progress_wanted();
 	opts.label = label;
 	err = build_variant(&res, br->repo, br->kit, br->b, variant, commit, &opts);
 	if (err) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
-		goto error;
+		say(br, variant, "build: FAILED %s: %s", ret == MKS_ECONFIG ?
+		    "the kit's build settings are invalid" : "the build could not run",
+		    shown(res.failure));
+	} else if (res.recorded && res.status == BUILD_UPTODATE) {
+		say(br, variant, "build: up to date (%s)", res.bzimage);
+		*bzimage = xstrdup(res.bzimage);
+	} else if (res.recorded) {
+		say(br, variant, "build: up to date (FAILED %s)", shown(res.failure));
+	} else {
+		say_again(br, variant, STEP_BUILD, &res.why);
+		say_built(br, variant, &res, bzimage);
 	}
-	record_set_key(&now, &key);
-	build_outcome(&now, &res);
-	if (record(br, STEP_BUILD, variant, &now)) {
-		ret = -1;
-		goto cleanup;
-	}
-	say_built(br, variant, &res, bzimage);
-	goto cleanup;
-error:
-	could_not_run(&now, ret == MKS_ECONFIG ? "the kit's build settings are invalid" :
-		      "the build could not run", &errors);
-	record(br, STEP_BUILD, variant, &now);
-	say(br, variant, "build: FAILED %s", record_get(&now, RF_EVIDENCE));
-cleanup:
-	error_capture_pop(&errors);
 	build_result_release(&res);
-	record_release(&rb);
-	record_release(&bs);
-	record_release(&now);
-	step_key_release(&key);
-	strbuf_release(&why);
-	strbuf_release(&errors);
 	free(label);
 	return ret;
 }
@@ -586,12 +506,12 @@ cleanup:
 /* ------------------------------------------------------------------ */
 /* test */
 
-/* Say that the recorded test (rt, and vm.c's ts) of a cell is current, and how it went. */
-static void test_uptodate(struct branch_run *br, const char *variant, const struct step_record *rt,
-			  const struct step_record *ts, const struct kernel_variant *declared)
+/* Say that the recorded test ts of a cell is current, and how it went. */
+static void test_uptodate(struct branch_run *br, const char *variant, const struct step_record *ts,
+			  const struct kernel_variant *declared)
 {
 	const char *pass = record_get(ts, RF_PASS) ? record_get(ts, RF_PASS) : "?";
-	int ok = record_status(rt) == RS_OK;
+	int ok = record_status(ts) == RS_OK;
 
 	if (ok && declared && declared->nr_expect_fail)
 		say(br, variant, "test: up to date (%s passed, %s xfail)", pass,
@@ -599,25 +519,8 @@ static void test_uptodate(struct branch_run *br, const char *variant, const stru
 	else if (ok)
 		say(br, variant, "test: up to date (%s passed)", pass);
 	else
-		say(br, variant, "test: up to date (FAILED %s)", record_get(rt, RF_EVIDENCE) ?
-		    record_get(rt, RF_EVIDENCE) : "");
-}
-
-/*
- * Record in now what a finished test gave: res, of the image whose hash
- * is image_hash, `repeat` samples a case.
- */
-static void test_outcome(struct step_record *now, const struct vm_result *res,
-			 const char *image_hash, unsigned repeat)
-{
-	record_outcome(now, res->status == VM_OK, res->failure, res->finished);
-	record_setf(now, RF_REPEAT, "%u", repeat);
-	record_set(now, RF_BZIMAGE_HASH, image_hash);
-	record_setf(now, RF_STARTED, "%d", !!res->started);
-	if (res->accel)
-		record_set(now, RF_ACCEL, res->accel);
-	if (res->timing)
-		record_set(now, RF_TIMING, res->timing);
+		say(br, variant, "test: up to date (FAILED %s)", record_get(ts, RF_FAILURE) ?
+		    record_get(ts, RF_FAILURE) : "");
 }
 
 /* Say how the test of a cell just went. */
@@ -662,16 +565,14 @@ static void test_inputs_of(struct test_inputs *in, const struct branch_run *br,
 	in->variant = declared;
 }
 
-/* Whether the recorded test rt (with vm.c's ts) is current for key: what it recorded is this test's. */
-static int test_fresh(const struct step_record *rt, const struct step_record *ts,
-		      const struct step_key *key, int forced, struct strbuf *why)
+/* Whether the recorded test ts is current for key: what it recorded is this test's. */
+static int test_fresh(const struct step_record *ts, const struct step_key *key, int forced,
+		      struct strbuf *why)
 {
-	if (!record_fresh(rt, key, forced, why))
+	if (!record_fresh(ts, key, forced, why))
 		return 0;
-	if (!record_same(rt, RF_FINISHED, ts, RF_FINISHED))
-		strbuf_addstr(why, "another test ran since");
 	/* A guest that never reached mm-regress gave no result: try again. */
-	else if (record_ll(rt, RF_STARTED) != 1)
+	if (record_ll(ts, RF_STARTED) != 1)
 		strbuf_addstr(why, "mm-regress never started");
 	return !why->len;
 }
@@ -679,7 +580,7 @@ static int test_fresh(const struct step_record *rt, const struct step_record *ts
 static int step_test(struct branch_run *br, const char *variant, const char *bzimage)
 {
 	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
-	struct step_record rt = STEP_RECORD_INIT, ts = STEP_RECORD_INIT, now = STEP_RECORD_INIT;
+	struct step_record ts = STEP_RECORD_INIT;
 	struct step_key key = STEP_KEY_INIT;
 	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
 	struct vm_result res;
@@ -716,45 +617,37 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 		in.plugin_hash = plugin_hash = tcg_cache_hash();
 	in.qemu_argv = vm_boot_argv(&argv, br->b, bzimage, br->workdir, &opts) ? NULL : &argv;
 	known = !test_key(&key, &in);
-	if (read_record(&rt, br, BY_RUN, STEP_TEST, variant) ||
-	    read_record(&ts, br, BY_MODULE, STEP_TEST, variant)) {
+	if (record_read(&ts, br->workdir, STEP_TEST, variant)) {
 		ret = -1;
 		goto error;
 	}
-	if (test_fresh(&rt, &ts, known ? &key : NULL, forced(br->args, STEP_TEST), &why)) {
-		test_uptodate(br, variant, &rt, &ts, declared);
+	if (test_fresh(&ts, known ? &key : NULL, forced(br->args, STEP_TEST), &why)) {
+		test_uptodate(br, variant, &ts, declared);
 		goto cleanup;
 	}
 	say_again(br, variant, STEP_TEST, &why);
+	/* vm/ records the key of what ran: the accelerator is settled then, even by a probe. */
+	opts.key = &in;
 	err = vm_test_variant(&res, br->b, bzimage, br->workdir, variant, &opts);
 	if (err) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
-		goto error;
-	}
-	/* The key of what ran: the accelerator is settled now, even by a probe. */
-	step_key_release(&key);
-	in.qemu_argv = &res.argv;
-	test_key(&key, &in);
-	record_set_key(&now, &key);
-	test_outcome(&now, &res, image_hash, br->args->repeat);
-	if (record(br, STEP_TEST, variant, &now)) {
-		ret = -1;
+		say(br, variant, "test: FAILED %s: %s", ret == MKS_ECONFIG ?
+		    "the kit's boot settings are invalid" : "the boot could not run",
+		    shown(res.failure));
 		goto cleanup;
 	}
 	say_tested(br, variant, &res, declared);
 	goto cleanup;
 error:
-	could_not_run(&now, ret == MKS_ECONFIG ? "the kit's boot settings are invalid" :
-		      "the boot could not run", &errors);
-	record_setf(&now, RF_REPEAT, "%u", br->args->repeat);
-	record(br, STEP_TEST, variant, &now);
-	say(br, variant, "test: FAILED %s", record_get(&now, RF_EVIDENCE));
+	/* vm/ never ran: the record says why, and the next run tries again. */
+	strbuf_reset(&why);
+	strbuf_addf(&why, "the boot could not run: %s", errors.len ? errors.buf : "no error was printed");
+	record_module_error(br->workdir, STEP_TEST, br->b->name, variant, why.buf);
+	say(br, variant, "test: FAILED %s", why.buf);
 cleanup:
 	error_capture_pop(&errors);
 	vm_result_release(&res);
-	record_release(&rt);
 	record_release(&ts);
-	record_release(&now);
 	step_key_release(&key);
 	strbuf_release(&why);
 	strbuf_release(&errors);
@@ -794,19 +687,18 @@ static int same_tree_as_base(const struct branch_run *br, const git_oid *commit)
 static int reuse_base(struct branch_run *br, const char *variant, const git_oid *commit)
 {
 	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
-	struct step_record rb = STEP_RECORD_INIT, rt = STEP_RECORD_INIT, ts = STEP_RECORD_INIT;
+	struct step_record bs = STEP_RECORD_INIT, ts = STEP_RECORD_INIT;
 	int ret = 0;
 
 	if (!strcmp(variant, "base") || (declared && declared->nr_expect_fail) ||
 	    !same_tree_as_base(br, commit))
 		return 0;
-	if (read_record(&rb, br, BY_RUN, STEP_BUILD, "base") ||
-	    read_record(&rt, br, BY_RUN, STEP_TEST, "base") ||
-	    read_record(&ts, br, BY_MODULE, STEP_TEST, "base"))
+	if (record_read(&bs, br->workdir, STEP_BUILD, "base") ||
+	    record_read(&ts, br->workdir, STEP_TEST, "base"))
 		goto cleanup;
 	/* Only what this run has just found good (or up to date) for base. */
-	if (record_status(&rb) != RS_OK || record_status(&rt) != RS_OK ||
-	    record_ll(&rt, RF_STARTED) != 1 || !br->base_tested)
+	if (record_status(&bs) != RS_OK || record_status(&ts) != RS_OK ||
+	    record_ll(&ts, RF_STARTED) != 1 || !br->base_tested)
 		goto cleanup;
 	if (record_copy_from_base(br->workdir, STEP_BUILD, variant) ||
 	    record_copy_from_base(br->workdir, STEP_TEST, variant))
@@ -816,8 +708,7 @@ static int reuse_base(struct branch_run *br, const char *variant, const git_oid 
 	    record_get(&ts, RF_PASS) ? record_get(&ts, RF_PASS) : "?");
 	ret = 1;
 cleanup:
-	record_release(&rb);
-	record_release(&rt);
+	record_release(&bs);
 	record_release(&ts);
 	return ret;
 }

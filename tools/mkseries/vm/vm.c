@@ -16,6 +16,7 @@
 #include "vm/ktap.h"
 #include "vm/regress.h"
 #include "lib/state.h"
+#include "record/key.h"
 #include "record/record.h"
 #include "vm/vm.h"
 #include "tree/workdir.h"
@@ -766,7 +767,35 @@ static void record_test(struct step_record *st, const struct vm_result *res,
 	record_set(st, RF_BZIMAGE, bzimage);
 	if (res->failure)
 		record_set(st, RF_FAILURE, res->failure);
-	record_setf(st, RF_FINISHED, "%lld", res->finished);
+}
+
+/*
+ * Record in st what identifies the test that ran: the hash of the image
+ * booted and, for a run (opts->key), the key of exactly what ran and
+ * how many samples a case took. Returns 0, or -1 (printed).
+ */
+static int record_test_key(struct step_record *st, const struct vm_result *res,
+			   const char *bzimage, const struct vm_opts *opts)
+{
+	struct step_key key = STEP_KEY_INIT;
+	char *hash = NULL;
+
+	if (opts->key) {
+		opts->key->qemu_argv = &res->argv;
+		if (!test_key(&key, opts->key))
+			record_set_key(st, &key);
+		record_setf(st, RF_REPEAT, "%u", opts->key->repeat);
+		step_key_release(&key);
+		if (opts->key->bzimage_hash) {
+			record_set(st, RF_BZIMAGE_HASH, opts->key->bzimage_hash);
+			return 0;
+		}
+	}
+	if (file_hash(&hash, bzimage))
+		return error("cannot read '%s': %s", bzimage, strerror(errno));
+	record_set(st, RF_BZIMAGE_HASH, hash);
+	free(hash);
+	return 0;
 }
 
 static int test_run(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
@@ -845,9 +874,9 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 	vm_qemu_argv(&res->argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
 		     branch_arch(b)->max_cpus);
 
-	res->finished = (long long)time(NULL);
 	record_test(&st, res, b, bzimage, opts);
-	ret = record_write(&st, workdir, BY_MODULE, STEP_TEST, variant);
+	if (!(ret = record_test_key(&st, res, bzimage, opts)))
+		ret = record_write(&st, workdir, STEP_TEST, variant);
 cleanup:
 	strbuf_release(&console);
 	record_release(&st);

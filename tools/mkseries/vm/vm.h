@@ -23,11 +23,12 @@ struct vm_result {
 	char *failure;		/* one line: what went wrong, or NULL */
 	char *console_log;	/* absolute path */
 	struct strvec argv;	/* the QEMU command line the boots ran, accelerator settled */
-	long long finished;	/* when the test its record describes finished (its "finished") */
 };
 void vm_result_release(struct vm_result *r);
 /* "tcg, instruction-paced, 2 boots": how a result was measured, for one line. Caller frees. */
 char *vm_result_how(const struct vm_result *r);
+
+struct test_inputs;
 
 struct vm_opts {
 	const char *accel;	/* "auto", "kvm" or "tcg"; NULL: the branch's boot.accel */
@@ -38,6 +39,12 @@ struct vm_opts {
 	unsigned boots;		/* boots of the variant; 0: the branch's boot.boots */
 	const struct kernel_variant *variant;	/* a declared variant (its expect-fail), or NULL */
 	const char *cmdline;	/* more kernel command line, after boot.cmdline, or NULL */
+	/*
+	 * What the test's key is made of but QEMU's command line, which the
+	 * boots settle: the record keeps the key of what ran, for the next
+	 * run to judge. NULL (`mkseries test`): no key is recorded.
+	 */
+	struct test_inputs *key;
 };
 
 /*
@@ -109,7 +116,8 @@ unsigned vm_probe_timeout_env(void);
  * boot.boots times (opts->boots overrides); the consoles go to
  * <workdir>/logs/<variant>-console.log, then -console.2.log ..., the
  * outcome to <workdir>/state/<variant>.test (status, accel, timing,
- * boots, started, console, console.2 ...). The first boot settles the
+ * boots, started, console, console.2 ..., the image's hash and, given
+ * opts->key, the test's key: the one record of the step). The first boot settles the
  * accelerator (see vm_pick_accel(); in auto mode a KVM boot that never
  * reaches mm-regress is redone under TCG, and res->accel_note says so).
  * A boot that never reaches mm-regress ends the cell there
