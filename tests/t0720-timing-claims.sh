@@ -262,4 +262,26 @@ test_expect_success 'modelled cycles: every format says which kind of time they 
 	test_grep "instruction-paced time and modelled cycles" m.html
 '
 
+test_expect_success "the kit's 6.12-modelled: 6.12's plan and no-hotfix variant, modelled, two cases, not a default branch" '
+	mkdir real-kit &&
+	cp -R "$SRC_DIR/series.yaml" "$SRC_DIR/kernels" "$SRC_DIR/patches" real-kit/ &&
+	(cd real-kit && mkseries plan --branch 6.12 --format json >../p612.json) &&
+	(cd real-kit && mkseries plan --branch 6.12-modelled --format json >../pm.json) &&
+	(cd real-kit && mkseries plan --all >../all.txt) &&
+	jq -c "[.branches[0].items[] | [.series, .subject, .action]]" p612.json >items.612 &&
+	jq -c "[.branches[0].items[] | [.series, .subject, .action]]" pm.json >items.m &&
+	test_cmp items.612 items.m &&
+	jq -r ".branches[0] | [.name, .default, .decisions] | map(tostring) | join(\" \")" pm.json >branch &&
+	echo "6.12-modelled false 6.12" >expect &&
+	test_cmp expect branch &&
+	jq -r ".branches[0].variants[] | .name + \" \" + (.without | map(.upstream) | join(\",\"))" pm.json >variants &&
+	echo "no-hotfix 0b5be138ce00" >expect &&
+	test_cmp expect variants &&
+	test_grep "^6.12: " all.txt &&
+	test_grep ! "^6.12-modelled" all.txt &&
+	test_grep "^  tcg-clock: modelled\$" real-kit/kernels/6.12-modelled.yaml &&
+	test_grep "^  cmdline: \"mm_regress=--case=realloc_rate,--case=mremap_pte_loop\"\$" real-kit/kernels/6.12-modelled.yaml &&
+	test_grep "metric: mremap_pte_loop.modelled_cycles" real-kit/kernels/6.12-modelled.yaml
+'
+
 test_done
