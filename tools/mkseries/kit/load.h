@@ -156,8 +156,6 @@ void parse_verdicts(struct yfile *f, yaml_node_t *n, double *threshold);
 
 /* `costs:` of a kernel file, into a new array; a metric's second cost is an error. */
 void parse_costs(struct yfile *f, yaml_node_t *n, struct kit_cost **out, size_t *nr);
-/* Free an array from parse_costs(); NULL is fine. */
-void costs_free(struct kit_cost *c, size_t nr);
 
 /* Free an array from parse_claims(); NULL is fine. */
 void claims_free(struct kit_claim *c, size_t nr);

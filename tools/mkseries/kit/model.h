@@ -314,6 +314,9 @@ const char *branch_decisions(const struct kernel_branch *b);
 /* Whether a variant may not be declared under `name`: base, kit and VARIANT_BISECT. */
 int variant_name_taken(const char *name);
 
+/* Free an array of nr costs and what they own. */
+void costs_free(struct kit_cost *c, size_t nr);
+
 /* The declared variant `name` of b, or NULL ("base" and "kit" are never declared). */
 const struct kernel_variant *branch_find_variant(const struct kernel_branch *b, const char *name);
 /* Whether v expects mm-regress case `name` to fail. */

@@ -272,18 +272,6 @@ static void claims_release(struct claim *cl, size_t nr)
 	free(cl);
 }
 
-static void costs_release(struct kit_cost *c, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++) {
-		free(c[i].case_name);
-		free(c[i].metric);
-		free(c[i].why);
-	}
-	free(c);
-}
-
 void branch_add_cost(struct branch_result *b, const struct kit_cost *c)
 {
 	struct kit_cost *nc;
@@ -316,7 +304,7 @@ void branch_result_release(struct branch_result *b)
 		cell_result_release(&b->cells[i]);
 	free(b->cells);
 	claims_release(b->claims, b->nr_claims);
-	costs_release(b->costs, b->nr_costs);
+	costs_free(b->costs, b->nr_costs);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -544,7 +532,7 @@ void results_use_kit(struct run_results *r, const struct kit *kit)
 						 &kit->series[j].claims[k]);
 		for (k = 0; k < kb->nr_claims; k++)
 			branch_add_claim(b, CLAIM_OF_BRANCH, kb->name, &kb->claims[k]);
-		costs_release(b->costs, b->nr_costs);
+		costs_free(b->costs, b->nr_costs);
 		b->costs = NULL;
 		b->nr_costs = b->alloc_costs = 0;
 		for (k = 0; k < kb->nr_costs; k++)
@@ -1406,7 +1394,7 @@ static void merge_branch(struct branch_result *into, struct branch_result *from)
 	if (from->threshold_pct > 0)
 		into->threshold_pct = from->threshold_pct;
 	if (from->nr_costs) {
-		costs_release(into->costs, into->nr_costs);
+		costs_free(into->costs, into->nr_costs);
 		into->costs = from->costs;
 		into->nr_costs = from->nr_costs;
 		into->alloc_costs = from->alloc_costs;
