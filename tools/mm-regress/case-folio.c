@@ -168,6 +168,86 @@ cleanup:
 	return st;
 }
 
+/*
+ * A forked child and a pipe each way between it and its parent. On
+ * either side, `in` reads what the other side writes and `out` writes to
+ * it; pid is the child's in the parent, 0 in the child, -1 while none.
+ */
+struct child {
+	pid_t pid;
+	int in, out;
+};
+#define CHILD_INIT { -1, -1, -1 }
+
+static void close_pipe(int fd[2])
+{
+	if (fd[0] >= 0)
+		close(fd[0]);
+	if (fd[1] >= 0)
+		close(fd[1]);
+}
+
+/*
+ * Fork a child joined to this process by two pipes. Like fork(), it
+ * returns into both: ch->pid tells which side this is, and each side
+ * keeps only its own ends. The child ends with child_exit(). Returns
+ * MR_PASS, or MR_FAIL (from mr_fail()) with nothing forked or left open.
+ */
+static enum mr_status child_fork(struct mr_ctx *ctx, struct child *ch)
+{
+	int down[2] = { -1, -1 }, up[2] = { -1, -1 };
+	enum mr_status st;
+
+	if (pipe(down) || pipe(up)) {
+		st = mr_fail(ctx, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(stdout);
+	ch->pid = fork();
+	if (ch->pid < 0) {
+		st = mr_fail(ctx, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	/* Only the other side may hold the ends it writes to, so its death reads as EOF. */
+	close(ch->pid ? down[0] : down[1]);
+	close(ch->pid ? up[1] : up[0]);
+	ch->in = ch->pid ? up[0] : down[0];
+	ch->out = ch->pid ? down[1] : up[1];
+	return MR_PASS;
+fail:
+	close_pipe(down);
+	close_pipe(up);
+	return st;
+}
+
+/* The child's end, with its diagnostics out before the parent's. */
+static void __attribute__((noreturn)) child_exit(int status)
+{
+	fflush(stdout);
+	_exit(status);
+}
+
+/*
+ * In the parent: close the pipe to the child (one still waiting reads
+ * EOF), wait for it and close the other pipe. Returns 1 with *wstatus
+ * set, or 0 when no child was forked.
+ */
+static int child_reap(struct child *ch, int *wstatus)
+{
+	int reaped = ch->pid > 0;
+
+	if (ch->out >= 0)
+		close(ch->out);
+	if (reaped)
+		while (waitpid(ch->pid, wstatus, 0) < 0 && errno == EINTR)
+			;
+	if (ch->in >= 0)
+		close(ch->in);
+	ch->in = ch->out = -1;
+	ch->pid = -1;
+	return reaped;
+}
+
 static int send_byte(int fd, char c)
 {
 	return write(fd, &c, 1) == 1 ? 0 : -1;
@@ -209,10 +289,10 @@ enum mr_status case_pte_batch_cow(struct mr_ctx *ctx)
 	size_t hp = thp_size(), pg = ctx->page, len = 2 * hp, bad = 0;
 	uint64_t s0 = ctx->case_seed, s1 = mr_mix(s0 + 1), s2 = mr_mix(s0 + 2);
 	struct mr_resv rs = { 0 }, rd = { 0 };
-	int to_child[2] = { -1, -1 }, to_parent[2] = { -1, -1 }, wstatus;
+	struct child ch = CHILD_INIT;
 	unsigned char *src = NULL, *dst;
 	enum mr_status st;
-	pid_t pid = -1;
+	int wstatus;
 
 	st = thp_region(ctx, &rs, hp, len, s0, &src);
 	if (st != MR_PASS)
@@ -222,30 +302,11 @@ enum mr_status case_pte_batch_cow(struct mr_ctx *ctx)
 		st = mr_fail(ctx, "mprotect: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (pipe(to_child) || pipe(to_parent)) {
-		st = mr_fail(ctx, "pipe: %s", strerror(errno));
+	st = child_fork(ctx, &ch);
+	if (st != MR_PASS)
 		goto cleanup;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		st = mr_fail(ctx, "fork: %s", strerror(errno));
-		goto cleanup;
-	}
-	if (!pid) {
-		int ret;
-
-		close(to_child[1]);
-		close(to_parent[0]);
-		ret = cow_child(ctx, src, len, hp, to_child[0], to_parent[1], s0, s2);
-
-		fflush(stdout);
-		_exit(ret);
-	}
-	/* Only the child may hold these ends, so its death reads as EOF here. */
-	close(to_child[0]);
-	close(to_parent[1]);
-	to_child[0] = to_parent[1] = -1;
+	if (!ch.pid)
+		child_exit(cow_child(ctx, src, len, hp, ch.in, ch.out, s0, s2));
 	dst = mr_reserve(&rd, len, hp, 16 * pg);
 	if (!dst || mr_move(src, len, dst)) {
 		st = mr_fail(ctx, "mremap of the shared region: %s", strerror(errno));
@@ -253,7 +314,7 @@ enum mr_status case_pte_batch_cow(struct mr_ctx *ctx)
 	}
 	/* Every other page: the moved PTEs mix private copies and pages still shared. */
 	mr_fill(dst, len, 2 * pg, pg, s1);
-	if (send_byte(to_child[1], 'M') || recv_byte(to_parent[0]) != 'W') {
+	if (send_byte(ch.out, 'M') || recv_byte(ch.in) != 'W') {
 		st = mr_fail(ctx, "lost the child before it wrote its copy");
 		goto cleanup;
 	}
@@ -262,24 +323,13 @@ enum mr_status case_pte_batch_cow(struct mr_ctx *ctx)
 			"parent's untouched pages after the child wrote");
 	st = MR_PASS;
 cleanup:
-	if (to_child[1] >= 0)
-		close(to_child[1]);
-	if (pid > 0) {
-		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-			;
-		if (st == MR_PASS && (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)))
-			st = mr_fail(ctx, "the child's checks failed (wait status %#x)", wstatus);
-	}
+	if (child_reap(&ch, &wstatus) && st == MR_PASS &&
+	    (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)))
+		st = mr_fail(ctx, "the child's checks failed (wait status %#x)", wstatus);
 	if (st == MR_PASS && bad)
 		st = mr_fail(ctx, "the parent's copy changed: %zu wrong words", bad);
 	if (st == MR_PASS)
 		mr_diag("parent and child each moved and wrote the COW-shared THP region; neither saw the other's writes");
-	if (to_child[0] >= 0)
-		close(to_child[0]);
-	if (to_parent[0] >= 0)
-		close(to_parent[0]);
-	if (to_parent[1] >= 0)
-		close(to_parent[1]);
 	mr_unreserve(&rd);
 	mr_unreserve(&rs);
 	return st;
@@ -581,12 +631,12 @@ enum mr_status case_pte_batch_wrbit(struct mr_ctx *ctx)
 	size_t hp = thp_size(), pg = ctx->page, n = hp / pg, i, j;
 	uint64_t s0 = ctx->case_seed, s1 = mr_mix(s0 + 1);
 	struct mr_resv rs = { 0 }, rd = { 0 };
-	int to_child[2] = { -1, -1 }, to_parent[2] = { -1, -1 }, wstatus = 0, told = 0, folio;
+	int wstatus = 0, told = 0, folio;
+	struct child ch = CHILD_INIT;
 	unsigned char *src = NULL, *dst;
 	struct wr_report rep;
 	enum mr_status st;
 	uintptr_t lo, hi;
-	pid_t pid = -1;
 	size_t bad = 0;
 	char why[200];
 	long huge;
@@ -606,28 +656,11 @@ enum mr_status case_pte_batch_wrbit(struct mr_ctx *ctx)
 			goto cleanup;
 		}
 	}
-	if (pipe(to_child) || pipe(to_parent)) {
-		st = mr_fail(ctx, "pipe: %s", strerror(errno));
+	st = child_fork(ctx, &ch);
+	if (st != MR_PASS)
 		goto cleanup;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		st = mr_fail(ctx, "fork: %s", strerror(errno));
-		goto cleanup;
-	}
-	if (!pid) {
-		int ret;
-
-		close(to_child[1]);
-		close(to_parent[0]);
-		ret = wr_child(src, n, pg, s0, s1, to_child[0], to_parent[1]);
-		fflush(stdout);
-		_exit(ret);
-	}
-	close(to_child[0]);
-	close(to_parent[1]);
-	to_child[0] = to_parent[1] = -1;
+	if (!ch.pid)
+		child_exit(wr_child(src, n, pg, s0, s1, ch.in, ch.out));
 
 	for (j = 0; j < NR_WR_MOVES; j++) {
 		if (madvise(src + wr_moves[j].first * pg, wr_moves[j].wr * pg, MADV_DOFORK)) {
@@ -696,8 +729,8 @@ enum mr_status case_pte_batch_wrbit(struct mr_ctx *ctx)
 			(void *)(dst + off), f1 - f0);
 	}
 	if (getenv("MM_REGRESS_WRBIT_INJECT"))
-		wr_inject(pid, src, dst, pg);
-	if (send_byte(to_child[1], 'W') || recv_report(to_parent[0], &rep)) {
+		wr_inject(ch.pid, src, dst, pg);
+	if (send_byte(ch.out, 'W') || recv_report(ch.in, &rep)) {
 		st = mr_fail(ctx, "lost the child before it read its copy");
 		goto cleanup;
 	}
@@ -721,22 +754,11 @@ enum mr_status case_pte_batch_wrbit(struct mr_ctx *ctx)
 	else
 		st = MR_PASS;
 cleanup:
-	if (to_child[1] >= 0)
-		close(to_child[1]);
-	if (pid > 0) {
-		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-			;
-		if (told && st == MR_PASS && (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)))
-			st = mr_fail(ctx, "the child's check failed (wait status %#x)", wstatus);
-	}
+	if (child_reap(&ch, &wstatus) && told && st == MR_PASS &&
+	    (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)))
+		st = mr_fail(ctx, "the child's check failed (wait status %#x)", wstatus);
 	if (st == MR_PASS)
 		mr_diag("the child kept its copy: the parent's writes to moved write-protected pages did not reach it");
-	if (to_child[0] >= 0)
-		close(to_child[0]);
-	if (to_parent[0] >= 0)
-		close(to_parent[0]);
-	if (to_parent[1] >= 0)
-		close(to_parent[1]);
 	mr_unreserve(&rd);
 	mr_unreserve(&rs);
 	return st;
