@@ -189,6 +189,25 @@ static enum mr_status map_region(struct mr_ctx *ctx, struct sweep *s)
 	return MR_PASS;
 }
 
+/* The region and room for the samples; sweep_release() undoes it, whatever this returned. */
+static enum mr_status sweep_start(struct mr_ctx *ctx, struct sweep *s, struct mr_samples *samples)
+{
+	enum mr_status st = map_region(ctx, s);
+
+	if (st == MR_PASS && mr_samples_init(samples, ctx->repeat))
+		st = mr_fail(ctx, "out of memory");
+	return st;
+}
+
+static void sweep_release(struct sweep *s, struct mr_samples *samples)
+{
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	if (s->p)
+		munmap(s->p, s->len);
+	mr_samples_release(samples);
+}
+
 /*
  * Populate, sweep, check; `repeat` times for one batch size, into samples
  * (emptied first). DONTNEED must leave zeroes, COLD the data as it was.
@@ -290,13 +309,9 @@ enum mr_status case_madvise_dontneed(struct mr_ctx *ctx)
 	struct mr_samples samples = { 0 };
 	enum mr_status st;
 
-	st = map_region(ctx, &s);
+	st = sweep_start(ctx, &s, &samples);
 	if (st != MR_PASS)
 		goto cleanup;
-	if (mr_samples_init(&samples, ctx->repeat)) {
-		st = mr_fail(ctx, "out of memory");
-		goto cleanup;
-	}
 	st = measure(ctx, &s, 0, &samples);
 	if (st != MR_PASS)
 		goto cleanup;
@@ -304,9 +319,7 @@ enum mr_status case_madvise_dontneed(struct mr_ctx *ctx)
 		s.len / MiB, s.range / KiB);
 	mr_metric(ctx, "dontneed_madvise", &samples, "ns", 0);
 cleanup:
-	if (s.p)
-		munmap(s.p, s.len);
-	mr_samples_release(&samples);
+	sweep_release(&s, &samples);
 	return st;
 }
 
@@ -323,13 +336,9 @@ enum mr_status case_process_madvise_dontneed(struct mr_ctx *ctx)
 	enum mr_status st;
 	unsigned batch;
 
-	st = map_region(ctx, &s);
+	st = sweep_start(ctx, &s, &samples);
 	if (st != MR_PASS)
 		goto cleanup;
-	if (mr_samples_init(&samples, ctx->repeat)) {
-		st = mr_fail(ctx, "out of memory");
-		goto cleanup;
-	}
 	s.pidfd = (int)mr_pidfd_open(getpid());
 	if (s.pidfd < 0) {
 		st = mr_skip(ctx, "pidfd_open: %s", strerror(errno));
@@ -358,10 +367,6 @@ enum mr_status case_process_madvise_dontneed(struct mr_ctx *ctx)
 		mr_diag("%s over %zu MiB in %zu KiB ranges, one per madvise() call and batches of 1 to %d per process_madvise() call; the data reads back unchanged after each",
 			s.adv->name, s.len / MiB, s.range / KiB, MAX_BATCH);
 cleanup:
-	if (s.pidfd >= 0)
-		close(s.pidfd);
-	if (s.p)
-		munmap(s.p, s.len);
-	mr_samples_release(&samples);
+	sweep_release(&s, &samples);
 	return st;
 }
