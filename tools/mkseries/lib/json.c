@@ -119,6 +119,16 @@ void jw_bool(struct jw *w, const char *key, int v)
 	strbuf_addstr(w->sb, v ? "true" : "false");
 }
 
+void jw_strings(struct jw *w, const char *key, const char *const *v, size_t nr)
+{
+	size_t i;
+
+	jw_open(w, key, '[');
+	for (i = 0; i < nr; i++)
+		jw_string(w, NULL, v[i]);
+	jw_close(w, ']');
+}
+
 /* ------------------------------------------------------------------ */
 /* Reading: a tree of values, with the line each starts on */
 

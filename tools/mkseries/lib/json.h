@@ -33,6 +33,8 @@ void jw_string(struct jw *w, const char *key, const char *value);
 void jw_number(struct jw *w, const char *key, double v);
 void jw_count(struct jw *w, const char *key, size_t v);
 void jw_bool(struct jw *w, const char *key, int v);
+/* An array of the nr strings of v (a strvec's, or any list of names). */
+void jw_strings(struct jw *w, const char *key, const char *const *v, size_t nr);
 
 enum jtype { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT };
 

@@ -122,19 +122,13 @@ static void json_cell(struct jw *w, const struct branch_result *b, const struct 
 	jw_number(w, "test_seconds", c->test_seconds);
 	jw_string(w, "build_log", c->build_log);
 	jw_string(w, "console_log", c->console_log);
-	jw_open(w, "console_logs", '[');
-	for (i = 0; i < c->console_logs.nr; i++)
-		jw_string(w, NULL, c->console_logs.v[i]);
-	jw_close(w, ']');
+	jw_strings(w, "console_logs", c->console_logs.v, c->console_logs.nr);
 	jw_count(w, "pass", c->nr_pass);
 	jw_count(w, "fail", c->nr_fail);
 	jw_count(w, "skip", c->nr_skip);
 	jw_count(w, "xfail", c->nr_xfail);
 	jw_string(w, "without", c->without);
-	jw_open(w, "expect_fail", '[');
-	for (i = 0; i < c->nr_expect_fail; i++)
-		jw_string(w, NULL, c->expect_fail[i]);
-	jw_close(w, ']');
+	jw_strings(w, "expect_fail", (const char *const *)c->expect_fail, c->nr_expect_fail);
 	jw_string(w, "expected", c->expected);
 	jw_open(w, "cases", '[');
 	for (i = 0; i < c->nr_cases; i++) {

@@ -24,16 +24,6 @@ static void describe_source(struct strbuf *sb, const struct kernel_branch *b)
 	}
 }
 
-static void jw_argv(struct jw *w, const char *key, const struct strvec *argv)
-{
-	size_t i;
-
-	jw_open(w, key, '[');
-	for (i = 0; i < argv->nr; i++)
-		jw_string(w, NULL, argv->v[i]);
-	jw_close(w, ']');
-}
-
 char *plan_cell_report_name(const char *branch, const char *variant)
 {
 	return xstrfmt("mkseries-%s-%s.json", branch, variant);
@@ -145,17 +135,13 @@ static void json_plan_variant(struct jw *w, const struct plan *vp)
 {
 	const struct kernel_variant *v = vp->variant;
 	char *ref = branch_refname(vp);
-	size_t j;
 
 	jw_open(w, NULL, '{');
 	jw_string(w, "name", v->name);
 	jw_string(w, "note", v->note);
 	json_patch_list(w, "without", v->without_patch, v->nr_without);
 	json_patch_list(w, "with", v->with_patch, v->nr_with);
-	jw_open(w, "expect_fail", '[');
-	for (j = 0; j < v->nr_expect_fail; j++)
-		jw_string(w, NULL, v->expect_fail[j]);
-	jw_close(w, ']');
+	jw_strings(w, "expect_fail", (const char *const *)v->expect_fail, v->nr_expect_fail);
 	jw_string(w, "ref", ref);
 	json_plan_items(w, vp);
 	jw_close(w, '}');
@@ -179,7 +165,7 @@ static void json_plan_cell(struct jw *w, struct strvec *merge, const struct kern
 	jw_string(w, "variant", variant);
 	/* What a CI runner needs installed: the arch's cross compiler and QEMU. */
 	jw_string(w, "arch", b->arch ? b->arch : "x86_64");
-	jw_argv(w, "run", &run);
+	jw_strings(w, "run", run.v, run.nr);
 	jw_string(w, "report", report);
 	jw_close(w, '}');
 	strvec_clear(&run);
@@ -241,7 +227,7 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 	for (i = 0; i < nr_cells; i++)
 		json_plan_cell(&w, &merge, cells[i].b, cells[i].variant);
 	jw_close(&w, ']');
-	jw_argv(&w, "merge", &merge);
+	jw_strings(&w, "merge", merge.v, merge.nr);
 	jw_close(&w, '}');
 	strvec_clear(&merge);
 	free(cells);
