@@ -8,6 +8,7 @@
 
 #include "apply/apply.h"
 #include "apply/diffscan.h"
+#include "apply/lines.h"
 #include "lib/gitutil.h"
 #include "tree/treecheck.h"
 
@@ -484,62 +485,6 @@ static int check_structure(struct apply_ctx *ctx)
 	return check_beyond(ctx);
 }
 
-/* Lines as (pointer, length) pairs into a file's content or the patch. */
-struct span {
-	const char *p;
-	size_t n;
-};
-
-struct spans {
-	struct span *v;
-	size_t nr, alloc;
-};
-
-static void spans_push(struct spans *s, const char *p, size_t n)
-{
-	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
-	s->v[s->nr].p = p;
-	s->v[s->nr].n = n;
-	s->nr++;
-}
-
-static void spans_split(struct spans *s, const char *buf, size_t len)
-{
-	struct line_iter it;
-
-	line_iter_init(&it, buf, len);
-	while (line_iter_next(&it))
-		spans_push(s, it.line, it.len);
-}
-
-static int span_eq(const struct span *a, const struct span *b)
-{
-	return a->n == b->n && !memcmp(a->p, b->p, a->n);
-}
-
-static int spans_match_at(const struct spans *img, size_t at, const struct spans *pre)
-{
-	size_t i;
-
-	if (at > img->nr || pre->nr > img->nr - at)
-		return 0;
-	for (i = 0; i < pre->nr; i++)
-		if (!span_eq(&img->v[at + i], &pre->v[i]))
-			return 0;
-	return 1;
-}
-
-/* Replace pre->nr lines at `at` by post. */
-static void spans_splice(struct spans *img, size_t at, size_t remove, const struct spans *post)
-{
-	ALLOC_GROW(img->v, img->nr + post->nr, img->alloc);
-	memmove(img->v + at + post->nr, img->v + at + remove,
-		(img->nr - at - remove) * sizeof(*img->v));
-	if (post->nr)
-		memcpy(img->v + at, post->v, post->nr * sizeof(*post->v));
-	img->nr = img->nr + post->nr - remove;
-}
-
 /*
  * Where `git apply` puts a hunk (its find_pos(), without fuzz): a hunk
  * that starts the file (old start 0 or 1) must match at the top, one
@@ -547,7 +492,7 @@ static void spans_splice(struct spans *img, size_t at, size_t remove, const stru
  * is searched for from the line the header names, nearest first,
  * alternating down and up. Returns 1 with *out set, or 0.
  */
-static int find_hunk(const struct spans *img, const struct spans *pre, size_t line,
+static int find_hunk(const struct lines *img, const struct lines *pre, size_t line,
 		     int at_start, int at_end, size_t *out)
 {
 	size_t down, up;
@@ -559,23 +504,23 @@ static int find_hunk(const struct spans *img, const struct spans *pre, size_t li
 			return 0;
 		if (at_end && at + pre->nr != img->nr)
 			return 0;
-		if (!spans_match_at(img, at, pre))
+		if (!lines_match_at(img, at, pre->v, pre->nr))
 			return 0;
 		*out = at;
 		return 1;
 	}
 	if (line > img->nr)
 		line = img->nr;
-	if (spans_match_at(img, line, pre)) {
+	if (lines_match_at(img, line, pre->v, pre->nr)) {
 		*out = line;
 		return 1;
 	}
 	for (down = up = line; down < img->nr || up > 0; ) {
-		if (down < img->nr && spans_match_at(img, ++down, pre)) {
+		if (down < img->nr && lines_match_at(img, ++down, pre->v, pre->nr)) {
 			*out = down;
 			return 1;
 		}
-		if (up > 0 && spans_match_at(img, --up, pre)) {
+		if (up > 0 && lines_match_at(img, --up, pre->v, pre->nr)) {
 			*out = up;
 			return 1;
 		}
@@ -583,7 +528,7 @@ static int find_hunk(const struct spans *img, const struct spans *pre, size_t li
 	return 0;
 }
 
-static void add_numbered(struct strbuf *sb, size_t lineno, char mark, const struct span *l)
+static void add_numbered(struct strbuf *sb, size_t lineno, char mark, const struct line *l)
 {
 	size_t n = l->n;
 
@@ -595,12 +540,12 @@ static void add_numbered(struct strbuf *sb, size_t lineno, char mark, const stru
 }
 
 /* How many of the expected lines that are not blank the tree has at `at` (0-based). */
-static size_t likeness_at(const struct spans *orig, size_t at, const struct spans *pre)
+static size_t likeness_at(const struct lines *orig, size_t at, const struct lines *pre)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < pre->nr && at + i < orig->nr; i++)
-		if (pre->v[i].n > 1 && span_eq(&orig->v[at + i], &pre->v[i]))
+		if (pre->v[i].n > 1 && line_eq(&orig->v[at + i], &pre->v[i]))
 			n++;
 	return n;
 }
@@ -612,7 +557,7 @@ static size_t likeness_at(const struct spans *orig, size_t at, const struct span
  * than `first` itself. A git tree's file moves code around between
  * releases: the patch's own line numbers may show an unrelated place.
  */
-static size_t likeliest_place(const struct spans *orig, const struct spans *pre, size_t first)
+static size_t likeliest_place(const struct lines *orig, const struct lines *pre, size_t first)
 {
 	size_t at, best = first, best_n, n, dist, best_dist = 0;
 
@@ -637,8 +582,8 @@ static size_t likeliest_place(const struct spans *orig, const struct spans *pre,
  * differ, with line numbers of the tree's file.
  */
 static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh,
-			const git_diff_hunk *hunk, const struct spans *pre, const char *premark,
-			const struct spans *orig, int at_start, int at_end)
+			const git_diff_hunk *hunk, const struct lines *pre, const char *premark,
+			const struct lines *orig, int at_start, int at_end)
 {
 	size_t first = hunk->old_start ? hunk->old_start : 1, i, lo, hi, k, at, place;
 	size_t hlen = hunk->header_len;
@@ -670,7 +615,7 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 		strbuf_addstr(sb, ":\n");
 		for (k = lo; k <= hi; k++) {
 			int differs = k >= first && k - first < pre->nr &&
-				      !span_eq(&orig->v[k - 1], &pre->v[k - first]);
+				      !line_eq(&orig->v[k - 1], &pre->v[k - first]);
 
 			add_numbered(sb, k, differs ? '!' : ' ', &orig->v[k - 1]);
 		}
@@ -694,14 +639,14 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 static int run_hunks(git_patch *patch, const char *path, const char *src, size_t srclen,
 		     struct strbuf *out, struct strbuf *report, long *moved)
 {
-	struct spans img = { NULL, 0, 0 }, orig = { NULL, 0, 0 };
-	struct spans pre = { NULL, 0, 0 }, post = { NULL, 0, 0 };
+	struct lines img = LINES_INIT, orig = LINES_INIT;
+	struct lines pre = LINES_INIT, post = LINES_INIT;
 	char *premark = NULL;
 	size_t premark_alloc = 0, nh = git_patch_num_hunks(patch), h, i;
 	int ret = 0, err;
 
-	spans_split(&img, src, srclen);
-	spans_split(&orig, src, srclen);
+	lines_split(&img, src, srclen);
+	lines_split(&orig, src, srclen);
 	for (h = 0; h < nh; h++) {
 		const git_diff_hunk *hunk;
 		size_t nl, at, natural;
@@ -715,7 +660,7 @@ static int run_hunks(git_patch *patch, const char *path, const char *src, size_t
 		pre.nr = post.nr = 0;
 		for (i = 0; i < nl; i++) {
 			const git_diff_line *l;
-			struct span *s;
+			struct line *s;
 
 			if ((err = git_patch_get_line_in_hunk(&l, patch, h, i)) < 0) {
 				ret = gitutil_error(err, "cannot read hunk %zu of '%s'", h + 1, path);
@@ -737,20 +682,20 @@ static int run_hunks(git_patch *patch, const char *path, const char *src, size_t
 			case GIT_DIFF_LINE_CONTEXT:
 				ALLOC_GROW(premark, pre.nr + 1, premark_alloc);
 				premark[pre.nr] = ' ';
-				spans_push(&pre, l->content, l->content_len);
-				spans_push(&post, l->content, l->content_len);
+				lines_push(&pre, l->content, l->content_len);
+				lines_push(&post, l->content, l->content_len);
 				trailing++;
 				last = 3;
 				break;
 			case GIT_DIFF_LINE_DELETION:
 				ALLOC_GROW(premark, pre.nr + 1, premark_alloc);
 				premark[pre.nr] = '-';
-				spans_push(&pre, l->content, l->content_len);
+				lines_push(&pre, l->content, l->content_len);
 				trailing = 0;
 				last = 1;
 				break;
 			case GIT_DIFF_LINE_ADDITION:
-				spans_push(&post, l->content, l->content_len);
+				lines_push(&post, l->content, l->content_len);
 				trailing = 0;
 				last = 2;
 				break;
@@ -769,16 +714,16 @@ static int run_hunks(git_patch *patch, const char *path, const char *src, size_t
 		}
 		if (moved)
 			moved[h] = at == (natural > img.nr ? img.nr : natural) ? 0 : (long)at + 1;
-		spans_splice(&img, at, pre.nr, &post);
+		lines_splice(&img, at, pre.nr, &post);
 	}
 	strbuf_reset(out);
 	for (i = 0; i < img.nr; i++)
 		strbuf_add(out, img.v[i].p, img.v[i].n);
 cleanup:
-	free(img.v);
-	free(orig.v);
-	free(pre.v);
-	free(post.v);
+	lines_release(&img);
+	lines_release(&orig);
+	lines_release(&pre);
+	lines_release(&post);
 	free(premark);
 	return ret;
 }

@@ -5,48 +5,31 @@
 
 #include "apply/apply.h"
 #include "apply/diffscan.h"
+#include "apply/lines.h"
 #include "apply/present.h"
 #include "lib/gitutil.h"
 
 /* How far apart two changes of one hunk may be found, beyond their distance in the hunk. */
 #define SLACK 5
 
-/* Lines without their newline, pointing into a blob or the patch. */
-struct line {
-	const char *p;
-	size_t n;
-};
-
-struct lines {
-	struct line *v;
-	size_t nr, alloc;
-};
-
-static void lines_push(struct lines *l, const char *p, size_t n)
+/*
+ * Lines are compared without their line ends here: a tree whose file has
+ * CRLF ends, or no newline at its end, still shows the patch's lines.
+ */
+static void push_unended(struct lines *l, const char *p, size_t n)
 {
 	while (n && (p[n - 1] == '\n' || p[n - 1] == '\r'))
 		n--;
-	ALLOC_GROW(l->v, l->nr + 1, l->alloc);
-	l->v[l->nr].p = p;
-	l->v[l->nr].n = n;
-	l->nr++;
+	lines_push(l, p, n);
 }
 
-static void lines_split(struct lines *l, const char *buf, size_t len)
+static void split_unended(struct lines *l, const char *buf, size_t len)
 {
-	const char *end = buf + len, *eol;
+	struct line_iter it;
 
-	for (; buf < end; buf = eol + 1) {
-		eol = memchr(buf, '\n', end - buf);
-		if (!eol)
-			eol = end;
-		lines_push(l, buf, eol - buf);
-	}
-}
-
-static int line_eq(const struct line *a, const struct line *b)
-{
-	return a->n == b->n && !memcmp(a->p, b->p, a->n);
+	line_iter_init(&it, buf, len);
+	while (line_iter_next(&it))
+		push_unended(l, it.line, it.len);
 }
 
 static int blank(const struct line *l)
@@ -55,18 +38,6 @@ static int blank(const struct line *l)
 
 	for (i = 0; i < l->n; i++)
 		if (l->p[i] != ' ' && l->p[i] != '\t')
-			return 0;
-	return 1;
-}
-
-static int match_at(const struct lines *file, size_t at, const struct line *run, size_t nr)
-{
-	size_t i;
-
-	if (at > file->nr || nr > file->nr - at)
-		return 0;
-	for (i = 0; i < nr; i++)
-		if (!line_eq(&file->v[at + i], &run[i]))
 			return 0;
 	return 1;
 }
@@ -86,9 +57,9 @@ static long find_run(const struct lines *file, const struct line *run, size_t nr
 	if (near > hi)
 		near = hi;
 	for (d = 0; near + d < hi || d <= near - lo; d++) {
-		if (near + d < hi && match_at(file, near + d, run, nr) && near + d + nr <= hi)
+		if (near + d < hi && lines_match_at(file, near + d, run, nr) && near + d + nr <= hi)
 			return (long)(near + d);
-		if (d && d <= near - lo && match_at(file, near - d, run, nr) && near - d + nr <= hi)
+		if (d && d <= near - lo && lines_match_at(file, near - d, run, nr) && near - d + nr <= hi)
 			return (long)(near - d);
 	}
 	return -1;
@@ -110,10 +81,10 @@ struct hunk {
 
 static void hunk_release(struct hunk *h)
 {
-	free(h->pre.v);
-	free(h->post.v);
-	free(h->del.v);
-	free(h->add.v);
+	lines_release(&h->pre);
+	lines_release(&h->post);
+	lines_release(&h->del);
+	lines_release(&h->add);
 	free(h->c);
 	memset(h, 0, sizeof(*h));
 }
@@ -207,8 +178,8 @@ static int read_hunk(struct hunk *h, git_patch *patch, size_t hi, const char *pa
 		if ((err = git_patch_get_line_in_hunk(&l, patch, hi, i)) < 0)
 			return gitutil_error(err, "cannot read hunk %zu of '%s'", hi + 1, shown(path));
 		if (l->origin == GIT_DIFF_LINE_CONTEXT) {
-			lines_push(&h->pre, l->content, l->content_len);
-			lines_push(&h->post, l->content, l->content_len);
+			push_unended(&h->pre, l->content, l->content_len);
+			push_unended(&h->post, l->content, l->content_len);
 			in_change = 0;
 			gap++;
 			continue;
@@ -227,12 +198,12 @@ static int read_hunk(struct hunk *h, git_patch *patch, size_t hi, const char *pa
 		}
 		c = &h->c[h->nr - 1];
 		if (l->origin == GIT_DIFF_LINE_ADDITION) {
-			lines_push(&h->post, l->content, l->content_len);
-			lines_push(&h->add, l->content, l->content_len);
+			push_unended(&h->post, l->content, l->content_len);
+			push_unended(&h->add, l->content, l->content_len);
 			c->nr_add++;
 		} else {
-			lines_push(&h->pre, l->content, l->content_len);
-			lines_push(&h->del, l->content, l->content_len);
+			push_unended(&h->pre, l->content, l->content_len);
+			push_unended(&h->del, l->content, l->content_len);
 			c->nr_del++;
 		}
 	}
@@ -313,7 +284,7 @@ static int check_delta(struct presence *p, git_repository *repo, git_tree *tree,
 	const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
 	const char *oldpath = d->old_file.path ? d->old_file.path : path;
 	size_t nh = git_patch_num_hunks(patch), i;
-	struct lines file = { NULL, 0, 0 };
+	struct lines file = LINES_INIT;
 	git_blob *blob = NULL, *oldblob = NULL;
 	git_filemode_t mode = 0, oldmode = 0;
 	int have, had = 0, ret = 0;
@@ -357,7 +328,7 @@ static int check_delta(struct presence *p, git_repository *repo, git_tree *tree,
 			add_part(p, path, i + 1, nh, hunk_header(patch, i), 0);
 		goto cleanup;
 	}
-	lines_split(&file, git_blob_rawcontent(blob), git_blob_rawsize(blob));
+	split_unended(&file, git_blob_rawcontent(blob), git_blob_rawsize(blob));
 	for (i = 0; i < nh; i++) {
 		struct hunk h;
 		int in;
@@ -379,7 +350,7 @@ static int check_delta(struct presence *p, git_repository *repo, git_tree *tree,
 		hunk_release(&h);
 	}
 cleanup:
-	free(file.v);
+	lines_release(&file);
 	git_blob_free(blob);
 	git_blob_free(oldblob);
 	return ret;
