@@ -224,6 +224,19 @@ static void splice(struct strbuf *text, size_t at, const struct strbuf *ins)
 	*text = out;
 }
 
+/* Insert ins, whole lines, on the line after the text of node n (see text_end()). */
+static void insert_below(struct ydoc *y, struct strbuf *text, yaml_node_t *n,
+			 const struct strbuf *ins)
+{
+	splice(text, next_line(y, mark_offset(y, text_end(y, n))), ins);
+}
+
+/* The column of a block mapping's first key: where a key added to it lines up. */
+static size_t key_column(struct ydoc *y, yaml_node_t *map)
+{
+	return node(y, map->data.mapping.pairs.start[0].key)->start_mark.column;
+}
+
 /* Column of a list's dashes and of its items' keys, relative to its key's column. */
 struct list_style {
 	size_t dash, item;
@@ -297,9 +310,9 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 {
 	struct strbuf ins = STRBUF_INIT;
 	struct ydoc y;
-	yaml_node_t *s, *fixups, *key = NULL, *first_key;
+	yaml_node_t *s, *fixups, *key = NULL;
 	struct list_style st;
-	size_t key_col, at;
+	size_t key_col;
 	int ret = 0;
 
 	s = load_series(&y, text, name, series_id);
@@ -313,16 +326,14 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 			    name, s->start_mark.line + 1, series_id);
 		goto cleanup;
 	}
-	first_key = node(&y, s->data.mapping.pairs.start[0].key);
-	key_col = first_key->start_mark.column;
+	key_col = key_column(&y, s);
 	fixups = map_get(&y, s, "fixups", &key);
 	if (fixups && fixups->type == YAML_SEQUENCE_NODE && !is_flow(fixups) && seq_len(fixups)) {
 		/* append after the last entry, lined up with the first */
 		size_t dash = fixups->start_mark.column, item = seq_item(&y, fixups, 0)->start_mark.column;
 
 		format_entries(&ins, dash, item > dash ? item : dash + 2, e, nr);
-		at = next_line(&y, mark_offset(&y, text_end(&y, fixups)));
-		splice(text, at, &ins);
+		insert_below(&y, text, fixups, &ins);
 		goto cleanup;
 	}
 	style_of(&y, map_get(&y, s, "patches", NULL), key_col, &st);
@@ -330,8 +341,7 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 		strbuf_addchars(&ins, ' ', key_col);
 		strbuf_addstr(&ins, "fixups:\n");
 		format_entries(&ins, key_col + st.dash, key_col + st.item, e, nr);
-		at = next_line(&y, mark_offset(&y, text_end(&y, s)));
-		splice(text, at, &ins);
+		insert_below(&y, text, s, &ins);
 		goto cleanup;
 	}
 	if (is_null(fixups) || (fixups->type == YAML_SEQUENCE_NODE && !seq_len(fixups))) {
@@ -355,8 +365,7 @@ int yamledit_add_fixups(struct strbuf *text, const char *name, const char *serie
 				vs--;
 		}
 		format_entries(&ins, key_col + st.dash, key_col + st.item, e, nr);
-		at = next_line(&y, ve);
-		splice(text, at, &ins);
+		splice(text, next_line(&y, ve), &ins);
 		if (ve > vs) {
 			memmove(text->buf + vs, text->buf + ve, text->len - ve);
 			strbuf_setlen(text, text->len - (ve - vs));
@@ -424,7 +433,7 @@ int yamledit_add_series(struct strbuf *text, const char *name, const struct yaml
 		if (first->type == YAML_MAPPING_NODE)
 			style_of(&y, map_get(&y, first, "patches", NULL), item, &pst);
 		format_series(&ins, dash, item > dash ? item : dash + 2, &pst, e);
-		splice(text, next_line(&y, mark_offset(&y, text_end(&y, list))), &ins);
+		insert_below(&y, text, list, &ins);
 		goto cleanup;
 	}
 	if (is_null(list) || (list->type == YAML_SEQUENCE_NODE && !seq_len(list))) {
@@ -525,12 +534,11 @@ int yamledit_add_entry_key(struct strbuf *text, const char *name, const char *se
 		splice(text, at, &ins);
 		goto cleanup;
 	}
-	strbuf_addchars(&ins, ' ', node(&y, p->data.mapping.pairs.start[0].key)->start_mark.column);
+	strbuf_addchars(&ins, ' ', key_column(&y, p));
 	strbuf_addf(&ins, "%s: ", key);
 	yaml_scalar(&ins, value);
 	strbuf_addch(&ins, '\n');
-	at = next_line(&y, mark_offset(&y, text_end(&y, p)));
-	splice(text, at, &ins);
+	insert_below(&y, text, p, &ins);
 cleanup:
 	strbuf_release(&ins);
 	ydoc_release(&y);
@@ -722,11 +730,10 @@ int yamledit_add_branch_decision(struct strbuf *text, const char *name, const ch
 	if (branches && branches->type == YAML_MAPPING_NODE &&
 	    branches->data.mapping.pairs.top > branches->data.mapping.pairs.start) {
 		/* a block mapping: one more line lined up with its first key */
-		strbuf_addchars(&ins, ' ', node(&y, branches->data.mapping.pairs.start[0].key)->start_mark.column);
+		strbuf_addchars(&ins, ' ', key_column(&y, branches));
 		yaml_quote(&ins, branch);
 		strbuf_addf(&ins, ": %s\n", decision);
-		at = next_line(&y, mark_offset(&y, text_end(&y, branches)));
-		splice(text, at, &ins);
+		insert_below(&y, text, branches, &ins);
 		goto cleanup;
 	}
 	if (branches) {
@@ -740,14 +747,13 @@ int yamledit_add_branch_decision(struct strbuf *text, const char *name, const ch
 			    series_id);
 		goto cleanup;
 	}
-	col = node(&y, p->data.mapping.pairs.start[0].key)->start_mark.column;
+	col = key_column(&y, p);
 	strbuf_addchars(&ins, ' ', col);
 	strbuf_addstr(&ins, "branches:\n");
 	strbuf_addchars(&ins, ' ', col + 2);
 	yaml_quote(&ins, branch);
 	strbuf_addf(&ins, ": %s\n", decision);
-	at = next_line(&y, mark_offset(&y, text_end(&y, p)));
-	splice(text, at, &ins);
+	insert_below(&y, text, p, &ins);
 cleanup:
 	strbuf_release(&ins);
 	ydoc_release(&y);
