@@ -69,6 +69,25 @@ test_expect_success 'a rerun with nothing changed is up to date at every step, a
 	test_grep "^2 cells: 2 ok" out
 '
 
+test_expect_success 'run will not start a branch while another mkseries holds its repository' '
+	flock linux/.git/mkseries.lock sh -c "cd kit && mkseries run --branch t --workdir ../work-locked >../out 2>../err; echo \$? >../code" &&
+	cat out err &&
+	echo 1 >code.expect &&
+	test_cmp code.expect code &&
+	test_grep "cannot lock the kernel repository: .*linux/.git/. is locked by another mkseries (pid .*)" out &&
+	test_grep ! "^t base: build:" out
+'
+
+test_expect_success 'run holds the repository lock for import and apply, not while it builds' '
+	(cd kit && FAKE_LOCK_PROBE="$(cd ../linux/.git && pwd)/mkseries.lock" \
+		mkseries run --branch t --workdir ../work-probe >../out 2>../err) &&
+	test_grep "^t: apply: " out &&
+	test_grep "^t base: build: built" out &&
+	test_grep "^t kit: build: built" out &&
+	test_grep "mkseries.lock: free" work-probe/t/logs/base-build.log &&
+	test_grep "mkseries.lock: free" work-probe/t/logs/kit-build.log
+'
+
 test_expect_success 'another --repeat redoes the tests only' '
 	(cd kit && mkseries run --branch t --workdir ../work --repeat 3 >../out) &&
 	test_grep "^t kit: build: up to date" out &&

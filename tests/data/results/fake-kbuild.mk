@@ -4,8 +4,14 @@
 #   FAKE_MAKE_SLEEP=N  the config step takes N seconds (to be interrupted)
 #   FAKE_BREAK_KIT=1   the kit (mm/mremap.c with "batch") fails to compile
 #   FAKE_BREAK_IF=RE   mm/mremap.c fails to compile when it has RE (grep -E)
+#   FAKE_LOCK_PROBE=F  the config step prints "lock F: free" or "lock F: held"
+#                      (whether flock(1) could take F) into the build log
 tinyconfig defconfig:
 	@sleep $${FAKE_MAKE_SLEEP:-0}
+	@if [ -n "$${FAKE_LOCK_PROBE:-}" ]; then \
+		if flock -n "$${FAKE_LOCK_PROBE}" true; then echo "lock $${FAKE_LOCK_PROBE}: free"; \
+		else echo "lock $${FAKE_LOCK_PROBE}: held"; fi; \
+	fi
 	@mkdir -p $(O)
 	@echo 'CONFIG_MMU=y' >$(O)/.config
 olddefconfig:

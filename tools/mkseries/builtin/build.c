@@ -96,7 +96,7 @@ cleanup:
  */
 static int import_base(const struct cell *c, const struct strvec *variants, void *data)
 {
-	struct repo_lock rl = REPO_LOCK_INIT;
+	git_repository *repo;
 	git_oid base;
 	size_t i;
 	int err;
@@ -105,10 +105,10 @@ static int import_base(const struct cell *c, const struct strvec *variants, void
 		;
 	if (i == variants->nr)
 		return 0;
-	err = repo_lock(&rl, c->repo);
+	err = kernel_repos_open(&repo, c->repos, c->kit, c->b, c->repo_opt, KERNEL_REPO_LOCK);
 	if (!err)
-		err = tree_import(&base, c->repo, c->kit, c->b, 0);
-	repo_unlock(&rl);
+		err = tree_import(&base, repo, c->kit, c->b, 0);
+	kernel_repos_unlock(c->repos);
 	return err ? 1 : 0;
 }
 

@@ -43,14 +43,18 @@ static void not_started(const struct cell_loop *loop, const struct kit *kit,
 	free(why);
 }
 
-/* Open b's repository, lock its work directory and visit its cells. Returns an exit status. */
+/*
+ * Open b's repository in repos (the branches that share one share its
+ * handle), lock its work directory and visit its cells. Returns an exit
+ * status.
+ */
 static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
-			const struct kernel_branch *b)
+			const struct kernel_branch *b, struct kernel_repos *repos)
 {
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec variants = STRVEC_INIT;
 	struct strbuf errors = STRBUF_INIT;
-	struct cell c = { kit, b, NULL, NULL, NULL };
+	struct cell c = { kit, b, NULL, repos, loop->repo, NULL, NULL };
 	char *workdir;
 	size_t i;
 	int err, ret = 0, capturing = 1, skip;
@@ -64,7 +68,8 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 		goto cleanup;
 	}
 	c.workdir = workdir;
-	err = kernel_repo_open(&c.repo, kit, b, loop->repo, loop->create_repo);
+	err = kernel_repos_open(&c.repo, repos, kit, b, loop->repo,
+				loop->create_repo ? KERNEL_REPO_CREATE : 0);
 	if (err) {
 		not_started(loop, kit, b, &variants, "cannot open the kernel repository", &errors);
 		ret = mks_exit_status(err);
@@ -102,7 +107,6 @@ cleanup:
 	if (capturing)
 		error_capture_pop(&errors);
 	workdir_unlock(&lock);
-	git_repository_free(c.repo);
 	strvec_clear(&variants);
 	strbuf_release(&errors);
 	free(workdir);
@@ -128,17 +132,19 @@ int for_each_selected_cell(const struct cell_loop *loop, const struct kit *kit,
 			   struct kernel_branch *const *sel, size_t nr)
 {
 	size_t i, *cells = progress_count_cells(sel, nr, loop->given);
+	struct kernel_repos repos = KERNEL_REPOS_INIT;
 	int ret = 0;
 
 	for (i = 0; i < nr; i++) {
 		int r;
 
 		progress_cells(cells[i], cells[nr]);
-		r = visit_branch(loop, kit, sel[i]);
+		r = visit_branch(loop, kit, sel[i], &repos);
 		if (r > ret)
 			ret = r;
 	}
 	progress_cells(0, 0);
+	kernel_repos_release(&repos);
 	free(cells);
 	return ret;
 }

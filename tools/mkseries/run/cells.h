@@ -6,6 +6,7 @@
 
 #include "kit/model.h"
 #include "lib/util.h"
+#include "tree/tree.h"
 
 /*
  * What build and test work on: the kit (from kit_dir()), the branches
@@ -28,7 +29,16 @@ size_t *progress_count_cells(struct kernel_branch *const *sel, size_t nr,
 struct cell {
 	const struct kit *kit;
 	const struct kernel_branch *b;
+	/*
+	 * The branch's repository, open in the loop's `repos` (opened with
+	 * `repo_opt`, the loop's --repo) and not locked: a step that writes
+	 * to it (import, apply) locks it with kernel_repos_open(...,
+	 * KERNEL_REPO_LOCK) and gives the lock back with
+	 * kernel_repos_unlock() before the cells build from it.
+	 */
 	git_repository *repo;
+	struct kernel_repos *repos;
+	const char *repo_opt;
 	const char *workdir;	/* the branch's, from branch_workdir(), held by workdir_lock() */
 	const char *variant;
 };

@@ -805,8 +805,8 @@ static int run_begin(const struct cell *c, const struct strvec *variants, void *
 {
 	struct run_loop *rl = data;
 	struct branch_run *br = &rl->br;
-	struct repo_lock lock = REPO_LOCK_INIT;
 	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
+	git_repository *locked;
 	int ret = 0;
 
 	memset(br, 0, sizeof(*br));
@@ -822,7 +822,7 @@ static int run_begin(const struct cell *c, const struct strvec *variants, void *
 		goto cleanup;
 	}
 	error_capture_push(&errors);
-	ret = repo_lock(&lock, br->repo);
+	ret = kernel_repos_open(&locked, c->repos, c->kit, c->b, c->repo_opt, KERNEL_REPO_LOCK);
 	error_capture_pop(&errors);
 	if (ret) {
 		strbuf_addf(&why, "cannot lock the kernel repository: %s", errors.buf);
@@ -836,7 +836,7 @@ static int run_begin(const struct cell *c, const struct strvec *variants, void *
 		ret = 1;
 	else if (wants_apply(br))
 		step_apply(br);
-	repo_unlock(&lock);
+	kernel_repos_unlock(c->repos);
 cleanup:
 	strbuf_release(&why);
 	strbuf_release(&errors);

@@ -156,12 +156,20 @@ cleanup:
 	return ret;
 }
 
+void kernel_repos_unlock(struct kernel_repos *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++)
+		repo_unlock(&rs->v[i].lock);
+}
+
 void kernel_repos_release(struct kernel_repos *rs)
 {
 	size_t i;
 
+	kernel_repos_unlock(rs);
 	for (i = 0; i < rs->nr; i++) {
-		repo_unlock(&rs->v[i].lock);
 		git_repository_free(rs->v[i].repo);
 		free(rs->v[i].path);
 	}

@@ -36,7 +36,10 @@ int kernel_repo_open(git_repository **out, const struct kit *kit, const struct k
  * that share a repository (the cache's linux.git) open and lock it for
  * the first and hand the same handle to the others, so that no other
  * mkseries slips in between two branches, and the lock is taken in one
- * place. kernel_repos_release() unlocks and frees them at the command's end.
+ * place; the cell loop of build, test and run (run/cells.h) opens its
+ * branches' repositories here too, and locks them only around the
+ * steps that write. kernel_repos_release() unlocks and frees them at
+ * the command's end.
  */
 struct kernel_repo_held {
 	char *path;
@@ -59,6 +62,13 @@ struct kernel_repos {
  */
 int kernel_repos_open(git_repository **out, struct kernel_repos *rs, const struct kit *kit,
 		      const struct kernel_branch *b, const char *repo_opt, unsigned flags);
+/*
+ * Give up every lock rs holds, keeping the repositories open: for a
+ * command that writes only in part of its work (build and run lock
+ * around a branch's import and apply, and read the repository unlocked
+ * while they build). The next KERNEL_REPO_LOCK locks again.
+ */
+void kernel_repos_unlock(struct kernel_repos *rs);
 void kernel_repos_release(struct kernel_repos *rs);
 
 /*
