@@ -87,6 +87,22 @@ test_expect_success '--mthp: a size such as 64kB, acted on only as init; anythin
 	test_grep "not .64kBB." err
 '
 
+test_expect_success '--heap: realloc_rate grows its heap up to that size; a size off its steps is a usage error' '
+	mkseries regress -- --quick --seed 7 --case realloc_rate >default &&
+	test_grep -E "^# sample 1: [0-9]+ realloc calls in .*heaps of up to 8 MiB$" default &&
+	mkseries regress -- --quick --seed 7 --case realloc_rate --heap 2M >small &&
+	test_grep "^ok 1 realloc_rate$" small &&
+	test_grep -E "^# sample 1: [0-9]+ realloc calls in .*heaps of up to 2 MiB$" small &&
+	mkseries regress -- --quick --seed 7 --case realloc_rate --heap=3072K >k &&
+	test_grep "heaps of up to 3 MiB$" k &&
+	test_expect_code 2 mkseries regress -- --heap 100K 2>err &&
+	test_grep "option .--heap. takes a size from 1M to 64G in 64K steps (as 256M), not .100K." err &&
+	test_expect_code 2 mkseries regress -- --heap 1000000 2>err &&
+	test_grep "not .1000000." err &&
+	test_expect_code 2 mkseries regress -- --heap 1T 2>err &&
+	test_grep "not .1T." err
+'
+
 MEASURES_ONLY="mremap_pud_time mremap_pte_loop realloc_rate"
 UNDER_1S="is under 100 x the clock.s resolution (1000000000 ns, clocksource [^ ]*)"
 

@@ -30,7 +30,7 @@ count() {
 
 test_expect_success QEMU_USER 'QEMU 7.2 loads the plugin (API version 1), which states its model' '
 	walk "" 4096 64 1 &&
-	test_grep "^mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 line=64 virtual$" counts &&
+	test_grep "^mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 stores=buffered rep=line line=64 virtual$" counts &&
 	test_grep "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 insns=[1-9]" counts
 '
 
@@ -56,6 +56,42 @@ test_expect_success QEMU_USER 'a walk larger than L1d and L2 misses every line a
 	test "$(count region=1 page_walks)" = 0 &&
 	insns=$(count region=1 insns) &&
 	test "$(count region=1 cycles)" = $((insns + 131072 * 16 + 131072 * 70 + dtlb * 7))
+'
+
+# The same walk storing: the same lines miss (a store fills its line),
+# counted apart as store misses; under the default stores=buffered they
+# cost no cycles (a store retires into the store buffer), under
+# stores=stall exactly what the loads cost.
+test_expect_success QEMU_USER 'store misses fill lines and are counted, charged only with stores=stall' '
+	walk "" 4194304 64 2 1 store &&
+	test "$(count region=1 l1d_misses)" = 131072 &&
+	test "$(count region=1 l1d_store_misses)" = 131072 &&
+	test "$(count region=1 l2_store_misses)" = 131072 &&
+	dtlb=$(count region=1 dtlb_misses) &&
+	test "$(count region=1 cycles)" = $(($(count region=1 insns) + dtlb * 7)) &&
+	walk ",stores=stall" 4194304 64 2 1 store &&
+	test_grep " walk+30 stores=stall rep=line " counts &&
+	dtlb=$(count region=1 dtlb_misses) &&
+	test "$(count region=1 cycles)" = $(($(count region=1 insns) + 131072 * 16 + 131072 * 70 + dtlb * 7))
+'
+
+# rep stosb over 4 MiB, twice: QEMU runs (and counts as an instruction)
+# each byte, 8,388,608 of them; under rep=line they cost a cycle a line
+# instead, as a fast-string store does, under rep=element one each.
+test_expect_success QEMU_USER 'a rep string instruction costs a cycle a line, or an element with rep=element' '
+	walk "" 4194304 64 2 1 rep &&
+	elements=$(count region=1 rep_elements) &&
+	test "$elements" -ge 8388608 && test "$elements" -le 8388612 &&
+	lines=$(count region=1 rep_lines) &&
+	test "$lines" -ge 131072 && test "$lines" -le 131076 &&
+	insns=$(count region=1 insns) &&
+	test "$insns" -gt "$elements" &&
+	dtlb=$(count region=1 dtlb_misses) &&
+	test "$(count region=1 cycles)" = $((insns - elements + lines + dtlb * 7)) &&
+	walk ",rep=element" 4194304 64 2 1 rep &&
+	test_grep " stores=buffered rep=element " counts &&
+	dtlb=$(count region=1 dtlb_misses) &&
+	test "$(count region=1 cycles)" = $(($(count region=1 insns) + dtlb * 7))
 '
 
 test_expect_success QEMU_USER 'a walk that fits in L1d misses nothing' '
@@ -97,7 +133,9 @@ test_expect_success QEMU_USER 'a bad argument is refused, named' '
 	! qemu-x86_64 -plugin "$PLUGIN,l3_size=8M" ./walk 4096 64 1 2>err &&
 	test_grep "tcg-cache: bad argument .l3_size=8M.: expected out=FILE" err &&
 	! qemu-x86_64 -plugin "$PLUGIN,l1d_assoc=many" ./walk 4096 64 1 2>err &&
-	test_grep "bad argument .l1d_assoc=many." err
+	test_grep "bad argument .l1d_assoc=many." err &&
+	! qemu-x86_64 -plugin "$PLUGIN,stores=sometimes" ./walk 4096 64 1 2>err &&
+	test_grep "bad argument .stores=sometimes." err
 '
 
 # mm-regress's own markers, under qemu-user (each case runs in a child

@@ -481,12 +481,12 @@ static void test_clock_lines(void)
 
 /* A console of a boot with the tcg-cache plugin: its lines on QEMU's stderr among the guest's. */
 static const char *modelled_console =
-	"mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 line=64 physical\n"
+	"mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 stores=buffered rep=line line=64 physical\n"
 	"KTAP version 1\n"
 	"1..2\n"
-	"mkseries-cycles: region=1 insns=1000 l1d_misses=100 l2_misses=50 llc_misses=10 dtlb_misses=20 page_walks=2 cycles=9000\n"
+	"mkseries-cycles: region=1 insns=1000 l1d_misses=100 l2_misses=50 llc_misses=10 dtlb_misses=20 page_walks=2 l1d_store_misses=60 l2_store_misses=40 llc_store_misses=5 rep_elements=512 rep_lines=64 cycles=9000\n"
 	"# region: realloc_rate 10 call\n"
-	"mkseries-cycles: region=2 insns=3000 l1d_misses=300 l2_misses=150 llc_misses=30 dtlb_misses=60 page_walks=6 cycles=33000\n"
+	"mkseries-cycles: region=2 insns=3000 l1d_misses=300 l2_misses=150 llc_misses=30 dtlb_misses=60 page_walks=6 cycles=33000 a_later_key=7\n"
 	"# region: realloc_rate 30 call\n"
 	"# metric: realloc_rate calls_per_sec 5 calls/s higher_is_better\n"
 	"ok 1 realloc_rate\n"
@@ -509,7 +509,8 @@ static void test_modelled(void)
 	ok(m && m->value == 1000 && m->nr_samples == 2 && m->samples[0] == 900 &&
 	   m->samples[1] == 1100 && !strcmp(m->unit, "cycles/call") &&
 	   m->direction == KTAP_LOWER_IS_BETTER,
-	   "realloc_rate modelled_cycles: one sample a region, per call (900, 1100)");
+	   "realloc_rate modelled_cycles: one sample a region, per call (900, 1100), "
+	   "keys it does not know skipped before and after cycles=");
 	m = ktap_find_metric(&res, "realloc_rate", "llc_misses");
 	ok(m && m->value == 1 && m->stddev == 0 && !strcmp(m->unit, "misses/call"),
 	   "realloc_rate llc_misses: 1 per call in both");

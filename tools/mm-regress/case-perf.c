@@ -128,7 +128,7 @@ static int grow_heap(struct mr_ctx *ctx, struct heap_run *h, size_t limit, size_
 enum mr_status case_realloc_rate(struct mr_ctx *ctx)
 {
 	const uint64_t ms = 1000000;
-	size_t limit = ctx->quick ? 8 * MiB : 64 * MiB, growth = 64 * KiB;
+	size_t limit = ctx->heap ? ctx->heap : ctx->quick ? 8 * MiB : 64 * MiB, growth = 64 * KiB;
 	uint64_t span = mr_timed_span_ns(ctx, ctx->quick ? 200 * ms : 2000 * ms,
 					 ctx->quick ? 1000 * ms : 5000 * ms);
 	struct mr_samples samples = { 0 };

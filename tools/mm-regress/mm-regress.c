@@ -53,6 +53,7 @@ struct options {
 	int timeout_set;
 	uint64_t clock_floor_ns;	/* --clock-resolution */
 	char mthp[16];			/* --mthp: an mTHP size to turn on as init, or "" */
+	size_t heap;			/* --heap: realloc_rate's heap limit in bytes, 0 default */
 	unsigned char selected[NR_CASES];
 	int any_selected;
 };
@@ -165,7 +166,7 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: mm-regress [--list] [--case NAME[,NAME...]]... [--seed N] [--repeat N]\n"
 		   "                  [--quick] [--timeout SEC] [--args-from FILE]\n"
-		   "                  [--clock-resolution NS] [--mthp SIZE]\n\n"
+		   "                  [--clock-resolution NS] [--mthp SIZE] [--heap SIZE]\n\n"
 		   "    --list             print the case names and exit\n"
 		   "    --case NAME        run only these cases (repeatable, or comma-separated)\n"
 		   "    --seed N           seed of the data patterns (default: from the clock)\n"
@@ -182,6 +183,9 @@ static void usage(FILE *f)
 		   "                       contpte block) for every anonymous fault, through\n"
 		   "                       /sys/kernel/mm/transparent_hugepage/hugepages-SIZE;\n"
 		   "                       without it the kernel's own setting stays\n"
+		   "    --heap SIZE        realloc_rate grows its heap up to SIZE (K, M or G;\n"
+		   "                       default 8M with --quick, 64M without) before it\n"
+		   "                       starts over\n"
 		   "    -h, --help         show this help\n\n"
 		   "Prints KTAP on standard output. Exit status: 0 every case passed or was\n"
 		   "skipped, 1 a case failed, 2 usage error. As PID 1 (an initramfs /init) it\n"
@@ -244,6 +248,26 @@ static int parse_number(const char *opt, const char *val, unsigned long long max
 	return 0;
 }
 
+/*
+ * --heap: a whole number of 64 KiB growth steps, from 1M to 64G, with an
+ * optional K, M or G suffix.
+ */
+static int parse_heap(const char *val, size_t *out)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(val, &end, 10);
+	if (*end == 'K' || *end == 'M' || *end == 'G')
+		n <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 30, end++;
+	if (!*val || *val == '-' || errno || *end || n < MiB || n > 64ULL * GiB || n % (64 * KiB))
+		return usage_error("option '--heap' takes a size from 1M to 64G in 64K steps "
+				   "(as 256M), not '%s'", val);
+	*out = n;
+	return 0;
+}
+
 static int read_args_file(const char *path, char ***out, int *nr)
 {
 	char buf[4096];
@@ -297,7 +321,8 @@ static int parse_args(struct options *o, int argc, char **argv, int depth)
 		}
 		if (strcmp(name, "--case") && strcmp(name, "--seed") && strcmp(name, "--repeat") &&
 		    strcmp(name, "--timeout") && strcmp(name, "--args-from") &&
-		    strcmp(name, "--clock-resolution") && strcmp(name, "--mthp"))
+		    strcmp(name, "--clock-resolution") && strcmp(name, "--mthp") &&
+		    strcmp(name, "--heap"))
 			return usage_error("unknown option '%s'", arg);
 		if (!val) {
 			if (i + 1 >= argc)
@@ -328,6 +353,9 @@ static int parse_args(struct options *o, int argc, char **argv, int depth)
 			if (parse_number(name, val, 100000000000ULL, &n))
 				return -1;
 			o->clock_floor_ns = n;
+		} else if (!strcmp(name, "--heap")) {
+			if (parse_heap(val, &o->heap))
+				return -1;
 		} else if (!strcmp(name, "--mthp")) {
 			size_t k, vlen = strlen(val);
 
@@ -434,6 +462,7 @@ static enum mr_status run_case(const struct options *o, size_t idx, char *reason
 	ctx.seed = o->seed;
 	ctx.quick = o->quick;
 	ctx.repeat = o->repeat;
+	ctx.heap = o->heap;
 	ctx.page = sysconf(_SC_PAGESIZE);
 	ctx.clock = &run_clock;
 	ctx.case_seed = o->seed;

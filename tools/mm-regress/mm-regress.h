@@ -42,6 +42,7 @@ struct mr_ctx {
 	uint64_t case_seed;	/* seed mixed with the case name */
 	int quick;		/* small sizes, few iterations */
 	unsigned repeat;	/* measurement samples, >= 1 */
+	size_t heap;		/* --heap: realloc_rate's heap limit in bytes; 0 its default */
 	size_t page;		/* the page size */
 	const struct mr_clock *clock;	/* never NULL while a case runs */
 	char reason[256];	/* SKIP reason, or why it failed */

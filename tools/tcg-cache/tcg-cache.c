@@ -61,6 +61,14 @@ static uint64_t clock_stamp;	/* a use counter, never the host's time */
 struct counts {
 	uint64_t insns;
 	uint64_t l1d_misses, l2_misses, llc_misses, dtlb_misses, page_walks;
+	/* Of the misses above, those of stores (charged only with stores=stall). */
+	uint64_t l1d_store_misses, l2_store_misses, llc_store_misses;
+	/*
+	 * Executions of rep-prefixed string instructions (QEMU runs one
+	 * element each time, and each counts as an instruction), and the
+	 * lines those elements touched, a new line each time one moves on.
+	 */
+	uint64_t rep_elements, rep_lines;
 };
 
 static struct counts now;	/* since the start */
@@ -68,6 +76,7 @@ static struct counts opened;	/* at the open region's start marker */
 static int in_region;
 static unsigned long regions, markers, unmatched_ends;
 static int system_mode;
+static int is_x86;	/* the target has rep-prefixed string instructions */
 static FILE *out;
 
 static int level_init(struct level *l, unsigned unit_shift)
@@ -118,7 +127,7 @@ static int level_access(struct level *l, uint64_t n)
  */
 static uint64_t last_line = UINT64_MAX, last_page = UINT64_MAX;
 
-static void cache_access(uint64_t addr)
+static void cache_access(uint64_t addr, int store)
 {
 	uint64_t line = addr >> line_shift;
 
@@ -128,12 +137,15 @@ static void cache_access(uint64_t addr)
 	if (level_access(&l1d, line))
 		return;
 	now.l1d_misses++;
+	now.l1d_store_misses += store;
 	if (level_access(&l2, line))
 		return;
 	now.l2_misses++;
+	now.l2_store_misses += store;
 	if (level_access(&llc, line))
 		return;
 	now.llc_misses++;
+	now.llc_store_misses += store;
 }
 
 static void tlb_access(uint64_t vaddr)
@@ -153,9 +165,13 @@ static void tlb_access(uint64_t vaddr)
 	now.page_walks++;
 }
 
+/* The last line a rep string instruction loaded from and stored to. */
+static uint64_t last_rep_line[2] = { UINT64_MAX, UINT64_MAX };
+
 static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	uint64_t size = 1ull << qemu_plugin_mem_size_shift(info), addr = vaddr, first, last;
+	int store = qemu_plugin_mem_is_store(info);
 
 	if (system_mode) {
 		struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
@@ -169,16 +185,32 @@ static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vad
 	/* An access that straddles lines touches both. */
 	first = addr >> line_shift;
 	last = (addr + size - 1) >> line_shift;
-	cache_access(addr);
+	if (udata && last_rep_line[store] != last) {
+		now.rep_lines += 1 + (last != first && last_rep_line[store] != first);
+		last_rep_line[store] = last;
+	}
+	cache_access(addr, store);
 	if (last != first)
-		cache_access(last << line_shift);
+		cache_access(last << line_shift, store);
 }
+
+static int stores_stall;	/* stores=stall: a store miss costs what a load miss does */
+static int rep_elements;	/* rep=element: each element of a rep string instruction costs a cycle */
 
 static uint64_t cycles_of(const struct counts *c)
 {
-	return c->insns + c->l1d_misses * l2.latency + c->l2_misses * llc.latency +
-	       c->llc_misses * mem_latency + c->dtlb_misses * stlb.latency +
-	       c->page_walks * walk_latency;
+	uint64_t insns = c->insns, l1d = c->l1d_misses, l2m = c->l2_misses, llcm = c->llc_misses;
+
+	if (!rep_elements)
+		insns = insns - c->rep_elements + c->rep_lines;
+
+	if (!stores_stall) {
+		l1d -= c->l1d_store_misses;
+		l2m -= c->l2_store_misses;
+		llcm -= c->llc_store_misses;
+	}
+	return insns + l1d * l2.latency + l2m * llc.latency + llcm * mem_latency +
+	       c->dtlb_misses * stlb.latency + c->page_walks * walk_latency;
 }
 
 static void print_counts(const char *what, const struct counts *c)
@@ -186,9 +218,11 @@ static void print_counts(const char *what, const struct counts *c)
 	fprintf(out,
 		"mkseries-cycles: %s insns=%" PRIu64 " l1d_misses=%" PRIu64 " l2_misses=%" PRIu64
 		" llc_misses=%" PRIu64 " dtlb_misses=%" PRIu64 " page_walks=%" PRIu64
-		" cycles=%" PRIu64 "\n",
+		" l1d_store_misses=%" PRIu64 " l2_store_misses=%" PRIu64 " llc_store_misses=%" PRIu64
+		" rep_elements=%" PRIu64 " rep_lines=%" PRIu64 " cycles=%" PRIu64 "\n",
 		what, c->insns, c->l1d_misses, c->l2_misses, c->llc_misses, c->dtlb_misses,
-		c->page_walks, cycles_of(c));
+		c->page_walks, c->l1d_store_misses, c->l2_store_misses, c->llc_store_misses,
+		c->rep_elements, c->rep_lines, cycles_of(c));
 	fflush(out);
 }
 
@@ -200,6 +234,11 @@ static void diff(struct counts *d, const struct counts *a, const struct counts *
 	d->llc_misses = a->llc_misses - b->llc_misses;
 	d->dtlb_misses = a->dtlb_misses - b->dtlb_misses;
 	d->page_walks = a->page_walks - b->page_walks;
+	d->l1d_store_misses = a->l1d_store_misses - b->l1d_store_misses;
+	d->l2_store_misses = a->l2_store_misses - b->l2_store_misses;
+	d->llc_store_misses = a->llc_store_misses - b->llc_store_misses;
+	d->rep_elements = a->rep_elements - b->rep_elements;
+	d->rep_lines = a->rep_lines - b->rep_lines;
 }
 
 static void vcpu_marker(unsigned int vcpu, void *udata)
@@ -244,6 +283,36 @@ static int is_marker(struct qemu_plugin_insn *insn, uintptr_t *kind)
 	return 1;
 }
 
+/*
+ * Whether insn is a rep-prefixed string instruction (rep stos, rep movs,
+ * repe cmps, ...): legacy prefixes and a REX byte, then a string opcode,
+ * with a rep prefix among the prefixes. Only x86 has them.
+ */
+static int is_rep_string(struct qemu_plugin_insn *insn)
+{
+	const unsigned char *b = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn), i;
+	int rep = 0;
+
+	if (!is_x86)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = b[i];
+
+		if (c == 0xf3 || c == 0xf2)
+			rep = 1;
+		else if (c == 0x66 || c == 0x67 || c == 0x2e || c == 0x3e || c == 0x26 ||
+			 c == 0x64 || c == 0x65 || c == 0x36 || (c & 0xf0) == 0x40)
+			continue;
+		else
+			return rep && (c == 0xa4 || c == 0xa5 || c == 0xa6 || c == 0xa7 ||
+				       c == 0xaa || c == 0xab || c == 0xac || c == 0xad ||
+				       c == 0xae || c == 0xaf || c == 0x6c || c == 0x6d ||
+				       c == 0x6e || c == 0x6f);
+	}
+	return 0;
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
@@ -254,11 +323,17 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uintptr_t kind;
 
+		int rep = is_rep_string(insn);
+
+		if (rep)
+			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+								   &now.rep_elements, 1);
 		if (is_marker(insn, &kind))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, vcpu_marker, QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)kind);
+		/* udata tells a rep string instruction's accesses from the others. */
 		qemu_plugin_register_vcpu_mem_cb(insn, vcpu_mem, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, NULL);
+						 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)rep);
 	}
 }
 
@@ -329,7 +404,8 @@ static int parse_arg(const char *arg)
 	}
 bad:
 	fprintf(stderr,
-		"tcg-cache: bad argument '%s': expected out=FILE, {l1d,l2,llc,dtlb,stlb}_size=N[K|M|G], "
+		"tcg-cache: bad argument '%s': expected out=FILE, stores=buffered|stall, "
+		"rep=line|element, {l1d,l2,llc,dtlb,stlb}_size=N[K|M|G], "
 		"{l1d,l2,llc,dtlb,stlb}_assoc=N (at most 64), {l2,llc,stlb,mem,walk}_latency=CYCLES\n",
 		arg);
 	return -1;
@@ -343,7 +419,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	out = stderr;
 	/* out= is the only argument whose value is not a number. */
 	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "out=", 4)) {
+		if (!strcmp(argv[i], "stores=stall")) {
+			stores_stall = 1;
+		} else if (!strcmp(argv[i], "stores=buffered")) {
+			stores_stall = 0;
+		} else if (!strcmp(argv[i], "rep=element")) {
+			rep_elements = 1;
+		} else if (!strcmp(argv[i], "rep=line")) {
+			rep_elements = 0;
+		} else if (!strncmp(argv[i], "out=", 4)) {
 			out = fopen(argv[i] + 4, "w");
 			if (!out) {
 				fprintf(stderr, "tcg-cache: cannot write '%s': %s\n", argv[i] + 4,
@@ -363,12 +447,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	    level_init(&llc, line_shift) || level_init(&dtlb, 0) || level_init(&stlb, 0))
 		return -1;
 	system_mode = info->system_emulation;
+	is_x86 = !strcmp(info->target_name, "x86_64") || !strcmp(info->target_name, "i386");
 	fprintf(out,
 		"mkseries-cycles: model l1d=%" PRIu64 "K/%u l2=%" PRIu64 "K/%u+%u llc=%" PRIu64
-		"K/%u+%u mem+%u dtlb=%" PRIu64 "/%u stlb=%" PRIu64 "/%u+%u walk+%u line=%u %s\n",
+		"K/%u+%u mem+%u dtlb=%" PRIu64 "/%u stlb=%" PRIu64 "/%u+%u walk+%u stores=%s rep=%s line=%u %s\n",
 		l1d.size >> 10, l1d.assoc, l2.size >> 10, l2.assoc, l2.latency, llc.size >> 10,
 		llc.assoc, llc.latency, mem_latency, dtlb.size, dtlb.assoc, stlb.size, stlb.assoc,
-		stlb.latency, walk_latency, 1u << line_shift,
+		stlb.latency, walk_latency, stores_stall ? "stall" : "buffered",
+		rep_elements ? "element" : "line", 1u << line_shift,
 		system_mode ? "physical" : "virtual");
 	fflush(out);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);

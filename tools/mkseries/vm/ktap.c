@@ -375,13 +375,18 @@ static void read_clock(struct ktap_result *res, const char *text)
 		res->clock_resolution_ns = v;
 }
 
-/* "region=N insns=I ... cycles=C", the plugin's line after its prefix; a line that does not parse is left out. */
+/*
+ * "region=N insns=I ... cycles=C", the plugin's line after its prefix; a
+ * line that does not parse, or lacks one of modelled[]'s keys, is left
+ * out. Keys of its own that modelled[] does not name are skipped.
+ */
 static void add_plugin_region(struct parser *ps, const char *text, size_t line)
 {
 	struct plugin_region r = { .line = line };
 	unsigned seen = 0;
 	const char *p = text;
 	char *end;
+	double v;
 	size_t i;
 
 	errno = 0;
@@ -398,11 +403,13 @@ static void add_plugin_region(struct parser *ps, const char *text, size_t line)
 			    !strncmp(p, modelled[i].key, eq - p))
 				break;
 		}
-		r.v[i < NR_MODELLED ? i : 0] = strtod(eq + 1, &end);
+		v = strtod(eq + 1, &end);
 		if (end == eq + 1)
 			return;
-		if (i < NR_MODELLED)
+		if (i < NR_MODELLED) {
+			r.v[i] = v;
 			seen |= 1u << i;
+		}
 		p = end;
 	}
 	if (*p || seen != (1u << NR_MODELLED) - 1)
