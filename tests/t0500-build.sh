@@ -530,6 +530,29 @@ test_expect_success 'boot.tcg-clock modelled: icount, one CPU and the tcg-cache 
 	cmp "$WORK/tcg-cache.so" "$(dirname "$MKSERIES_BIN")/tcg-cache.so"
 '
 
+test_expect_success 'boot.tcg-cache: the model settings follow the plugin path' '
+	sed -i "s|tcg-clock: modelled|tcg-clock: modelled\n  tcg-cache: \"mem_latency=1000,stores=stall\"|" kit/kernels/t.yaml &&
+	: >qemu.log &&
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/modelled-6.12.log" \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	cat out err qemu.log &&
+	test $(grep -c -- "-plugin $WORK/tcg-cache.so,mem_latency=1000,stores=stall -m " qemu.log) = 2
+'
+
+test_expect_success 'boot.tcg-cache: an unknown key, a value with a comma or space, out=, or no modelled clock is a FILE:LINE error' '
+	cp kit/kernels/t.yaml t.yaml.good &&
+	test_when_finished "cp t.yaml.good kit/kernels/t.yaml" &&
+	for bad in "l3_size=8M" "out=/tmp/counts" "mem_latency=" "stores=stall,,rep=line" "mem_latency=1 000"
+	do
+		sed "s|tcg-cache: .*|tcg-cache: \"$bad\"|" t.yaml.good >kit/kernels/t.yaml &&
+		(cd kit && test_expect_code 2 mkseries test --branch t --variant base >../out 2>../err) &&
+		test_grep "kernels/t.yaml:[0-9]*: .tcg-cache. takes KEY=VALUE,... of the plugin.s model" err || return 1
+	done &&
+	sed "s|tcg-clock: modelled|tcg-clock: instructions|" t.yaml.good >kit/kernels/t.yaml &&
+	(cd kit && test_expect_code 2 mkseries test --branch t --variant base >../out 2>../err) &&
+	test_grep "kernels/t.yaml:[0-9]*: .tcg-cache. sets the model of .tcg-clock: modelled." err
+'
+
 # The console is a kit boot of kernels/6.12-modelled.yaml (3 December
 # 2026): five realloc_rate regions, 66,055.46 then 63,780.09, 63,826.76,
 # 63,977.34 and 63,983.71 cycles a call; the fake QEMU plays it twice.

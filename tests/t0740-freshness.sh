@@ -197,6 +197,20 @@ test_expect_success 'old files of different work (or a run error) are stale: tha
 	test $(grep -c ": up to date" out) = 6
 '
 
+test_expect_success 'modelled cycles, then another cache model (boot.tcg-cache), redo the tests only' '
+	kernel_yaml kit t v1.0-mk "  console: ttyS1
+  tcg-clock: modelled" &&
+	expect_rerun "base test" "kit test" &&
+	test_grep "^base test: .*tcg-clock changed$" again &&
+	kernel_yaml kit t v1.0-mk "  console: ttyS1
+  tcg-clock: modelled
+  tcg-cache: \"mem_latency=1000\"" &&
+	expect_rerun "base test" "kit test" &&
+	printf "%s\n" "base test: argv, tcg-model changed" "kit test: argv, tcg-model changed" >expect &&
+	test_cmp expect again &&
+	test_grep -e "-plugin [^ ]*/tcg-cache.so,mem_latency=1000 " work/t/logs/kit-console.log
+'
+
 test_expect_success 'a relative XDG_CACHE_HOME is ignored: work directories go under HOME, as the repository' '
 	(cd kit && XDG_CACHE_HOME=rel mkseries build --branch t --variant base >../out 2>&1) &&
 	test_grep "^t base: built in" out &&

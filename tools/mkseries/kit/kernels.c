@@ -30,10 +30,17 @@ static const char *const config_keys[] = { "base", "fragments", NULL };
 enum { BLD_CCACHE_REMOTE, BLD_DISTCC, BLD_NR };
 static const char *const build_keys[] = { "ccache-remote", "distcc", NULL };
 enum { B_QEMU, B_MACHINE, B_CPU, B_MEMORY, B_CPUS, B_CMDLINE, B_ACCEL, B_BOOT_TIMEOUT,
-       B_RUN_TIMEOUT, B_TCG_CLOCK, B_BOOTS, B_CONSOLE, B_NR };
+       B_RUN_TIMEOUT, B_TCG_CLOCK, B_TCG_CACHE, B_BOOTS, B_CONSOLE, B_NR };
 static const char *const boot_keys[] = {
 	"qemu", "machine", "cpu", "memory", "cpus", "cmdline", "accel", "boot-timeout",
-	"run-timeout", "tcg-clock", "boots", "console", NULL
+	"run-timeout", "tcg-clock", "tcg-cache", "boots", "console", NULL
+};
+
+/* The tcg-cache plugin's arguments a kernels file may set (tools/tcg-cache/tcg-cache.c). */
+static const char *const tcg_cache_keys[] = {
+	"l1d_size", "l1d_assoc", "l2_size", "l2_assoc", "l2_latency", "llc_size", "llc_assoc",
+	"llc_latency", "dtlb_size", "dtlb_assoc", "stlb_size", "stlb_assoc", "stlb_latency",
+	"mem_latency", "walk_latency", "stores", "rep", NULL
 };
 
 /* Make targets that wait for a human; a build must never run them. */
@@ -269,6 +276,46 @@ static void parse_memory(struct yfile *f, yaml_node_t *n, unsigned *out)
 	*out = u * mult;
 }
 
+/*
+ * boot.tcg-cache: "KEY=VALUE,KEY=VALUE", the plugin's own arguments,
+ * handed to it as written. The keys are checked here and the values'
+ * characters; the plugin checks the values themselves when QEMU loads
+ * it. out= is mkseries' own: the counts must reach the console.
+ */
+static void parse_tcg_cache(struct yfile *f, yaml_node_t *n, const struct kernel_boot *boot,
+			    char **out)
+{
+	const char *item;
+	size_t k;
+
+	if (yfile_get_str(f, n, "tcg-cache", out) || !*out)
+		return;
+	if (!boot->tcg_clock || strcmp(boot->tcg_clock, "modelled")) {
+		yfile_report(f, ynode_line(n), "'tcg-cache' sets the model of 'tcg-clock: modelled', "
+			     "which this file does not ask for");
+		return;
+	}
+	for (item = *out;; item++) {
+		size_t len = strcspn(item, ","), klen = strcspn(item, "=,");
+		const char *val = item + klen + 1;
+
+		for (k = 0; klen < len && tcg_cache_keys[k]; k++)
+			if (strlen(tcg_cache_keys[k]) == klen && !strncmp(item, tcg_cache_keys[k], klen))
+				break;
+		if (klen + 1 >= len || !tcg_cache_keys[k] ||
+		    strspn(val, "abcdefghijklmnopqrstuvwxyzKMG0123456789") != len - klen - 1) {
+			yfile_report(f, ynode_line(n),
+				     "'tcg-cache' takes KEY=VALUE,... of the plugin's model "
+				     "(l1d_size=48K, mem_latency=350, stores=stall, ...), not '%.*s'",
+				     (int)len, item);
+			return;
+		}
+		item += len;
+		if (!*item)
+			return;
+	}
+}
+
 static void parse_boot(struct yfile *f, yaml_node_t *n, struct kernel_boot *boot)
 {
 	yaml_node_t *v[B_NR];
@@ -299,6 +346,7 @@ static void parse_boot(struct yfile *f, yaml_node_t *n, struct kernel_boot *boot
 		yfile_report(f, ynode_line(v[B_TCG_CLOCK]),
 			     "'tcg-clock' must be instructions, modelled or host, not '%s'",
 			     boot->tcg_clock);
+	parse_tcg_cache(f, v[B_TCG_CACHE], boot, &boot->tcg_cache);
 	yfile_get_uint(f, v[B_BOOTS], "boots", 1, 100, &boot->boots);
 }
 

@@ -182,6 +182,7 @@ void kit_release(struct kit *kit)
 		free(b->boot.cmdline);
 		free(b->boot.accel);
 		free(b->boot.tcg_clock);
+		free(b->boot.tcg_cache);
 		for (j = 0; j < b->nr_variants; j++) {
 			struct kernel_variant *v = &b->variants[j];
 			size_t k;

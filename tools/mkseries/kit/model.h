@@ -138,6 +138,11 @@ struct kernel_boot {
 	 * or "host", the host's clock, which makes timings emulator noise.
 	 */
 	char *tcg_clock;
+	/*
+	 * boot.tcg-cache: the tcg-cache plugin's arguments under "modelled"
+	 * ("mem_latency=1000,llc_size=8M"), keys checked; NULL for its defaults.
+	 */
+	char *tcg_cache;
 	unsigned boots;		/* boots of each variant, their samples pooled; default 2 */
 };
 

@@ -164,6 +164,7 @@ int test_key(struct step_key *k, const struct test_inputs *in)
 	step_key_add(k, "timeouts", "%u %u", boot->boot_timeout, boot->run_timeout);
 	step_key_add(k, "boot-accel", "%s", boot->accel ? boot->accel : "");
 	step_key_add(k, "tcg-clock", "%s", boot->tcg_clock ? boot->tcg_clock : "");
+	step_key_add(k, "tcg-model", "%s", boot->tcg_cache ? boot->tcg_cache : "");
 	step_key_add(k, "boot-boots", "%u", boot->boots);
 	if (in->variant) {
 		const struct kernel_variant *v = in->variant;

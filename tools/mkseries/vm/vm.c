@@ -201,7 +201,10 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 	if (!strcmp(vm_timing(accel, boot), "modelled")) {
 		char *plugin = vm_plugin_path(initramfs);
 
-		strvec_pushl(argv, "-plugin", plugin, NULL);
+		/* The kernels file's model settings, if any, follow the path as QEMU wants them. */
+		strvec_push(argv, "-plugin");
+		strvec_pushf(argv, "%s%s%s", plugin, boot->tcg_cache ? "," : "",
+			     boot->tcg_cache ? boot->tcg_cache : "");
 		free(plugin);
 	}
 	/* Under KVM the host's CPU model; under TCG QEMU's default unless the kit names one. */
