@@ -745,7 +745,7 @@ static const struct bad_case bad_cases[] = {
 	      "boot:\n"
 	      "  ram: 2G\n" } },
 	  "error: kernels/6.12.yaml:4: unknown key 'ram' in 'boot' (allowed: qemu, machine, cpu, "
-	  "memory, cpus, cmdline, accel, boot-timeout, run-timeout, tcg-clock, boots, console)\n", 0 },
+	  "memory, cpus, cmdline, accel, boot-timeout, run-timeout, tcg-clock, tcg-cache, boots, console)\n", 0 },
 	{ "default is not a bool",
 	  NULL,
 	  { { "kernels/6.12.yaml",
