@@ -294,6 +294,12 @@ kernel_yaml() {
 $4}"
 }
 
+# while_locked CMD...: CMD, in kit/, while another process holds the
+# repository lock of linux/; its output in out and err, its exit code in code.
+while_locked() {
+	flock linux/.git/mkseries.lock sh -c 'cd kit && "$@" >../out 2>../err; echo $? >../code' while_locked "$@"
+}
+
 # setup_fake_run KIT: the synthetic upstream in linux/ and a kit in KIT whose
 # branch t (v1.0 with the fake kbuild, tagged v1.0-mk) builds with
 # tests/data/results/fake-kbuild.mk and boots in the fake QEMU.

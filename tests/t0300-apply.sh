@@ -186,10 +186,10 @@ test_expect_success 'an apply step that hangs is stopped after MKSERIES_APPLY_TI
 '
 
 test_expect_success 'a second mkseries on the same repository is refused' '
-	flock linux/.git/mkseries.lock sh -c "cd kit && mkseries apply --branch t >../out5 2>../err5; echo \$? >../code5" &&
-	echo 1 >code5.expect &&
-	test_cmp code5.expect code5 &&
-	test_grep "locked by another mkseries" err5
+	while_locked mkseries apply --branch t &&
+	echo 1 >code.expect &&
+	test_cmp code.expect code &&
+	test_grep "locked by another mkseries" err
 '
 
 test_expect_success 'a checked-out mkseries branch is not moved' '

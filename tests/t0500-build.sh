@@ -107,7 +107,7 @@ boot:
 WORK=$(kit_workdir kit t)
 
 test_expect_success 'build will not import while another mkseries holds the repository lock' '
-	flock linux/.git/mkseries.lock sh -c "cd kit && mkseries build --branch t --variant base >../out 2>../err; echo \$? >../code" &&
+	while_locked mkseries build --branch t --variant base &&
 	cat out err &&
 	echo 1 >code.expect &&
 	test_cmp code.expect code &&
@@ -518,12 +518,18 @@ test_expect_success 'a bad tcg-clock or boots is a FILE:LINE error' '
 	sed -i "/tcg-clock: fast/d; /boots: 0/d" kit/kernels/t.yaml
 '
 
-test_expect_success 'boot.tcg-clock modelled: icount, one CPU and the tcg-cache plugin, labelled so' '
-	sed -i "s|accel: tcg|accel: tcg\n  tcg-clock: modelled|" kit/kernels/t.yaml &&
+# modelled_boot: mkseries test of t's base, the fake QEMU playing a
+# modelled console; its command lines in qemu.log, its output in out and err.
+modelled_boot() {
 	: >qemu.log &&
 	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/modelled-6.12.log" \
 		mkseries test --branch t --variant base >../out 2>../err) &&
-	cat out err qemu.log &&
+	cat out err qemu.log
+}
+
+test_expect_success 'boot.tcg-clock modelled: icount, one CPU and the tcg-cache plugin, labelled so' '
+	sed -i "s|accel: tcg|accel: tcg\n  tcg-clock: modelled|" kit/kernels/t.yaml &&
+	modelled_boot &&
 	test_grep "^t base: booted (tcg, instruction-paced, modelled cycles, 2 boots)" out &&
 	test_grep "^timing=modelled$" "$WORK/state/base.test" &&
 	test $(grep -c -- "-accel tcg -icount shift=0,sleep=off -plugin $WORK/tcg-cache.so -m [0-9]* -smp 1 " qemu.log) = 2 &&
@@ -532,10 +538,7 @@ test_expect_success 'boot.tcg-clock modelled: icount, one CPU and the tcg-cache 
 
 test_expect_success 'boot.tcg-cache: the model settings follow the plugin path' '
 	sed -i "s|tcg-clock: modelled|tcg-clock: modelled\n  tcg-cache: \"mem_latency=1000,stores=stall\"|" kit/kernels/t.yaml &&
-	: >qemu.log &&
-	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/modelled-6.12.log" \
-		mkseries test --branch t --variant base >../out 2>../err) &&
-	cat out err qemu.log &&
+	modelled_boot &&
 	test $(grep -c -- "-plugin $WORK/tcg-cache.so,mem_latency=1000,stores=stall -m " qemu.log) = 2
 '
 

@@ -70,7 +70,7 @@ test_expect_success 'a rerun with nothing changed is up to date at every step, a
 '
 
 test_expect_success 'run will not start a branch while another mkseries holds its repository' '
-	flock linux/.git/mkseries.lock sh -c "cd kit && mkseries run --branch t --workdir ../work-locked >../out 2>../err; echo \$? >../code" &&
+	while_locked mkseries run --branch t --workdir ../work-locked &&
 	cat out err &&
 	echo 1 >code.expect &&
 	test_cmp code.expect code &&

@@ -195,13 +195,13 @@ static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vad
 }
 
 static int stores_stall;	/* stores=stall: a store miss costs what a load miss does */
-static int rep_elements;	/* rep=element: each element of a rep string instruction costs a cycle */
+static int rep_per_element;	/* rep=element: each element of a rep string instruction costs a cycle */
 
 static uint64_t cycles_of(const struct counts *c)
 {
 	uint64_t insns = c->insns, l1d = c->l1d_misses, l2m = c->l2_misses, llcm = c->llc_misses;
 
-	if (!rep_elements)
+	if (!rep_per_element)
 		insns = insns - c->rep_elements + c->rep_lines;
 
 	if (!stores_stall) {
@@ -424,9 +424,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		} else if (!strcmp(argv[i], "stores=buffered")) {
 			stores_stall = 0;
 		} else if (!strcmp(argv[i], "rep=element")) {
-			rep_elements = 1;
+			rep_per_element = 1;
 		} else if (!strcmp(argv[i], "rep=line")) {
-			rep_elements = 0;
+			rep_per_element = 0;
 		} else if (!strncmp(argv[i], "out=", 4)) {
 			out = fopen(argv[i] + 4, "w");
 			if (!out) {
@@ -454,7 +454,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		l1d.size >> 10, l1d.assoc, l2.size >> 10, l2.assoc, l2.latency, llc.size >> 10,
 		llc.assoc, llc.latency, mem_latency, dtlb.size, dtlb.assoc, stlb.size, stlb.assoc,
 		stlb.latency, walk_latency, stores_stall ? "stall" : "buffered",
-		rep_elements ? "element" : "line", 1u << line_shift,
+		rep_per_element ? "element" : "line", 1u << line_shift,
 		system_mode ? "physical" : "virtual");
 	fflush(out);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
