@@ -7,7 +7,7 @@
 # (CI runs the unit and synthetic tests so, in build-sanitize/).
 PREFIX ?= /usr/local
 CC ?= cc
-PKGS = libgit2 yaml-0.1 libpcre2-8 gmime-3.0 libarchive
+PKGS = libgit2 yaml-0.1 libpcre2-8 gmime-3.0 libarchive libelf
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 

@@ -62,6 +62,8 @@ export GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL='author@example.com'
 export GIT_COMMITTER_NAME='C O Mitter' GIT_COMMITTER_EMAIL='committer@example.com'
 export NO_COLOR=1 LC_ALL=C TZ=UTC
+# The synthetic kernel trees' boot images are written by it.
+export MKBZIMAGE="$TEST_DIRECTORY/data/mkbzimage"
 unset MKSERIES_KIT
 # ccache and distcc take settings from the environment; a test sets its own.
 unset XDG_CONFIG_HOME DISTCC_HOSTS DISTCC_DIR $(env | sed -n 's/^\(CCACHE_[A-Z0-9_]*\)=.*/\1/p')

@@ -13,10 +13,12 @@ test_expect_success 'setup: a tree whose tinyconfig can hang, a kit around it' '
 	> printf "CONFIG_64BIT=y\n" >$(O)/.config
 	olddefconfig:
 	> true
+	vmlinux:
+	> cp /bin/true $(O)/vmlinux
 	bzImage:
 	> mkdir -p $(O)/arch/x86/boot
-	> cp /bin/true $(O)/arch/x86/boot/bzImage
-	.PHONY: tinyconfig olddefconfig bzImage
+	> cp $(O)/vmlinux $(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig vmlinux bzImage
 	EOF_MAKE
 	cat >linux/hang.sh <<-\EOF_HANG &&
 	test -n "${HANG:-}" && test -e "$HANG" || exit 0

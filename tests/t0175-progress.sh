@@ -11,12 +11,13 @@ make_slow_tree() {
 	> printf 'CONFIG_64BIT=y\n' >$(O)/.config
 	olddefconfig:
 	> true
-	bzImage:
+	vmlinux:
 	> @for i in 1 2 3 4 5 6 7 8; do echo "  CC      mm/file$$i.o"; sleep $${SLOW_PAUSE:-0.4}; done
+	> cd $(CURDIR) && ld -r -b binary -o $(O)/vmlinux Kconfig
+	bzImage:
 	> mkdir -p $(O)/arch/x86/boot
-	> head -c 514 /dev/zero >$(O)/arch/x86/boot/bzImage
-	> printf 'HdrS' >>$(O)/arch/x86/boot/bzImage
-	.PHONY: tinyconfig olddefconfig bzImage
+	> "$$MKBZIMAGE" $(O)/vmlinux $(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig vmlinux bzImage
 	EOF_MAKE
 	fake_tree_release "$1"
 }
@@ -39,7 +40,10 @@ test_expect_success 'piped, a build prints a status line at the pace set' '
 	! grep -q "$(printf "\033")" err
 '
 
+# A build without a vmlinux in its output directory is a full one: make
+# builds every object again.
 test_expect_success 'the next full build shows how far it is against the last one' '
+	rm "$(kit_workdir kit t)/out-base/vmlinux" &&
 	(cd kit && MKSERIES_PROGRESS_INTERVAL=1 mkseries build --branch t --variant base --force >../out 2>../err) &&
 	cat err &&
 	test_grep -E "^\[cell 1/1\] t base: building [0-9]+s, [0-9] of 8 objects \([0-9]+%\)  CC mm/file[0-9]\.o$" err &&
@@ -47,6 +51,7 @@ test_expect_success 'the next full build shows how far it is against the last on
 '
 
 test_expect_success 'with a slower pace, the estimate of the time left' '
+	rm "$(kit_workdir kit t)/out-base/vmlinux" &&
 	(cd kit && SLOW_PAUSE=1 MKSERIES_PROGRESS_INTERVAL=1 mkseries build --branch t --variant base --force >../out 2>../err) &&
 	cat err &&
 	test_grep -E "^\[cell 1/1\] t base: building [0-9]+s, [5-7] of 8 objects \([0-9]+%, about [0-9]+s left\)  CC mm/file[0-9]\.o$" err

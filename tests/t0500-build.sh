@@ -12,12 +12,14 @@ make_fake_tree() {
 	> printf 'CONFIG_64BIT=y\n# CONFIG_NEEDS_DEP is not set\n' >$(O)/.config
 	olddefconfig:
 	> sed -i -e '/^CONFIG_NEEDS_DEP=/d' -e '/^CONFIG_NOT_HERE=/d' $(O)/.config
-	bzImage:
+	vmlinux:
 	> @echo "  CC      main.o"
 	> $(CC) -c -o $(O)/main.o $(CURDIR)/main.c
+	> cp $(O)/main.o $(O)/vmlinux
+	bzImage:
 	> mkdir -p $(O)/arch/x86/boot
-	> cp $(O)/main.o $(O)/arch/x86/boot/bzImage
-	.PHONY: tinyconfig olddefconfig bzImage
+	> cp $(O)/vmlinux $(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig vmlinux bzImage
 	EOF_MAKE
 	(
 		cd "$1" &&

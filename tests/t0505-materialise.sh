@@ -8,7 +8,7 @@ test_expect_success 'setup: a tree of 3,000 files, a kit that builds it' '
 	(
 		cd linux &&
 		git init -q &&
-		printf ".RECIPEPREFIX := >\nO ?= .\ntinyconfig:\n> echo CONFIG_64BIT=y >\$(O)/.config\nolddefconfig:\n> @:\nbzImage:\n> mkdir -p \$(O)/arch/x86/boot\n> \$(CC) -c -o \$(O)/arch/x86/boot/bzImage \$(CURDIR)/d7/f7.c\n.PHONY: tinyconfig olddefconfig bzImage\n" >Makefile &&
+		printf ".RECIPEPREFIX := >\nO ?= .\ntinyconfig:\n> echo CONFIG_64BIT=y >\$(O)/.config\nolddefconfig:\n> @:\nvmlinux:\n> cd \$(CURDIR) && ld -r -b binary -o \$(O)/vmlinux d7/f7.c\nbzImage:\n> mkdir -p \$(O)/arch/x86/boot\n> cp \$(O)/vmlinux \$(O)/arch/x86/boot/bzImage\n.PHONY: tinyconfig olddefconfig vmlinux bzImage\n" >Makefile &&
 		for d in $(seq 0 29); do
 			mkdir -p d$d/sub &&
 			for f in $(seq 0 49); do

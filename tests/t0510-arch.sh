@@ -13,7 +13,8 @@ test_lazy_prereq AARCH64_REGRESS 'test -s "$(dirname "$MKSERIES_BIN")/mm-regress
 test_lazy_prereq CPIO 'command -v cpio'
 
 # A kernel tree whose make writes an arm64 Image (header magic "ARM\x64",
-# that is "ARMd", at offset 56) when it is given ARCH=arm64 and a
+# that is "ARMd", at offset 56; the raw contents of its vmlinux, as
+# objcopy -O binary makes it) when it is given ARCH=arm64 and a
 # CROSS_COMPILE, and records what it was given. FAKE_IGNORE_ARCH=1 makes
 # it build for the host instead: an x86 bzImage under the arm64 name.
 make_arch_tree() {
@@ -22,16 +23,19 @@ make_arch_tree() {
 	> printf 'CONFIG_64BIT=y\n' >$(O)/.config
 	olddefconfig:
 	> @echo "olddefconfig ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE)"
+	vmlinux:
+	> { head -c 56 /dev/zero && printf "ARMd" && cat $(CURDIR)/Kconfig; } >$(O)/head.bin
+	> cd $(O) && ld -r -b binary -o vmlinux head.bin
 	Image:
 	> @echo "make Image ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) CC=$(CC)" >>$(O)/make.log
 	> @$(CC) --version >/dev/null
 	> mkdir -p $(O)/arch/arm64/boot
 	> if [ "$(ARCH)" = arm64 ] && [ -n "$(CROSS_COMPILE)" ] && [ -z "$$FAKE_IGNORE_ARCH" ]; then \
-	>	head -c 56 /dev/zero >$(O)/arch/arm64/boot/Image && printf 'ARMd' >>$(O)/arch/arm64/boot/Image; \
+	>	objcopy -O binary $(O)/vmlinux $(O)/arch/arm64/boot/Image; \
 	> else \
 	>	head -c 514 /dev/zero >$(O)/arch/arm64/boot/Image && printf 'HdrS' >>$(O)/arch/arm64/boot/Image; \
 	> fi
-	.PHONY: tinyconfig olddefconfig Image
+	.PHONY: tinyconfig olddefconfig vmlinux Image
 	EOF_MAKE
 	mkdir -p "$1/arch/arm64" &&
 	printf 'config ARM64\n\tdef_bool y\n' >"$1/arch/arm64/Kconfig" &&
@@ -236,15 +240,17 @@ make_sparc_tree() {
 	> printf 'CONFIG_64BIT=y\n' >$(O)/.config
 	olddefconfig:
 	> @true
+	vmlinux:
+	> cd $(CURDIR) && $(CROSS_COMPILE)ld -b binary -o $(O)/vmlinux Kconfig
 	image:
 	> @echo "make image ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) CC=$(CC)" >>$(O)/make.log
 	> mkdir -p $(O)/arch/sparc/boot
 	> if [ "$(ARCH)" = sparc ] && [ -n "$(CROSS_COMPILE)" ] && [ -z "$$FAKE_IGNORE_ARCH" ]; then \
-	>	printf '\177ELF\002\002\001\000\000\000\000\000\000\000\000\000\000\002\000\053' >$(O)/arch/sparc/boot/image; \
+	>	cp $(O)/vmlinux $(O)/arch/sparc/boot/image; \
 	> else \
 	>	printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\002\000\076\000' >$(O)/arch/sparc/boot/image; \
 	> fi
-	.PHONY: tinyconfig olddefconfig image
+	.PHONY: tinyconfig olddefconfig vmlinux image
 	EOF_MAKE
 	mkdir -p "$1/arch/sparc" &&
 	printf 'config SPARC\n\tdef_bool y\n' >"$1/arch/sparc/Kconfig" &&

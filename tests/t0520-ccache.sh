@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
 
-# A stand-in for a kernel tree whose bzImage compiles six files as kbuild
+# A stand-in for a kernel tree whose vmlinux compiles six files as kbuild
 # does: in the O= directory, from absolute source paths, the dependency
 # file written by -Wp,-MMD, and a header every file includes. Tag v1.1
 # breaks lib/f3.c.
@@ -19,10 +19,12 @@ make_c_tree() {
 	> @mkdir -p $(dir $@)
 	> @echo "  CC      lib/$*.o"
 	> cd $(O) && $(CC) -I$(CURDIR)/include -O2 -Wp,-MMD,lib/.$*.o.d -c -o lib/$*.o $<
-	bzImage: $(OBJS)
+	vmlinux: $(OBJS)
+	> ld -r -o $(O)/vmlinux $(OBJS)
+	bzImage: vmlinux
 	> mkdir -p $(O)/arch/x86/boot
-	> cat $(OBJS) >$(O)/arch/x86/boot/bzImage
-	.PHONY: tinyconfig olddefconfig bzImage
+	> cp $(O)/vmlinux $(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig vmlinux bzImage
 	EOF_MAKE
 	(
 		cd "$1" &&
@@ -248,6 +250,106 @@ test_expect_success 'DISTCC_HOSTS comes before the kit.s hosts; a CCACHE_PREFIX 
 		mkseries build --branch t --variant base --force --jobs 1 >../out 2>../err) &&
 	test_grep "^# ccache: prefix_command distcc, hosts .127.0.0.1:1/3 127.0.0.1:2/5. (DISTCC_HOSTS), 8 jobs$" "$log" &&
 	test_grep "^# make -j1$" "$log"
+'
+
+# A tree whose boot image is made as x86's is: piggy.S only .incbins the
+# kernel (by a path relative to the build directory), compiled through
+# $(CC) with kbuild's -MMD, then the section is wrapped in a setup header
+# with an xz payload. ccache in depend mode (mkseries's default) hashes
+# piggy.S and the headers the dependency file names, not the kernel it
+# includes: two kernels of one size share one cached piggy.o. (In its
+# preprocessor mode ccache sees the .incbin and does not cache.) FAKE_PIGGY_CACHE=F makes the
+# image step keep piggy.o in F and take it from there, as a cache that
+# looked at nothing but the source would.
+make_piggy_tree() {
+	fake_tree "$1" <<-\EOF_MAKE &&
+	tinyconfig:
+	> printf 'CONFIG_64BIT=y\n' >$(O)/.config
+	olddefconfig:
+	> @:
+	vmlinux:
+	> cd $(CURDIR) && ld -r -b binary -o $(O)/vmlinux mm/mremap.c
+	bzImage: vmlinux
+	> mkdir -p $(O)/arch/x86/boot
+	> printf '.section .piggy, "a"\n.incbin "vmlinux"\n' >$(O)/piggy.S
+	> if [ -n "$${FAKE_PIGGY_CACHE:-}" ] && [ -f "$$FAKE_PIGGY_CACHE" ]; then cp "$$FAKE_PIGGY_CACHE" $(O)/piggy.o; \
+	> else cd $(O) && $(CC) -Wp,-MMD,.piggy.o.d -c -o piggy.o piggy.S; fi
+	> if [ -n "$${FAKE_PIGGY_CACHE:-}" ]; then cp $(O)/piggy.o "$$FAKE_PIGGY_CACHE"; fi
+	> objcopy -O binary -j .piggy $(O)/piggy.o $(O)/piggy.bin
+	> "$$MKBZIMAGE" --xz $(O)/piggy.bin $(O)/arch/x86/boot/bzImage
+	.PHONY: tinyconfig olddefconfig vmlinux bzImage
+	EOF_MAKE
+	mkdir "$1/mm" &&
+	printf 'static int move_ptes(void)\n{\n\treturn 1;\n}\n' >"$1/mm/mremap.c" &&
+	fake_tree_release "$1" &&
+	git -C "$1" checkout -q -b upstream &&
+	sed -i "s/return 1;/return 7;/" "$1/mm/mremap.c" &&
+	git -C "$1" commit -q -a -m "mm: return 7" &&
+	git -C "$1" checkout -q master
+}
+
+# bzimage_kernel IMAGE OUT: the kernel in a bzImage of tests/data/mkbzimage
+# --xz, taken out by hand: after the 1024 bytes of setup, less the size.
+bzimage_kernel() {
+	size=$(stat -c %s "$1") &&
+	tail -c +1025 "$1" | head -c $((size - 1024 - 4)) | xz -dc >"$2"
+}
+
+test_expect_success 'setup: a tree whose image .incbins the kernel, a kit whose patch keeps its size' '
+	make_piggy_tree piggy &&
+	mkdir -p pkit/patches &&
+	git -C piggy format-patch -q -1 upstream -o "$PWD/pkit/patches" &&
+	git_yaml pkit p "$PWD/piggy" v1.0 &&
+	cat >pkit/series.yaml <<-EOF
+	series:
+	  - id: seven
+	    title: "mm: return 7"
+	    patches:
+	      - file: patches/0001-mm-return-7.patch
+	        upstream: $(git -C piggy rev-parse --short=12 upstream)
+	        subject: "mm: return 7"
+	EOF
+	(cd pkit && mkseries apply --branch p >../out 2>../err) &&
+	test_grep "^p: refs/heads/mkseries/.* (1 commits, " out
+'
+
+test_expect_success 'the hazard is real: through ccache, the two kernels get one image' '
+	for r in v1.0 upstream; do
+		mkdir "hand-$r" &&
+		mkdir "hand-$r/out" &&
+		git -C piggy archive "$r" | tar -x -C "hand-$r" &&
+		CCACHE_DIR="$TRASH_DIRECTORY/hand-cache" CCACHE_DEPEND=1 make -s -C "hand-$r" O="$TRASH_DIRECTORY/hand-$r/out" \
+			CC="ccache gcc" tinyconfig bzImage || return 1
+	done &&
+	test "$(stat -c %s hand-v1.0/out/vmlinux)" = "$(stat -c %s hand-upstream/out/vmlinux)" &&
+	! cmp -s hand-v1.0/out/vmlinux hand-upstream/out/vmlinux &&
+	cmp hand-v1.0/out/arch/x86/boot/bzImage hand-upstream/out/arch/x86/boot/bzImage &&
+	test "$(ccache_stat hand-cache direct_cache_hit)" = 1
+'
+
+PWORK=$(kit_workdir pkit p)
+
+test_expect_success 'mkseries builds each kernel.s own image: the image step never comes from ccache' '
+	(cd pkit && mkseries build --branch p >../out 2>../err) &&
+	cat out err &&
+	test_grep "^p base: built in" out &&
+	test_grep "^p kit: built in" out &&
+	! cmp -s "$PWORK/out-base/vmlinux" "$PWORK/out-kit/vmlinux" &&
+	for v in base kit; do
+		bzimage_kernel "$PWORK/out-$v/arch/x86/boot/bzImage" "kernel-$v" &&
+		cmp "kernel-$v" "$PWORK/out-$v/vmlinux" || return 1
+	done &&
+	test_grep "CCACHE_DISABLE=1 make .* bzImage$" "$PWORK/logs/kit-build.log" &&
+	test_grep ! "CCACHE_DISABLE=1 make .* vmlinux$" "$PWORK/logs/kit-build.log"
+'
+
+test_expect_success 'an image that holds another variant.s kernel fails the build, saying so' '
+	rm -r "$PWORK/out-base" "$PWORK/out-kit" &&
+	(cd pkit && FAKE_PIGGY_CACHE="$TRASH_DIRECTORY/piggy.o" \
+		test_expect_code 1 mkseries build --branch p --force >../out 2>../err) &&
+	cat out err &&
+	test_grep "^p base: built in" out &&
+	test_grep "^p kit: FAILED .$PWORK/out-kit/arch/x86/boot/bzImage. does not hold the kernel just built (.$PWORK/out-kit/vmlinux.): its kernel.s .data differs$" out
 '
 
 test_done

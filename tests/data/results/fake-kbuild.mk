@@ -1,6 +1,8 @@
 # fake-kbuild.mk: the Makefile of the synthetic trees in tests/t07*.sh, in
-# place of the kernel's: a .config and a "bzImage" (the x86 boot header's
-# "HdrS" at 0x202, which mkseries checks, then the tree's mm/mremap.c).
+# place of the kernel's: a .config, a "vmlinux" (an ELF object whose one
+# section is the tree's mm/mremap.c) and a "bzImage" that carries it (an
+# x86 setup header naming the vmlinux as its payload, written by
+# tests/data/mkbzimage), which mkseries checks.
 #   FAKE_MAKE_SLEEP=N  the config step takes N seconds (to be interrupted)
 #   FAKE_BREAK_KIT=1   the kit (mm/mremap.c with "batch") fails to compile
 #   FAKE_BREAK_IF=RE   mm/mremap.c fails to compile when it has RE (grep -E)
@@ -16,8 +18,8 @@ tinyconfig defconfig:
 	@echo 'CONFIG_MMU=y' >$(O)/.config
 olddefconfig:
 	@true
-bzImage:
-	@mkdir -p $(O)/arch/x86/boot
+vmlinux:
+	@mkdir -p $(O)
 	@if [ -n "$${FAKE_BREAK_KIT:-}" ] && grep -q batch mm/mremap.c; then \
 		echo "mm/mremap.c:5:9: error: 'batch' redeclared as different kind of symbol"; \
 		exit 1; \
@@ -26,4 +28,7 @@ bzImage:
 		echo "mm/mremap.c:6:9: error: expected ';' before 'return'"; \
 		exit 1; \
 	fi
-	@{ head -c 514 /dev/zero; printf HdrS; cat mm/mremap.c; } >$(O)/arch/x86/boot/bzImage
+	@ld -r -b binary -o $(O)/vmlinux mm/mremap.c
+bzImage: vmlinux
+	@mkdir -p $(O)/arch/x86/boot
+	@"$${MKBZIMAGE:?the tests export it}" $(O)/vmlinux $(O)/arch/x86/boot/bzImage

@@ -20,6 +20,7 @@
 #include "lib/progress.h"
 #include "lib/gitutil.h"
 #include "build/ccache.h"
+#include "build/image.h"
 #include "build/kconfig.h"
 #include "record/key.h"
 #include "record/record.h"
@@ -199,6 +200,7 @@ struct make_ctx {
 	const struct ccache_plan *ccache;
 	char *timestamp;
 	struct build_progress *pg;
+	int uncached;		/* ccache only runs the compiler (CCACHE_DISABLE) */
 };
 
 /* make's ARCH=: the arch's directory, but x86_64 keeps its own name (it picks 64-bit in Kconfig). */
@@ -258,6 +260,8 @@ static int run_make(struct make_ctx *m, const char *target)
 	strvec_pushf(&c.env, "KBUILD_BUILD_TIMESTAMP=%s", m->timestamp);
 	for (i = 0; i < m->ccache->env.nr; i++)
 		strvec_push(&c.env, m->ccache->env.v[i]);
+	if (m->uncached)
+		strvec_push(&c.env, "CCACHE_DISABLE=1");
 	c.log_path = m->log;
 	c.err_to_out = 1;
 	if (m->pg) {
@@ -685,10 +689,25 @@ static void make_image(struct build_result *res, struct step_record *st, struct 
 {
 	const char *target = image_target(branch_image(b));
 	struct strbuf sb = STRBUF_INIT;
+	char *vmlinux = path_join(m->out, "vmlinux");
 	struct stat s;
-	int status;
+	int status = 0;
 
-	status = run_make(m, target);
+	/*
+	 * The kernel through ccache, then its boot image without: ccache
+	 * hashes an assembler source, not what it .incbins, and x86's
+	 * piggy.S only includes the compressed kernel and records its sizes,
+	 * so two kernels of one compressed size got one cached piggy.o, and
+	 * one variant booted the other's kernel. The command lines stay the
+	 * same (CC=ccache ...); ccache is told to only run the compiler.
+	 */
+	if (strcmp(target, "vmlinux"))
+		status = run_make(m, "vmlinux");
+	if (!status) {
+		m->uncached = 1;
+		status = run_make(m, target);
+		m->uncached = 0;
+	}
 	if (status) {
 		char *first = NULL;
 
@@ -712,11 +731,17 @@ static void make_image(struct build_result *res, struct step_record *st, struct 
 		     m->cross);
 		goto cleanup;
 	}
+	/* Whatever made it, the image must carry this build's kernel and no other. */
+	if (image_check_payload(res->bzimage, vmlinux, &sb)) {
+		fail(res, st, "%s", sb.buf);
+		goto cleanup;
+	}
 	res->status = BUILD_OK;
 	record_set_status(st, RS_OK);
 	record_set(st, RF_BZIMAGE, res->bzimage);
 	record_setf(st, RF_BZIMAGE_MTIME, "%lld", (long long)s.st_mtime);
 cleanup:
+	free(vmlinux);
 	strbuf_release(&sb);
 }
 /* Configure out/, then make the image, each step's time in the record. */
