@@ -13,12 +13,12 @@
 #include "results/results.h"
 #include "record/key.h"
 #include "run/steps.h"
+#include "run/teststep.h"
 #include "lib/util.h"
 #include "apply/variant.h"
 #include "results/verdict.h"
 #include "vm/vm.h"
 
-#define DEFAULT_REPEAT 5
 
 /* ------------------------------------------------------------------ */
 
@@ -135,7 +135,7 @@ int cmd_run(int argc, const char **argv)
 		usage_with_options(usage, opts, 2);
 	args.probe_timeout = vm_probe_timeout_env();
 	if (args.repeat == (unsigned)-1)
-		args.repeat = DEFAULT_REPEAT;
+		args.repeat = TEST_DEFAULT_REPEAT;
 	if (!args.repeat || args.repeat > 1000) {
 		error("--repeat must be between 1 and 1000, not %u", args.repeat);
 		usage_with_options(usage, opts, 2);

@@ -6,6 +6,7 @@
 #include "builtin/builtin.h"
 #include "doctor/doctor.h"
 #include "run/cells.h"
+#include "run/teststep.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
 #include "lib/progress.h"
@@ -80,60 +81,52 @@ cleanup:
 	return ret;
 }
 
-/* One variant: find its image, boot it, print its line. Returns 0 ok, 1 failed, 2 config. */
+/*
+ * One variant: find its image, then the test step `run` takes (one body,
+ * run/teststep.c), always booting, its record keyed as run keys it: a
+ * `run` after it finds the test up to date. Returns 0 ok, 1 failed, 2 config.
+ */
 static int test_one(const struct cell *c, void *data)
 {
 	struct test_args *args = data;
 	const struct kernel_branch *b = c->b;
 	const char *variant = c->variant, *workdir = c->workdir;
-	struct vm_result res;
-	struct vm_opts opts = { 0 };
-	struct strbuf why = STRBUF_INIT;
-	char *label = xstrfmt("%s %s", b->name, variant), *image, *how = NULL;
+	struct test_step t = TEST_STEP_INIT;
+	struct test_step_opts o = { 0 };
+	struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
+	char *label = xstrfmt("%s %s", b->name, variant), *image;
 	int ret = 1, err;
 
-	memset(&res, 0, sizeof(res));
 	image = built_image(&why, c->repo, c->kit, b, variant, workdir);
 	if (!image) {
 		printf("%s: %s\n", label, why.buf);
 		goto cleanup;
 	}
-	opts.accel = args->accel;
-	opts.full = args->full;
-	opts.probe_timeout = args->probe_timeout;
-	opts.boots = args->boots;
-	opts.progress = progress_wanted();
-	opts.label = label;
-	opts.variant = branch_find_variant(b, variant);
-	if ((err = vm_test_variant(&res, b, image, workdir, variant, &opts))) {
-		printf("%s: FAILED %s\n", label, shown(res.failure));
-		ret = mks_exit_status(err);
+	o.accel = args->accel;
+	o.full = args->full;
+	o.force = 1;
+	o.repeat = TEST_DEFAULT_REPEAT;
+	o.boots = args->boots;
+	o.probe_timeout = args->probe_timeout;
+	o.label = label;
+	if ((err = test_step_run(&t, b, variant, image, workdir, &o))) {
+		printf("%s: FAILED %s\n", label, t.why.buf);
+		ret = err == MKS_ECONFIG ? 2 : 1;
 		goto cleanup;
 	}
 	/* Once per reason: every cell after a failed probe would say the same. */
-	if (res.accel_note && (!args->noted || strcmp(args->noted, res.accel_note))) {
-		fprintf(stderr, "note: using %s: %s\n", res.accel, shown(res.accel_note));
+	if (t.res.accel_note && (!args->noted || strcmp(args->noted, t.res.accel_note))) {
+		fprintf(stderr, "note: using %s: %s\n", t.res.accel, shown(t.res.accel_note));
 		free(args->noted);
-		args->noted = xstrdup(res.accel_note);
+		args->noted = xstrdup(t.res.accel_note);
 	}
-	how = vm_result_how(&res);
-	if (res.status == VM_OK) {
-		printf("%s: booted (%s) %zu ok, %zu skip, %zu fail", label, how, res.nr_pass,
-		       res.nr_skip, res.nr_fail);
-		if (opts.variant && opts.variant->nr_expect_fail)
-			printf(", %zu xfail", res.nr_xfail);
-		printf(" in %s\n", format_duration(res.seconds));
-		ret = 0;
-	} else {
-		printf("%s: FAILED (%s) %s\n", label, how, res.failure ? shown(res.failure) : "");
-		printf("    console: %s\n", res.console_log);
-	}
-	if (res.expected)
-		printf("    XFAIL %s\n", shown(res.expected));
+	test_step_say(&out, label, "", &t, branch_find_variant(b, variant));
+	fputs(out.buf, stdout);
+	ret = t.res.status == VM_OK ? 0 : 1;
 cleanup:
-	vm_result_release(&res);
+	test_step_release(&t);
 	strbuf_release(&why);
-	free(how);
+	strbuf_release(&out);
 	free(image);
 	free(label);
 	return ret;

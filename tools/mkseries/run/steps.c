@@ -9,6 +9,7 @@
 
 #include "run/steps.h"
 #include "run/cells.h"
+#include "run/teststep.h"
 #include "apply/applyplan.h"
 #include "kit/arch.h"
 #include "build/build.h"
@@ -506,157 +507,39 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 /* ------------------------------------------------------------------ */
 /* test */
 
-/* Say that the recorded test ts of a cell is current, and how it went. */
-static void test_uptodate(struct branch_run *br, const char *variant, const struct step_record *ts,
-			  const struct kernel_variant *declared)
-{
-	const char *pass = record_get(ts, RF_PASS) ? record_get(ts, RF_PASS) : "?";
-	int ok = record_status(ts) == RS_OK;
-
-	if (ok && declared && declared->nr_expect_fail)
-		say(br, variant, "test: up to date (%s passed, %s xfail)", pass,
-		    record_get(ts, RF_XFAIL) ? record_get(ts, RF_XFAIL) : "?");
-	else if (ok)
-		say(br, variant, "test: up to date (%s passed)", pass);
-	else
-		say(br, variant, "test: up to date (FAILED %s)", record_get(ts, RF_FAILURE) ?
-		    record_get(ts, RF_FAILURE) : "");
-}
-
-/* Say how the test of a cell just went. */
-static void say_tested(struct branch_run *br, const char *variant, const struct vm_result *res,
-		       const struct kernel_variant *declared)
-{
-	char *how;
-
-	if (res->accel_note)
-		fprintf(br->args->log, "note: using %s: %s\n", res->accel, shown(res->accel_note));
-	how = vm_result_how(res);
-	if (res->status == VM_OK && declared && declared->nr_expect_fail) {
-		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail, %zu xfail in %s",
-		    how, res->nr_pass, res->nr_skip, res->nr_fail, res->nr_xfail,
-		    format_duration(res->seconds));
-	} else if (res->status == VM_OK) {
-		say(br, variant, "test: booted (%s) %zu ok, %zu skip, %zu fail in %s", how,
-		    res->nr_pass, res->nr_skip, res->nr_fail, format_duration(res->seconds));
-	} else {
-		say(br, variant, "test: FAILED (%s) %s", how, res->failure ? res->failure : "");
-		fprintf(br->args->log, "    console: %s\n", res->console_log);
-	}
-	if (res->expected)
-		fprintf(br->args->log, "    XFAIL %s\n", shown(res->expected));
-	free(how);
-}
-
-/* What the test of a cell depends on, but QEMU's command line. */
-static void test_inputs_of(struct test_inputs *in, const struct branch_run *br,
-			   const struct kernel_variant *declared, const char *image_hash,
-			   const char *regress_hash, const char *qemu_version)
-{
-	in->bzimage_hash = image_hash;
-	in->regress_hash = regress_hash;
-	in->qemu_version = qemu_version;
-	in->accel = br->args->accel ? br->args->accel :
-		    br->b->boot.accel ? br->b->boot.accel : "auto";
-	in->full = br->args->full;
-	in->repeat = br->args->repeat;
-	in->boots = br->args->boots ? br->args->boots : br->b->boot.boots;
-	in->boot = &br->b->boot;
-	in->variant = declared;
-}
-
-/* Whether the recorded test ts is current for key: what it recorded is this test's. */
-static int test_fresh(const struct step_record *ts, const struct step_key *key, int forced,
-		      struct strbuf *why)
-{
-	if (!record_fresh(ts, key, forced, why))
-		return 0;
-	/* A guest that never reached mm-regress gave no result: try again. */
-	if (record_ll(ts, RF_STARTED) != 1)
-		strbuf_addstr(why, "mm-regress never started");
-	return !why->len;
-}
-
+/* The test step of a cell: run/teststep.c's, as `mkseries test` takes it too. */
 static int step_test(struct branch_run *br, const char *variant, const char *bzimage)
 {
 	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
-	struct step_record ts = STEP_RECORD_INIT;
-	struct step_key key = STEP_KEY_INIT;
-	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
-	struct vm_result res;
-	struct vm_opts opts = { 0 };
-	struct strvec argv = STRVEC_INIT;
-	struct test_inputs in = { 0 };
+	struct test_step t = TEST_STEP_INIT;
+	struct test_step_opts o = { 0 };
+	struct strbuf out = STRBUF_INIT;
 	char *label = xstrfmt("%s %s", br->b->name, variant);
-	char *image_hash = NULL, *cmdline = NULL, *regress_hash = NULL, *plugin_hash = NULL;
-	char *qemu_version = NULL;
-	int err, known, ret = 0;
+	int ret;
 
-	error_capture_push(&errors);
-	memset(&res, 0, sizeof(res));
-	/* mm-regress takes its options from the kernel command line (mm_regress=A,B). */
-	cmdline = xstrfmt("mm_regress=--repeat,%u", br->args->repeat);
-	opts.accel = br->args->accel;
-	opts.full = br->args->full;
-	opts.progress = progress_wanted();
-	opts.label = label;
-	opts.variant = declared;
-	opts.boots = br->args->boots;
-	opts.probe_timeout = br->args->probe_timeout;
-	opts.cmdline = cmdline;
-
-	regress_hash = mm_regress_hash(branch_arch(br->b)->machine);
-	if (file_hash(&image_hash, bzimage)) {
-		error("cannot read '%s': %s", bzimage, strerror(errno));
-		ret = -1;
-		goto error;
+	o.accel = br->args->accel;
+	o.full = br->args->full;
+	o.force = forced(br->args, STEP_TEST);
+	o.repeat = br->args->repeat;
+	o.boots = br->args->boots;
+	o.probe_timeout = br->args->probe_timeout;
+	o.label = label;
+	ret = test_step_run(&t, br->b, variant, bzimage, br->workdir, &o);
+	if (ret) {
+		say(br, variant, "test: FAILED %s", t.why.buf);
+	} else if (t.uptodate) {
+		test_step_say_uptodate(&out, label, &t, declared);
+	} else {
+		say_again(br, variant, STEP_TEST, &t.why);
+		if (t.res.accel_note)
+			fprintf(br->args->log, "note: using %s: %s\n", t.res.accel,
+				shown(t.res.accel_note));
+		test_step_say(&out, label, "test: ", &t, declared);
 	}
-	qemu_version = vm_qemu_version(br->b->boot.qemu);
-	test_inputs_of(&in, br, declared, image_hash, regress_hash, qemu_version);
-	if (br->b->boot.tcg_clock && !strcmp(br->b->boot.tcg_clock, "modelled"))
-		in.plugin_hash = plugin_hash = tcg_cache_hash();
-	in.qemu_argv = vm_boot_argv(&argv, br->b, bzimage, br->workdir, &opts) ? NULL : &argv;
-	known = !test_key(&key, &in);
-	if (record_read(&ts, br->workdir, STEP_TEST, variant)) {
-		ret = -1;
-		goto error;
-	}
-	if (test_fresh(&ts, known ? &key : NULL, forced(br->args, STEP_TEST), &why)) {
-		test_uptodate(br, variant, &ts, declared);
-		goto cleanup;
-	}
-	say_again(br, variant, STEP_TEST, &why);
-	/* vm/ records the key of what ran: the accelerator is settled then, even by a probe. */
-	opts.key = &in;
-	err = vm_test_variant(&res, br->b, bzimage, br->workdir, variant, &opts);
-	if (err) {
-		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
-		say(br, variant, "test: FAILED %s: %s", ret == MKS_ECONFIG ?
-		    "the kit's boot settings are invalid" : "the boot could not run",
-		    shown(res.failure));
-		goto cleanup;
-	}
-	say_tested(br, variant, &res, declared);
-	goto cleanup;
-error:
-	/* vm/ never ran: the record says why, and the next run tries again. */
-	strbuf_reset(&why);
-	strbuf_addf(&why, "the boot could not run: %s", errors.len ? errors.buf : "no error was printed");
-	record_module_error(br->workdir, STEP_TEST, br->b->name, variant, why.buf);
-	say(br, variant, "test: FAILED %s", why.buf);
-cleanup:
-	error_capture_pop(&errors);
-	vm_result_release(&res);
-	record_release(&ts);
-	step_key_release(&key);
-	strbuf_release(&why);
-	strbuf_release(&errors);
-	strvec_clear(&argv);
-	free(qemu_version);
-	free(regress_hash);
-	free(plugin_hash);
-	free(image_hash);
-	free(cmdline);
+	fputs(out.buf, br->args->log);
+	fflush(br->args->log);
+	test_step_release(&t);
+	strbuf_release(&out);
 	free(label);
 	return ret;
 }
