@@ -29,8 +29,13 @@ struct loop_opts {
 /* What one run of the loop works with. */
 struct loop {
 	struct kit *kit;
-	const struct kernel_branch *b;	/* found again by `name` whenever the kit is reloaded */
-	const char *name;
+	/*
+	 * b points into the kit and is found again by `name` whenever
+	 * add_decision() reloads it; name is owned, so it outlives the kit
+	 * it was found in (a branch name taken from the kit would not).
+	 */
+	const struct kernel_branch *b;
+	char *name;
 	const struct loop_opts *opts;
 	struct backport_paths paths;
 	git_repository *repo;	/* owned by repos */
@@ -82,7 +87,7 @@ static int loop_recover(struct loop *l)
 	return ret;
 }
 
-/* After add_decision(): the branch of the kit just loaded. */
+/* After add_decision(), done or not: the branch of the kit it loaded again. */
 static int loop_kit_reloaded(struct loop *l)
 {
 	l->b = kit_find_branch(l->kit, l->name);
@@ -608,7 +613,8 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		strbuf_addstr(&flow, " }");
 		err = backport_journal_begin(&l->paths, "decide", label, "series.yaml") ||
 		      add_decision(l, p, bname, flow.buf, "the new backport");
-		if (err || loop_kit_reloaded(l))
+		/* reloaded even when the decision was refused (yamledit_commit()) */
+		if (loop_kit_reloaded(l) || err)
 			goto cleanup;
 		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
 		crash_point("decided");
@@ -984,7 +990,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip") ||
 		      backport_journal_done(&l->paths);
 		strbuf_release(&flow);
-		if (err || loop_kit_reloaded(l))
+		if (loop_kit_reloaded(l) || err)
 			goto cleanup;
 		crash_point("skipped");
 	} else {
@@ -1275,17 +1281,18 @@ int cmd_backport(int argc, const char **argv)
 	strbuf_init(&l.wt_ignored, 0);
 	l.kit = &kit;
 	l.opts = &lo;
-	l.name = branch;
-	l.b = kit_find_branch(&kit, branch);
+	l.name = xstrdup(branch);
+	branch = NULL;	/* it may point into the kit, which add_decision() reloads */
+	l.b = kit_find_branch(&kit, l.name);
 	if (!l.b) {
-		kit_unknown_branch(&kit, branch);
-		kit_release(&kit);
-		return 2;
+		kit_unknown_branch(&kit, l.name);
+		ret = 2;
+		goto cleanup;
 	}
 	if (lo.series && !kit_find_series(&kit, lo.series)) {
 		kit_unknown_series(&kit, lo.series);
-		kit_release(&kit);
-		return 2;
+		ret = 2;
+		goto cleanup;
 	}
 	if (backport_paths_init(&l.paths, &kit, workdir, l.b)) {
 		ret = 2;
@@ -1319,6 +1326,7 @@ cleanup:
 	loop_close(&l);
 	backport_paths_release(&l.paths);
 	strbuf_release(&l.wt_ignored);
+	free(l.name);
 	kit_release(&kit);
 	return ret;
 }
