@@ -281,8 +281,7 @@ test_expect_success '--abort after two recorded patches leaves the kit as it was
 	(cd k-abort && mkseries backport --branch t --workdir "$PWD/../wd-abort" --abort >../out 2>../err) &&
 	cat out &&
 	test_cmp yaml.before k-abort/series.yaml &&
-	ls k-abort/patches/alpha/t >left &&
-	test_must_be_empty left &&
+	! test -e k-abort/patches/alpha/t &&
 	! test -d wd-abort/t/backport &&
 	git -C linux worktree list >wt &&
 	! test_grep "mkseries-backport" wt &&

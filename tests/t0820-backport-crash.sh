@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0820-backport-crash.sh: the backport loop killed (SIGKILL) at each step that changes state: --status says so, a rerun finishes, --abort puts the kit back.
+# t0820-backport-crash.sh: the backport loop killed (SIGKILL) at each step that changes state: --status says so, a rerun finishes, --abort puts the kit back, and the kit loads whatever was cut.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
 
@@ -13,6 +13,15 @@ test_expect_success 'setup: a kit whose first patch conflicts on the stable tree
 	sed -i "s/ref: v1.0 }/ref: stable }/" kit/kernels/t.yaml &&
 	ID_A1=$(echo "$A1" | cut -c1-12)
 '
+
+# loads NAME: the kit NAME loads and plans (a decision naming a file
+# that is gone would stop it).
+loads() {
+	(cd "$1" && mkseries plan --branch t >../plan.out 2>../plan.err) || {
+		cat plan.err
+		return 1
+	}
+}
 
 # loop_at NAME: a fresh copy of the kit as NAME with its loop stopped at
 # alpha 1/2 and the conflict resolved in the work tree wd-NAME.
@@ -50,6 +59,7 @@ safe() {
 # finished NAME: the loop of NAME ended with one recorded file, one decision, the branch applied.
 finished() {
 	no_leftovers "$1" &&
+	loads "$1" &&
 	ls "$1/patches/alpha/t" >files &&
 	echo "0001-$ID_A1-mm-rename-ptes.patch" >files.expect &&
 	test_cmp files.expect files &&
@@ -60,19 +70,28 @@ finished() {
 	test_grep "static long move_pteps" tree.c
 }
 
-# restored NAME: the kit NAME is as it was before its loop.
+# restored NAME: the kit NAME is as it was before its loop: series.yaml
+# and every file of patches/ byte for byte, and it loads.
 restored() {
 	no_leftovers "$1" &&
 	test_cmp kit/series.yaml "$1/series.yaml" &&
 	{ ! test -e "$1/patches/alpha/t" || { ls "$1/patches/alpha/t" >left && test_must_be_empty left; }; } &&
+	diff -r kit/patches "$1/patches" &&
+	loads "$1" &&
 	! test -d "wd-$1/t/backport" &&
+	! test -d "wd-$1/t/backport.ended" &&
 	git -C linux for-each-ref "refs/heads/mkseries-backport/$(kit_id "$1")/" >refs &&
 	test_must_be_empty refs
 }
 
 # The steps of --continue where a kill leaves something half done, in
 # order, and what --status says after each.
-continue_steps="target tmp:*.patch written recorded tmp:series.yaml.loop.next tmp:series.yaml decided removing finished"
+continue_steps="target tmp:*.patch written recorded tmp:series.yaml.loop.next tmp:series.yaml decided removing finished applied"
+
+# The steps after the last patch applied, where the loop's directory
+# goes: a kill there leaves the loop whole or no loop at all. rm:NAME is
+# right after that file of the directory was removed.
+ending_steps="rm:series.yaml.loop rm:series.yaml.orig rm:loop ended"
 status_after() {
 	case "$1" in
 	target) echo "nothing left to resolve: --continue records it" ;;
@@ -80,7 +99,7 @@ status_after() {
 	recorded) echo "recorded as patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch; --continue adds its decision" ;;
 	tmp:series.yaml*|decided) echo "interrupted: killed while writing the decision into series.yaml of alpha 1/2" ;;
 	removing) echo "interrupted: killed while removing the work tree and the loop.s branch of alpha 1/2" ;;
-	finished) echo "between two patches (interrupted)" ;;
+	finished|applied) echo "between two patches (interrupted)" ;;
 	esac
 }
 
@@ -107,6 +126,75 @@ do
 		restored $k
 	'
 done
+
+# skipped NAME: the loop of NAME ended with alpha 1/2 skipped on t, no file recorded.
+skipped() {
+	no_leftovers "$1" &&
+	test $(grep -c "\"t\": { skip: \"t keeps it\" }" "$1/series.yaml") = 1 &&
+	{ ! test -e "$1/patches/alpha/t" || { ls "$1/patches/alpha/t" >left && test_must_be_empty left; }; } &&
+	! test -d "wd-$1/t/backport" &&
+	loads "$1"
+}
+
+# Killed while the loop's directory goes, the loop is over: --continue,
+# --skip and --abort find none, and the kit is as recorded.
+for step in $ending_steps
+do
+	for how in continue skip
+	do
+		test_expect_success "--$how killed at '$step' as the loop ends: it is over, recorded" '
+			k=k-e$how-$(safe "$step") &&
+			loop_at $k &&
+			if test $how = continue
+			then
+				MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --continue &&
+				test_expect_code 2 bp $k --continue
+			else
+				MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --skip -m "t keeps it" &&
+				test_expect_code 2 bp $k --skip -m "t keeps it"
+			fi &&
+			test_grep "no backport loop in progress on .t." err &&
+			bp $k --status &&
+			test_grep "no backport loop in progress on .t." out &&
+			if test $how = continue
+			then
+				finished $k
+			else
+				skipped $k
+			fi
+		'
+
+		test_expect_success "--$how killed at '$step' as the loop ends: --abort finds no loop, the kit stays as recorded" '
+			k=k-ea$how-$(safe "$step") &&
+			loop_at $k &&
+			if test $how = continue
+			then
+				MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --continue
+			else
+				MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --skip -m "t keeps it"
+			fi &&
+			test_expect_code 2 bp $k --abort &&
+			test_grep "no backport loop in progress on .t." err &&
+			if test $how = continue
+			then
+				finished $k
+			else
+				skipped $k
+			fi
+		'
+	done
+done
+
+test_expect_success 'what a loop killed as it ended left goes with the next loop' '
+	k=k-enew &&
+	loop_at $k &&
+	MKSERIES_TEST_BACKPORT_CRASH=ended test_expect_code 137 bp $k --continue &&
+	test -f wd-$k/t/backport.ended/loop &&
+	bp $k &&
+	test_grep "t: $(kit_ref $k t) up to date" out &&
+	! test -e wd-$k/t/backport.ended &&
+	finished $k
+'
 
 test_expect_success '--continue killed while it wrote the recorded patch: the temporary file goes, the number stays' '
 	loop_at k-tmpw &&
@@ -162,7 +250,7 @@ test_expect_success '--continue killed while deleting the loop branch: --abort o
 	restored k-bla
 '
 
-for step in skipped tmp:series.yaml finished
+for step in skipped tmp:series.yaml finished applied
 do
 	test_expect_success "--skip killed at '$step': run again, it finishes" '
 		k=k-s-$(safe "$step") &&
@@ -170,9 +258,7 @@ do
 		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --skip -m "t keeps it" &&
 		bp $k --skip -m "t keeps it" &&
 		cat out err &&
-		test $(grep -c "\"t\": { skip: \"t keeps it\" }" $k/series.yaml) = 1 &&
-		! test -d wd-$k/t/backport &&
-		no_leftovers $k
+		skipped $k
 	'
 
 	test_expect_success "--skip killed at '$step': --abort puts the kit back" '
@@ -209,15 +295,51 @@ do
 	'
 done
 
-for step in removing tmp:series.yaml
+# The steps of --abort, in order: the work tree, series.yaml, the
+# files the loop replaced and wrote, the loop's directory. A kill at any
+# leaves a kit that loads; a rerun of --abort finishes, a --continue
+# refuses to build on a half put back kit.
+abort_steps="removing tmp:series.yaml yaml-restored put-back removed-file rm:loop ended"
+abort_ended() {
+	case "$1" in rm:*|ended) return 0 ;; esac
+	return 1
+}
+
+for step in $abort_steps
 do
-	test_expect_success "--abort killed at '$step': run again, the kit is back" '
+	test_expect_success "--abort killed at '$step': the kit loads, run again, the kit is back" '
 		k=k-ab-$(safe "$step") &&
 		loop_at $k &&
 		MKSERIES_TEST_BACKPORT_CRASH=decided test_expect_code 137 bp $k --continue &&
 		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --abort &&
-		bp $k --abort &&
-		cat out &&
+		loads $k &&
+		if abort_ended "$step"
+		then
+			test_expect_code 2 bp $k --abort
+		else
+			bp $k --status &&
+			test_grep "interrupted: its --abort was killed (mkseries pid [0-9]*, no longer running" out &&
+			bp $k --abort &&
+			test_grep "an --abort of this loop was killed" out
+		fi &&
+		restored $k
+	'
+
+	test_expect_success "--abort killed at '$step': --continue refuses, --abort finishes" '
+		k=k-abc-$(safe "$step") &&
+		loop_at $k &&
+		MKSERIES_TEST_BACKPORT_CRASH=decided test_expect_code 137 bp $k --continue &&
+		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k --abort &&
+		if abort_ended "$step"
+		then
+			test_expect_code 2 bp $k --continue &&
+			test_grep "no backport loop in progress on .t." err
+		else
+			test_expect_code 1 bp $k --continue &&
+			test_grep "an --abort of this loop was killed (mkseries pid [0-9]*, no longer running, [0-9]* s ago): the kit may be half put back; run mkseries backport --abort again" err &&
+			loads $k &&
+			bp $k --abort
+		fi &&
 		restored $k
 	'
 done

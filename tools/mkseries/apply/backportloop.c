@@ -23,6 +23,7 @@ int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const 
 		return -1;
 
 	lp->dir = path_join(workdir, "backport");
+	lp->ended = path_join(workdir, "backport.ended");
 	lp->loop = path_join(lp->dir, "loop");
 	lp->patch = path_join(lp->dir, "patch");
 	lp->journal = path_join(lp->dir, "journal");
@@ -43,6 +44,7 @@ int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const 
 void backport_paths_release(struct backport_paths *lp)
 {
 	free(lp->dir);
+	free(lp->ended);
 	free(lp->loop);
 	free(lp->patch);
 	free(lp->journal);
@@ -52,6 +54,22 @@ void backport_paths_release(struct backport_paths *lp)
 	free(lp->keep_prefix);
 	free(lp->wt_name);
 	free(lp->refname);
+}
+
+int backport_loop_remove(const struct backport_paths *lp)
+{
+	if (remove_tree(lp->ended) && errno != ENOENT)
+		return error("cannot remove '%s': %s", lp->ended, strerror(errno));
+	if (rename(lp->dir, lp->ended)) {
+		if (errno == ENOENT)
+			return 0;
+		return error("cannot rename '%s' to '%s': %s", lp->dir, lp->ended, strerror(errno));
+	}
+	/* the loop is over; what is left in lp->ended is nobody's */
+	test_crash_point("ended");
+	if (remove_tree(lp->ended) && errno != ENOENT)
+		return error("cannot remove '%s': %s", lp->ended, strerror(errno));
+	return 0;
 }
 
 int backport_journal_begin(const struct backport_paths *lp, const char *step, const char *label,
@@ -91,6 +109,8 @@ static const char *step_name(const char *step)
 		return "writing the decision into series.yaml";
 	if (!strcmp(step, "finish"))
 		return "removing the work tree and the loop's branch";
+	if (!strcmp(step, "abort"))
+		return "dropping the loop (--abort)";
 	return "an unknown step";
 }
 
@@ -134,7 +154,7 @@ static int journal_ref_lock(const struct backport_paths *lp, git_repository *rep
 }
 
 int backport_journal_recover(const struct backport_paths *lp, git_repository *repo,
-			     const char *kit_dir, struct strbuf *said)
+			     const char *kit_dir, int aborting, struct strbuf *said)
 {
 	struct state j = STATE_INIT, st = STATE_INIT;
 	struct strbuf who = STRBUF_INIT;
@@ -148,6 +168,17 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 	step = state_get(&j, "step") ? state_get(&j, "step") : "";
 	file = state_get(&j, "file");
 	journal_who(&who, &j, 1);
+	if (!strcmp(step, "abort")) {
+		/* half the kit may be put back already: going on would build on that */
+		if (aborting)
+			strbuf_addf(said, "an --abort of this loop was killed (%s): "
+				    "doing it again\n", who.buf);
+		else
+			error("an --abort of this loop was killed (%s): the kit may be half put "
+			      "back; run mkseries backport --abort again to finish it", who.buf);
+		ret = aborting ? 0 : -1;
+		goto cleanup;
+	}
 	strbuf_addf(said, "the loop was killed while %s of %s (%s)\n", step_name(step),
 		    shown(state_get(&j, "label")), who.buf);
 	if (!strcmp(step, "checkout") || !strcmp(step, "finish")) {
@@ -198,6 +229,12 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
 		goto cleanup;
 	step = state_get(&j, "step") ? state_get(&j, "step") : "";
 	journal_who(&who, &j, 1);
+	if (!strcmp(step, "abort")) {
+		strbuf_addf(said, "backport loop on '%s': interrupted: its --abort was killed (%s)\n"
+			    "  the kit may be half put back; --abort finishes it\n", branch, who.buf);
+		ret = 1;
+		goto cleanup;
+	}
 	strbuf_addf(said, "backport loop on '%s': interrupted: killed while %s of %s (%s)\n",
 		    branch, step_name(step), shown(state_get(&j, "label")), who.buf);
 	if (repo)

@@ -17,6 +17,7 @@
  */
 struct backport_paths {
 	char *dir, *loop, *patch, *journal, *yaml_orig, *backup, *tree, *wt_name, *refname;
+	char *ended;	/* beside dir: where backport_loop_remove() puts it to remove it */
 	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
 };
 
@@ -24,6 +25,15 @@ struct backport_paths {
 int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
 			const struct kernel_branch *b);
 void backport_paths_release(struct backport_paths *lp);
+
+/*
+ * End the loop, finished or dropped: its directory goes as one piece
+ * (renamed to lp->ended, then removed), so that a kill leaves either
+ * the whole loop, for --continue and --abort, or none of it; never a
+ * loop without the records --abort restores the kit from. What an
+ * earlier kill left in lp->ended goes first. Returns 0, or -1 (printed).
+ */
+int backport_loop_remove(const struct backport_paths *lp);
 
 /*
  * The loop's journal: before a step that changes the work tree, the
@@ -44,6 +54,8 @@ void backport_paths_release(struct backport_paths *lp);
  *             when there, is the loop's own
  *   finish    the work tree, the loop's branch and the `patch` state
  *             removed: done again
+ *   abort     --abort under way: only --abort goes on (it does it all
+ *             again); the loop's directory goes last, the journal with it
  */
 int backport_journal_begin(const struct backport_paths *lp, const char *step, const char *label,
 			   const char *file);
@@ -54,11 +66,12 @@ int backport_journal_done(const struct backport_paths *lp);
  * kernel repository `repo` and the kit at `kit_dir`; what was done is
  * appended to `said`, one line each. A lock the killed run left on the
  * loop's branch is not removed: it is named (path, the pid that left
- * it, its age, what to do). Returns 0 (nothing to do, or done) or -1
- * (printed), the journal then kept.
+ * it, its age, what to do). A killed --abort is left to `aborting` (the
+ * caller is --abort) and refused otherwise. Returns 0 (nothing to do,
+ * or done) or -1 (printed), the journal then kept.
  */
 int backport_journal_recover(const struct backport_paths *lp, git_repository *repo,
-			     const char *kit_dir, struct strbuf *said);
+			     const char *kit_dir, int aborting, struct strbuf *said);
 
 /*
  * What --status says of a half-done step of branch `branch`'s loop

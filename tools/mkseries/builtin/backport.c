@@ -29,8 +29,13 @@ struct loop_opts {
 /* What one run of the loop works with. */
 struct loop {
 	struct kit *kit;
-	const struct kernel_branch *b;	/* found again by `name` whenever the kit is reloaded */
-	const char *name;
+	/*
+	 * b points into the kit and is found again by `name` whenever
+	 * add_decision() reloads it; name is owned, so it outlives the kit
+	 * it was found in (a branch name taken from the kit would not).
+	 */
+	const struct kernel_branch *b;
+	char *name;
 	const struct loop_opts *opts;
 	struct backport_paths paths;
 	git_repository *repo;	/* owned by repos */
@@ -72,17 +77,17 @@ static void crash_point(const char *step)
 }
 
 /* Finish or roll back the step a killed run left half done (the journal's), saying what it did. */
-static int loop_recover(struct loop *l)
+static int loop_recover(struct loop *l, int aborting)
 {
 	struct strbuf said = STRBUF_INIT;
-	int ret = backport_journal_recover(&l->paths, l->repo, l->kit->dir, &said);
+	int ret = backport_journal_recover(&l->paths, l->repo, l->kit->dir, aborting, &said);
 
 	fputs(said.buf, stdout);
 	strbuf_release(&said);
 	return ret;
 }
 
-/* After add_decision(): the branch of the kit just loaded. */
+/* After add_decision(), done or not: the branch of the kit it loaded again. */
 static int loop_kit_reloaded(struct loop *l)
 {
 	l->b = kit_find_branch(l->kit, l->name);
@@ -608,7 +613,8 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		strbuf_addstr(&flow, " }");
 		err = backport_journal_begin(&l->paths, "decide", label, "series.yaml") ||
 		      add_decision(l, p, bname, flow.buf, "the new backport");
-		if (err || loop_kit_reloaded(l))
+		/* reloaded even when the decision was refused (yamledit_commit()) */
+		if (loop_kit_reloaded(l) || err)
 			goto cleanup;
 		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
 		crash_point("decided");
@@ -674,8 +680,8 @@ static void kit_applied(struct loop *l, const struct apply_outcome *o)
 	       l->b->name, ref, o->moved ? "->" : "up to date at", oid_short(&o->tip),
 	       o->nr_commits, o->nr_squashed, o->nr_found);
 	free(ref);
-	if (remove_tree(l->paths.dir) && errno != ENOENT)
-		warning("cannot remove '%s': %s", l->paths.dir, strerror(errno));
+	crash_point("applied");
+	backport_loop_remove(&l->paths);
 }
 
 /* What --continue, --skip and status need to know of the patch worked on. */
@@ -959,6 +965,8 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 	if (!state_get(&st, "label")) {
 		if (!file_exists(l->paths.loop)) {
 			error("no backport loop in progress on '%s'", l->b->name);
+			/* what a loop killed as it ended left is nobody's */
+			backport_loop_remove(&l->paths);
 			ret = 2;
 			goto cleanup;
 		}
@@ -984,7 +992,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip") ||
 		      backport_journal_done(&l->paths);
 		strbuf_release(&flow);
-		if (err || loop_kit_reloaded(l))
+		if (loop_kit_reloaded(l) || err)
 			goto cleanup;
 		crash_point("skipped");
 	} else {
@@ -1086,44 +1094,35 @@ cleanup:
 	return ret;
 }
 
-static int cmd_abort(struct loop *l)
+/*
+ * The directories above kit file `rel` that removing it left empty (the
+ * loop made patches/<series>/<branch>/ for it), up to the kit's own
+ * top directories, which stay.
+ */
+static void remove_empty_dirs(const char *kit_dir, const char *rel)
 {
-	struct state st = STATE_INIT;
+	struct strbuf why = STRBUF_INIT;
+	char *dir = xstrdup(rel), *slash;
+
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if (!strchr(dir, '/') || fs_rmdir_beneath(kit_dir, dir, &why) != 1)
+			break;
+	}
+	strbuf_release(&why);
+	free(dir);
+}
+
+/* --abort: the files the loop wrote (state `st`) removed, those it replaced put back. */
+static int put_back_files(struct loop *l, const struct state *st)
+{
 	struct strbuf why = STRBUF_INIT;
 	size_t i;
 	int err, ret = 0;
 
-	if (!file_exists(l->paths.loop) && !file_exists(l->paths.patch)) {
-		error("no backport loop in progress on '%s'", l->b->name);
-		return 2;
-	}
-	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
-		ret = 1;
-	if (state_read(&st, l->paths.loop))
-		ret = 1;
-	for (i = 0;; i++) {
-		char *k = xstrfmt("created.%zu", i);
-		const char *rel = state_get(&st, k);
-
-		free(k);
-		if (!rel)
-			break;
-		strbuf_reset(&why);
-		backport_remove_temp_files(l->kit->dir, rel, &why);
-		fputs(why.buf, stdout);
-		strbuf_reset(&why);
-		err = fs_unlink_beneath(l->kit->dir, rel, &why);
-		if (err == MKS_EUNSAFE)
-			/* the loop never wrote it: it writes nothing beyond a link */
-			printf("left %s alone: %s\n", shown(rel), why.buf);
-		else if (err)
-			ret = error("cannot remove '%s': %s", shown(rel), why.buf);
-		else
-			printf("removed %s\n", shown(rel));
-	}
 	for (i = 0;; i++) {
 		char *k = xstrfmt("replaced.%zu", i), *kb = xstrfmt("backup.%zu", i);
-		const char *rel = state_get(&st, k), *bak = state_get(&st, kb);
+		const char *rel = state_get(st, k), *bak = state_get(st, kb);
 		struct strbuf old = STRBUF_INIT;
 
 		free(k);
@@ -1140,17 +1139,76 @@ static int cmd_abort(struct loop *l)
 			printf("put back %s\n", rel);
 		strbuf_release(&old);
 	}
-	strbuf_reset(&why);
+	crash_point("put-back");
+	for (i = 0;; i++) {
+		char *k = xstrfmt("created.%zu", i);
+		const char *rel = state_get(st, k);
+
+		free(k);
+		if (!rel)
+			break;
+		strbuf_reset(&why);
+		backport_remove_temp_files(l->kit->dir, rel, &why);
+		fputs(why.buf, stdout);
+		strbuf_reset(&why);
+		/* not there (0): never written, or an --abort killed after it removed it */
+		err = fs_exists_beneath(l->kit->dir, rel, &why);
+		if (err > 0 && !(err = fs_unlink_beneath(l->kit->dir, rel, &why)))
+			printf("removed %s\n", shown(rel));
+		else if (err == MKS_EUNSAFE)
+			/* the loop never wrote it: it writes nothing beyond a link */
+			printf("left %s alone: %s\n", shown(rel), why.buf);
+		else if (err)
+			ret = error("cannot remove '%s': %s", shown(rel), why.buf);
+		remove_empty_dirs(l->kit->dir, rel);
+		crash_point("removed-file");
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/*
+ * Drop the loop. series.yaml goes back first and the patch files after
+ * it, so that every kill leaves a kit that loads: a decision the loop
+ * wrote never outlives the file it names. The journal says an --abort
+ * is under way: a rerun of --abort does it all again (every step can
+ * be done twice), a --continue refuses. The loop's directory, and with
+ * it the records each step reads, goes last and at once.
+ */
+static int cmd_abort(struct loop *l)
+{
+	struct state st = STATE_INIT;
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0;
+
+	if (!file_exists(l->paths.loop) && !file_exists(l->paths.patch)) {
+		error("no backport loop in progress on '%s'", l->b->name);
+		/* what a loop killed as it ended left is nobody's */
+		backport_loop_remove(&l->paths);
+		return 2;
+	}
+	if (backport_journal_begin(&l->paths, "abort", NULL, NULL) ||
+	    state_read(&st, l->paths.loop)) {
+		ret = 1;
+		goto cleanup;
+	}
+	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
+		ret = 1;
 	backport_remove_temp_files(l->kit->dir, "series.yaml", &why);
 	fputs(why.buf, stdout);
-	if (restore_series_yaml(l))
+	if (restore_series_yaml(l)) {
+		/* its decisions still name the loop's files: they stay with them */
 		ret = 1;
-	if (!ret && remove_tree(l->paths.dir) && errno != ENOENT)
-		ret = error("cannot remove '%s': %s", l->paths.dir, strerror(errno));
+		goto cleanup;
+	}
+	crash_point("yaml-restored");
+	if (put_back_files(l, &st))
+		ret = 1;
+	if (!ret && backport_loop_remove(&l->paths))
+		ret = 1;
 	if (!ret)
 		printf("backport loop on '%s' aborted; the kit is as it was before it\n", l->b->name);
-	else
-		ret = 1;
+cleanup:
 	strbuf_release(&why);
 	state_release(&st);
 	return ret;
@@ -1175,6 +1233,9 @@ static int cmd_start(struct loop *l)
 	}
 	state_set(&st, "branch", l->b->name);
 	state_set(&st, "kit", l->kit->dir);
+	/* what an older loop left is not this one's: its series.yaml.loop would be taken as ours */
+	if (backport_loop_remove(&l->paths))
+		goto cleanup;
 	if (mkdir_p(l->paths.dir, 0755) ||
 	    write_file_atomic(l->paths.yaml_orig, yaml.buf, yaml.len) ||
 	    state_write(&st, l->paths.loop)) {
@@ -1275,17 +1336,18 @@ int cmd_backport(int argc, const char **argv)
 	strbuf_init(&l.wt_ignored, 0);
 	l.kit = &kit;
 	l.opts = &lo;
-	l.name = branch;
-	l.b = kit_find_branch(&kit, branch);
+	l.name = xstrdup(branch);
+	branch = NULL;	/* it may point into the kit, which add_decision() reloads */
+	l.b = kit_find_branch(&kit, l.name);
 	if (!l.b) {
-		kit_unknown_branch(&kit, branch);
-		kit_release(&kit);
-		return 2;
+		kit_unknown_branch(&kit, l.name);
+		ret = 2;
+		goto cleanup;
 	}
 	if (lo.series && !kit_find_series(&kit, lo.series)) {
 		kit_unknown_series(&kit, lo.series);
-		kit_release(&kit);
-		return 2;
+		ret = 2;
+		goto cleanup;
 	}
 	if (backport_paths_init(&l.paths, &kit, workdir, l.b)) {
 		ret = 2;
@@ -1307,7 +1369,7 @@ int cmd_backport(int argc, const char **argv)
 	}
 	if ((abort_ || cont || skip) && check_same_kit(&l))
 		ret = 2;
-	else if (loop_recover(&l))
+	else if (loop_recover(&l, abort_))
 		ret = 1;
 	else if (abort_)
 		ret = cmd_abort(&l);
@@ -1319,6 +1381,7 @@ cleanup:
 	loop_close(&l);
 	backport_paths_release(&l.paths);
 	strbuf_release(&l.wt_ignored);
+	free(l.name);
 	kit_release(&kit);
 	return ret;
 }

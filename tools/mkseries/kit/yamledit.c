@@ -687,7 +687,9 @@ int yamledit_commit(struct kit *kit, const char *dir, const char *path,
 	kit_release(kit);
 	if (kit_load(kit, dir)) {
 		error("'%s' does not load with %s; it is left as it was", path, what);
-		write_kit_file(dir, path, orig);
+		/* the caller's pointers into the kit are found again in the kit as it was */
+		if (!write_kit_file(dir, path, orig))
+			kit_load(kit, dir);
 		return -1;
 	}
 	return 0;

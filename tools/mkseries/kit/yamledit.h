@@ -79,8 +79,9 @@ void yaml_scalar(struct strbuf *sb, const char *s);
 /*
  * Write `text` as `path`, the series.yaml of the kit in `dir`, and load
  * the kit again into `kit`. When it no longer loads, `orig` is written
- * back and -1 returned; `what` names the change for that message ("the
- * new fixups").
+ * back, loaded again into `kit`, and -1 returned; `what` names the
+ * change for that message ("the new fixups"). Either way every pointer
+ * into `kit` taken before the call is stale: find it again by name.
  */
 struct kit;
 int yamledit_commit(struct kit *kit, const char *dir, const char *path,

@@ -566,8 +566,12 @@ int remove_tree(const char *path)
 
 	if (lstat(path, &st))
 		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path);
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path))
+			return -1;
+		test_crash_point_rm(path);
+		return 0;
+	}
 	d = opendir(path);
 	if (!d)
 		return -1;
@@ -715,16 +719,27 @@ void test_crash_point(const char *step)
 	}
 }
 
-void test_crash_point_tmp(const char *path)
+/* test_crash_point("<what>:<last component of path>"). */
+static void test_crash_point_at(const char *what, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char *step;
 
 	if (!getenv("MKSERIES_TEST_BACKPORT_CRASH"))
 		return;
-	step = xstrfmt("tmp:%s", slash ? slash + 1 : path);
+	step = xstrfmt("%s:%s", what, slash ? slash + 1 : path);
 	test_crash_point(step);
 	free(step);
+}
+
+void test_crash_point_tmp(const char *path)
+{
+	test_crash_point_at("tmp", path);
+}
+
+void test_crash_point_rm(const char *path)
+{
+	test_crash_point_at("rm", path);
 }
 
 int write_file_atomic(const char *path, const void *data, size_t len)

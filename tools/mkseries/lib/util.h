@@ -182,6 +182,8 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 void test_crash_point(const char *step);
 /* test_crash_point("tmp:<last component of path>"): the file is written, not renamed yet. */
 void test_crash_point_tmp(const char *path);
+/* test_crash_point("rm:<last component of path>"): remove_tree() has just unlinked the file. */
+void test_crash_point_rm(const char *path);
 /* Join dir and name into a new string (caller frees). */
 /* strcmp() of two char * array elements, for qsort() and bsearch(). */
 int strp_cmp(const void *a, const void *b);
