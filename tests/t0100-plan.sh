@@ -80,7 +80,7 @@ test_expect_success 'plan --format json lists the plans and the cells to fan out
 		plan.json >cell &&
 	test_grep "^mkseries run --branch u --variant kit" cell &&
 	jq -r ".cells[].id" plan.json >ids &&
-	printf "%s\n" t-base t-kit u-base u-kit v-base v-kit >ids.expect &&
+	printf "%s\n" t/base t/kit u/base u/kit v/base v/kit >ids.expect &&
 	test_cmp ids.expect ids &&
 	test_grep "\"reason\": \"series skipped: needs the 1.2 locking\"" plan.json
 '
@@ -122,10 +122,10 @@ test_expect_success 'plan --format json: the variants, and a cell for each' '
 	(cd kitv && mkseries plan --format json >../plan.json) &&
 	python3 -m json.tool plan.json >/dev/null &&
 	jq -r ".cells[].id" plan.json >ids &&
-	printf "%s\n" t-base t-kit t-no-fix t-no-beta u-base u-kit v-base v-kit >ids.expect &&
+	printf "%s\n" t/base t/kit t/no-fix t/no-beta u/base u/kit v/base v/kit >ids.expect &&
 	test_cmp ids.expect ids &&
-	jq -r ".cells[] | select(.id == \"t-no-fix\") | .run | join(\" \")" plan.json >cell &&
-	test_grep "^mkseries run --branch t --variant no-fix --format json --output mkseries-t-no-fix.json$" cell &&
+	jq -r ".cells[] | select(.id == \"t/no-fix\") | .run | join(\" \")" plan.json >cell &&
+	test_grep "^mkseries run --branch t --variant no-fix --format json --output mkseries-t+no-fix.json$" cell &&
 	jq -r ".branches[0].variants[] | [.name, .ref, (.without | map(.upstream) | join(\",\")), (.expect_fail | join(\",\"))] | join(\" \")" \
 		plan.json >vars &&
 	printf "%s\n" "no-fix $(kit_ref kitv t no-fix) $(short $F1) steady" \
@@ -141,7 +141,9 @@ test_expect_success 'plan --format json: the variants, and a cell for each' '
 	echo 0 >nv.expect &&
 	test_cmp nv.expect nv &&
 	jq -r ".merge[]" plan.json >merge &&
-	test_grep "^mkseries-t-no-beta.json$" merge
+	test_grep "^mkseries-t+no-beta.json$" merge &&
+	test_grep "^--cells$" merge &&
+	test_grep "^t/base t/kit t/no-fix t/no-beta u/base u/kit v/base v/kit$" merge
 '
 
 test_expect_success 'a variant that leaves out what the kit does not apply there is an error' '

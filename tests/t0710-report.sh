@@ -105,12 +105,74 @@ test_expect_success 'merge fixture reports: verdicts recomputed, exit 1 on failu
 	test $(widest md) -le 72
 '
 
-test_expect_success 'the fan-out pieces of a fixture merge; the same cell twice warns' '
+test_expect_success 'the fan-out pieces of a fixture merge' '
 	test_must_fail mkseries report --merge "$DATA/cell-6.12-base.json" \
-		"$DATA/cell-6.12-kit.json" "$DATA/cell-6.12-kit.json" >out 2>err &&
+		"$DATA/cell-6.12-kit.json" >out 2>err &&
 	test_grep "^6.12 base " out &&
 	test_grep "^6.12 kit " out &&
-	test_grep "warning: cell .6.12 kit. is in more than one report: the later one is kept" err
+	test_must_be_empty err
+'
+
+test_expect_success 'report --merge refuses a cell found in two reports, naming both' '
+	cp "$DATA/cell-6.12-kit.json" kit-again.json &&
+	test_expect_code 2 mkseries report --merge "$DATA/cell-6.12-base.json" \
+		"$DATA/cell-6.12-kit.json" kit-again.json >out 2>err &&
+	cat err &&
+	test_must_be_empty out &&
+	test_grep "^error: cell .6.12 kit. is in two reports: .$DATA/cell-6.12-kit.json. and .kit-again.json.$" err &&
+	test_expect_code 2 mkseries report --merge "$DATA/cell-6.12-kit.json" \
+		"$DATA/cell-6.12-base.json" "$DATA/cell-6.12-kit.json" --format json >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^error: report .$DATA/cell-6.12-kit.json. is given twice$" err
+'
+
+test_expect_success 'report --merge --cells: the reports hold exactly the cells listed, each once' '
+	test_expect_code 1 mkseries report --merge "$DATA/cell-6.12-base.json" \
+		"$DATA/cell-6.12-kit.json" --cells "6.12/base 6.12/kit" >out 2>err &&
+	test_must_be_empty err &&
+	test_grep "^2 cells: " out &&
+	test_expect_code 2 mkseries report --merge "$DATA/cell-6.12-base.json" \
+		--cells "6.12/base 6.12/kit 6.12/no-fixes" >out 2>err &&
+	cat err &&
+	test_must_be_empty out &&
+	test_grep "^error: cell .6.12/kit. of the plan is in no report$" err &&
+	test_grep "^error: cell .6.12/no-fixes. of the plan is in no report$" err &&
+	test_expect_code 2 mkseries report --merge "$DATA/cell-6.12-base.json" \
+		"$DATA/cell-6.12-kit.json" --cells "6.12/base" >out 2>err &&
+	test_grep "^error: cell .6.12/kit. (in .$DATA/cell-6.12-kit.json.) is not one of the plan.s$" err &&
+	test_expect_code 2 mkseries report --merge "$DATA/cell-6.12-base.json" \
+		--cells "6.12/base 6.12/base" >out 2>err &&
+	test_grep "^error: --cells names cell .6.12/base. twice$" err &&
+	test_expect_code 2 mkseries report --merge "$DATA/cell-6.12-base.json" \
+		--cells "6.12-base" >out 2>err &&
+	test_grep "^error: --cells: .6.12-base. is not BRANCH/VARIANT$" err &&
+	(cd kit && test_expect_code 2 mkseries report --workdir ../work --cells t/kit 2>../err) &&
+	test_grep "^error: --cells checks the reports --merge reads: it needs --merge$" err
+'
+
+test_expect_success 'report --merge refuses a key twice in one object and bytes that are not UTF-8' '
+	sed "s/^  \"schema\": 1,$/  \"schema\": 1,\n  \"schema\": 1,/" \
+		"$DATA/cell-6.12-base.json" >twice.json &&
+	test_expect_code 2 mkseries report --merge twice.json >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^error: twice.json:3: key .schema. appears twice in one object (first on line 2)$" err &&
+	sed "0,/\"variant\": \"kit\",/s//\"variant\": \"kit\", \"variant\": \"base\",/" \
+		"$DATA/cell-6.12-kit.json" >variant-twice.json &&
+	test_expect_code 2 mkseries report --merge variant-twice.json >out 2>err &&
+	test_grep "^error: variant-twice.json:[0-9]*: key .variant. appears twice in one object" err &&
+	printf "{\"schema\": 1,\n \"tester\": \"a\\u0062\", \"tes\\u0074er\": \"c\",\n \"branches\": []}" >escaped.json &&
+	test_expect_code 2 mkseries report --merge escaped.json >out 2>err &&
+	test_grep "^error: escaped.json:2: key .tester. appears twice in one object (first on line 2)$" err &&
+	sed "s/\"tester\": \"CI /\"tester\": \"C\xff\xfeI /" "$DATA/cell-6.12-base.json" >latin.json &&
+	test_expect_code 2 mkseries report --merge latin.json >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^error: latin.json:5: not valid UTF-8 (byte 0xff)$" err &&
+	printf "{\"schema\": 1, \"branches\": [], \"tester\": \"\355\240\200\"}" >surrogate.json &&
+	test_expect_code 2 mkseries report --merge surrogate.json >out 2>err &&
+	test_grep "^error: surrogate.json:1: not valid UTF-8 (byte 0xed)$" err &&
+	printf "{\"schema\": 1, \"branches\": [], \"tester\": \"B\303\274rger\"}" >good.json &&
+	mkseries report --merge good.json >out 2>err &&
+	test_must_be_empty err
 '
 
 test_expect_success 'console text cannot reach the terminal' '

@@ -10,16 +10,19 @@
 GCL="$TEST_DIRECTORY/gitlab-ci-local/node_modules/.bin/gitlab-ci-local"
 test_lazy_prereq GITLAB_CI_LOCAL 'test -x "$GCL" || test -n "${CI:-}"'
 
-# gcl OUT [OPTIONS]: gitlab-ci-local on the kit's pipeline, its shell
-# executor with each job in a copy of the repository of its own (as a
-# runner's checkout is), jobs finding mkseries on PATH; its output in
-# OUT, its exit status in $gcl_status. Its earlier runs are cleaned away
-# (-ff: the jobs' copies of the repository are repositories too).
+# gcl [-C KIT] OUT [OPTIONS]: gitlab-ci-local on the pipeline of KIT
+# (default kit), its shell executor with each job in a copy of the
+# repository of its own (as a runner's checkout is), jobs finding
+# mkseries on PATH; its output in OUT, its exit status in $gcl_status.
+# Its earlier runs are cleaned away (-ff: the jobs' copies of the
+# repository are repositories too).
 gcl() {
+	_kit=kit &&
+	if [ "$1" = -C ]; then _kit=$2 && shift 2; fi &&
 	_out=$1 &&
 	shift &&
-	git -C kit clean -q -ff -d -x &&
-	{ (cd kit && "$GCL" --shell-isolation --no-color "$@") >"$_out" 2>&1; gcl_status=$?; } &&
+	git -C "$_kit" clean -q -ff -d -x &&
+	{ (cd "$_kit" && "$GCL" --shell-isolation --no-color "$@") >"$_out" 2>&1; gcl_status=$?; } &&
 	cat "$_out"
 }
 
@@ -60,7 +63,8 @@ test_expect_success 'ci gitlab: a job per cell of the plan, in its order, and a 
 	test_cmp cells.expect cells &&
 	test $(wc -l <cells) = 6 &&
 	test_grep "^merge:$" kit/.gitlab-ci.yml &&
-	test_grep "^    MKSERIES_REPORTS: \"mkseries-1.10-base.json mkseries-1.10-kit.json mkseries-t-base.json mkseries-t-kit.json mkseries-t-no-fix.json mkseries-t-no-beta.json\"$" kit/.gitlab-ci.yml &&
+	test_grep "^    MKSERIES_REPORTS: \"mkseries-1.10+base.json mkseries-1.10+kit.json mkseries-t+base.json mkseries-t+kit.json mkseries-t+no-fix.json mkseries-t+no-beta.json\"$" kit/.gitlab-ci.yml &&
+	test_grep "^    MKSERIES_CELLS: \"1.10/base 1.10/kit t/base t/kit t/no-fix t/no-beta\"$" kit/.gitlab-ci.yml &&
 	test_grep "^      junit: \"mkseries-junit.xml\"$" kit/.gitlab-ci.yml &&
 	for v in MKSERIES MKSERIES_RUNNER_TAG MKSERIES_CACHE_URL MKSERIES_JOBS MKSERIES_RUN_OPTIONS
 	do
@@ -125,7 +129,7 @@ test_expect_success GITLAB_CI_LOCAL 'gitlab-ci-local runs every cell job, then t
 	do
 		test_grep "^ PASS  $b $v *$" gcl.out &&
 		test_grep "^$b $v *> $b $v: test: booted (tcg" gcl.out &&
-		test_grep "^$b $v *> report: mkseries-$b-$v.json$" gcl.out &&
+		test_grep "^$b $v *> report: mkseries-$b+$v.json$" gcl.out &&
 		test -s kit/.gitlab-ci-local/artifacts/*/mkseries-work/$b/logs/$v-console.log || return 1
 	done <cells &&
 	test_grep "^ PASS  merge *$" gcl.out &&
@@ -196,6 +200,121 @@ test_expect_success GITLAB_CI_LOCAL 'as a child pipeline: a job writes it, a tri
 	test_grep "^ PASS  \[matrix\] -> merge *$" child.out &&
 	test_grep "^ PASS  matrix *$" child.out &&
 	test -s kit/.gitlab-ci-local/artifacts/merge/mkseries-junit.xml
+'
+
+# The pairs whose cells wrote one report, mkseries-<branch>-<variant>.json,
+# before the names said which part is which.
+NAME_PAIRS="a:b-c a-b:c 6.12:arm64-x 6.12-arm64:x"
+
+test_expect_success 'setup: a kit whose branch and variant names join alike (a + b-c, a-b + c)' '
+	mkdir names &&
+	cp -R kit/series.yaml kit/patches names/ &&
+	b1=$(git -C linux rev-parse --short=12 HEAD) &&
+	for bv in $NAME_PAIRS
+	do
+		kernel_yaml names "${bv%%:*}" v1.0-mk &&
+		printf "variants:\n  %s:\n    without: [%s]\n" "${bv#*:}" "$b1" \
+			>>"names/kernels/${bv%%:*}.yaml" || return 1
+	done &&
+	git -C names init -q &&
+	git -C names add -A &&
+	git -C names commit -q -m "a kit of names that join alike" &&
+	(cd names && mkseries ci gitlab --output .gitlab-ci.yml) &&
+	git -C names add .gitlab-ci.yml &&
+	git -C names commit -q -m "the pipeline" &&
+	git -C names tag pipeline
+'
+
+test_expect_success 'ci gitlab: every cell its own report name, the merge the list of cells' '
+	sed -n "s/^    MKSERIES_REPORT: \"\(.*\)\"$/\1/p" names/.gitlab-ci.yml >reports &&
+	cat reports &&
+	test $(wc -l <reports) = 12 &&
+	test $(sort -u reports | wc -l) = 12 &&
+	for bv in $NAME_PAIRS
+	do
+		b=${bv%%:*} v=${bv#*:} &&
+		for c in base kit $v
+		do
+			test_grep "^mkseries-$b+$c.json$" reports || return 1
+		done
+	done &&
+	sed -n "s/^    MKSERIES_REPORTS: \"\(.*\)\"$/\1/p" names/.gitlab-ci.yml | tr " " "\n" >merged &&
+	test_cmp reports merged &&
+	sed -n "s/^    MKSERIES_CELLS: \"\(.*\)\"$/\1/p" names/.gitlab-ci.yml | tr " " "\n" >cells.names &&
+	sed -n "s/^\"\(.*\) \(.*\)\":$/\1\/\2/p" names/.gitlab-ci.yml >cells.expect &&
+	test_cmp cells.expect cells.names &&
+	test_grep "^a/b-c$" cells.names &&
+	test_grep "^a-b/c$" cells.names &&
+	(cd names && mkseries plan --format json >../names-plan.json) &&
+	python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+ids = [c[\"id\"] for c in p[\"cells\"]]
+reports = [c[\"report\"] for c in p[\"cells\"]]
+assert len(set(ids)) == len(ids) == 12, ids
+assert len(set(reports)) == len(reports) == 12, reports
+m = p[\"merge\"]
+assert m[3:-2] == reports and m[-2:] == [\"--cells\", \" \".join(ids)], m
+" names-plan.json
+'
+
+test_expect_success GITLAB_CI_LOCAL 'gitlab-ci-local: the twelve reports reach the merge, which finds each cell once' '
+	gcl -C names names.out --no-json-schema-validation &&
+	test $gcl_status = 0 &&
+	while read c
+	do
+		test_grep "^ PASS  ${c%/*} ${c#*/} *$" names.out || return 1
+	done <cells.names &&
+	test_grep "^ PASS  merge *$" names.out &&
+	test_grep "^merge *> 12 cells: 12 ok;" names.out &&
+	a=names/.gitlab-ci-local/artifacts/merge &&
+	python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = sorted(b[\"name\"] + \"/\" + c[\"variant\"] for b in m[\"branches\"] for c in b[\"cells\"])
+want = sorted(open(sys.argv[2]).read().split())
+assert got == want, (got, want)
+" $a/mkseries-merged.json cells.names &&
+	grep -o "<testsuite name=\"[^\"]*\"" $a/mkseries-junit.xml | sort >suites &&
+	sed "s|^|<testsuite name=\"|; s|$|\"|" cells.names | sort >suites.expect &&
+	test_cmp suites.expect suites
+'
+
+test_expect_success GITLAB_CI_LOCAL 'a merge with a cell report missing fails, naming the report and the cell' '
+	git -C names reset -q --hard pipeline &&
+	awk "/^\"6.12-arm64 x\":\$/ { skip = 1; next } skip && /^[^ ]/ { skip = 0 } !skip" \
+		names/.gitlab-ci.yml >p.yml &&
+	mv p.yml names/.gitlab-ci.yml &&
+	test_grep ! "^\"6.12-arm64 x\":" names/.gitlab-ci.yml &&
+	git -C names commit -q -a -m "one cell job fewer" &&
+	gcl -C names lost.out --no-json-schema-validation &&
+	test $gcl_status = 1 &&
+	test_grep "^ PASS  6.12-arm64 base *$" lost.out &&
+	test_grep "^ FAIL  merge *$" lost.out &&
+	test_grep "^merge *> error: cannot read report .mkseries-6.12-arm64+x.json.: No such file or directory$" lost.out &&
+	test_grep "^merge *> error: cell .6.12-arm64/x. of the plan is in no report$" lost.out &&
+	sed -i "s/ mkseries-6.12-arm64+x.json//" names/.gitlab-ci.yml &&
+	git -C names commit -q -a -m "and its report not even listed" &&
+	gcl -C names unlisted.out --no-json-schema-validation &&
+	test $gcl_status = 1 &&
+	test_grep "^ FAIL  merge *$" unlisted.out &&
+	test_grep ! "cannot read report" unlisted.out &&
+	test_grep "^merge *> error: cell .6.12-arm64/x. of the plan is in no report$" unlisted.out
+'
+
+test_expect_success GITLAB_CI_LOCAL 'two cells writing one report, as the old names did, fail the merge naming the cell lost' '
+	git -C names reset -q --hard pipeline &&
+	sed -i -e "/^\"a-b c\":$/,/^[^ ]/s/mkseries-a-b+c.json/mkseries-a+b-c.json/" \
+		-e "s/ mkseries-a-b+c.json//" names/.gitlab-ci.yml &&
+	test $(grep -c "^    MKSERIES_REPORT: \"mkseries-a+b-c.json\"$" names/.gitlab-ci.yml) = 2 &&
+	git -C names commit -q -a -m "a-b c writes the report of a b-c" &&
+	gcl -C names shared.out --no-json-schema-validation &&
+	test $gcl_status = 1 &&
+	test_grep "^ PASS  a-b c *$" shared.out &&
+	test_grep "^ PASS  a b-c *$" shared.out &&
+	test_grep "^ FAIL  merge *$" shared.out &&
+	grep -E "^merge *> error: cell .(a/b-c|a-b/c). of the plan is in no report$" shared.out &&
+	test_grep ! "^merge *> 1[12] cells" shared.out
 '
 
 test_done

@@ -352,10 +352,10 @@ static void test_merge(void)
 	branch_compare(&bc, b);
 	is_int(bc.nr_regressions, 1, "merge: the verdicts are computed across jobs");
 	branch_comparison_release(&bc);
-	fprintf(stderr, "# expected warning below:\n");
-	is_int(load(&r, "cell-6.12-kit.json"), 0, "merge: the same cell twice");
+	fprintf(stderr, "# expected error below:\n");
+	is_int(load(&r, "cell-6.12-kit.json"), MKS_ECONFIG, "merge: the same cell twice is refused");
 	b = results_find_branch(&r, "6.12");
-	ok(b && b->nr_cells == 2, "merge: is kept once");
+	ok(b && b->nr_cells == 2, "merge: and not kept twice");
 	results_release(&r);
 }
 
@@ -375,6 +375,10 @@ static void test_bad_json(void)
 		{ "{\"schema\": 1, \"tester\": \"a\\u0000b\", \"branches\": []}", "a NUL in a string" },
 		{ "{\"schema\": 1, \"branches\": [], \"x\": 1e999}", "a number out of range" },
 		{ "[1, 2,]", "a trailing comma" },
+		{ "{\"schema\": 1, \"branches\": [], \"branches\": []}", "a key twice" },
+		{ "{\"schema\": 1, \"branches\": [], \"br\\u0061nches\": []}", "a key twice, once escaped" },
+		{ "{\"schema\": 1, \"branches\": [], \"tester\": \"\xc3\"}", "a UTF-8 sequence cut short" },
+		{ "{\"schema\": 1, \"branches\": [], \"tester\": \"\xc0\xaf\"}", "an overlong UTF-8 form" },
 	};
 	struct strbuf deep = STRBUF_INIT;
 	size_t i;
@@ -400,6 +404,33 @@ static void test_bad_json(void)
 		results_release(&r);
 	}
 	strbuf_release(&deep);
+}
+
+static void test_cell_id(void)
+{
+	static const char *const pairs[][3] = {
+		{ "a", "b-c", "a/b-c" },
+		{ "a-b", "c", "a-b/c" },
+		{ "6.12", "arm64-x", "6.12/arm64-x" },
+		{ "6.12-arm64", "x", "6.12-arm64/x" },
+		{ "a/b", "c", "a%2Fb/c" },
+		{ "a", "b/c", "a/b%2Fc" },
+		{ "x+y %", "kit", "x%2By%20%25/kit" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(pairs); i++) {
+		char *id = cell_id(pairs[i][0], pairs[i][1], '/');
+
+		is_str(id, pairs[i][2], "cell_id: '%s' + '%s'", pairs[i][0], pairs[i][1]);
+		free(id);
+	}
+	{
+		char *id = cell_id("6.12-arm64", "x", '+');
+
+		is_str(id, "6.12-arm64+x", "cell_id: '+' joins them for a file name");
+		free(id);
+	}
 }
 
 /* A cell that built, booted and ran, with one metric of five samples around `mean`. */
@@ -694,8 +725,9 @@ static void test_plan_json(void)
 	ok(strstr(sb.buf, "\"run\": [\n        \"mkseries\",\n        \"run\",\n        \"--branch\",\n"
 			  "        \"new\",\n        \"--variant\",\n        \"kit\",") != NULL,
 	   "plan: each cell has the command a CI job runs");
-	ok(strstr(sb.buf, "\"report\": \"mkseries-old-base.json\"") != NULL,
+	ok(strstr(sb.buf, "\"report\": \"mkseries-old+base.json\"") != NULL,
 	   "plan: and the report it writes");
+	ok(strstr(sb.buf, "\"id\": \"old/base\"") != NULL, "plan: a cell's id is branch/variant");
 	ok(strstr(sb.buf, "\"merge\": [\n    \"mkseries\",\n    \"report\",\n    \"--merge\",") != NULL,
 	   "plan: and the command that merges them");
 	ok(strstr(sb.buf, "\"state\": \"skipped\",\n          \"detail\": \"needs folio_pte_batch() (v6.9)\"") != NULL,
@@ -727,6 +759,7 @@ int main(int argc, const char **argv)
 	test_html_escape();
 	test_merge();
 	test_bad_json();
+	test_cell_id();
 	test_variants();
 	test_timing_claims();
 	test_plan_json();

@@ -69,7 +69,7 @@ cleanup:
 
 int cmd_report(int argc, const char **argv)
 {
-	const char *branch = NULL, *format = "text", *output = NULL, *workdir = NULL;
+	const char *branch = NULL, *format = "text", *output = NULL, *workdir = NULL, *cells = NULL;
 	struct strvec given = STRVEC_INIT, variants = STRVEC_INIT;
 	struct run_results res;
 	struct run_summary sum;
@@ -77,7 +77,7 @@ int cmd_report(int argc, const char **argv)
 	struct strbuf sb = STRBUF_INIT;
 	enum report_format fmt;
 	char *tester;
-	int all = 0, merge = 0, ret = 0, nr, i;
+	int all = 0, merge = 0, ret = 0, nr;
 	const struct option opts[] = {
 		OPT_CELLS("report", &branch, &all, " (the default)", &given),
 		OPT_STRING("format", 0, &format, "F", "text, json, junit, markdown or html"),
@@ -87,12 +87,14 @@ int cmd_report(int argc, const char **argv)
 		OPT_WORKDIR(&workdir),
 		OPT_BOOL("merge", 0, &merge,
 		  "merge the JSON reports named as arguments (from separate CI jobs)"),
+		OPT_STRING("cells", 0, &cells, "LIST",
+		  "--merge: the reports hold exactly these cells (BRANCH/VARIANT ..., each once)"),
 		OPT_END(),
 	};
 	const char *usage = "mkseries report [--branch B | --all] [--variant V]... "
 			    "[--format text|json|junit|markdown|html] [--output FILE] [--workdir DIR]\n"
 			    "                       [--html-url URL]\n"
-			    "   or: mkseries report --merge FILE... [--format ...] [--output FILE]";
+			    "   or: mkseries report --merge FILE... [--cells LIST] [--format ...] [--output FILE]";
 
 	results_init(&res);
 	nr = parse_options(argc, argv, opts, usage);
@@ -114,12 +116,15 @@ int cmd_report(int argc, const char **argv)
 			error("--merge reads only the reports given: no --branch, --all, --variant or --workdir");
 			usage_with_options(usage, opts, 2);
 		}
-		for (i = 0; i < nr; i++)
-			if (results_load_json(&res, argv[i]))
-				ret = 2;
-		if (ret)
+		if (results_load_reports(&res, argv, nr, cells)) {
+			ret = 2;
 			goto cleanup;
+		}
 	} else {
+		if (cells) {
+			error("--cells checks the reports --merge reads: it needs --merge");
+			usage_with_options(usage, opts, 2);
+		}
 		if (nr) {
 			error("unexpected argument '%s' (reports to merge need --merge)", argv[0]);
 			usage_with_options(usage, opts, 2);

@@ -363,6 +363,51 @@ static int jnumber(struct jparser *jp, double *out)
 
 static int jvalue(struct jparser *jp, struct jval *v);
 
+struct jkey {
+	const char *key;
+	size_t i;
+};
+
+static int jkey_cmp(const void *a, const void *b)
+{
+	const struct jkey *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * An object that names a key twice: readers take one of the two and
+ * drop the other without a word (RFC 8259 leaves which to them), so a
+ * report could show one value and be judged on another. Sorted, not
+ * compared pairwise: an object of many keys must not cost their square.
+ */
+static int jdup_keys(struct jparser *jp, const struct jval *v)
+{
+	struct jkey *k;
+	size_t i;
+	int ret = 0;
+
+	if (v->nr < 2)
+		return 0;
+	k = xcalloc(v->nr, sizeof(*k));
+	for (i = 0; i < v->nr; i++) {
+		k[i].key = v->keys[i];
+		k[i].i = i;
+	}
+	qsort(k, v->nr, sizeof(*k), jkey_cmp);
+	for (i = 1; i < v->nr; i++) {
+		if (strcmp(k[i - 1].key, k[i].key))
+			continue;
+		ret = error_code(MKS_ECONFIG, "%s:%d: key '%s' appears twice in one object (first on line %d)",
+				 jp->file, v->items[k[i].i].line, shown(k[i].key),
+				 v->items[k[i - 1].i].line);
+		break;
+	}
+	free(k);
+	return ret;
+}
+
 static int jcontainer(struct jparser *jp, struct jval *v, int object)
 {
 	char close = object ? '}' : ']';
@@ -415,7 +460,7 @@ static int jcontainer(struct jparser *jp, struct jval *v, int object)
 		return jerror(jp, "expected ',' or '%c', found %s", close, jnear(jp));
 	}
 	jp->depth--;
-	return 0;
+	return object ? jdup_keys(jp, v) : 0;
 }
 
 static int jword(struct jparser *jp, const char *word)
@@ -456,6 +501,29 @@ static int jvalue(struct jparser *jp, struct jval *v)
 	return jnumber(jp, &v->number);
 }
 
+/*
+ * JSON is UTF-8 (RFC 8259). A byte that is not would be shown escaped
+ * and compared raw: a name that reads the same as another and is not.
+ */
+static int jcheck_utf8(struct jparser *jp)
+{
+	const char *p = jp->p;
+	int line = 1;
+
+	while (p < jp->end) {
+		size_t n = utf8_char_len(p, jp->end - p);
+
+		if (!n) {
+			jp->line = line;
+			return jerror(jp, "not valid UTF-8 (byte 0x%02x)", (unsigned char)*p);
+		}
+		if (*p == '\n')
+			line++;
+		p += n;
+	}
+	return 0;
+}
+
 int json_parse(struct jval *root, const char *file, const char *buf, size_t len)
 {
 	struct jparser jp = { .file = file, .p = buf, .end = buf + len, .line = 1 };
@@ -465,6 +533,8 @@ int json_parse(struct jval *root, const char *file, const char *buf, size_t len)
 	/* A UTF-8 byte order mark is tolerated. */
 	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
 		jp.p += 3;
+	if ((ret = jcheck_utf8(&jp)))
+		return ret;
 	ret = jvalue(&jp, root);
 	if (!ret) {
 		jskip_ws(&jp);

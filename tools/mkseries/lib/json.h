@@ -51,8 +51,9 @@ struct jval {
 
 /*
  * Parse the whole of buf (len bytes; a UTF-8 byte order mark is allowed)
- * into *root, nested at most 64 deep. Returns 0, or MKS_ECONFIG after
- * printing "file:line: ..." with *root left empty.
+ * into *root, nested at most 64 deep. buf must be valid UTF-8 and no
+ * object may name a key twice. Returns 0, or MKS_ECONFIG after printing
+ * "file:line: ..." with *root left empty.
  */
 int json_parse(struct jval *root, const char *file, const char *buf, size_t len);
 void jval_release(struct jval *v);

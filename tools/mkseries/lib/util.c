@@ -391,6 +391,13 @@ static size_t utf8_seq(const unsigned char *s, size_t len, unsigned *cp)
 	return n;
 }
 
+size_t utf8_char_len(const char *s, size_t len)
+{
+	unsigned cp;
+
+	return utf8_seq((const unsigned char *)s, len, &cp);
+}
+
 /*
  * Format characters that change how the text around them reads without
  * showing themselves: the bidirectional overrides, embeddings and

@@ -136,6 +136,12 @@ enum shown_flags {
 };
 void strbuf_add_shown(struct strbuf *sb, const char *s, size_t len, unsigned flags);
 /*
+ * The length of the valid UTF-8 sequence s starts with (len > 0 bytes
+ * readable), or 0 when it starts none: an overlong form, a surrogate or
+ * a code point past U+10FFFF is not valid.
+ */
+size_t utf8_char_len(const char *s, size_t len);
+/*
  * s as strbuf_add_shown() shows it on one line: s itself when nothing
  * needs escaping, else a copy that stays valid until the 16th call after
  * (a ring, as git's oid_to_hex(); not for threads). NULL gives NULL.

@@ -29,19 +29,23 @@ static const char *const cell_script[] = {
 
 /*
  * The merge: every format first (exit 1, a failed verdict, still writes
- * the report; 2, a report missing or unreadable, stops the job), the
- * text report into the job's log, and last the merged JSON, whose exit
- * status is the job's: the merged verdict.
+ * the report; 2, a report missing or unreadable, a cell of the plan
+ * missing or found twice, stops the job), the text report into the
+ * job's log, and last the merged JSON, whose exit status is the job's:
+ * the merged verdict. $MKSERIES_CELLS is the plan's cells: a report
+ * that holds another cell than its name says cannot stand in for it.
  */
+#define MERGE "\"$MKSERIES\" report --merge $MKSERIES_REPORTS --cells \"$MKSERIES_CELLS\""
 static const char *const merge_script[] = {
-	"\"$MKSERIES\" report --merge $MKSERIES_REPORTS --format junit --output mkseries-junit.xml || test $? = 1",
-	"\"$MKSERIES\" report --merge $MKSERIES_REPORTS --format markdown --output mkseries-reply.md || test $? = 1",
-	"\"$MKSERIES\" report --merge $MKSERIES_REPORTS --format html --output mkseries-report.html || test $? = 1",
-	"\"$MKSERIES\" report --merge $MKSERIES_REPORTS --output mkseries-report.txt || test $? = 1",
+	MERGE " --format junit --output mkseries-junit.xml || test $? = 1",
+	MERGE " --format markdown --output mkseries-reply.md || test $? = 1",
+	MERGE " --format html --output mkseries-report.html || test $? = 1",
+	MERGE " --output mkseries-report.txt || test $? = 1",
 	"cat mkseries-report.txt",
-	"\"$MKSERIES\" report --merge $MKSERIES_REPORTS --format json --output mkseries-merged.json",
+	MERGE " --format json --output mkseries-merged.json",
 	NULL
 };
+#undef MERGE
 
 static const char *const merge_artifacts[] = {
 	"mkseries-junit.xml", "mkseries-reply.md", "mkseries-report.html", "mkseries-report.txt",
@@ -255,8 +259,11 @@ static char *report_names(const struct plan_cell *cells, size_t nr)
 
 static void emit_merge(struct emitter *em, const struct plan_cell *cells, size_t nr)
 {
-	char *reports = report_names(cells, nr);
-	const char *const vars[][2] = { { "MKSERIES_REPORTS", reports } };
+	char *reports = report_names(cells, nr), *list = plan_cells_list(cells, nr);
+	const char *const vars[][2] = {
+		{ "MKSERIES_REPORTS", reports },
+		{ "MKSERIES_CELLS", list },
+	};
 
 	key(em, "merge");
 	open_node(em, MAPPING, 0);
@@ -266,6 +273,7 @@ static void emit_merge(struct emitter *em, const struct plan_cell *cells, size_t
 	variables(em, vars, ARRAY_SIZE(vars));
 	job_script(em, merge_script, merge_artifacts, "mkseries-junit.xml");
 	close_node(em, MAPPING);
+	free(list);
 	free(reports);
 }
 

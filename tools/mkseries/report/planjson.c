@@ -26,7 +26,25 @@ static void describe_source(struct strbuf *sb, const struct kernel_branch *b)
 
 char *plan_cell_report_name(const char *branch, const char *variant)
 {
-	return xstrfmt("mkseries-%s-%s.json", branch, variant);
+	char *id = cell_id(branch, variant, '+');
+	char *name = xstrfmt("mkseries-%s.json", id);
+
+	free(id);
+	return name;
+}
+
+char *plan_cells_list(const struct plan_cell *cells, size_t nr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		char *id = cell_id(cells[i].b->name, cells[i].variant, '/');
+
+		strbuf_addf(&sb, "%s%s", i ? " " : "", id);
+		free(id);
+	}
+	return strbuf_detach(&sb, NULL);
 }
 
 /*
@@ -154,7 +172,7 @@ static void json_plan_cell(struct jw *w, struct strvec *merge, const struct kern
 	const char *name = b->name;
 	struct strvec run = STRVEC_INIT;
 	char *report = plan_cell_report_name(name, variant);
-	char *id = xstrfmt("%s-%s", name, variant);
+	char *id = cell_id(name, variant, '/');
 
 	strvec_pushl(&run, "mkseries", "run", "--branch", name, "--variant", variant, "--format",
 		     "json", "--output", report, NULL);
@@ -178,6 +196,7 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 	struct jw w = { out, 0, { 0 } };
 	struct strvec merge = STRVEC_INIT;
 	struct plan_cell *cells = NULL;
+	char *list;
 	size_t i, j, nr_cells;
 
 	strvec_pushl(&merge, "mkseries", "report", "--merge", NULL);
@@ -227,9 +246,12 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 	for (i = 0; i < nr_cells; i++)
 		json_plan_cell(&w, &merge, cells[i].b, cells[i].variant);
 	jw_close(&w, ']');
+	list = plan_cells_list(cells, nr_cells);
+	strvec_pushl(&merge, "--cells", list, NULL);
 	jw_strings(&w, "merge", merge.v, merge.nr);
 	jw_close(&w, '}');
 	strvec_clear(&merge);
+	free(list);
 	free(cells);
 }
 

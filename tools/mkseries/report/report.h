@@ -83,8 +83,15 @@ struct plan_cell {
  */
 size_t plan_cells(struct plan_cell **out, const struct plan *const *plans, size_t nr);
 
-/* "mkseries-<branch>-<variant>.json": the report a cell's CI job writes. Caller frees. */
+/*
+ * "mkseries-<branch>+<variant>.json", each name as cell_id() writes it:
+ * the report a cell's CI job writes, a name no other cell's can have.
+ * Caller frees.
+ */
 char *plan_cell_report_name(const char *branch, const char *variant);
+
+/* The ids of the nr cells ("6.12/base 6.12/kit ..."), for `report --merge --cells`. Caller frees. */
+char *plan_cells_list(const struct plan_cell *cells, size_t nr);
 
 /*
  * The fan-out plan as a GitLab CI pipeline (README, "The matrix on GitLab

@@ -1267,6 +1267,15 @@ int results_parse_json(struct run_results *r, const char *file, const char *buf,
 	}
 done:
 	jval_release(&root);
+	for (i = 0; !ld.errors && i < tmp.nr_branches; i++) {
+		const struct branch_result *had = results_find_branch(r, tmp.branches[i].name);
+		size_t j;
+
+		for (j = 0; had && j < tmp.branches[i].nr_cells; j++)
+			if (branch_find_cell(had, tmp.branches[i].cells[j].variant))
+				lerror(&ld, &root, "cell '%s %s' is in an earlier report too",
+				       had->name, tmp.branches[i].cells[j].variant);
+	}
 	if (ld.errors) {
 		results_release(&tmp);
 		return MKS_ECONFIG;
@@ -1412,9 +1421,9 @@ static void merge_branch(struct branch_result *into, struct branch_result *from)
 	for (i = 0; i < from->nr_cells; i++) {
 		struct cell_result *c;
 
+		/* Keeping either one would drop a cell unseen: results_load_reports() refuses it. */
 		if (branch_find_cell(into, from->cells[i].variant))
-			warning("cell '%s %s' is in more than one report: the later one is kept",
-				into->name, from->cells[i].variant);
+			BUG("cell '%s %s' merged twice", into->name, from->cells[i].variant);
 		c = branch_cell(into, from->cells[i].variant);
 		cell_result_release(c);
 		*c = from->cells[i];

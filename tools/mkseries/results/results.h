@@ -293,7 +293,7 @@ void results_use_kit(struct run_results *r, const struct kit *kit);
 
 /*
  * Parse a JSON report (docs/report-json.md) and add its branches and
- * cells to r (see results_merge() for what happens to duplicates).
+ * cells to r; a cell r holds already is refused (results_merge()).
  * `file` names the input in messages: "FILE:LINE: message". Unknown keys
  * are ignored; the verdicts and summaries a report carries are not read
  * (they are recomputed from the samples). Returns 0, or MKS_ECONFIG
@@ -301,6 +301,30 @@ void results_use_kit(struct run_results *r, const struct kit *kit);
  */
 int results_parse_json(struct run_results *r, const char *file, const char *buf, size_t len);
 int results_load_json(struct run_results *r, const char *path);
+
+/*
+ * A cell in one word: "<branch><sep><variant>", each part with every
+ * byte but letters, digits, '.', '_' and '-' written as %XX, so that
+ * sep stands once, between the two, and no two cells share an id
+ * ("a" + "b-c" is "a/b-c", "a-b" + "c" is "a-b/c"). With '/' it names
+ * a cell for `report --merge --cells` (the plan's cell "id"); with '+'
+ * it is the part of a CI report's file name that names its cell. sep
+ * must not be a character of a name, nor '%'. Caller frees.
+ */
+char *cell_id(const char *branch, const char *variant, char sep);
+
+/*
+ * The JSON reports paths[0..nr) merged into r, as `report --merge`
+ * reads them: each cell once. A report named twice, or a cell found in
+ * two reports, is refused, naming the cell and both files; nothing is
+ * kept in place of the other. When `cells` is not NULL it lists, split
+ * on white space, the ids (cell_id() with '/') of the cells the reports
+ * must hold: a cell it lists that no report holds, or a cell a report
+ * holds that it does not list, is refused, naming the cell. Every
+ * problem is printed; returns 0 or MKS_ECONFIG.
+ */
+int results_load_reports(struct run_results *r, const char *const *paths, size_t nr,
+			 const char *cells);
 
 /*
  * The most a file a report reads (a console log, a JSON report) may
@@ -318,8 +342,8 @@ int results_read_file(struct strbuf *sb, const char *path, size_t max, struct st
 
 /*
  * Move everything in `from` into `into`: branches by name, cells by
- * variant. A cell present in both is replaced by from's (a later job's
- * result wins) with a warning; a branch's import, apply and series are
+ * variant. A cell present in both is a caller's bug (results_load_reports()
+ * refuses it before merging); a branch's import, apply and series are
  * taken from whichever has them run. `from` is left empty.
  */
 void results_merge(struct run_results *into, struct run_results *from);
