@@ -72,7 +72,6 @@ int cmd_report(int argc, const char **argv)
 	const char *branch = NULL, *format = "text", *output = NULL, *workdir = NULL;
 	struct strvec given = STRVEC_INIT, variants = STRVEC_INIT;
 	struct run_results res;
-	struct run_summary sum;
 	struct report_opts ro = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	enum report_format fmt;
@@ -153,8 +152,7 @@ int cmd_report(int argc, const char **argv)
 	} else {
 		fwrite(sb.buf, 1, sb.len, stdout);
 	}
-	results_summarise(&sum, &res);
-	ret = run_summary_failed(&sum) ? 1 : 0;
+	ret = results_failed(&res);
 cleanup:
 	strbuf_release(&sb);
 	results_release(&res);

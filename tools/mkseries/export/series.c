@@ -385,7 +385,7 @@ int export_verified(struct strbuf *why, git_repository *repo, const struct branc
 			    variant ? variant : "", tested, hex);
 		return 0;
 	}
-	if (!report_branch_passed(b)) {
+	if (!branch_passed(b)) {
 		const char *what = NULL;
 		const struct check *p = NULL;
 

@@ -238,7 +238,7 @@ void render_json(struct strbuf *sb, const struct run_results *r)
 	jw_string(&w, "generator", r->generator);
 	jw_string(&w, "generated", r->generated);
 	jw_string(&w, "tester", r->tester);
-	jw_string(&w, "status", run_summary_failed(&s) ? "failed" : "ok");
+	jw_string(&w, "status", results_failed(r) ? "failed" : "ok");
 	jw_open(&w, "summary", '{');
 	jw_count(&w, "branches", s.branches);
 	jw_count(&w, "cells", s.cells);

@@ -439,27 +439,13 @@ void render_text(struct strbuf *sb, const struct run_results *r, int color)
 	strbuf_release(&probs);
 }
 
-int report_branch_passed(const struct branch_result *b)
-{
-	struct branch_comparison bc;
-	int ok = b->nr_cells > 0 && b->import.status != CHECK_FAILED;
-	size_t j;
-
-	for (j = 0; ok && j < b->nr_cells; j++)
-		ok = cell_status(b, &b->cells[j]) == CELL_OK;
-	branch_compare(&bc, b);
-	ok = ok && (!bc.nr_regressions || bc.emulated);
-	branch_comparison_release(&bc);
-	return ok;
-}
-
 /* Branches whose every cell is ok, with no regression: what a Tested-by can vouch for. */
 static void passed_branches(struct strvec *out, const struct run_results *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->nr_branches; i++)
-		if (report_branch_passed(&r->branches[i]))
+		if (branch_passed(&r->branches[i]))
 			strvec_push(out, r->branches[i].name);
 }
 

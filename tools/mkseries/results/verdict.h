@@ -144,12 +144,20 @@ struct run_summary {
 };
 
 void results_summarise(struct run_summary *s, const struct run_results *r);
+
 /*
- * Whether the run must exit 1: a failure (a claim that did not hold
- * included), a conflict, a cell left incomplete, a regression of the
- * kit measured in hardware or instruction-paced time.
+ * The one verdict on a branch, which the exit status of `run` and
+ * `report`, the report's status and Tested-by, and the export gate all
+ * ask: b passed when it has cells (a branch with none verified
+ * nothing), its import and apply did not fail, every cell is ok
+ * (cell_status(): a claim that did not hold fails its cell, a case
+ * failing as its variant expects does not) and the kit has no
+ * regression measured in hardware or instruction-paced time. Whatever
+ * else reads results asks this, never its own test.
  */
-int run_summary_failed(const struct run_summary *s);
+int branch_passed(const struct branch_result *b);
+/* Whether r failed (the run or report exits 1): a branch of it did not pass. */
+int results_failed(const struct run_results *r);
 
 /* ------------------------------------------------------------------ */
 /* Performance claims (README, "Verdicts") */
