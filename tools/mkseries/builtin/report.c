@@ -8,6 +8,7 @@
 #include "lib/options.h"
 #include "report/report.h"
 #include "results/results.h"
+#include "results/stale.h"
 #include "kit/select.h"
 #include "lib/util.h"
 #include "apply/variant.h"
@@ -48,6 +49,7 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 			fprintf(stderr, "%s: no results recorded (run: mkseries run --branch %s)\n",
 				sel[i]->name, sel[i]->name);
 		} else {
+			results_mark_stale(&one.branches[0], &kit, sel[i], dir);
 			results_merge(res, &one);
 			found++;
 		}

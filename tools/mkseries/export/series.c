@@ -7,6 +7,7 @@
 #include "lib/gitutil.h"
 #include "patches/fixref.h"
 #include "report/report.h"
+#include "results/stale.h"
 #include "results/verdict.h"
 
 /* The end of the line at s: its newline, or the end of the string. */
@@ -383,6 +384,12 @@ int export_verified(struct strbuf *why, git_repository *repo, const struct branc
 		strbuf_addf(why, "'%s'%s%s moved since its last run: the run tested %.12s, "
 			    "the branch is at %.12s", b->name, variant ? " variant " : "",
 			    variant ? variant : "", tested, hex);
+		return 0;
+	}
+	if ((c = branch_first_stale(b, variant))) {
+		strbuf_addf(why, "'%s'%s%s is not what its last run verified: %s %s: %s", b->name,
+			    variant ? " variant " : "", variant ? variant : "", b->name,
+			    c->variant, c->stale);
 		return 0;
 	}
 	if (!branch_passed(b)) {

@@ -195,6 +195,7 @@ static const char *const health_names[] = {
 	[CELL_FAILED] = "failed",
 	[CELL_CONFLICT] = "conflict",
 	[CELL_INCOMPLETE] = "incomplete",
+	[CELL_STALE] = "stale",
 };
 
 const char *cell_health_name(enum cell_health h)
@@ -436,6 +437,9 @@ void results_summarise(struct run_summary *s, const struct run_results *r)
 				break;
 			case CELL_INCOMPLETE:
 				s->incomplete++;
+				break;
+			case CELL_STALE:
+				s->stale++;
 				break;
 			}
 		}
@@ -730,5 +734,7 @@ enum cell_health cell_status(const struct branch_result *b, const struct cell_re
 			h = CELL_FAILED;
 		claim_verdict_release(&v);
 	}
+	if (h == CELL_OK && c->stale)
+		h = CELL_STALE;
 	return h;
 }

@@ -70,12 +70,18 @@ enum cell_health {
 	CELL_FAILED,		/* a check failed: build, boot, a case, a splat, apply error */
 	CELL_CONFLICT,		/* the kit did not apply */
 	CELL_INCOMPLETE,	/* something was not run (or interrupted) and nothing failed */
+	/*
+	 * It passed its run, but what it ran is no longer what the kit
+	 * says (c->stale): it vouches for nothing until run again.
+	 */
+	CELL_STALE,
 };
 const char *cell_health_name(enum cell_health h);
 enum cell_health cell_health(const struct cell_result *c);
 /*
  * cell_health(), and a cell that is ok but has a claim of b that did
- * not hold is FAILED.
+ * not hold is FAILED; one that would be ok but whose inputs changed
+ * since its run is STALE.
  */
 enum cell_health cell_status(const struct branch_result *b, const struct cell_result *c);
 
@@ -124,7 +130,7 @@ void branch_comparison_release(struct branch_comparison *c);
 
 struct run_summary {
 	size_t branches, cells;
-	size_t ok, failed, conflicts, incomplete;
+	size_t ok, failed, conflicts, incomplete, stale;
 	size_t branch_failures;		/* imports or applies that failed outright */
 	size_t regressions, improvements;	/* the kit's, against base */
 	size_t costs;			/* the kit's metrics worse within a declared cost */
@@ -149,7 +155,8 @@ void results_summarise(struct run_summary *s, const struct run_results *r);
  * The one verdict on a branch, which the exit status of `run` and
  * `report`, the report's status and Tested-by, and the export gate all
  * ask: b passed when it has cells (a branch with none verified
- * nothing), its import and apply did not fail, every cell is ok
+ * nothing), its import and apply did not fail, every cell is ok (not
+ * stale either)
  * (cell_status(): a claim that did not hold fails its cell, a case
  * failing as its variant expects does not) and the kit has no
  * regression measured in hardware or instruction-paced time. Whatever
