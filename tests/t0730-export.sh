@@ -386,6 +386,10 @@ test_expect_success '--variant: the variant ref, refused until it is run, then f
 
 test_expect_success 'a stable branch: what its policy refuses is left out, named, and the rest renumbered' '
 	sed -i "/^name: /a kind: stable" kit/kernels/1.0.yaml &&
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work \
+		-o ../st 2>../err) &&
+	test_grep "error: .1.0. is not what its last run verified: 1.0 kit: series.yaml.s entries for 1.0" err &&
+	(cd kit && mkseries run --branch 1.0 --workdir ../work >../out) &&
 	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../st >../out 2>../err) &&
 	test_grep "^1.0: 1 patch from $REF ([0-9a-f]*), 6 left out by the stable policy, onto .* verified by its last run, in ../st/\$" out &&
 	test_grep "^1.0: left out .mm: rename ptes. (commit $A1 upstream): stable takes fixes only (a Fixes:, a Cc: stable, the kit.s fixes:, a Stable-dep-of: or a stated stable: reason): this entry is none, stable review would bounce it\$" err &&

@@ -351,7 +351,7 @@ static void test_claims(void)
 	is_int(cell_status(br, kit), CELL_FAILED, "judge: a claim that did not hold fails its cell");
 	is_int(cell_health(kit), CELL_OK, "judge: though every check of it passed");
 	results_summarise(&s, &r);
-	ok(s.claims_held == 4 && s.claims_failed == 1 && s.failed == 1 && run_summary_failed(&s),
+	ok(s.claims_held == 4 && s.claims_failed == 1 && s.failed == 1 && results_failed(&r),
 	   "summary: 4 held, 1 did not, the run fails (%zu %zu %zu)", s.claims_held,
 	   s.claims_failed, s.failed);
 
@@ -418,11 +418,11 @@ static void test_timing(void)
 	   "timing: instruction-paced +10%% is a regression, not emulated");
 	branch_comparison_release(&bc);
 	results_summarise(&s, &r);
-	ok(s.regressions == 1 && !s.emulated_regressions && run_summary_failed(&s),
+	ok(s.regressions == 1 && !s.emulated_regressions && results_failed(&r),
 	   "timing: and it fails the run");
 	br->cells[0].timing = br->cells[1].timing = TIMING_EMULATED;
 	results_summarise(&s, &r);
-	ok(s.regressions == 1 && s.emulated_regressions == 1 && !run_summary_failed(&s),
+	ok(s.regressions == 1 && s.emulated_regressions == 1 && !results_failed(&r),
 	   "timing: in emulated time the same regression fails nothing");
 	br->cells[0].timing = TIMING_INSTRUCTIONS;
 	branch_compare(&bc, br);
@@ -442,7 +442,7 @@ static void test_timing(void)
 	   "reused: the same tree as base, no change (%s)", bc.note ? bc.note : "");
 	branch_comparison_release(&bc);
 	results_summarise(&s, &r);
-	ok(!s.regressions && !run_summary_failed(&s), "reused: never a regression");
+	ok(!s.regressions && !results_failed(&r), "reused: never a regression");
 	results_release(&r);
 }
 
@@ -565,6 +565,34 @@ static void test_health(void)
 	cell_result_release(&c);
 }
 
+/* The one verdict on a branch: what run's and report's exit status and the export gate ask. */
+static void test_branch_passed(void)
+{
+	struct run_results r;
+	struct branch_result *b;
+
+	results_init(&r);
+	b = results_branch(&r, "t");
+	ok(!branch_passed(b), "passed: a branch with no cells verified nothing");
+	ok(results_failed(&r), "passed: and the run with it fails");
+	fill_ok(branch_cell(b, "base"), "base", "kvm");
+	fill_ok(branch_cell(b, "kit"), "kit", "kvm");
+	ok(branch_passed(b) && !results_failed(&r), "passed: base and kit ok");
+	cell_expect_fail(branch_cell(b, "kit"), "steady");
+	branch_cell(b, "kit")->nr_xfail = 1;
+	ok(branch_passed(b), "passed: a case failing as expected does not fail it");
+	check_set(&branch_cell(b, "kit")->build, CHECK_FAILED, "mm/mremap.c:3: error: x");
+	ok(!branch_passed(b) && results_failed(&r), "passed: a failed build fails it");
+	fill_ok(branch_cell(b, "kit"), "kit", "kvm");
+	check_set(&b->apply, CHECK_FAILED, "apply could not run");
+	ok(!branch_passed(b), "passed: an apply that could not run fails it");
+	check_set(&b->apply, CHECK_OK, NULL);
+	add_flat(branch_cell(b, "base"), "perf", "us", KTAP_LOWER_IS_BETTER, 100);
+	add_flat(branch_cell(b, "kit"), "perf", "us", KTAP_LOWER_IS_BETTER, 150);
+	ok(!branch_passed(b) && results_failed(&r), "passed: a regression in hardware time fails it");
+	results_release(&r);
+}
+
 static void test_compare(void)
 {
 	const double b[] = { 10, 10.2, 9.8, 10.1, 9.9 }, k[] = { 13, 13.1, 12.9, 13.2, 12.8 };
@@ -591,7 +619,7 @@ static void test_compare(void)
 	results_summarise(&s, &r);
 	ok(s.cells == 2 && s.ok == 2 && s.regressions == 1, "summary: 2 ok cells, 1 regression");
 	is_int(s.emulated_regressions, 1, "summary: measured under tcg, it is an emulated one");
-	ok(!run_summary_failed(&s), "summary: an emulated regression does not fail the run");
+	ok(!results_failed(&r), "summary: an emulated regression does not fail the run");
 	free(br->cells[0].accel);
 	br->cells[0].accel = xstrdup("kvm");
 	free(br->cells[1].accel);
@@ -599,7 +627,7 @@ static void test_compare(void)
 	memset(&s, 0, sizeof(s));
 	results_summarise(&s, &r);
 	ok(s.regressions == 1 && !s.emulated_regressions, "summary: under kvm it is a real one");
-	ok(run_summary_failed(&s), "summary: a regression on real hardware makes the run fail");
+	ok(results_failed(&r), "summary: a regression on real hardware makes the run fail");
 	free(br->cells[0].accel);
 	br->cells[0].accel = xstrdup("tcg");
 
@@ -705,7 +733,7 @@ static void test_costs(void)
 	   "cost: a variant is compared without the kit's costs");
 	branch_comparison_release(&bc);
 	results_summarise(&s, &r);
-	ok(s.costs == 1 && s.regressions == 1 && run_summary_failed(&s),
+	ok(s.costs == 1 && s.regressions == 1 && results_failed(&r),
 	   "cost: the summary counts 1 cost; the other metric's regression still fails the run");
 	results_release(&r);
 }
@@ -911,7 +939,7 @@ static void test_compare_variant(void)
 	results_summarise(&s, &r);
 	ok(s.regressions == 0 && s.variant_regressions == 1 && s.xfail == 1,
 	   "summary: the variant's regression and XFAIL are counted apart");
-	ok(!run_summary_failed(&s), "summary: they do not fail the run");
+	ok(!results_failed(&r), "summary: they do not fail the run");
 	results_release(&r);
 }
 
@@ -1075,6 +1103,7 @@ int main(void)
 	test_noise_floor();
 	test_base_zero();
 	test_health();
+	test_branch_passed();
 	test_compare();
 	test_costs();
 	test_console();

@@ -373,6 +373,19 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	return ret;
 }
 
+char *build_inputs_hash(const struct kit *kit, const struct kernel_branch *b)
+{
+	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
+	struct strbuf inputs = STRBUF_INIT;
+	char *hash = NULL;
+
+	if (!build_inputs(&inputs, &frag, kit, b))
+		hash = blob_hash_hex(inputs.buf, inputs.len);
+	kconfig_frag_release(&frag);
+	strbuf_release(&inputs);
+	return hash;
+}
+
 char *branch_compiler_missing(const struct kernel_branch *b)
 {
 	const struct arch_info *a = branch_arch(b);

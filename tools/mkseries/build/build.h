@@ -54,6 +54,14 @@ char *branch_compiler_missing(const struct kernel_branch *b);
 char *compiler_version(const char *cross);
 
 /*
+ * The hash of the build's inputs besides the source (what a build's
+ * record keeps as its inputs, see below) as b and this machine make
+ * them now; the caller frees. NULL when the kit's build settings cannot
+ * be read (printed).
+ */
+char *build_inputs_hash(const struct kit *kit, const struct kernel_branch *b);
+
+/*
  * Build variant `variant` (its commit resolved by the caller) of branch
  * b: materialise into src/, configure out-<variant>/ (config_base, then
  * the fragments, then olddefconfig and the check that the fragments'

@@ -1,5 +1,6 @@
 /* builtin/export.c: `mkseries export`: an applied, verified branch as stable mails, a Debian quilt series or RPM patches. */
 #include <string.h>
+#include <time.h>
 
 #include "apply/plan.h"
 #include "builtin/builtin.h"
@@ -9,6 +10,7 @@
 #include "lib/options.h"
 #include "report/report.h"
 #include "results/collect.h"
+#include "results/stale.h"
 #include "tree/tree.h"
 #include "tree/workdir.h"
 
@@ -103,6 +105,35 @@ static char *verdict_text(const struct branch_result *b, int recorded, const cha
 	return strbuf_detach(&sb, NULL);
 }
 
+/*
+ * The export's header line: "Verified tree <tree> (t kit at <commit>):
+ * mkseries run of 2026-12-06 05:00 UTC", or, exported with --force,
+ * "NOT verified (exported with --force): <why>".
+ */
+static char *header_text(git_repository *repo, const struct branch_result *b, const char *variant,
+			 const git_oid *tip, int verified, const char *why)
+{
+	const struct cell_result *c = branch_find_cell(b, variant ? variant : "kit");
+	git_commit *commit = NULL;
+	char when[32] = "an unknown date";
+	char *ret;
+	time_t at;
+	struct tm tm;
+
+	if (!verified)
+		return xstrfmt("NOT verified (exported with --force): %s", why);
+	at = c ? (time_t)c->tested_at : 0;
+	if (at && gmtime_r(&at, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+	if (git_commit_lookup(&commit, repo, tip))
+		git_error_clear();
+	ret = xstrfmt("Verified tree %.12s (%s %s at %.12s): mkseries run of %s",
+		      commit ? git_oid_tostr_s(git_commit_tree_id(commit)) : "unknown", b->name,
+		      variant ? variant : "kit", git_oid_tostr_s(tip), when);
+	git_commit_free(commit);
+	return ret;
+}
+
 static char *default_output(const struct kernel_branch *b, const struct export_args *a,
 			    int several)
 {
@@ -176,6 +207,24 @@ static void say_written(const struct export_series *s, int verified, const char 
 		printf("  %s\n", files->v[i]);
 }
 
+/*
+ * What the last run of b recorded in workdir, read as report reads it
+ * (the kit's claims, what changed since): into res, its one branch.
+ * 1 when anything was recorded, 0 when nothing, -1 on a read error.
+ */
+static int last_run(struct run_results *res, const struct kit *kit, const struct kernel_branch *b,
+		    const char *workdir)
+{
+	struct branch_result *br = results_branch(res, b->name);
+	int recorded = results_collect_branch(br, workdir, NULL);
+
+	if (recorded < 0)
+		return -1;
+	results_use_kit(res, kit);
+	results_mark_stale(&res->branches[0], kit, b, workdir);
+	return recorded;
+}
+
 static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 			 const struct export_args *a, int several, int *skipped)
 {
@@ -183,12 +232,12 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	struct run_results res;
 	struct strbuf why = STRBUF_INIT;
 	struct strvec files = STRVEC_INIT;
-	struct export_cover cover = { NULL, NULL };
+	struct export_cover cover = { NULL, NULL, NULL };
 	git_repository *repo = NULL;
 	git_signature *me = NULL;
 	struct branch_result *br;
 	char *refname = kit_refname(kit, b, a->variant), *dir = NULL, *workdir = NULL;
-	char *title = NULL, *verdict = NULL;
+	char *title = NULL, *verdict = NULL, *header = NULL;
 	git_oid tip, base;
 	int err, ret = 1, recorded, verified;
 
@@ -220,11 +269,8 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 		ret = 2;
 		goto cleanup;
 	}
-	br = results_branch(&res, b->name);
-	recorded = results_collect_branch(br, workdir, NULL);
-	if (recorded < 0)
+	if ((recorded = last_run(&res, kit, b, workdir)) < 0)
 		goto cleanup;
-	results_use_kit(&res, kit);
 	br = &res.branches[0];
 	verified = recorded && export_verified(&why, repo, br, a->variant, &tip);
 	if (!recorded)
@@ -253,8 +299,10 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 		goto cleanup;
 	title = cover_title(recorded ? br : NULL, s.prefix);
 	verdict = verdict_text(br, recorded, s.exporter, verified);
+	header = header_text(repo, br, a->variant, &tip, verified, why.buf);
 	cover.title = title;
 	cover.verdict = verdict;
+	cover.header = header;
 	dir = default_output(b, a, several);
 	if (export_write(&s, a->fmt, dir, &cover, &files))
 		goto cleanup;
@@ -263,6 +311,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 cleanup:
 	free(title);
 	free(verdict);
+	free(header);
 	free(dir);
 	free(workdir);
 	free(refname);

@@ -8,6 +8,7 @@
 #include "lib/options.h"
 #include "report/report.h"
 #include "results/results.h"
+#include "results/stale.h"
 #include "kit/select.h"
 #include "lib/util.h"
 #include "apply/variant.h"
@@ -48,6 +49,7 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 			fprintf(stderr, "%s: no results recorded (run: mkseries run --branch %s)\n",
 				sel[i]->name, sel[i]->name);
 		} else {
+			results_mark_stale(&one.branches[0], &kit, sel[i], dir);
 			results_merge(res, &one);
 			found++;
 		}
@@ -72,7 +74,6 @@ int cmd_report(int argc, const char **argv)
 	const char *branch = NULL, *format = "text", *output = NULL, *workdir = NULL, *cells = NULL;
 	struct strvec given = STRVEC_INIT, variants = STRVEC_INIT;
 	struct run_results res;
-	struct run_summary sum;
 	struct report_opts ro = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	enum report_format fmt;
@@ -158,8 +159,7 @@ int cmd_report(int argc, const char **argv)
 	} else {
 		fwrite(sb.buf, 1, sb.len, stdout);
 	}
-	results_summarise(&sum, &res);
-	ret = run_summary_failed(&sum) ? 1 : 0;
+	ret = results_failed(&res);
 cleanup:
 	strbuf_release(&sb);
 	results_release(&res);

@@ -90,7 +90,6 @@ int cmd_run(int argc, const char **argv)
 	struct run_opts args;
 	struct strvec given = STRVEC_INIT;
 	struct run_results res;
-	struct run_summary sum;
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
 	enum report_format fmt;
@@ -160,8 +159,7 @@ int cmd_run(int argc, const char **argv)
 	results_use_kit(&res, &kit);
 	if (write_report(&res, fmt, output, args.log))
 		ret = ret ? ret : 1;
-	results_summarise(&sum, &res);
-	if (!ret && run_summary_failed(&sum))
+	if (!ret && results_failed(&res))
 		ret = 1;
 cleanup:
 	free(sel);

@@ -109,6 +109,12 @@ void export_patch_mail(struct strbuf *out, const struct export_series *s, size_t
 struct export_cover {
 	const char *title;	/* the series' titles */
 	const char *verdict;
+	/*
+	 * One line naming the tree the last run verified and when, or why
+	 * it is exported unverified (--force): atop the verdict in the
+	 * cover letter, and a comment atop quilt's series and the RPM lines.
+	 */
+	const char *header;
 };
 
 /*

@@ -157,6 +157,8 @@ void export_cover_mail(struct strbuf *out, const struct export_series *s,
 		}
 		strbuf_addch(&body, '\n');
 	}
+	if (cover->header)
+		strbuf_addf(&body, "%s\n\n", cover->header);
 	if (cover->verdict)
 		strbuf_addf(&body, "%s", cover->verdict);
 

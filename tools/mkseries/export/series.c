@@ -7,6 +7,7 @@
 #include "lib/gitutil.h"
 #include "patches/fixref.h"
 #include "report/report.h"
+#include "results/stale.h"
 #include "results/verdict.h"
 
 /* The end of the line at s: its newline, or the end of the string. */
@@ -385,7 +386,13 @@ int export_verified(struct strbuf *why, git_repository *repo, const struct branc
 			    variant ? variant : "", tested, hex);
 		return 0;
 	}
-	if (!report_branch_passed(b)) {
+	if ((c = branch_first_stale(b, variant))) {
+		strbuf_addf(why, "'%s'%s%s is not what its last run verified: %s %s: %s", b->name,
+			    variant ? " variant " : "", variant ? variant : "", b->name,
+			    c->variant, c->stale);
+		return 0;
+	}
+	if (!branch_passed(b)) {
 		const char *what = NULL;
 		const struct check *p = NULL;
 

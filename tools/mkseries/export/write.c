@@ -177,7 +177,8 @@ static int write_mbox(const struct export_series *s, const char *dir,
 	return ret;
 }
 
-static int write_quilt(const struct export_series *s, const char *dir, struct strvec *files)
+static int write_quilt(const struct export_series *s, const char *dir, const char *header,
+		       struct strvec *files)
 {
 	struct strbuf sb = STRBUF_INIT, series = STRBUF_INIT;
 	struct strvec names = STRVEC_INIT;
@@ -186,6 +187,8 @@ static int write_quilt(const struct export_series *s, const char *dir, struct st
 
 	strbuf_addf(&series, "# %s backports exported by mkseries from %s (%s); apply with -p1\n",
 		    s->branch, s->refname, oid_short(&s->tip));
+	if (header)
+		strbuf_addf(&series, "# %s\n", header);
 	for (i = 0; !ret && i < s->nr; i++) {
 		char *name = debian_name(&s->v[i], &names);
 
@@ -204,7 +207,8 @@ static int write_quilt(const struct export_series *s, const char *dir, struct st
 	return ret;
 }
 
-static int write_rpm(const struct export_series *s, const char *dir, struct strvec *files)
+static int write_rpm(const struct export_series *s, const char *dir, const char *header,
+		     struct strvec *files)
 {
 	struct strbuf sb = STRBUF_INIT, spec = STRBUF_INIT;
 	size_t i;
@@ -215,6 +219,8 @@ static int write_rpm(const struct export_series *s, const char *dir, struct strv
 			   "# In the spec's preamble; in the prep section autosetup -p1, or\n"
 			   "# autopatch -p1 after setup, applies them in this order.\n",
 		    s->branch, s->refname, oid_short(&s->tip));
+	if (header)
+		strbuf_addf(&spec, "# %s\n", header);
 	for (i = 0; !ret && i < s->nr; i++) {
 		char *name = numbered_name(&s->v[i], i + 1);
 
@@ -270,9 +276,9 @@ int export_write(const struct export_series *s, enum export_format fmt, const ch
 	if (fmt == EXPORT_MBOX)
 		ret = write_mbox(s, tmp, cover, files);
 	else if (fmt == EXPORT_QUILT)
-		ret = write_quilt(s, tmp, files);
+		ret = write_quilt(s, tmp, cover ? cover->header : NULL, files);
 	else
-		ret = write_rpm(s, tmp, files);
+		ret = write_rpm(s, tmp, cover ? cover->header : NULL, files);
 	if (ret)
 		goto cleanup;
 	/* An empty directory given: replaced by the full one. */

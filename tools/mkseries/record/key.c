@@ -132,6 +132,36 @@ int build_key(struct step_key *k, git_repository *repo, const git_oid *commit,
 	return 0;
 }
 
+void test_key_settings(struct step_key *k, const struct kernel_boot *boot,
+		       const struct kernel_variant *variant)
+{
+	size_t i;
+
+	step_key_add(k, "qemu", "%s", boot->qemu ? boot->qemu : "");
+	step_key_add(k, "machine", "%s", boot->machine ? boot->machine : "");
+	step_key_add(k, "cpu", "%s", boot->cpu ? boot->cpu : "");
+	step_key_add(k, "console", "%s", boot->console ? boot->console : "");
+	step_key_add(k, "memory", "%u", boot->memory_mb);
+	step_key_add(k, "cpus", "%u", boot->cpus);
+	step_key_add(k, "cmdline", "%s", boot->cmdline ? boot->cmdline : "");
+	step_key_add(k, "timeouts", "%u %u", boot->boot_timeout, boot->run_timeout);
+	step_key_add(k, "boot-accel", "%s", boot->accel ? boot->accel : "");
+	step_key_add(k, "tcg-clock", "%s", boot->tcg_clock ? boot->tcg_clock : "");
+	step_key_add(k, "tcg-model", "%s", boot->tcg_cache ? boot->tcg_cache : "");
+	step_key_add(k, "boot-boots", "%u", boot->boots);
+	if (variant) {
+		const struct kernel_variant *v = variant;
+		char *without = variant_without_text(v);
+
+		step_key_add(k, "without", "%s", without);
+		for (i = 0; i < v->nr_with; i++)
+			step_key_add(k, "with", "%s", kit_patch_label(v->with_patch[i]));
+		for (i = 0; i < v->nr_expect_fail; i++)
+			step_key_add(k, "expect-fail", "%s", v->expect_fail[i]);
+		free(without);
+	}
+}
+
 int test_key(struct step_key *k, const struct test_inputs *in)
 {
 	const struct kernel_boot *boot = in->boot;
@@ -154,29 +184,7 @@ int test_key(struct step_key *k, const struct test_inputs *in)
 	step_key_add(k, "mode", "%s", in->full ? "full" : "quick");
 	step_key_add(k, "repeat", "%u", in->repeat);
 	step_key_add(k, "boots", "%u", in->boots);
-	step_key_add(k, "qemu", "%s", boot->qemu ? boot->qemu : "");
-	step_key_add(k, "machine", "%s", boot->machine ? boot->machine : "");
-	step_key_add(k, "cpu", "%s", boot->cpu ? boot->cpu : "");
-	step_key_add(k, "console", "%s", boot->console ? boot->console : "");
-	step_key_add(k, "memory", "%u", boot->memory_mb);
-	step_key_add(k, "cpus", "%u", boot->cpus);
-	step_key_add(k, "cmdline", "%s", boot->cmdline ? boot->cmdline : "");
-	step_key_add(k, "timeouts", "%u %u", boot->boot_timeout, boot->run_timeout);
-	step_key_add(k, "boot-accel", "%s", boot->accel ? boot->accel : "");
-	step_key_add(k, "tcg-clock", "%s", boot->tcg_clock ? boot->tcg_clock : "");
-	step_key_add(k, "tcg-model", "%s", boot->tcg_cache ? boot->tcg_cache : "");
-	step_key_add(k, "boot-boots", "%u", boot->boots);
-	if (in->variant) {
-		const struct kernel_variant *v = in->variant;
-		char *without = variant_without_text(v);
-
-		step_key_add(k, "without", "%s", without);
-		for (i = 0; i < v->nr_with; i++)
-			step_key_add(k, "with", "%s", kit_patch_label(v->with_patch[i]));
-		for (i = 0; i < v->nr_expect_fail; i++)
-			step_key_add(k, "expect-fail", "%s", v->expect_fail[i]);
-		free(without);
-	}
+	test_key_settings(k, boot, in->variant);
 	return 0;
 }
 

@@ -65,6 +65,15 @@ struct test_inputs {
 };
 
 /*
+ * The part of a test key the kit's files decide, added to k: the kernels
+ * file's boot settings as written and what a declared variant (or NULL)
+ * leaves out and expects; the last lines test_key() adds, named as it
+ * names them. A reader of results compares them (record_changed()).
+ */
+void test_key_settings(struct step_key *k, const struct kernel_boot *boot,
+		       const struct kernel_variant *variant);
+
+/*
  * The test key of `in`, added to k: changing any of it (the console,
  * QEMU or its version, a boot setting, the accelerator that would run)
  * makes another. Returns -1 with k left alone when in->qemu_argv is

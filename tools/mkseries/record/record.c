@@ -402,33 +402,85 @@ static int has_part(const char *list, const char *part, size_t len)
 	return 0;
 }
 
-/* Add to why the names whose parts differ between the recorded list `old` and `now`. */
-static void name_changed_parts(struct strbuf *why, const char *old, const char *now)
+/* Whether the list has a part named `name` ("name:hash"). */
+static int has_name(const char *list, const char *name)
 {
-	struct strvec names = STRVEC_INIT;
+	size_t len = strlen(name);
+
+	while (list && *list) {
+		size_t n = strcspn(list, " ");
+
+		if (n > len && list[len] == ':' && !strncmp(list, name, len))
+			return 1;
+		list += n + !!list[n];
+	}
+	return 0;
+}
+
+/*
+ * Append to out the names whose parts differ between the recorded list
+ * `old` and `now`, each once, now's order first. `partial`: now holds
+ * only some of the step's parts, so only names both lists have count.
+ */
+static void changed_names(struct strvec *out, const char *old, const char *now, int partial)
+{
 	const char *lists[] = { now, old }, *p;
 	size_t i, j;
 
 	for (j = 0; j < ARRAY_SIZE(lists); j++) {
 		for (p = lists[j]; *p; ) {
 			size_t n = strcspn(p, " "), c = strcspn(p, ":");
-			char *name;
+			char *name = xstrndup(p, c < n ? c : n);
 
-			if (!has_part(lists[!j], p, n)) {
-				name = xstrndup(p, c < n ? c : n);
-				for (i = 0; i < names.nr && strcmp(names.v[i], name); i++)
+			if (!has_part(lists[!j], p, n) && (!partial || has_name(lists[!j], name))) {
+				for (i = 0; i < out->nr && strcmp(out->v[i], name); i++)
 					;
-				if (i == names.nr)
-					strvec_push(&names, name);
-				free(name);
+				if (i == out->nr)
+					strvec_push(out, name);
 			}
+			free(name);
 			p += n + !!p[n];
 		}
 	}
+}
+
+/* Add to why the names whose parts differ between the recorded list `old` and `now`. */
+static void name_changed_parts(struct strbuf *why, const char *old, const char *now)
+{
+	struct strvec names = STRVEC_INIT;
+	size_t i;
+
+	changed_names(&names, old, now, 0);
 	for (i = 0; i < names.nr; i++)
 		strbuf_addf(why, "%s%s", i ? ", " : "", names.v[i]);
 	strbuf_addstr(why, names.nr ? " changed" : "its inputs changed");
 	strvec_clear(&names);
+}
+
+int record_changed(struct strvec *names, const struct step_record *r, const struct step_key *k,
+		   int partial)
+{
+	const char *old = record_get(r, RF_KEY), *parts = record_get(r, RF_KEY_PARTS);
+	struct strbuf now = STRBUF_INIT;
+	size_t before = names->nr;
+	char *hash;
+
+	if (!old || record_status(r) == RS_NONE)
+		return 0;
+	if (!parts || !*parts) {
+		if (partial)
+			return 0;
+		/* Recorded before the parts were: that something changed is all it can tell. */
+		hash = step_key_hash(k);
+		if (strcmp(old, hash))
+			strvec_push(names, "its inputs");
+		free(hash);
+		return names->nr > before;
+	}
+	key_parts(&now, k);
+	changed_names(names, parts, now.buf, partial);
+	strbuf_release(&now);
+	return names->nr > before;
 }
 
 int record_fresh(const struct step_record *r, const struct step_key *k, int forced,

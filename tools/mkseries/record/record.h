@@ -174,6 +174,20 @@ int record_fresh(const struct step_record *r, const struct step_key *k, int forc
 		 struct strbuf *why);
 
 /*
+ * What a reader of a result (report, export) asks of record r: which
+ * inputs differ now from those its step ran under. k is the key as the
+ * kit and this machine make it now; `partial`: k holds only the parts a
+ * reader can know without doing the step (say, not the QEMU command
+ * line a boot settles), so only the names both have are compared.
+ * Appends each name that differs ("patches/a/0002-x.patch", "item",
+ * "console"; "its inputs" for a full key recorded before its parts
+ * were) to names, and returns whether it added any; a record with no
+ * key tells nothing (0). record_fresh() says why the same way.
+ */
+int record_changed(struct strvec *names, const struct step_record *r, const struct step_key *k,
+		   int partial);
+
+/*
  * Append to out the variants with a record of build or test in
  * workdir that out does not have yet, each once, sorted by name; names
  * that are no variant's are left out.

@@ -114,6 +114,7 @@ static void json_cell(struct jw *w, const struct branch_result *b, const struct 
 	jw_count(w, "repeat", c->repeat);
 	jw_count(w, "boots", c->boots);
 	jw_string(w, "reused", c->reused);
+	jw_string(w, "stale", c->stale);
 	jw_open(w, "clock", '{');
 	jw_string(w, "source", c->clocksource);
 	jw_number(w, "resolution_ns", c->clock_resolution_ns > 0 ? c->clock_resolution_ns : NAN);
@@ -238,7 +239,7 @@ void render_json(struct strbuf *sb, const struct run_results *r)
 	jw_string(&w, "generator", r->generator);
 	jw_string(&w, "generated", r->generated);
 	jw_string(&w, "tester", r->tester);
-	jw_string(&w, "status", run_summary_failed(&s) ? "failed" : "ok");
+	jw_string(&w, "status", results_failed(r) ? "failed" : "ok");
 	jw_open(&w, "summary", '{');
 	jw_count(&w, "branches", s.branches);
 	jw_count(&w, "cells", s.cells);
@@ -246,6 +247,7 @@ void render_json(struct strbuf *sb, const struct run_results *r)
 	jw_count(&w, "failed", s.failed);
 	jw_count(&w, "conflicts", s.conflicts);
 	jw_count(&w, "incomplete", s.incomplete);
+	jw_count(&w, "stale", s.stale);
 	jw_count(&w, "branch_failures", s.branch_failures);
 	jw_count(&w, "regressions", s.regressions);
 	jw_count(&w, "improvements", s.improvements);

@@ -248,6 +248,12 @@ static void junit_suite(struct strbuf *sb, struct junit_suite *total, const stru
 
 	memset(&js, 0, sizeof(js));
 	strbuf_init(&js.body, 0);
+	if (c->stale) {
+		/* A result whose inputs changed since its run vouches for nothing: a failure. */
+		const struct check stale = { CHECK_FAILED, c->stale };
+
+		junit_check(&js, suite, "stale", &stale, 0, NULL);
+	}
 	junit_check(&js, suite, "apply", &c->apply, 0, NULL);
 	junit_check(&js, suite, "build", &c->build, c->build_seconds, NULL);
 	junit_check(&js, suite, "boot", &c->boot, c->test_seconds, NULL);

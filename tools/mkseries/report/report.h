@@ -43,12 +43,6 @@ int report_write(FILE *out, const struct run_results *r, enum report_format fmt,
 		 const struct report_opts *opts);
 
 /*
- * Whether every cell of b is ok and the kit shows no regression beyond
- * emulated time: the branches the markdown report's Tested-by vouches for.
- */
-int report_branch_passed(const struct branch_result *b);
-
-/*
  * "Name <email>" for a Tested-by: from git's user.name and user.email,
  * in repo's configuration (NULL: the user's global one). NULL when
  * either is unset. Caller frees.

@@ -95,7 +95,11 @@ void report_cells_table(struct table *t, const struct run_results *r, int compac
 			int is_kit = !strcmp(c->variant, "kit");
 
 			table_row(t);
-			table_set(t, 0, NULL, name);
+			/* A result whose inputs changed vouches for nothing: say so where it is read. */
+			if (c->stale)
+				table_setf(t, 0, C_YELLOW, "%s (stale)", name);
+			else
+				table_set(t, 0, NULL, name);
 			table_set(t, 1, check_color(c->apply.status),
 				  c->apply.status == CHECK_NA ? "-" : check_word(&c->apply));
 			table_set(t, 2, check_color(c->build.status), check_word(&c->build));
@@ -332,6 +336,9 @@ size_t report_problems(struct strbuf *sb, const struct run_results *r, int markd
 
 			if (cell_status(b, c) == CELL_OK)
 				continue;
+			if (c->stale)
+				strvec_pushf(&lines, "%s %s: stale: %s (run again: mkseries run --branch %s)",
+					     b->name, c->variant, c->stale, b->name);
 			claim_problems(&lines, b, c);
 			/* Every check that failed has its own evidence. */
 			for (k = 0; k < ARRAY_SIZE(checks); k++)
@@ -371,6 +378,8 @@ void report_summary_line(struct strbuf *sb, const struct run_results *r)
 		strbuf_addf(sb, ", %zu conflict%s", s.conflicts, s.conflicts > 1 ? "s" : "");
 	if (s.incomplete)
 		strbuf_addf(sb, ", %zu incomplete", s.incomplete);
+	if (s.stale)
+		strbuf_addf(sb, ", %zu stale (run again)", s.stale);
 	if (s.branch_failures)
 		strbuf_addf(sb, "; %zu branch%s failed to import or apply", s.branch_failures,
 			    s.branch_failures > 1 ? "es" : "");
@@ -439,27 +448,13 @@ void render_text(struct strbuf *sb, const struct run_results *r, int color)
 	strbuf_release(&probs);
 }
 
-int report_branch_passed(const struct branch_result *b)
-{
-	struct branch_comparison bc;
-	int ok = b->nr_cells > 0 && b->import.status != CHECK_FAILED;
-	size_t j;
-
-	for (j = 0; ok && j < b->nr_cells; j++)
-		ok = cell_status(b, &b->cells[j]) == CELL_OK;
-	branch_compare(&bc, b);
-	ok = ok && (!bc.nr_regressions || bc.emulated);
-	branch_comparison_release(&bc);
-	return ok;
-}
-
 /* Branches whose every cell is ok, with no regression: what a Tested-by can vouch for. */
 static void passed_branches(struct strvec *out, const struct run_results *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->nr_branches; i++)
-		if (report_branch_passed(&r->branches[i]))
+		if (branch_passed(&r->branches[i]))
 			strvec_push(out, r->branches[i].name);
 }
 

@@ -234,6 +234,7 @@ static int collect_test(struct cell_result *c, const char *workdir, const struct
 		goto cleanup;
 	}
 	take_test_state(c, &ts);
+	c->tested_at = record_ll(&ts, RF_AT);
 	consoles = xcalloc(c->boots, sizeof(*consoles));
 	nr_read = read_console_logs(consoles, c, &ts);
 	if (nr_read < c->boots)

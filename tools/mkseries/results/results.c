@@ -236,6 +236,7 @@ void cell_result_release(struct cell_result *c)
 	free(c->console_log);
 	strvec_clear(&c->console_logs);
 	free(c->reused);
+	free(c->stale);
 	free(c->clocksource);
 	for (i = 0; i < c->nr_metric_skips; i++) {
 		free(c->metric_skips[i].case_name);
@@ -952,6 +953,7 @@ static void load_cell_timing(struct loader *ld, struct cell_result *c, const str
 		c->timing = timing_parse(v->str);
 	c->boots = jcount(ld, obj, "boots");
 	c->reused = jdup(ld, obj, "reused", 0);
+	c->stale = jdup(ld, obj, "stale", 0);
 	list = jmember(ld, obj, "console_logs", J_ARRAY, 0);
 	for (i = 0; list && i < list->nr; i++) {
 		if (list->items[i].type != J_STRING) {

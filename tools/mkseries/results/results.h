@@ -144,6 +144,14 @@ struct cell_result {
 	unsigned boots;		/* times it was booted, its metrics' samples merged over them; 0 unknown */
 	struct strvec console_logs;	/* every boot's console, the first one's first */
 	char *reused;		/* "base" when its tree is base's and base's build and test stand for it */
+	/*
+	 * What of the kit, its kernels file, QEMU or mkseries changed since
+	 * the run recorded this cell ("patches/a/0002-x.patch changed since
+	 * the run of 2026-12-06 05:00"), or NULL: the result is still
+	 * what the kit would give (results_mark_stale(), stale.h).
+	 */
+	char *stale;
+	long long tested_at;	/* when its test was recorded, seconds since the epoch; 0 unknown */
 	char *clocksource;	/* the guest's, as mm-regress saw it; NULL when it did not say */
 	double clock_resolution_ns;	/* 0 when unknown */
 	struct metric_skip *metric_skips;	/* metrics mm-regress did not report, with why */

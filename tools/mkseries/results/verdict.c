@@ -195,6 +195,7 @@ static const char *const health_names[] = {
 	[CELL_FAILED] = "failed",
 	[CELL_CONFLICT] = "conflict",
 	[CELL_INCOMPLETE] = "incomplete",
+	[CELL_STALE] = "stale",
 };
 
 const char *cell_health_name(enum cell_health h)
@@ -437,6 +438,9 @@ void results_summarise(struct run_summary *s, const struct run_results *r)
 			case CELL_INCOMPLETE:
 				s->incomplete++;
 				break;
+			case CELL_STALE:
+				s->stale++;
+				break;
 			}
 		}
 		branch_compare(&bc, b);
@@ -449,10 +453,31 @@ void results_summarise(struct run_summary *s, const struct run_results *r)
 	}
 }
 
-int run_summary_failed(const struct run_summary *s)
+int branch_passed(const struct branch_result *b)
 {
-	return s->failed || s->conflicts || s->incomplete || s->branch_failures ||
-	       s->regressions > s->emulated_regressions;
+	struct branch_comparison bc;
+	int ok = b->nr_cells > 0 && b->import.status != CHECK_FAILED &&
+		 b->apply.status != CHECK_FAILED;
+	size_t j;
+
+	for (j = 0; ok && j < b->nr_cells; j++)
+		ok = cell_status(b, &b->cells[j]) == CELL_OK;
+	if (!ok)
+		return 0;
+	branch_compare(&bc, b);
+	ok = !bc.nr_regressions || bc.emulated;
+	branch_comparison_release(&bc);
+	return ok;
+}
+
+int results_failed(const struct run_results *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_branches; i++)
+		if (!branch_passed(&r->branches[i]))
+			return 1;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -709,5 +734,7 @@ enum cell_health cell_status(const struct branch_result *b, const struct cell_re
 			h = CELL_FAILED;
 		claim_verdict_release(&v);
 	}
+	if (h == CELL_OK && c->stale)
+		h = CELL_STALE;
 	return h;
 }

@@ -70,12 +70,18 @@ enum cell_health {
 	CELL_FAILED,		/* a check failed: build, boot, a case, a splat, apply error */
 	CELL_CONFLICT,		/* the kit did not apply */
 	CELL_INCOMPLETE,	/* something was not run (or interrupted) and nothing failed */
+	/*
+	 * It passed its run, but what it ran is no longer what the kit
+	 * says (c->stale): it vouches for nothing until run again.
+	 */
+	CELL_STALE,
 };
 const char *cell_health_name(enum cell_health h);
 enum cell_health cell_health(const struct cell_result *c);
 /*
  * cell_health(), and a cell that is ok but has a claim of b that did
- * not hold is FAILED.
+ * not hold is FAILED; one that would be ok but whose inputs changed
+ * since its run is STALE.
  */
 enum cell_health cell_status(const struct branch_result *b, const struct cell_result *c);
 
@@ -124,7 +130,7 @@ void branch_comparison_release(struct branch_comparison *c);
 
 struct run_summary {
 	size_t branches, cells;
-	size_t ok, failed, conflicts, incomplete;
+	size_t ok, failed, conflicts, incomplete, stale;
 	size_t branch_failures;		/* imports or applies that failed outright */
 	size_t regressions, improvements;	/* the kit's, against base */
 	size_t costs;			/* the kit's metrics worse within a declared cost */
@@ -144,12 +150,21 @@ struct run_summary {
 };
 
 void results_summarise(struct run_summary *s, const struct run_results *r);
+
 /*
- * Whether the run must exit 1: a failure (a claim that did not hold
- * included), a conflict, a cell left incomplete, a regression of the
- * kit measured in hardware or instruction-paced time.
+ * The one verdict on a branch, which the exit status of `run` and
+ * `report`, the report's status and Tested-by, and the export gate all
+ * ask: b passed when it has cells (a branch with none verified
+ * nothing), its import and apply did not fail, every cell is ok (not
+ * stale either)
+ * (cell_status(): a claim that did not hold fails its cell, a case
+ * failing as its variant expects does not) and the kit has no
+ * regression measured in hardware or instruction-paced time. Whatever
+ * else reads results asks this, never its own test.
  */
-int run_summary_failed(const struct run_summary *s);
+int branch_passed(const struct branch_result *b);
+/* Whether r failed (the run or report exits 1): a branch of it did not pass. */
+int results_failed(const struct run_results *r);
 
 /* ------------------------------------------------------------------ */
 /* Performance claims (README, "Verdicts") */
