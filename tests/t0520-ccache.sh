@@ -300,7 +300,7 @@ test_expect_success 'setup: a tree whose image .incbins the kernel, a kit whose 
 	mkdir -p pkit/patches &&
 	git -C piggy format-patch -q -1 upstream -o "$PWD/pkit/patches" &&
 	git_yaml pkit p "$PWD/piggy" v1.0 &&
-	cat >pkit/series.yaml <<-EOF
+	cat >pkit/series.yaml <<-EOF &&
 	series:
 	  - id: seven
 	    title: "mm: return 7"

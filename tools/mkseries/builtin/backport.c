@@ -1304,7 +1304,7 @@ int cmd_backport(int argc, const char **argv)
 	const char *usage = "mkseries backport --branch B [SERIES] | --continue [-e] | "
 			    "--skip -m WHY | --abort | --status";
 	struct kit kit = KIT_INIT;
-	struct loop l;
+	struct loop l = { 0 };
 
 	nr = parse_options(argc, argv, opts, usage);
 	modes = cont + skip + abort_ + status;
@@ -1332,7 +1332,6 @@ int cmd_backport(int argc, const char **argv)
 		kit_release(&kit);
 		return !ret && status ? 0 : 2;
 	}
-	memset(&l, 0, sizeof(l));
 	strbuf_init(&l.wt_ignored, 0);
 	l.kit = &kit;
 	l.opts = &lo;
