@@ -216,7 +216,7 @@ test_expect_success 'decisions: another branch.s, shown by plan; naming the borr
 	printf "6.12 x86_64 6.12\n6.12-arm64 arm64 6.12\n" >branches.expect &&
 	test_cmp branches.expect branches &&
 	jq -r ".cells[] | [.id, .arch] | join(\" \")" plan.json >cells &&
-	printf "6.12-base x86_64\n6.12-kit x86_64\n6.12-arm64-base arm64\n6.12-arm64-kit arm64\n" >cells.expect &&
+	printf "6.12/base x86_64\n6.12/kit x86_64\n6.12-arm64/base arm64\n6.12-arm64/kit arm64\n" >cells.expect &&
 	test_cmp cells.expect cells &&
 	sed -i "s/^      \"6.12\": .*/&\n      \"6.12-arm64\": { skip: \"no\" }/" dk/series.yaml &&
 	test_expect_code 2 mkseries --kit dk plan --all >out 2>err &&
