@@ -124,7 +124,7 @@ test_expect_success 'a patch that does not apply: exit 1, a report, the ref not 
 	test_grep "mm/madvise.c" err4 &&
 	test_grep "hunk 1" err4 &&
 	test_grep "line 4" err4 &&
-	test_grep "nothing applied" err4 &&
+	test_grep "^t: CONFLICT: nothing applied; .$(kit_ref kitc t). not created$" out4 &&
 	test_grep "the 4 entries before it apply, but a branch is applied whole or not at all: nothing was committed" err4 &&
 	test_grep ! "^  applied" out4 &&
 	test_grep ! "000000000000" out4 &&
@@ -285,7 +285,7 @@ test_expect_success 'a variant that does not apply fails alone, exit 1' '
 	cat out err &&
 	test_grep "^t: $(kit_ref kitr t) -> " out &&
 	test_grep "^t no-fix: $(kit_ref kitr t no-fix) -> .* (4 commits, 2 shared" out &&
-	test_grep "^t no-rename: FAILED without $(short $A1): nothing applied; .$(kit_ref kitr t no-rename). not created$" out &&
+	test_grep "^t no-rename: CONFLICT without $(short $A1): nothing applied; .$(kit_ref kitr t no-rename). not created$" out &&
 	test_grep "^error: cannot apply .gamma 1/1. (mm: count pteps) onto .t. (variant .no-rename.)$" err &&
 	test_grep "mm/mremap.c" err &&
 	test_must_fail mkseries --kit kitr build --branch t --variant no-rename --workdir wd >out 2>err &&

@@ -246,6 +246,30 @@ test_expect_success 'test --full leaves mm-regress its full run' '
 	test_grep ! "mm_regress=--quick" qemu.log
 '
 
+test_expect_success 'a fragment edited after the build, or another image since the boot: report names it' '
+	(cd kit && mkseries build --branch t --variant base >../out 2>../err) &&
+	cp kit/kernels/t.config t.config.orig &&
+	printf "# CONFIG_64BIT is wanted\n" >>kit/kernels/t.config &&
+	(cd kit && test_expect_code 1 mkseries report --branch t --variant base >../out 2>../err) &&
+	cat out &&
+	test_grep "^  t base: stale: kernels/t.config (a config fragment of kernels/t.yaml) changed since the run of 20[0-9-]* [0-9:]* (run again: mkseries run --branch t)$" out &&
+	(cd kit && mkseries build --branch t --variant base >../out 2>../err) &&
+	test_grep "^t base: built in" out &&
+	test_grep "^input_parts=tools:[0-9a-f]\{40\} config-base:[0-9a-f]\{40\} fragment%20kernels/t.config:[0-9a-f]\{40\}$" \
+		"$WORK/state/base.build" &&
+	(cd kit && mkseries report --branch t --variant base >../out 2>../err) &&
+	test_grep ! "stale" out &&
+	echo another >>"$WORK/out-base/arch/x86/boot/bzImage" &&
+	(cd kit && test_expect_code 1 mkseries report --branch t --variant base >../out 2>../err) &&
+	test_grep "^  t base: stale: the kernel image (built again since it was booted) changed since" out &&
+	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/clean-6.12.log" \
+		mkseries test --branch t --variant base >../out 2>../err) &&
+	(cd kit && mkseries report --branch t --variant base >../out 2>../err) &&
+	test_grep ! "stale" out &&
+	cp t.config.orig kit/kernels/t.config &&
+	(cd kit && mkseries build --branch t --variant base >../out 2>../err)
+'
+
 test_expect_success 'a kernel panic on the console fails the variant with its line' '
 	(cd kit && FAKE_CONSOLE="$CONSOLE_DATA/panic-no-init-6.12.log" \
 		test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&

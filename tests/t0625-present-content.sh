@@ -97,7 +97,7 @@ test_expect_success 'partial: apply refuses with the same evidence, and writes n
 	test_grep "^error: refusing to apply .locks 1/1. ($X mm: lock a, unlock b, c returns 1) onto .t.: a stable commit names it, but the tree lacks part of its change\$" err &&
 	test_grep "missing: mm/a.c hunk 2 of 2 (@@ -14,5 +15,6 @@), mm/b.c hunk 1 of 1 (@@ -1,4 +1,4 @@)\$" err &&
 	test_grep "decide in series.yaml, under the entry.s branches: \"t\": { present: \"why\" }" err &&
-	test_grep "nothing applied" err &&
+	test_grep "^t: CONFLICT: nothing applied; .$(kit_ref kit t). not created$" out &&
 	test_must_fail git -C up rev-parse --verify -q $(kit_ref kit t)
 '
 

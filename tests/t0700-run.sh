@@ -109,8 +109,8 @@ test_expect_success '--force=build redoes the builds and the tests, not import a
 test_expect_success '--force redoes every step' '
 	(cd kit && mkseries run --branch t --workdir ../work --force >../out) &&
 	test_grep "^t: import: v1.0-mk of" out &&
-	test_grep "^t: apply: $(kit_ref kit t)" out &&
-	test_grep ! "up to date" out
+	test_grep "^t: apply: $(kit_ref kit t) up to date at [0-9a-f]* (5 commits" out &&
+	test_grep ! ": up to date" out
 '
 
 test_expect_success 'a rebuild that makes the same image keeps its test' '
@@ -207,7 +207,7 @@ test_expect_success 'an import that fails is recorded; the other branches go on'
 
 test_expect_success 'a conflict makes the kit cells conflict; base still runs' '
 	(cd kit && test_must_fail mkseries run --branch c --workdir ../work >../out) &&
-	test_grep "^c: apply: CONFLICT; .$(kit_ref kit c). not created" out &&
+	test_grep "^c: apply: CONFLICT: nothing applied; .$(kit_ref kit c). not created$" out &&
 	test_grep "^cannot apply .alpha 1/2." out &&
 	test_grep "^c base: test: booted" out &&
 	test_grep "^c kit: skipped: the kit did not apply" out &&
@@ -394,8 +394,8 @@ test_expect_success 'run applies, builds and tests the variants; the expected fa
 	(cd kitv && mkseries run --branch t --workdir ../wv >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t: apply: $(kit_ref kitv t) -> .* (5 commits" out &&
-	test_grep "^t no-fix: apply: $(kit_ref kitv t no-fix) -> [0-9a-f]* (3 commits, 2 shared with the kit; without $(short $F1))$" out &&
-	test_grep "^t no-beta: apply: $(kit_ref kitv t no-beta) -> [0-9a-f]* (4 commits, 4 shared with the kit; without $(short $B1))$" out &&
+	test_grep "^t no-fix: apply: $(kit_ref kitv t no-fix) -> [0-9a-f]* (3 commits, 2 shared with the kit, 0 squashed; without $(short $F1))$" out &&
+	test_grep "^t no-beta: apply: $(kit_ref kitv t no-beta) -> [0-9a-f]* (4 commits, 4 shared with the kit, 0 squashed; without $(short $B1))$" out &&
 	test_grep "^t no-fix: build: built in" out &&
 	test_grep "^t no-fix: test: booted (tcg, instruction-paced, 2 boots) 2 ok, 0 skip, 0 fail, 1 xfail in" out &&
 	test_grep "^    XFAIL steady failed as expected: shows $(short $F1) matters$" out &&

@@ -56,7 +56,8 @@ test_expect_success 'another console in the kernels file redoes the tests only, 
 test_expect_success 'a QEMU whose --version differs, at the same path, redoes the tests only' '
 	sed -i "s/7\.2\.99 (fake)/7.2.100 (fake)/" fake-qemu &&
 	expect_rerun "base test" "kit test" &&
-	printf "%s\n" "base test: qemu-version changed" "kit test: qemu-version changed" >expect &&
+	printf "%s\n" "base test: qemu-version, qemu-binary changed" \
+		"kit test: qemu-version, qemu-binary changed" >expect &&
 	test_cmp expect again
 '
 
@@ -92,7 +93,9 @@ test_expect_success 'another build of mkseries redoes apply only, and so does go
 test_expect_success 'another compiler redoes the builds only: the same image keeps its tests' '
 	write_new_gcc newcc &&
 	(PATH="$TRASH_DIRECTORY/newcc:$PATH" && expect_rerun "base build" "kit build") &&
-	printf "%s\n" "base build: inputs changed" "kit build: inputs changed" >expect &&
+	printf "%s\n" \
+		"base build: inputs changed: the build tools (compiler, make, ccache)" \
+		"kit build: inputs changed: the build tools (compiler, make, ccache)" >expect &&
 	test_cmp expect again
 '
 
@@ -141,6 +144,22 @@ test_expect_success 'mkseries build or test alone, then mkseries run: the run ta
 	test_grep "^t base: test: up to date (3 passed)$" out &&
 	test_grep ! "booted" out &&
 	test_cmp base.test.before work2/t/state/base.test
+'
+
+test_expect_success 'mkseries apply alone, then mkseries run: the run applies nothing' '
+	(cd kit && mkseries apply --branch t --workdir ../work3 >../out 2>&1) &&
+	test_grep "^t: $(kit_ref kit t) [-u]" out &&
+	test_grep "^status=ok$" work3/t/state/run.apply &&
+	test_grep "^key=" work3/t/state/run.apply &&
+	cp work3/t/state/run.apply apply.before &&
+	(cd kit && mkseries run --branch t --workdir ../work3 >../out 2>&1) &&
+	test_grep "^t: apply: up to date ($(kit_ref kit t) at [0-9a-f]*)$" out &&
+	test_grep ! "^t: apply: again" out &&
+	test_cmp apply.before work3/t/state/run.apply &&
+	(cd kit && mkseries apply --branch t --workdir ../work3 >../out 2>&1) &&
+	test_grep "^t: $(kit_ref kit t) up to date at " out &&
+	(cd kit && mkseries run --branch t --workdir ../work3 >../out 2>&1) &&
+	test_grep "^t: apply: up to date" out
 '
 
 # to_old_format DIR: rewrite DIR/state as versions before one record per step

@@ -78,4 +78,15 @@ test_expect_success 'run again: nothing stale, and export ships it' '
 	test_grep "verified by its last run" out
 '
 
+test_expect_success 'another QEMU at the same path, of the same version: every cell stale, naming it' '
+	echo "# another build" >>fake-qemu &&
+	(cd kit && test_expect_code 1 mkseries report --workdir ../work >../out) &&
+	test_grep "^  t base: stale: the QEMU executable ($TRASH_DIRECTORY/fake-qemu) changed since the run of" out &&
+	test_grep "^  t kit: stale: the QEMU executable ($TRASH_DIRECTORY/fake-qemu) changed since the run of" out &&
+	(cd kit && mkseries run --branch t --workdir ../work >../out) &&
+	test_grep "^t kit: test: again: qemu-binary changed" out &&
+	(cd kit && mkseries report --workdir ../work >../out) &&
+	test_grep ! "stale" out
+'
+
 test_done

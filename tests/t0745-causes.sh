@@ -67,7 +67,7 @@ test_expect_success 'a build that cannot run (no cross compiler) keeps why, and 
 test_expect_success 'mkseries build alone keeps that cause in the build record, and report shows it' '
 	(cd kit && test_expect_code 2 mkseries build --branch t --variant base --workdir ../work \
 		>../out 2>../err) &&
-	test_grep "^t base: FAILED kernels/t.yaml:[0-9]*: cannot build arch x86_64: no .no-such-gcc. on PATH" out &&
+	test_grep "^t base: FAILED the kit.s build settings are invalid: kernels/t.yaml:[0-9]*: cannot build arch x86_64: no .no-such-gcc. on PATH" out &&
 	test_grep "^status=error" work/t/state/base.build &&
 	test_grep "^failure=kernels/t.yaml:[0-9]*: cannot build arch x86_64: no .no-such-gcc." work/t/state/base.build &&
 	(cd kit && test_expect_code 1 mkseries test --branch t --variant base --workdir ../work \

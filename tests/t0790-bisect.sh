@@ -91,8 +91,10 @@ test_expect_success 'usage: the failure named once, a branch, a metric CASE.NAME
 test_expect_success 'the probes are no cell of the branch: report and export leave them out' '
 	ls "$(kit_workdir kit t)/state" >files &&
 	test_grep "^bisect.test$" files &&
-	(cd kit && mkseries report --branch t --format json --output ../r.json 2>../err) &&
+	(cd kit && test_expect_code 1 mkseries report --branch t --format json --output ../r.json \
+		2>../err) &&
 	test_grep "\"variant\": \"base\"" r.json &&
+	test_grep "\"variant\": \"kit\"" r.json &&
 	! grep "\"variant\": \"bisect\"" r.json &&
 	(cd kit && test_expect_code 1 mkseries export --branch t --format mbox -o ../exp 2>../err) &&
 	test_grep "never run\|not pass\|moved" err &&

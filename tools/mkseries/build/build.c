@@ -316,9 +316,33 @@ char *compiler_version(const char *cross)
  * config base, the fragments' text, the make variables (ccache among
  * them) and the compiler.
  */
-static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const struct kit *kit,
-			const struct kernel_branch *b)
+/*
+ * Close the part of inputs that began at *start as "NAME:HASH" in parts
+ * (NAME's spaces and percent signs %-encoded), for a reader to name
+ * which input changed; the next part begins where this one ends.
+ */
+static void input_part(struct strbuf *parts, const struct strbuf *inputs, size_t *start,
+		       const char *name)
 {
+	char *hash = blob_hash_hex(inputs->buf + *start, inputs->len - *start);
+	const char *p;
+
+	if (parts->len)
+		strbuf_addch(parts, ' ');
+	for (p = name; *p; p++)
+		if (*p == ' ' || *p == '%')
+			strbuf_addf(parts, "%%%02X", (unsigned char)*p);
+		else
+			strbuf_addch(parts, *p);
+	strbuf_addf(parts, ":%s", hash);
+	*start = inputs->len;
+	free(hash);
+}
+
+static int build_inputs(struct strbuf *inputs, struct strbuf *parts, struct kconfig_frag *frag,
+			const struct kit *kit, const struct kernel_branch *b)
+{
+	size_t start = inputs->len;
 	const char *base = b->config_base ? b->config_base : "defconfig";
 	char *path = kit_file(kit, base), *compiler = compiler_version(branch_cross(b));
 	int ret = 0;
@@ -342,6 +366,7 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 	strvec_clear(&env);
 	free(make);
 	free(compiler);
+	input_part(parts, inputs, &start, "tools");
 	if (!is_config_target(base) || file_exists(path)) {
 		struct strbuf sb = STRBUF_INIT;
 
@@ -354,8 +379,9 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 		strbuf_release(&sb);
 	}
 	free(path);
+	input_part(parts, inputs, &start, "config-base");
 	for (i = 0; i < b->nr_fragments; i++) {
-		char *fp = kit_file(kit, b->fragments[i]);
+		char *fp = kit_file(kit, b->fragments[i]), *name;
 		struct strbuf sb = STRBUF_INIT;
 
 		if (strbuf_read_file(&sb, fp)) {
@@ -367,22 +393,28 @@ static int build_inputs(struct strbuf *inputs, struct kconfig_frag *frag, const 
 			if (kconfig_frag_parse(frag, b->fragments[i], sb.buf, sb.len))
 				ret = MKS_ECONFIG;
 		}
+		name = xstrfmt("fragment %s", b->fragments[i]);
+		input_part(parts, inputs, &start, name);
+		free(name);
 		strbuf_release(&sb);
 		free(fp);
 	}
 	return ret;
 }
 
-char *build_inputs_hash(const struct kit *kit, const struct kernel_branch *b)
+char *build_inputs_hash(const struct kit *kit, const struct kernel_branch *b, char **parts)
 {
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
-	struct strbuf inputs = STRBUF_INIT;
+	struct strbuf inputs = STRBUF_INIT, sb = STRBUF_INIT;
 	char *hash = NULL;
 
-	if (!build_inputs(&inputs, &frag, kit, b))
+	if (!build_inputs(&inputs, &sb, &frag, kit, b))
 		hash = blob_hash_hex(inputs.buf, inputs.len);
+	if (parts)
+		*parts = hash ? strbuf_detach(&sb, NULL) : NULL;
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
+	strbuf_release(&sb);
 	return hash;
 }
 
@@ -633,6 +665,39 @@ static size_t last_full_objects(const struct step_record *own, const char *workd
 	return n;
 }
 
+char *build_input_part_shown(const char *part, const struct kernel_branch *b)
+{
+	if (!strcmp(part, "tools"))
+		return xstrdup("the build tools (compiler, make, ccache)");
+	if (!strcmp(part, "config-base"))
+		return xstrfmt("%s's config base (%s)", b->path,
+			       b->config_base ? b->config_base : "defconfig");
+	if (!strncmp(part, "fragment ", 9))
+		return xstrfmt("%s (a config fragment of %s)", part + 9, b->path);
+	return xstrdup(part);
+}
+
+/* To why the build runs again, which of its inputs changed, when its record can tell. */
+static void say_inputs_changed(struct strbuf *why, const struct step_record *st,
+			       const struct kernel_branch *b, const char *inputs_hash,
+			       const char *parts)
+{
+	const char *old = record_get(st, RF_INPUTS), *old_parts = record_get(st, RF_INPUT_PARTS);
+	struct strvec names = STRVEC_INIT;
+	size_t i;
+
+	if (!old || !old_parts || !strcmp(old, inputs_hash))
+		return;
+	record_parts_changed(&names, old_parts, parts);
+	for (i = 0; i < names.nr; i++) {
+		char *shown = build_input_part_shown(names.v[i], b);
+
+		strbuf_addf(why, "%s%s", i ? ", " : ": ", shown);
+		free(shown);
+	}
+	strvec_clear(&names);
+}
+
 /* res for a build that its record says is current: what the last one recorded, failed or not. */
 static void uptodate_result(struct build_result *res, const struct step_record *st)
 {
@@ -793,7 +858,7 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 		     const struct build_opts *opts)
 {
 	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
-	struct strbuf inputs = STRBUF_INIT;
+	struct strbuf inputs = STRBUF_INIT, parts = STRBUF_INIT;
 	struct step_record st = STEP_RECORD_INIT;
 	struct step_key key = STEP_KEY_INIT;
 	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0, 0, 0, 0 };
@@ -811,7 +876,7 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
 	if ((ret = branch_check_compiler(b)))
 		return ret;
-	ret = build_inputs(&inputs, &frag, kit, b);
+	ret = build_inputs(&inputs, &parts, &frag, kit, b);
 	if (ret)
 		goto cleanup;
 	inputs_hash = blob_hash_hex(inputs.buf, inputs.len);
@@ -837,10 +902,12 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 		uptodate_result(res, &st);
 		goto cleanup;
 	}
+	say_inputs_changed(&res->why, &st, b, inputs_hash, parts.buf);
 	full_objects = last_full_objects(&st, opts->workdir, inputs_hash);
 	/* No vmlinux yet: make builds every object, as the last full build did. */
 	fresh = !file_exists(vmlinux);
 	record_release(&st);
+	record_set(&st, RF_INPUT_PARTS, parts.buf);
 	ret = build_start(res, &st, opts->workdir, b, variant, commit_hex, inputs_hash, &key,
 			  seeded);
 	if (ret)
@@ -876,6 +943,7 @@ cleanup:
 	free(m.timestamp);
 	kconfig_frag_release(&frag);
 	strbuf_release(&inputs);
+	strbuf_release(&parts);
 	record_release(&st);
 	step_key_release(&key);
 	free(inputs_hash);

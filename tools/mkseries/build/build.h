@@ -57,9 +57,14 @@ char *compiler_version(const char *cross);
  * The hash of the build's inputs besides the source (what a build's
  * record keeps as its inputs, see below) as b and this machine make
  * them now; the caller frees. NULL when the kit's build settings cannot
- * be read (printed).
+ * be read (printed). With `parts`, *parts (caller frees) is set to what
+ * the record keeps as its input parts: "tools:HASH config-base:HASH
+ * fragment%20FILE:HASH ...", the build tools and make's settings, the
+ * config base, each config fragment.
  */
-char *build_inputs_hash(const struct kit *kit, const struct kernel_branch *b);
+char *build_inputs_hash(const struct kit *kit, const struct kernel_branch *b, char **parts);
+/* A name of those parts as a maintainer reads it: "kernels/mm.config (a config fragment of kernels/6.12.yaml)". */
+char *build_input_part_shown(const char *part, const struct kernel_branch *b);
 
 /*
  * Build variant `variant` (its commit resolved by the caller) of branch

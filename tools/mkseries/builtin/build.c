@@ -4,6 +4,8 @@
 #include "build/build.h"
 #include "doctor/doctor.h"
 #include "builtin/builtin.h"
+#include "run/applystep.h"
+#include "run/buildstep.h"
 #include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
@@ -28,7 +30,7 @@ static int build_one(const struct cell *c, void *data)
 	const char *variant = c->variant;
 	struct build_result res;
 	struct build_opts opts = { 0 };
-	struct strbuf why = STRBUF_INIT, details = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
 	char *refname = NULL, *label = xstrfmt("%s %s", b->name, variant);
 	git_oid commit;
 	int err, ret = 1;
@@ -49,40 +51,12 @@ static int build_one(const struct cell *c, void *data)
 	opts.progress = progress_wanted();
 	opts.label = label;
 	err = build_variant(&res, repo, kit, b, variant, &commit, &opts);
-	if (err) {
-		ret = mks_exit_status(err);
-		printf("%s: FAILED %s\n", label, shown(res.failure));
-		goto cleanup;
-	}
-	switch (res.status) {
-	case BUILD_OK:
-		printf("%s: built in %s (%s)\n", label, format_duration(res.seconds), res.bzimage);
-		ret = 0;
-		break;
-	case BUILD_UPTODATE:
-		printf("%s: up to date (%s)\n", label, res.bzimage);
-		ret = 0;
-		break;
-	case BUILD_FAILED:
-		/* Recorded: it failed with these very inputs, and --force tries again. */
-		printf(res.recorded ? "%s: up to date (FAILED %s)\n" : "%s: FAILED %s\n", label,
-		       res.failure ? shown(res.failure) : "");
-		if (res.details && strchr(res.details, '\n')) {
-			strbuf_add_shown(&details, res.details, strlen(res.details), SHOWN_LINES);
-			printf("%s\n", details.buf);
-		}
-		printf("    log: %s\n", res.log);
-		break;
-	}
-	if (res.notes)
-		printf("    note: %s\n", shown(res.notes));
-	if (mks_verbose > 1 && res.status == BUILD_OK)
-		printf("    source: %s, %zu written, %zu removed, %zu repaired in %.1fs\n",
-		       res.mat.full ? "full write" : "changes only", res.mat.written,
-		       res.mat.removed, res.mat.repaired, res.mat.seconds);
+	build_step_say(&out, label, "", err, &res, mks_verbose > 1);
+	fputs(out.buf, stdout);
+	ret = err ? mks_exit_status(err) : res.status == BUILD_FAILED;
 cleanup:
 	build_result_release(&res);
-	strbuf_release(&details);
+	strbuf_release(&out);
 	strbuf_release(&why);
 	free(refname);
 	free(label);
@@ -96,6 +70,7 @@ cleanup:
  */
 static int import_base(const struct cell *c, const struct strvec *variants, void *data)
 {
+	struct strbuf line = STRBUF_INIT;
 	git_repository *repo;
 	git_oid base;
 	size_t i;
@@ -106,9 +81,11 @@ static int import_base(const struct cell *c, const struct strvec *variants, void
 	if (i == variants->nr)
 		return 0;
 	err = kernel_repos_open(&repo, c->repos, c->kit, c->b, c->repo_opt, KERNEL_REPO_LOCK);
-	if (!err)
-		err = tree_import(&base, repo, c->kit, c->b, 0);
+	/* run's import step: its record is what report and run read */
+	if (!err && (err = import_step_run(&base, &line, repo, c->kit, c->b, c->workdir, 0)))
+		printf("%s: import: %s\n", c->b->name, line.buf);
 	kernel_repos_unlock(c->repos);
+	strbuf_release(&line);
 	return err ? 1 : 0;
 }
 

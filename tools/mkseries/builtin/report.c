@@ -75,9 +75,7 @@ int cmd_report(int argc, const char **argv)
 	struct strvec given = STRVEC_INIT, variants = STRVEC_INIT;
 	struct run_results res;
 	struct report_opts ro = { 0 };
-	struct strbuf sb = STRBUF_INIT;
 	enum report_format fmt;
-	char *tester;
 	int all = 0, merge = 0, ret = 0, nr;
 	const struct option opts[] = {
 		OPT_CELLS("report", &branch, &all, " (the default)", &given),
@@ -139,29 +137,12 @@ int cmd_report(int argc, const char **argv)
 			goto cleanup;
 	}
 
-	free(res.generator);
-	res.generator = xstrdup("mkseries " MKSERIES_VERSION);
-	free(res.generated);
-	res.generated = report_timestamp();
-	tester = report_tester(NULL);
-	if (tester) {
-		free(res.tester);
-		res.tester = tester;
-	}
-	ro.color = fmt == REPORT_TEXT && !output && mks_use_color();
-	report_render(&sb, &res, fmt, &ro);
-	if (output) {
-		if (write_file_atomic(output, sb.buf, sb.len)) {
-			error("cannot write '%s': %s", output, strerror(errno));
-			ret = 1;
-			goto cleanup;
-		}
-	} else {
-		fwrite(sb.buf, 1, sb.len, stdout);
+	if (report_step(&res, fmt, output, &ro, NULL)) {
+		ret = 1;
+		goto cleanup;
 	}
 	ret = results_failed(&res);
 cleanup:
-	strbuf_release(&sb);
 	results_release(&res);
 	strvec_clear(&given);
 	strvec_clear(&variants);

@@ -39,30 +39,6 @@ static int force_cb(const struct option *opt, const char *arg, int unset)
 	return run_step_parse(opt->value, arg);
 }
 
-/* Render res as fmt to `output`, else to stdout. Returns 0, or -1 after printing. */
-static int write_report(const struct run_results *res, enum report_format fmt, const char *output,
-			FILE *log)
-{
-	struct report_opts ro = { 0 };
-	struct strbuf sb = STRBUF_INIT;
-	int ret = 0;
-
-	ro.color = fmt == REPORT_TEXT && !output && mks_use_color();
-	report_render(&sb, res, fmt, &ro);
-	if (output) {
-		if (write_file_atomic(output, sb.buf, sb.len))
-			ret = error("cannot write '%s': %s", output, strerror(errno));
-		else
-			fprintf(log, "report: %s\n", output);
-	} else {
-		if (fmt == REPORT_TEXT)
-			putchar('\n');
-		fwrite(sb.buf, 1, sb.len, stdout);
-	}
-	strbuf_release(&sb);
-	return ret;
-}
-
 /* doctor's checks of what the run's steps need, before the first of them. */
 static int preflight(const struct kit *kit, struct kernel_branch *const *sel, size_t nr,
 		     const struct run_opts *args)
@@ -93,6 +69,7 @@ int cmd_run(int argc, const char **argv)
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
 	enum report_format fmt;
+	struct report_opts ro = { 0 };
 	size_t nr = 0;
 	int all = 0, quick = 0, ret = 0;
 	const struct option opts[] = {
@@ -152,12 +129,9 @@ int cmd_run(int argc, const char **argv)
 	/* The steps' lines go with the report, unless the report is data on stdout. */
 	args.log = fmt == REPORT_TEXT || output ? stdout : stderr;
 
-	res.generator = xstrdup("mkseries " MKSERIES_VERSION);
-	res.generated = report_timestamp();
-	res.tester = report_tester(NULL);
 	ret = run_branches(&res, &kit, sel, nr, &args);
 	results_use_kit(&res, &kit);
-	if (write_report(&res, fmt, output, args.log))
+	if (report_step(&res, fmt, output, &ro, args.log))
 		ret = ret ? ret : 1;
 	if (!ret && results_failed(&res))
 		ret = 1;

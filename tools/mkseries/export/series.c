@@ -405,7 +405,7 @@ int export_verified(struct strbuf *why, git_repository *repo, const struct branc
 		if (p)
 			strbuf_addf(why, ": %s %s: %s: %s", b->name, c->variant, what,
 				    p->evidence ? p->evidence :
-				    p->status == CHECK_NOT_RUN ? "not run (the run did not finish)" :
+				    p->status == CHECK_NOT_RUN ? "not run" :
 				    check_status_name(p->status));
 		else
 			strbuf_addstr(why, ": a claim did not hold or the kit regressed");

@@ -610,23 +610,31 @@ char *program_version(const char *program, const char *fallback)
 	return ret;
 }
 
-int program_on_path(const char *program)
+char *program_path(const char *program)
 {
 	const char *path = getenv("PATH");
 	struct strbuf sb = STRBUF_INIT;
-	int found = 0;
 
 	if (strchr(program, '/'))
-		return !access(program, X_OK);
-	while (path && *path && !found) {
+		return access(program, X_OK) ? NULL : xstrdup(program);
+	while (path && *path) {
 		const char *colon = strchrnul(path, ':');
 
 		strbuf_reset(&sb);
 		strbuf_add(&sb, path, colon - path);
 		strbuf_addf(&sb, "/%s", program);
-		found = !access(sb.buf, X_OK);
+		if (!access(sb.buf, X_OK))
+			return strbuf_detach(&sb, NULL);
 		path = *colon ? colon + 1 : colon;
 	}
 	strbuf_release(&sb);
-	return found;
+	return NULL;
+}
+
+int program_on_path(const char *program)
+{
+	char *path = program_path(program);
+
+	free(path);
+	return path != NULL;
 }

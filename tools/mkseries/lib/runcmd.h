@@ -98,5 +98,7 @@ char *program_version(const char *program, const char *fallback);
  * else an executable file of that name in a directory of $PATH.
  */
 int program_on_path(const char *program);
+/* Where program_on_path() finds `program`, or NULL. Caller frees. */
+char *program_path(const char *program);
 
 #endif

@@ -179,6 +179,7 @@ int test_key(struct step_key *k, const struct test_inputs *in)
 	for (i = 0; i < in->qemu_argv->nr; i++)
 		step_key_add(k, "argv", "%s", in->qemu_argv->v[i]);
 	step_key_add(k, "qemu-version", "%s", in->qemu_version ? in->qemu_version : "unknown");
+	step_key_add(k, "qemu-binary", "%s", in->qemu_binary ? in->qemu_binary : "missing");
 	/* How it is judged and repeated, and the kernels file's boot settings as written. */
 	step_key_add(k, "accel", "%s", in->accel ? in->accel : "auto");
 	step_key_add(k, "mode", "%s", in->full ? "full" : "quick");

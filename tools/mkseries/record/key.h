@@ -56,6 +56,7 @@ struct test_inputs {
 	/* QEMU's exact command line, accelerator settled (vm_boot_argv()); NULL: not known */
 	const struct strvec *qemu_argv;
 	const char *qemu_version;	/* the first line of `QEMU --version` */
+	const char *qemu_binary;	/* vm_qemu_binary_hash() */
 	const char *accel;		/* what was asked for: auto, kvm or tcg */
 	int full;
 	unsigned repeat;		/* samples a metric */

@@ -38,6 +38,7 @@ static const char *const field_names[RF__NR] = {
 	[RF_BRANCH] = "branch",
 	[RF_COMMIT] = "commit",
 	[RF_INPUTS] = "inputs",
+	[RF_INPUT_PARTS] = "input_parts",
 	[RF_LOG] = "log",
 	[RF_SEEDED] = "seeded",
 	[RF_MATERIALISE] = "materialise",
@@ -442,6 +443,33 @@ static void changed_names(struct strvec *out, const char *old, const char *now, 
 			p += n + !!p[n];
 		}
 	}
+}
+
+void record_parts_changed(struct strvec *out, const char *old, const char *now)
+{
+	struct strvec names = STRVEC_INIT;
+	size_t i;
+
+	changed_names(&names, old ? old : "", now ? now : "", 0);
+	for (i = 0; i < names.nr; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *p;
+
+		/* the names' spaces and percent signs were %-encoded */
+		for (p = names.v[i]; *p; p++) {
+			unsigned hi, lo;
+
+			if (*p == '%' && sscanf(p + 1, "%1x%1x", &hi, &lo) == 2) {
+				strbuf_addch(&sb, (char)(hi << 4 | lo));
+				p += 2;
+			} else {
+				strbuf_addch(&sb, *p);
+			}
+		}
+		strvec_push(out, sb.buf);
+		strbuf_release(&sb);
+	}
+	strvec_clear(&names);
 }
 
 /* Add to why the names whose parts differ between the recorded list `old` and `now`. */

@@ -70,7 +70,9 @@ enum record_field {
 	/* apply */
 	RF_TIP, RF_VARIANTS, RF_SERIES,
 	/* build */
-	RF_VARIANT, RF_BRANCH, RF_COMMIT, RF_INPUTS, RF_LOG, RF_SEEDED, RF_MATERIALISE,
+	RF_VARIANT, RF_BRANCH, RF_COMMIT, RF_INPUTS,
+	RF_INPUT_PARTS,	/* "name:hash" of each part of RF_INPUTS (build_inputs_hash()) */
+	RF_LOG, RF_SEEDED, RF_MATERIALISE,
 	RF_SECONDS, RF_BZIMAGE, RF_BZIMAGE_MTIME, RF_CONFIG_HASH, RF_NOTES, RF_DETAILS,
 	RF_FAILURE,
 	RF_OBJECTS,	/* objects kbuild compiled (its CC and AS lines) */
@@ -186,6 +188,13 @@ int record_fresh(const struct step_record *r, const struct step_key *k, int forc
  */
 int record_changed(struct strvec *names, const struct step_record *r, const struct step_key *k,
 		   int partial);
+
+/*
+ * Append to out the names of the parts that differ between two lists of
+ * "name:hash" (as RF_KEY_PARTS and RF_INPUT_PARTS keep them): changed,
+ * added or gone, each once, %-encoded characters decoded.
+ */
+void record_parts_changed(struct strvec *out, const char *old, const char *now);
 
 /*
  * Append to out the variants with a record of build or test in

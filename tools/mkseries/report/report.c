@@ -52,15 +52,37 @@ void report_render(struct strbuf *out, const struct run_results *r, enum report_
 	}
 }
 
-int report_write(FILE *out, const struct run_results *r, enum report_format fmt,
-		 const struct report_opts *opts)
+int report_step(struct run_results *res, enum report_format fmt, const char *output,
+		const struct report_opts *opts, FILE *log)
 {
+	struct report_opts ro = *opts;
 	struct strbuf sb = STRBUF_INIT;
+	char *tester = report_tester(NULL);
 	int ret = 0;
 
-	report_render(&sb, r, fmt, opts);
-	if (fwrite(sb.buf, 1, sb.len, out) != sb.len || fflush(out))
-		ret = error("cannot write the report: %s", strerror(errno));
+	free(res->generator);
+	res->generator = xstrdup("mkseries " MKSERIES_VERSION);
+	free(res->generated);
+	res->generated = report_timestamp();
+	/* A merge keeps the tester its reports name when git names none here. */
+	if (tester) {
+		free(res->tester);
+		res->tester = tester;
+	}
+	ro.color = fmt == REPORT_TEXT && !output && mks_use_color();
+	report_render(&sb, res, fmt, &ro);
+	if (output) {
+		if (write_file_atomic(output, sb.buf, sb.len))
+			ret = error("cannot write '%s': %s", output, strerror(errno));
+		else if (log)
+			fprintf(log, "report: %s\n", output);
+	} else {
+		/* After the steps' lines, the table stands apart. */
+		if (log && fmt == REPORT_TEXT)
+			putchar('\n');
+		if (fwrite(sb.buf, 1, sb.len, stdout) != sb.len || fflush(stdout))
+			ret = error("cannot write the report: %s", strerror(errno));
+	}
 	strbuf_release(&sb);
 	return ret;
 }

@@ -38,9 +38,16 @@ struct report_opts {
 void report_render(struct strbuf *out, const struct run_results *r, enum report_format fmt,
 		   const struct report_opts *opts);
 
-/* report_render() to a stream; returns 0 or -1 when writing failed (printed). */
-int report_write(FILE *out, const struct run_results *r, enum report_format fmt,
-		 const struct report_opts *opts);
+/*
+ * The report step of `run` and `report`: stamp res (this mkseries, now,
+ * and the tester git names, when it names one), render it as fmt
+ * (opts->color is decided here: text to a terminal that wants it) and
+ * write it to `output`, said on `log` when there is one ("report:
+ * FILE"), else to stdout (text a blank line after the steps' lines when
+ * `log` has them). Returns 0, or -1 when writing failed (printed).
+ */
+int report_step(struct run_results *res, enum report_format fmt, const char *output,
+		const struct report_opts *opts, FILE *log);
 
 /*
  * "Name <email>" for a Tested-by: from git's user.name and user.email,

@@ -31,6 +31,11 @@ static void add_shown(struct strvec *out, const char *name, const struct kernel_
 		shown = xstrdup("the imported tree");
 	else if (!strcmp(name, "qemu-version"))
 		shown = xstrdup("QEMU's version");
+	else if (!strcmp(name, "bzimage"))
+		shown = xstrdup("the kernel image (built again since it was booted)");
+	else if (!strcmp(name, "qemu-binary"))
+		shown = xstrfmt("the QEMU executable (%s)", kb->boot.qemu ? kb->boot.qemu :
+				"qemu-system-x86_64");
 	else if (!strcmp(name, "without") || !strcmp(name, "with") || !strcmp(name, "expect-fail"))
 		shown = xstrfmt("%s (the variant's %s)", kb->path, name);
 	for (i = 0; !shown && i < ARRAY_SIZE(boot); i++)
@@ -121,10 +126,36 @@ cleanup:
 	record_release(&ir);
 }
 
+/*
+ * Which of the build's inputs changed, by the parts its record kept: the
+ * config base, a config fragment, the build tools. A record from before
+ * they were kept names them together.
+ */
+static void build_changes(struct strvec *names, const struct step_record *br,
+			  const struct kernel_branch *kb, const char *input_parts)
+{
+	struct strvec parts = STRVEC_INIT;
+	const char *old = record_get(br, RF_INPUT_PARTS);
+	size_t i;
+
+	if (old && input_parts)
+		record_parts_changed(&parts, old, input_parts);
+	for (i = 0; i < parts.nr; i++) {
+		char *shown = build_input_part_shown(parts.v[i], kb);
+
+		strvec_push(names, shown);
+		free(shown);
+	}
+	if (!parts.nr)
+		strvec_pushf(names, "%s's config or the build tools (compiler, make, ccache)",
+			     kb->path);
+	strvec_clear(&parts);
+}
+
 /* What changed of cell c's build and test, added to out. */
 static void cell_changes(struct strbuf *out, const struct cell_result *c,
 			 const struct kernel_branch *kb, const char *workdir, const char *inputs,
-			 const char *qemu_version, const char *regress)
+			 const char *input_parts, const char *qemu_version, const char *qemu_binary, const char *regress)
 {
 	struct step_record br = STEP_RECORD_INIT, tr = STEP_RECORD_INIT;
 	struct step_key key = STEP_KEY_INIT;
@@ -133,13 +164,16 @@ static void cell_changes(struct strbuf *out, const struct cell_result *c,
 
 	if (!record_read(&br, workdir, STEP_BUILD, c->variant) &&
 	    (recorded = record_get(&br, RF_INPUTS)) && inputs && strcmp(recorded, inputs)) {
-		strvec_pushf(&names, "%s's config or the build tools (compiler, make, ccache)",
-			     kb->path);
+		build_changes(&names, &br, kb, input_parts);
 		say_changed(out, &names, &br, kb);
 		strvec_clear(&names);
 	}
 	if (!record_read(&tr, workdir, STEP_TEST, c->variant) && record_get(&tr, RF_KEY)) {
+		/* The image booted: a build since (forced, or by hand) made another. */
+		if ((recorded = record_get(&br, RF_BZIMAGE)))
+			step_key_add_file(&key, "bzimage", recorded);
 		step_key_add(&key, "qemu-version", "%s", qemu_version ? qemu_version : "unknown");
+		step_key_add(&key, "qemu-binary", "%s", qemu_binary);
 		step_key_add(&key, "mm-regress", "%s", regress ? regress : "missing");
 		/* A cell that took base's results ran under base's settings. */
 		test_key_settings(&key, &kb->boot, c->reused ? NULL : branch_find_variant(kb, c->variant));
@@ -156,13 +190,14 @@ void results_mark_stale(struct branch_result *b, const struct kit *kit,
 			const struct kernel_branch *kb, const char *workdir)
 {
 	struct strbuf applied = STRBUF_INIT, sb = STRBUF_INIT, errors = STRBUF_INIT;
-	char *inputs, *qemu_version, *regress;
+	char *inputs, *input_parts = NULL, *qemu_version, *qemu_binary, *regress;
 	size_t i;
 
 	error_capture_push(&errors);
-	inputs = build_inputs_hash(kit, kb);
+	inputs = build_inputs_hash(kit, kb, &input_parts);
 	error_capture_pop(&errors);
 	qemu_version = vm_qemu_version(kb->boot.qemu);
+	qemu_binary = vm_qemu_binary_hash(kb->boot.qemu);
 	regress = mm_regress_hash(branch_arch(kb)->machine);
 	apply_changes(&applied, kit, kb, workdir);
 	for (i = 0; i < b->nr_cells; i++) {
@@ -171,12 +206,15 @@ void results_mark_stale(struct branch_result *b, const struct kit *kit,
 		strbuf_reset(&sb);
 		if (strcmp(c->variant, "base"))
 			strbuf_add(&sb, applied.buf, applied.len);
-		cell_changes(&sb, c, kb, workdir, inputs, qemu_version, regress);
+		cell_changes(&sb, c, kb, workdir, inputs, input_parts, qemu_version, qemu_binary,
+			     regress);
 		free(c->stale);
 		c->stale = sb.len ? xstrdup(sb.buf) : NULL;
 	}
 	free(inputs);
+	free(input_parts);
 	free(qemu_version);
+	free(qemu_binary);
 	free(regress);
 	strbuf_release(&applied);
 	strbuf_release(&sb);

@@ -91,7 +91,7 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 	/* A nonzero exit status of branch_fn skips the cells. */
 	ret = loop->branch_fn ? loop->branch_fn(&c, &variants, loop->data) : 0;
 	skip = ret != 0;
-	for (i = 0; !skip && i < variants.nr; i++) {
+	for (i = 0; !skip && loop->cell_fn && i < variants.nr; i++) {
 		int r;
 
 		c.variant = variants.v[i];

@@ -64,7 +64,10 @@ struct cell_loop {
 	 * is NULL); may be NULL. A nonzero exit status skips the branch.
 	 */
 	int (*branch_fn)(const struct cell *c, const struct strvec *variants, void *data);
-	/* Each cell in turn; returns an exit status: 0, 1 (failed) or 2 (configuration). */
+	/*
+	 * Each cell in turn; returns an exit status: 0, 1 (failed) or 2
+	 * (configuration). NULL: a command of the branch alone (apply).
+	 */
 	int (*cell_fn)(const struct cell *c, void *data);
 	/*
 	 * After branch_fn and the cells (also when branch_fn skipped them),

@@ -43,7 +43,7 @@ int test_step_run(struct test_step *t, const struct kernel_branch *b, const char
 	struct strvec argv = STRVEC_INIT;
 	struct test_inputs in = { 0 };
 	char *image_hash = NULL, *cmdline = NULL, *regress_hash = NULL, *plugin_hash = NULL;
-	char *qemu_version = NULL;
+	char *qemu_version = NULL, *qemu_binary = NULL;
 	int err, known, ret = 0;
 
 	error_capture_push(&errors);
@@ -64,7 +64,9 @@ int test_step_run(struct test_step *t, const struct kernel_branch *b, const char
 		goto error;
 	}
 	qemu_version = vm_qemu_version(b->boot.qemu);
+	qemu_binary = vm_qemu_binary_hash(b->boot.qemu);
 	test_inputs_of(&in, b, declared, o);
+	in.qemu_binary = qemu_binary;
 	in.bzimage_hash = image_hash;
 	in.regress_hash = regress_hash;
 	in.qemu_version = qemu_version;
@@ -103,6 +105,7 @@ cleanup:
 	strbuf_release(&errors);
 	strvec_clear(&argv);
 	free(qemu_version);
+	free(qemu_binary);
 	free(regress_hash);
 	free(plugin_hash);
 	free(image_hash);

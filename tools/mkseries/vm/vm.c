@@ -50,6 +50,16 @@ char *vm_qemu_version(const char *qemu)
 	return program_version(qemu && *qemu ? qemu : "qemu-system-x86_64", "unknown");
 }
 
+char *vm_qemu_binary_hash(const char *qemu)
+{
+	char *path = program_path(qemu && *qemu ? qemu : "qemu-system-x86_64"), *hash = NULL;
+
+	if (!path || file_hash(&hash, path))
+		hash = xstrdup("missing");
+	free(path);
+	return hash;
+}
+
 /* The KVM device; tests point MKSERIES_KVM_DEVICE at a file of their own. */
 static const char *kvm_device(void)
 {

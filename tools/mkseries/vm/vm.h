@@ -65,6 +65,12 @@ int vm_record_probe(const char *cache_dir, const char *qemu, const char *accel, 
 
 /* The first line of `QEMU --version` (QEMU NULL: qemu-system-x86_64), or "unknown". Caller frees. */
 char *vm_qemu_version(const char *qemu);
+/*
+ * The git blob id of the QEMU executable that runs (found as the boot
+ * does, on PATH for a bare name): another build at the same path and
+ * version is another QEMU. "missing" when there is none. Caller frees.
+ */
+char *vm_qemu_binary_hash(const char *qemu);
 
 /*
  * What kind of time a boot under `accel` measures: "hardware" (KVM),
