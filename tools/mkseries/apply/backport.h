@@ -25,6 +25,8 @@ struct backport_file {
 	 * with their whole context or not at all: there is no fuzz.)
 	 */
 	char *moved;
+	/* CONFLICT: the conflict-marker-size the loop wrote its markers with */
+	unsigned markers;
 };
 
 struct backport_result {
@@ -90,15 +92,35 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir);
 
 /*
- * Conflict markers ("<<<<<<< ", "=======", ">>>>>>> " lines) in any file
- * of tree `wt_tree` (the work tree's) that the file did not have in the
- * commit `onto` the work tree was checked out from: markers the loop or
- * the user left anywhere, not only in the files merged with conflicts.
- * One line "<path>:<line>: conflict marker left" each in `left`; returns
- * the number of such files, or -1 (printed).
+ * Conflict markers left in the work tree `wt_path`, whose tree is
+ * `wt_tree`, on lines the file did not have in commit `onto` (the tree
+ * the loop checked out): a complete triple `<<<<<<<` / `=======` /
+ * `>>>>>>>` (a `|||||||` base section allowed, labels or none) at the
+ * file's conflict-marker-size attribute (7 by default) anywhere, and in
+ * the files `r` merged with conflicts also any single line of the
+ * loop's own markers (`<<<<<<< tree`, `>>>>>>> upstream patch`). A lone
+ * `=======` (an reST underline) is not one. Files named in `accepted`
+ * (may be NULL) are not looked at: the backporter said their markers
+ * are meant. One line "<path>:<line>: conflict marker left" a file in
+ * `left`, the path pushed to `paths` (may be NULL); returns the number
+ * of such files, or -1 (printed).
  */
-int backport_new_markers(struct strbuf *left, git_repository *repo, const git_oid *onto,
-			 const git_oid *wt_tree);
+int backport_new_markers(struct strbuf *left, struct strvec *paths, git_repository *repo,
+			 const git_oid *onto, const git_oid *wt_tree, const char *wt_path,
+			 const struct backport_result *r, const struct strvec *accepted);
+
+/*
+ * The first line of `buf` (1-based; 0: none) that backport_new_markers()
+ * refuses at marker size `size`: the first line of a complete triple one
+ * of whose marker lines is added, or an added line of the loop's own
+ * markers at `loop_size` (0: the loop wrote none). added[i] says whether
+ * line i (1-based, i <= nr_lines) is new; NULL: every line is. Pure.
+ */
+size_t backport_marker_at(const char *buf, size_t len, unsigned size, const unsigned char *added,
+			  size_t nr_lines, unsigned loop_size);
+
+/* The conflict-marker-size attribute of `path` in the work tree `wt` (7 when unset). */
+unsigned backport_marker_size(git_repository *wt, const char *path);
 
 /*
  * The name of the branch backport of upstream entry `p` with subject

@@ -24,6 +24,7 @@
 struct loop_opts {
 	const char *repo, *series, *message;
 	int edit;
+	struct strvec accept;	/* --accept-markers: files whose markers are meant */
 };
 
 /* What one run of the loop works with. */
@@ -164,6 +165,7 @@ static void result_from_state(struct backport_result *r, const struct state *st)
 		r->files[r->nr].how = (enum backport_how)atoi(how);
 		r->files[r->nr].hunks = state_size(st, "hunks", i);
 		r->files[r->nr].rejected = state_size(st, "rejected", i);
+		r->files[r->nr].markers = (unsigned)state_size(st, "markers", i);
 		kp = xstrfmt("moved.%zu", i);
 		if (state_get(st, kp) && *state_get(st, kp))
 			r->files[r->nr].moved = xstrdup(state_get(st, kp));
@@ -717,6 +719,9 @@ static void set_patch_state(struct state *st, const struct loop *l, const struct
 		kf = xstrfmt("moved.%zu", i);
 		state_set(st, kf, r->files[i].moved ? r->files[i].moved : "");
 		free(kf);
+		kf = xstrfmt("markers.%zu", i);
+		state_setf(st, kf, "%u", r->files[i].markers);
+		free(kf);
 	}
 }
 
@@ -864,26 +869,53 @@ next:
 	}
 }
 
+/* The values of keys "<key>.0", "<key>.1", ... of the state, in order, pushed to `out`. */
+static void state_list(struct strvec *out, const struct state *st, const char *key)
+{
+	size_t i;
+
+	for (i = 0;; i++) {
+		char *k = xstrfmt("%s.%zu", key, i);
+		const char *v = state_get(st, k);
+
+		free(k);
+		if (!v)
+			break;
+		strvec_push(out, v);
+	}
+}
+
 /*
  * What is left to resolve in the work tree, one line each in `left`:
- * .rej files, conflict markers in any file that did not have them in
- * the tree the loop checked out, and new files .gitignore hides (the
- * user says whether they are the backport's: git add -A would drop them
- * silently, and the tree goes once recorded). Returns their number, or -1.
+ * .rej files, conflict markers on lines the tree the loop checked out
+ * did not have (backport_new_markers(); not in the files accepted with
+ * --accept-markers), and new files .gitignore hides (the user says
+ * whether they are the backport's: git add -A would drop them silently,
+ * and the tree goes once recorded). Returns their number, or -1.
  */
 static int loop_leftovers(struct strbuf *left, struct loop *l, const struct state *st,
 			  const struct backport_result *r)
 {
+	struct strvec accepted = STRVEC_INIT, marked = STRVEC_INIT;
 	git_oid onto, tree;
 	int n = (int)backport_leftovers(left, r, l->paths.tree), m;
+	size_t i;
 
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
 		return error("the loop's state has no valid 'onto' commit");
 	if (loop_worktree_tree(&tree, l, r))
 		return -1;
-	m = backport_new_markers(left, l->repo, &onto, &tree);
+	state_list(&accepted, st, "accepted");
+	m = backport_new_markers(left, &marked, l->repo, &onto, &tree, l->paths.tree, r,
+				 &accepted);
+	strvec_clear(&accepted);
 	if (m < 0)
 		return -1;
+	for (i = 0; i < marked.nr; i++)
+		strbuf_addf(left, "hint: if the markers in %s are meant to be there: "
+			    "mkseries backport --branch %s --continue --accept-markers %s\n",
+			    shown(marked.v[i]), l->b->name, shown(marked.v[i]));
+	strvec_clear(&marked);
 	if (l->wt_nr_ignored) {
 		strbuf_add(left, l->wt_ignored.buf, l->wt_ignored.len);
 		strbuf_addf(left, "hint: `git -C %s add -f <file>` records a file .gitignore hides;\n"
@@ -892,6 +924,60 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 			    l->paths.tree, l->paths.tree);
 	}
 	return n + m + l->wt_nr_ignored;
+}
+
+/*
+ * --accept-markers: the files whose conflict markers the backporter
+ * means, kept in the patch's state `st` (written) so that a later
+ * --continue needs them no more. Each must be a file of the work tree.
+ */
+static int accept_markers(struct loop *l, struct state *st)
+{
+	struct strvec have = STRVEC_INIT;
+	size_t i, k;
+	int ret = 0;
+
+	if (!l->opts->accept.nr)
+		return 0;
+	state_list(&have, st, "accepted");
+	for (i = 0; i < l->opts->accept.nr && !ret; i++) {
+		const char *path = l->opts->accept.v[i];
+		char *abs = path_join(l->paths.tree, path), *key;
+		int dup = 0;
+
+		if (!*path || *path == '/' || !strcmp(path, "..") || !strncmp(path, "../", 3) ||
+		    strstr(path, "/../") || !file_exists(abs))
+			ret = error("--accept-markers '%s': not a file of the work tree '%s' (a path "
+				    "as --status shows it, e.g. mm/mremap.c)", shown(path),
+				    l->paths.tree);
+		for (k = 0; k < have.nr && !ret && !dup; k++)
+			dup = !strcmp(have.v[k], path);
+		if (!ret && !dup) {
+			key = xstrfmt("accepted.%zu", have.nr);
+			state_set(st, key, path);
+			strvec_push(&have, path);
+			free(key);
+			printf("the conflict markers in %s are taken as meant\n", shown(path));
+		}
+		free(abs);
+	}
+	if (!ret && state_write(st, l->paths.patch))
+		ret = -1;
+	strvec_clear(&have);
+	return ret;
+}
+
+/* The files whose conflict markers --accept-markers took as meant. */
+static void print_accepted(const struct state *st)
+{
+	struct strvec acc = STRVEC_INIT;
+	size_t i;
+
+	state_list(&acc, st, "accepted");
+	for (i = 0; i < acc.nr; i++)
+		printf("  accepted  %s (its conflict markers are meant: --accept-markers)\n",
+		       shown(acc.v[i]));
+	strvec_clear(&acc);
 }
 
 static int cmd_status(struct loop *l)
@@ -933,6 +1019,7 @@ static int cmd_status(struct loop *l)
 	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
 	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
 	print_files(&r, l->paths.tree);
+	print_accepted(&st);
 	if (state_get(&st, "recorded")) {
 		/* a --continue was killed after the patch was written: what is left is its own */
 		printf("recorded as %s; %s\n", shown(state_get(&st, "recorded")),
@@ -997,6 +1084,8 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		crash_point("skipped");
 	} else {
 		result_from_state(&r, &st);
+		if (accept_markers(l, &st))
+			goto cleanup;
 		err = loop_leftovers(&left, l, &st, &r);
 		if (err < 0)
 			goto cleanup;
@@ -1284,6 +1373,25 @@ static int find_loop_branch(const char **out, const struct kit *kit, const char 
 	return (int)(n > 1 ? 2 : n);
 }
 
+/* The loop of branch `branch` of `kit` (may point into it: copied), its paths. 0, or 2 (printed). */
+static int loop_setup(struct loop *l, struct kit *kit, const struct loop_opts *lo,
+		      const char *branch, const char *workdir)
+{
+	l->kit = kit;
+	l->opts = lo;
+	l->name = xstrdup(branch);
+	l->b = kit_find_branch(kit, l->name);
+	if (!l->b) {
+		kit_unknown_branch(kit, l->name);
+		return 2;
+	}
+	if (lo->series && !kit_find_series(kit, lo->series)) {
+		kit_unknown_series(kit, lo->series);
+		return 2;
+	}
+	return backport_paths_init(&l->paths, kit, workdir, l->b) ? 2 : 0;
+}
+
 int cmd_backport(int argc, const char **argv)
 {
 	const char *branch = NULL, *workdir = NULL, *skip_msg = NULL;
@@ -1297,20 +1405,23 @@ int cmd_backport(int argc, const char **argv)
 		OPT_BOOL("status", 0, &status, "show where the loop stands"),
 		OPT_STRING("message", 'm', &skip_msg, "WHY", "--skip: the reason recorded"),
 		OPT_BOOL("edit", 'e', &lo.edit, "--continue: edit the message first"),
+		OPT_LIST("accept-markers", 0, &lo.accept, "PATH",
+			 "--continue: the conflict markers in PATH are meant to be there"),
 		OPT_REPO(&lo.repo),
 		OPT_WORKDIR(&workdir),
 		OPT_END(),
 	};
-	const char *usage = "mkseries backport --branch B [SERIES] | --continue [-e] | "
-			    "--skip -m WHY | --abort | --status";
+	const char *usage = "mkseries backport --branch B [SERIES] | --continue [-e] "
+			    "[--accept-markers PATH]... | --skip -m WHY | --abort | --status";
 	struct kit kit = KIT_INIT;
 	struct loop l = { 0 };
 
+	strvec_init(&lo.accept);
 	nr = parse_options(argc, argv, opts, usage);
 	modes = cont + skip + abort_ + status;
 	/* parse_options() leaves the arguments from argv[0]: SERIES is argv[0]. */
 	if (nr < 0 || modes > 1 || (!branch && !modes) || (nr > 0 && modes) || nr > 1 ||
-	    (skip_msg && !skip))
+	    (skip_msg && !skip) || (lo.accept.nr && !cont))
 		usage_with_options(usage, opts, 2);
 	if (skip && (!skip_msg || !*skip_msg)) {
 		error("--skip needs the reason it records in series.yaml: --skip -m \"why\"");
@@ -1330,28 +1441,13 @@ int cmd_backport(int argc, const char **argv)
 			error("no backport loop in progress in this kit (start one with "
 			      "mkseries backport --branch B)");
 		kit_release(&kit);
+		strvec_clear(&lo.accept);
 		return !ret && status ? 0 : 2;
 	}
 	strbuf_init(&l.wt_ignored, 0);
-	l.kit = &kit;
-	l.opts = &lo;
-	l.name = xstrdup(branch);
+	if ((ret = loop_setup(&l, &kit, &lo, branch, workdir)))
+		goto cleanup;
 	branch = NULL;	/* it may point into the kit, which add_decision() reloads */
-	l.b = kit_find_branch(&kit, l.name);
-	if (!l.b) {
-		kit_unknown_branch(&kit, l.name);
-		ret = 2;
-		goto cleanup;
-	}
-	if (lo.series && !kit_find_series(&kit, lo.series)) {
-		kit_unknown_series(&kit, lo.series);
-		ret = 2;
-		goto cleanup;
-	}
-	if (backport_paths_init(&l.paths, &kit, workdir, l.b)) {
-		ret = 2;
-		goto cleanup;
-	}
 	if (status) {
 		/* read only: no lock, the repository only when there is a tree to look at */
 		if ((file_exists(l.paths.patch) || file_exists(l.paths.journal)) &&
@@ -1382,5 +1478,6 @@ cleanup:
 	strbuf_release(&l.wt_ignored);
 	free(l.name);
 	kit_release(&kit);
+	strvec_clear(&lo.accept);
 	return ret;
 }
