@@ -27,6 +27,13 @@ struct backport_file {
 	char *moved;
 	/* CONFLICT: the conflict-marker-size the loop wrote its markers with */
 	unsigned markers;
+	/*
+	 * The blob the loop left in the work tree for the file (zero: none,
+	 * the file absent), when wrote_known: what the resolution is
+	 * compared with (backport_note()).
+	 */
+	git_oid wrote;
+	int wrote_known;
 };
 
 struct backport_result {

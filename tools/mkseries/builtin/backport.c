@@ -58,10 +58,17 @@ struct loop {
 static int loop_worktree_tree(git_oid *out, struct loop *l, const struct backport_result *r)
 {
 	if (!l->have_wt_tree) {
-		int n;
+		struct strbuf said = STRBUF_INIT;
+		int n = backport_index_unlock(&l->paths, l->repo, &said);
 
+		fputs(said.buf, stdout);
+		strbuf_release(&said);
 		strbuf_reset(&l->wt_ignored);
+		if (n || backport_index_begin(&l->paths))
+			return -1;
+		test_crash_point("index-writing");
 		n = backport_worktree_tree(&l->wt_tree, l->paths.tree, r, &l->wt_ignored);
+		backport_index_done(&l->paths);
 		if (n < 0)
 			return -1;
 		l->wt_nr_ignored = n;
@@ -135,43 +142,6 @@ static const struct kit_patch *find_entry(const struct kit *kit, const char *sid
 		return &s->fixups[i];
 	error("series '%s' has no entry %lu in '%s' any more", sid, i + 1, list);
 	return NULL;
-}
-
-/* The number under key "<key>.<i>" of the state, 0 when absent. */
-static size_t state_size(const struct state *st, const char *key, size_t i)
-{
-	char *k = xstrfmt("%s.%zu", key, i);
-	const char *v = state_get(st, k);
-
-	free(k);
-	return v ? (size_t)strtoul(v, NULL, 10) : 0;
-}
-
-static void result_from_state(struct backport_result *r, const struct state *st)
-{
-	size_t i;
-
-	for (i = 0;; i++) {
-		char *kp = xstrfmt("file.%zu", i), *kh = xstrfmt("how.%zu", i);
-		const char *path = state_get(st, kp), *how = state_get(st, kh);
-
-		free(kp);
-		free(kh);
-		if (!path || !how)
-			break;
-		ALLOC_GROW(r->files, r->nr + 1, r->alloc);
-		memset(&r->files[r->nr], 0, sizeof(r->files[r->nr]));
-		r->files[r->nr].path = xstrdup(path);
-		r->files[r->nr].how = (enum backport_how)atoi(how);
-		r->files[r->nr].hunks = state_size(st, "hunks", i);
-		r->files[r->nr].rejected = state_size(st, "rejected", i);
-		r->files[r->nr].markers = (unsigned)state_size(st, "markers", i);
-		kp = xstrfmt("moved.%zu", i);
-		if (state_get(st, kp) && *state_get(st, kp))
-			r->files[r->nr].moved = xstrdup(state_get(st, kp));
-		free(kp);
-		r->nr++;
-	}
 }
 
 static void print_files(const struct backport_result *r, const char *tree)
@@ -454,7 +424,7 @@ static int write_backport_commit(git_oid *out, struct loop *l, const struct kit_
 				 git_commit *onto_c, const char *message)
 {
 	git_signature *author = NULL;
-	git_reference *ref = NULL;
+	git_transaction *tx = NULL;
 	git_tree *tree = NULL;
 	char *keep = NULL;
 	int err, ret = 0;
@@ -471,11 +441,27 @@ static int write_backport_commit(git_oid *out, struct loop *l, const struct kit_
 		goto cleanup;
 	}
 	keep = xstrfmt("%s%s", l->paths.keep_prefix, git_oid_tostr_s(out));
-	err = git_reference_create(&ref, l->repo, keep, out, 1, "mkseries backport: recorded");
+	/* noted first: --abort deletes the keep refs of the backports it drops */
+	if (add_loop_file(l->paths.loop, "keep", keep) ||
+	    backport_journal_begin(&l->paths, "keep", kit_patch_label(p), NULL)) {
+		ret = -1;
+		goto cleanup;
+	}
+	/* a transaction: the crash tests stop it with the lock held, as a kill may */
+	if ((err = git_transaction_new(&tx, l->repo)) >= 0 &&
+	    (err = git_transaction_lock_ref(tx, keep)) >= 0) {
+		crash_point("keep-locked");
+		if ((err = git_transaction_set_target(tx, keep, out, NULL,
+						      "mkseries backport: recorded")) >= 0)
+			err = git_transaction_commit(tx);
+	}
 	if (err < 0)
-		ret = gitutil_error(err, "cannot write '%s'", keep);
+		ret = err == GIT_ELOCKED ? ref_locked_error(l->repo, keep) :
+		      gitutil_error(err, "cannot write '%s'", keep);
+	else
+		ret = backport_journal_done(&l->paths);
 cleanup:
-	git_reference_free(ref);
+	git_transaction_free(tx);
 	free(keep);
 	git_tree_free(tree);
 	git_signature_free(author);
@@ -690,8 +676,6 @@ static void kit_applied(struct loop *l, const struct apply_outcome *o)
 static void set_patch_state(struct state *st, const struct loop *l, const struct plan_item *it,
 			    const git_oid *onto, const struct backport_result *r)
 {
-	size_t i;
-
 	state_set(st, "branch", l->b->name);
 	state_set(st, "series", it->patch->series->id);
 	state_set(st, "list", it->patch->is_fixup ? "fixups" : "patches");
@@ -703,26 +687,7 @@ static void set_patch_state(struct state *st, const struct loop *l, const struct
 	state_set(st, "replaces", it->branch_backport ? it->source : "");
 	state_set(st, "onto", git_oid_tostr_s(onto));
 	state_set(st, "tree", l->paths.tree);
-	for (i = 0; i < r->nr; i++) {
-		char *kf = xstrfmt("file.%zu", i), *kh = xstrfmt("how.%zu", i);
-
-		state_set(st, kf, r->files[i].path);
-		state_setf(st, kh, "%d", (int)r->files[i].how);
-		free(kf);
-		free(kh);
-		kf = xstrfmt("hunks.%zu", i);
-		state_setf(st, kf, "%zu", r->files[i].hunks);
-		free(kf);
-		kf = xstrfmt("rejected.%zu", i);
-		state_setf(st, kf, "%zu", r->files[i].rejected);
-		free(kf);
-		kf = xstrfmt("moved.%zu", i);
-		state_set(st, kf, r->files[i].moved ? r->files[i].moved : "");
-		free(kf);
-		kf = xstrfmt("markers.%zu", i);
-		state_setf(st, kf, "%u", r->files[i].markers);
-		free(kf);
-	}
+	backport_result_to_state(st, r);
 }
 
 /* The patch that does not apply, the tree checked out for it, and how each file went. */
@@ -869,22 +834,6 @@ next:
 	}
 }
 
-/* The values of keys "<key>.0", "<key>.1", ... of the state, in order, pushed to `out`. */
-static void state_list(struct strvec *out, const struct state *st, const char *key)
-{
-	size_t i;
-
-	for (i = 0;; i++) {
-		char *k = xstrfmt("%s.%zu", key, i);
-		const char *v = state_get(st, k);
-
-		free(k);
-		if (!v)
-			break;
-		strvec_push(out, v);
-	}
-}
-
 /*
  * What is left to resolve in the work tree, one line each in `left`:
  * .rej files, conflict markers on lines the tree the loop checked out
@@ -905,7 +854,7 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 		return error("the loop's state has no valid 'onto' commit");
 	if (loop_worktree_tree(&tree, l, r))
 		return -1;
-	state_list(&accepted, st, "accepted");
+	backport_state_list(&accepted, st, "accepted");
 	m = backport_new_markers(left, &marked, l->repo, &onto, &tree, l->paths.tree, r,
 				 &accepted);
 	strvec_clear(&accepted);
@@ -939,7 +888,7 @@ static int accept_markers(struct loop *l, struct state *st)
 
 	if (!l->opts->accept.nr)
 		return 0;
-	state_list(&have, st, "accepted");
+	backport_state_list(&have, st, "accepted");
 	for (i = 0; i < l->opts->accept.nr && !ret; i++) {
 		const char *path = l->opts->accept.v[i];
 		char *abs = path_join(l->paths.tree, path), *key;
@@ -967,13 +916,23 @@ static int accept_markers(struct loop *l, struct state *st)
 	return ret;
 }
 
+/* Whether the loop's work tree is there to read (a killed removal may have taken it). */
+static int work_tree_there(const struct loop *l)
+{
+	char *git = path_join(l->paths.tree, ".git");
+	int there = file_exists(git);
+
+	free(git);
+	return there;
+}
+
 /* The files whose conflict markers --accept-markers took as meant. */
 static void print_accepted(const struct state *st)
 {
 	struct strvec acc = STRVEC_INIT;
 	size_t i;
 
-	state_list(&acc, st, "accepted");
+	backport_state_list(&acc, st, "accepted");
 	for (i = 0; i < acc.nr; i++)
 		printf("  accepted  %s (its conflict markers are meant: --accept-markers)\n",
 		       shown(acc.v[i]));
@@ -1010,7 +969,7 @@ static int cmd_status(struct loop *l)
 		state_release(&st);
 		return 0;	/* nothing to resolve either way */
 	}
-	result_from_state(&r, &st);
+	backport_result_from_state(&r, &st);
 	printf("backport loop on '%s'\n", l->b->name);
 	printf("  series:  %s\n", shown(state_get(&st, "series")));
 	printf("  patch:   %s %s %s\n", shown(v), shown(state_get(&st, "upstream")),
@@ -1020,7 +979,11 @@ static int cmd_status(struct loop *l)
 	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
 	print_files(&r, l->paths.tree);
 	print_accepted(&st);
-	if (state_get(&st, "recorded")) {
+	if (!state_get(&st, "recorded") && !work_tree_there(l)) {
+		printf("the work tree %s is gone; --continue checks the patch out again, "
+		       "--abort drops the loop\n", l->paths.tree);
+		nleft = 1;
+	} else if (state_get(&st, "recorded")) {
 		/* a --continue was killed after the patch was written: what is left is its own */
 		printf("recorded as %s; %s\n", shown(state_get(&st, "recorded")),
 		       state_get(&st, "decided") ?
@@ -1083,7 +1046,14 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 			goto cleanup;
 		crash_point("skipped");
 	} else {
-		result_from_state(&r, &st);
+		if (!state_get(&st, "recorded") && !work_tree_there(l)) {
+			/* nothing there to record: the patch is checked out again */
+			printf("the work tree %s is gone: checking %s out again\n", l->paths.tree,
+			       shown(state_get(&st, "label")));
+			ret = finish_patch(l, state_get(&st, "label")) ? 1 : run_loop(l);
+			goto cleanup;
+		}
+		backport_result_from_state(&r, &st);
 		if (accept_markers(l, &st))
 			goto cleanup;
 		err = loop_leftovers(&left, l, &st, &r);
