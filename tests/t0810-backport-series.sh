@@ -332,6 +332,25 @@ test_expect_success 'the conflict-marker-size attribute of the work tree is hono
 	test_grep "recorded patches/s/t/0001-" out
 '
 
+test_expect_success 'the note says what the resolution did to each file: dropped, redone, added' '
+	kit_copy k-note k-nb0 &&
+	test_expect_code 1 bp k-note wd-note &&
+	tree=wd-note/t/backport/tree &&
+	rm $tree/lib/f1.c.rej $tree/lib/f1.c.rej.why &&
+	sed -i "s/^f2 line 9\$/f2 line 9 for t/" $tree/lib/f2.c &&
+	test_expect_code 1 bp k-note wd-note --continue &&
+	grep "^\[ Back Porter" k-note/patches/s/t/0001-*.patch >note &&
+	echo "[ Back Porter: backported to t; lib/f1.c (dropped) lib/f2.c (added: not in the patch) ]" >note.expect &&
+	test_cmp note.expect note &&
+	test_grep "s 3/5 does not apply" out &&
+	sed -i "s/^f3 line 5 stable\$/f3 line 5 stable upstream/" $tree/lib/f3.c &&
+	rm $tree/lib/f3.c.rej $tree/lib/f3.c.rej.why &&
+	test_expect_code 1 bp k-note wd-note --continue &&
+	grep "^\[ Back Porter" k-note/patches/s/t/0002-*.patch >note &&
+	echo "[ Back Porter: backported to t; lib/f3.c (rejected hunks redone) ]" >note.expect &&
+	test_cmp note.expect note
+'
+
 test_expect_success '--status counts the hunks of the .rej and exits 0 only when nothing is left' '
 	kit_copy k-st k-nb0 &&
 	test_expect_code 1 bp k-st wd-st &&

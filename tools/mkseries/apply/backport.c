@@ -450,6 +450,46 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The blob each file of `r` is in the tree at `dir` as the loop left it
+ * (zero: not there), hashed as git add would, without writing it: what
+ * backport_note() compares the resolution with.
+ */
+static int note_written(struct backport_result *r, const char *dir)
+{
+	struct strbuf target = STRBUF_INIT;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < r->nr && !err; i++) {
+		struct backport_file *f = &r->files[i];
+		char *abs = path_join(dir, f->path);
+		struct stat st;
+
+		memset(&f->wrote, 0, sizeof(f->wrote));
+		if (lstat(abs, &st)) {
+			if (errno != ENOENT)
+				err = error("cannot read '%s': %s", abs, strerror(errno));
+		} else if (S_ISLNK(st.st_mode)) {
+			ssize_t n;
+
+			strbuf_reset(&target);
+			strbuf_grow(&target, (size_t)st.st_size + 1);
+			n = readlink(abs, target.buf, (size_t)st.st_size + 1);
+			if (n < 0 || n > st.st_size ||
+			    git_odb_hash(&f->wrote, target.buf, (size_t)n, GIT_OBJECT_BLOB) < 0)
+				err = error("cannot read the link '%s'", abs);
+		} else if (S_ISREG(st.st_mode) &&
+			   git_odb_hashfile(&f->wrote, abs, GIT_OBJECT_BLOB) < 0) {
+			err = gitutil_error(-1, "cannot read '%s'", abs);
+		}
+		f->wrote_known = !err;
+		free(abs);
+	}
+	strbuf_release(&target);
+	return err;
+}
+
 int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git_repository *repo,
 			   const git_oid *onto, const char *dir, const char *diff, size_t len)
 {
@@ -520,6 +560,8 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		git_buf_dispose(&text);
 		git_patch_free(patch);
 	}
+	if (!ret)
+		ret = note_written(r, dir);
 cleanup:
 	free(order);
 	git_diff_free(gd);
@@ -1273,6 +1315,97 @@ char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_
 	free(name);
 	free(title);
 	free(abs);
+	return ret;
+}
+
+/* The blob of `path` in `tree` (zero when it is not there, or not a blob). */
+static void blob_at(git_oid *out, git_tree *tree, const char *path)
+{
+	git_tree_entry *e = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (git_tree_entry_bypath(&e, tree, path) == 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB)
+		git_oid_cpy(out, git_tree_entry_id(e));
+	git_error_clear();
+	git_tree_entry_free(e);
+}
+
+/* What the resolution did to file `f` of the patch, or NULL: it went in as the patch has it. */
+static const char *file_fate(struct strbuf *buf, const struct backport_file *f, const git_oid *old,
+			     const git_oid *fin)
+{
+	int as_written = f->wrote_known && git_oid_equal(fin, &f->wrote);
+
+	if (git_oid_equal(fin, old) && !(as_written && f->how == BACKPORT_APPLIED))
+		return "dropped";
+	switch (f->how) {
+	case BACKPORT_APPLIED:
+		return as_written || !f->wrote_known ? NULL : "redone";
+	case BACKPORT_MERGED:
+		return as_written || !f->wrote_known ? "merged three-way" : "redone";
+	case BACKPORT_CONFLICT:
+		return "conflict resolved";
+	case BACKPORT_PARTIAL:
+		if (!as_written)
+			return "rejected hunks redone";
+		strbuf_reset(buf);
+		strbuf_addf(buf, "%zu of %zu hunks dropped", f->rejected, f->hunks);
+		return buf->buf;
+	}
+	return NULL;
+}
+
+/* Whether `path` is a file of `r`, or the .rej or .rej.why the loop wrote beside one. */
+static int in_result(const struct backport_result *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (!strcmp(r->files[i].path, path))
+			return 1;
+	return is_loop_rej(r, path);
+}
+
+int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto,
+		  const git_oid *final, const struct backport_result *r)
+{
+	struct strbuf buf = STRBUF_INIT;
+	git_commit *c = NULL;
+	git_tree *old = NULL, *new = NULL;
+	git_diff *diff = NULL;
+	size_t i, n;
+	int err, ret = 0;
+
+	if ((err = git_commit_lookup(&c, repo, onto)) < 0 || (err = git_commit_tree(&old, c)) < 0 ||
+	    (err = git_tree_lookup(&new, repo, final)) < 0 ||
+	    (err = git_diff_tree_to_tree(&diff, repo, old, new, NULL)) < 0) {
+		ret = gitutil_error(err, "cannot compare the backport with %s", oid_short(onto));
+		goto cleanup;
+	}
+	for (i = 0; i < r->nr; i++) {
+		git_oid o, f;
+		const char *what;
+
+		blob_at(&o, old, r->files[i].path);
+		blob_at(&f, new, r->files[i].path);
+		if ((what = file_fate(&buf, &r->files[i], &o, &f)))
+			strbuf_addf(note, " %s (%s)", r->files[i].path, what);
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->status == GIT_DELTA_DELETED ? d->old_file.path :
+				   d->new_file.path;
+
+		if (!in_result(r, path))
+			strbuf_addf(note, " %s (added: not in the patch)", path);
+	}
+cleanup:
+	strbuf_release(&buf);
+	git_diff_free(diff);
+	git_tree_free(new);
+	git_tree_free(old);
+	git_commit_free(c);
 	return ret;
 }
 

@@ -139,6 +139,21 @@ char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_
 			 const char *subject);
 
 /*
+ * What the resolution did to each file, for the bracketed note: the
+ * files of the patch (`r`), each compared in the recorded tree `final`
+ * with the tree of commit `onto` the loop checked out and with what the
+ * loop left in the work tree for it: " <path> (<what>)" appended to
+ * `note` for each that did not go in as the patch has it: "dropped"
+ * (as the tree had it), "merged three-way", "conflict resolved",
+ * "rejected hunks redone", "<n> of <m> hunks dropped" (the rejected
+ * ones left out), "redone" (changed after the loop wrote it); and
+ * "added: not in the patch" for a file the patch does not name. Returns
+ * 0 or -1 (printed).
+ */
+int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto,
+		  const git_oid *final, const struct backport_result *r);
+
+/*
  * Insert the bracketed note into `message` (a stable_message()): in the
  * trailer block just before the last sign-off of `email` (the
  * backporter), as stable kernels carry them; without such a sign-off,

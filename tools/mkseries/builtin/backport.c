@@ -385,24 +385,23 @@ static char *full_upstream_id(git_repository *repo, const struct mail_patch *m,
  * NULL when the editor failed (printed). Caller frees.
  */
 static char *backport_message(struct loop *l, const struct kit_patch *p,
-			      const struct mail_patch *m, const struct backport_result *r)
+			      const struct mail_patch *m, const struct backport_result *r,
+			      git_commit *onto_c, const git_oid *tree_id)
 {
 	struct strbuf note = STRBUF_INIT;
 	struct mail_patch full = *m;
 	char *id = full_upstream_id(l->repo, m, p), *message, *noted;
-	size_t i;
 
 	full.upstream = id;
 	message = stable_message(&full, p, NULL, NULL, 0, l->me);
 	free(id);
 
 	strbuf_addf(&note, "[ %s: backported to %s;", l->me->name, branch_decisions(l->b));
-	for (i = 0; i < r->nr; i++)
-		if (r->files[i].how != BACKPORT_APPLIED)
-			strbuf_addf(&note, " %s (%s)", r->files[i].path,
-				    r->files[i].how == BACKPORT_MERGED ? "merged three-way" :
-				    r->files[i].how == BACKPORT_CONFLICT ? "conflict resolved" :
-				    "rejected hunks redone");
+	if (backport_note(&note, l->repo, git_commit_id(onto_c), tree_id, r)) {
+		strbuf_release(&note);
+		free(message);
+		return NULL;
+	}
 	strbuf_addstr(&note, " ]");
 	noted = backport_add_note(message, note.buf, l->me->email);
 	strbuf_release(&note);
@@ -543,7 +542,7 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 		error("'%s' holds %zu patches; the kit names one patch per file", src, nr_mails);
 		goto cleanup;
 	}
-	message = backport_message(l, p, &mails[0], r);
+	message = backport_message(l, p, &mails[0], r, onto_c, &tree_id);
 	if (!message ||
 	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message))
 		goto cleanup;
