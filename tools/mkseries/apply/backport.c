@@ -468,7 +468,8 @@ static int note_written(struct backport_result *r, const char *dir)
 
 		memset(&f->wrote, 0, sizeof(f->wrote));
 		if (lstat(abs, &st)) {
-			if (errno != ENOENT)
+			/* not there, or a file where the patch had a directory */
+			if (errno != ENOENT && errno != ENOTDIR)
 				err = error("cannot read '%s': %s", abs, strerror(errno));
 		} else if (S_ISLNK(st.st_mode)) {
 			ssize_t n;
