@@ -75,12 +75,13 @@ finished() {
 restored() {
 	no_leftovers "$1" &&
 	test_cmp kit/series.yaml "$1/series.yaml" &&
-	{ ! test -e "$1/patches/alpha/t" || { ls "$1/patches/alpha/t" >left && test_must_be_empty left; }; } &&
+	! test -e "$1/patches/alpha/t" &&
 	diff -r kit/patches "$1/patches" &&
 	loads "$1" &&
 	! test -d "wd-$1/t/backport" &&
 	! test -d "wd-$1/t/backport.ended" &&
-	git -C linux for-each-ref "refs/heads/mkseries-backport/$(kit_id "$1")/" >refs &&
+	git -C linux for-each-ref "refs/heads/mkseries-backport/$(kit_id "$1")/" \
+		"refs/mkseries-backports/$(kit_id "$1")/" "$(kit_ref "$1" t)" >refs &&
 	test_must_be_empty refs
 }
 

@@ -10,6 +10,7 @@
 #include "apply/backport.h"
 #include "apply/backportloop.h"
 #include "lib/fs.h"
+#include "lib/gitutil.h"
 #include "tree/workdir.h"
 
 int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
@@ -487,4 +488,56 @@ void backport_state_list(struct strvec *out, const struct state *st, const char 
 
 	for (i = 0; (v = state_at(st, key, i)); i++)
 		strvec_push(out, v);
+}
+
+/* Delete ref `name` when it is there; its lock is named. */
+static int delete_ref(git_repository *repo, const char *name, struct strbuf *said)
+{
+	git_reference *ref = NULL;
+	int err = git_reference_lookup(&ref, repo, name);
+
+	if (err == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 0;
+	}
+	if (err >= 0)
+		err = git_reference_delete(ref);
+	git_reference_free(ref);
+	if (err == GIT_ELOCKED)
+		return ref_locked_error(repo, name);
+	if (err < 0)
+		return gitutil_error(err, "cannot delete '%s'", name);
+	strbuf_addf(said, "deleted %s\n", name);
+	return 0;
+}
+
+int backport_abort_refs(git_repository *repo, const struct state *loop, const char *kit_ref,
+			struct strbuf *said)
+{
+	struct strvec keep = STRVEC_INIT;
+	const char *was = state_get(loop, "kit_ref");
+	git_oid old, now;
+	size_t i;
+	int ret = 0;
+
+	backport_state_list(&keep, loop, "keep");
+	for (i = 0; i < keep.nr; i++)
+		if (delete_ref(repo, keep.v[i], said))
+			ret = -1;
+	strvec_clear(&keep);
+	if (!was)
+		return ret;	/* a loop an older mkseries started: not known */
+	if (!*was)
+		return delete_ref(repo, kit_ref, said) ? -1 : ret;
+	if (git_oid_fromstr(&old, was))
+		return error("the loop's state names no valid commit for '%s': '%s'", kit_ref,
+			     shown(was));
+	if (!git_reference_name_to_id(&now, repo, kit_ref) && git_oid_equal(&now, &old))
+		return ret;
+	git_error_clear();
+	if (ref_update(repo, kit_ref, &old, NULL, 1, "mkseries backport --abort: as before the loop"))
+		return -1;
+	strbuf_addf(said, "put back %s at %s, where it was before the loop\n", kit_ref,
+		    oid_short(&old));
+	return ret;
 }

@@ -112,6 +112,16 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
 void backport_remove_temp_files(const char *kit_dir, const char *rel, struct strbuf *said);
 
 /*
+ * --abort: the refs the loop moved or made, as they were before it: the
+ * kit's ref `kit_ref` back where the `loop` state's "kit_ref" says it
+ * was (deleted when it was not there; left alone when the state does
+ * not say), and the refs that keep the backports it recorded ("keep.N")
+ * deleted. What is done is said in `said`. Returns 0 or -1 (printed).
+ */
+int backport_abort_refs(git_repository *repo, const struct state *loop, const char *kit_ref,
+			struct strbuf *said);
+
+/*
  * The `patch` state's record of how each file of a patch came into the
  * work tree (backport_result): keys "<field>.<i>" per file. The one
  * place that names them.

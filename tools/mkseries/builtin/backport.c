@@ -1237,6 +1237,7 @@ static int cmd_abort(struct loop *l)
 {
 	struct state st = STATE_INIT;
 	struct strbuf why = STRBUF_INIT;
+	char *kit_ref = NULL;
 	int ret = 0;
 
 	if (!file_exists(l->paths.loop) && !file_exists(l->paths.patch)) {
@@ -1262,11 +1263,17 @@ static int cmd_abort(struct loop *l)
 	crash_point("yaml-restored");
 	if (put_back_files(l, &st))
 		ret = 1;
+	strbuf_reset(&why);
+	kit_ref = kit_refname(l->kit, l->b, NULL);
+	if (backport_abort_refs(l->repo, &st, kit_ref, &why))
+		ret = 1;
+	fputs(why.buf, stdout);
 	if (!ret && backport_loop_remove(&l->paths))
 		ret = 1;
 	if (!ret)
 		printf("backport loop on '%s' aborted; the kit is as it was before it\n", l->b->name);
 cleanup:
+	free(kit_ref);
 	strbuf_release(&why);
 	state_release(&st);
 	return ret;
@@ -1276,7 +1283,8 @@ static int cmd_start(struct loop *l)
 {
 	struct strbuf yaml = STRBUF_INIT;
 	struct state st = STATE_INIT;
-	char *path = path_join(l->kit->dir, "series.yaml");
+	char *path = path_join(l->kit->dir, "series.yaml"), *ref;
+	git_oid tip;
 	int ret = 1;
 
 	if (file_exists(l->paths.loop) || file_exists(l->paths.patch)) {
@@ -1291,6 +1299,12 @@ static int cmd_start(struct loop *l)
 	}
 	state_set(&st, "branch", l->b->name);
 	state_set(&st, "kit", l->kit->dir);
+	/* for --abort: the kit's ref as it was ("": none) */
+	ref = kit_refname(l->kit, l->b, NULL);
+	state_set(&st, "kit_ref", git_reference_name_to_id(&tip, l->repo, ref) ? "" :
+		  git_oid_tostr_s(&tip));
+	git_error_clear();
+	free(ref);
 	/* what an older loop left is not this one's: its series.yaml.loop would be taken as ours */
 	if (backport_loop_remove(&l->paths))
 		goto cleanup;
