@@ -266,24 +266,89 @@ kit_copy() {
 	rm -rf "$1" && cp -R "$2" "$1"
 }
 
-test_expect_success '--continue refuses markers in a file the loop did not merge, not in one that had them' '
+test_expect_success '--continue refuses a marker triple in a file the loop did not merge, not a lone marker or an underline' '
 	kit_copy k-mark k-b0 &&
 	test_expect_code 1 bp k-mark wd-mark &&
 	tree=wd-mark/t/backport/tree &&
 	seq 1 12 | sed -e "s/^/f1 line /" -e "s/^f1 line 5\$/f1 line 5 stable upstream/" >$tree/lib/f1.c &&
-	printf "<<<<<<< mine\n" >>$tree/lib/f2.c &&
-	printf "More.\n" >>$tree/doc/t.rst &&
+	printf "<<<<<<<\nmine\n=======\ntheirs\n>>>>>>>\n" >>$tree/lib/f2.c &&
+	printf "<<<<<<< only one\n" >>$tree/lib/f4.c &&
+	printf "More\n=======\n" >>$tree/doc/t.rst &&
+	printf "New\n=======\n\nText.\n" >$tree/doc/new.rst &&
 	test_expect_code 1 bp k-mark wd-mark --continue &&
 	cat err &&
 	test_grep "not resolved yet" err &&
-	test_grep "^lib/f2.c:13: conflict marker left" err &&
-	! test_grep "doc/t.rst" err &&
+	test_grep "^lib/f2.c:13: conflict marker left$" err &&
+	test_grep "^hint: if the markers in lib/f2.c are meant to be there: mkseries backport --branch t --continue --accept-markers lib/f2.c$" err &&
+	! test_grep "doc/" err &&
 	! test_grep "lib/f1.c" err &&
+	! test_grep "lib/f4.c" err &&
 	! test -d k-mark/patches/s/t &&
-	sed -i "/^<<<<<<< mine\$/d" $tree/lib/f2.c &&
+	sed -i "/^<<<<<<<\$/,/^>>>>>>>\$/d" $tree/lib/f2.c &&
 	test_expect_code 1 bp k-mark wd-mark --continue &&
 	test_grep "recorded patches/s/t/0001-" out &&
 	test_grep "s 3/5 does not apply" out
+'
+
+test_expect_success 'the loop.s own markers count alone; --accept-markers takes a file.s markers as meant, and is kept' '
+	kit_copy k-acc k-b0 &&
+	test_expect_code 1 bp k-acc wd-acc &&
+	tree=wd-acc/t/backport/tree &&
+	test_grep "^<<<<<<< tree$" $tree/lib/f1.c &&
+	sed -i "/^<<<<<<< tree\$/d" $tree/lib/f1.c &&
+	test_expect_code 1 bp k-acc wd-acc --continue &&
+	test_grep "^lib/f1.c:[0-9]*: conflict marker left$" err &&
+	test_expect_code 2 bp k-acc wd-acc --accept-markers lib/f1.c &&
+	test_expect_code 1 bp k-acc wd-acc --continue --accept-markers lib/nosuch.c &&
+	test_grep "^error: --accept-markers .lib/nosuch.c.: not a file of the work tree .*wd-acc/t/backport/tree. (a path as --status shows it, e.g. mm/mremap.c)$" err &&
+	echo left >$tree/lib/f1.c.rej &&
+	test_expect_code 1 bp k-acc wd-acc --continue --accept-markers lib/f1.c &&
+	test_grep "^the conflict markers in lib/f1.c are taken as meant$" out &&
+	test_grep "^lib/f1.c.rej: still there$" err &&
+	! test_grep "conflict marker" err &&
+	test_expect_code 1 bp k-acc wd-acc --status &&
+	test_grep "^  accepted  lib/f1.c (its conflict markers are meant: --accept-markers)$" out &&
+	rm $tree/lib/f1.c.rej &&
+	test_expect_code 1 bp k-acc wd-acc --continue &&
+	test_grep "recorded patches/s/t/0001-" out &&
+	grep -c "^+>>>>>>> upstream patch$" k-acc/patches/s/t/0001-*.patch >n &&
+	echo 1 >n.expect &&
+	test_cmp n.expect n
+'
+
+test_expect_success 'the conflict-marker-size attribute of the work tree is honoured' '
+	kit_copy k-size k-b0 &&
+	test_expect_code 1 bp k-size wd-size &&
+	tree=wd-size/t/backport/tree &&
+	seq 1 12 | sed -e "s/^/f1 line /" -e "s/^f1 line 5\$/f1 line 5 stable upstream/" >$tree/lib/f1.c &&
+	printf "%s\n" "lib/f2.c conflict-marker-size=9" "lib/f4.c conflict-marker-size=9" >$tree/.gitattributes &&
+	printf "<<<<<<<\nmine\n=======\ntheirs\n>>>>>>>\n" >>$tree/lib/f2.c &&
+	printf "<<<<<<<<< a\nmine\n=========\ntheirs\n>>>>>>>>> b\n" >>$tree/lib/f4.c &&
+	test_expect_code 1 bp k-size wd-size --continue &&
+	test_grep "^lib/f4.c:13: conflict marker left$" err &&
+	! test_grep "lib/f2.c" err &&
+	sed -i "/^<<<<<<<<< a\$/d" $tree/lib/f4.c &&
+	test_expect_code 1 bp k-size wd-size --continue &&
+	test_grep "recorded patches/s/t/0001-" out
+'
+
+test_expect_success 'the note says what the resolution did to each file: dropped, redone, added' '
+	kit_copy k-note k-nb0 &&
+	test_expect_code 1 bp k-note wd-note &&
+	tree=wd-note/t/backport/tree &&
+	rm $tree/lib/f1.c.rej $tree/lib/f1.c.rej.why &&
+	sed -i "s/^f2 line 9\$/f2 line 9 for t/" $tree/lib/f2.c &&
+	test_expect_code 1 bp k-note wd-note --continue &&
+	grep "^\[ Back Porter" k-note/patches/s/t/0001-*.patch >note &&
+	echo "[ Back Porter: backported to t; lib/f1.c (dropped) lib/f2.c (added: not in the patch) ]" >note.expect &&
+	test_cmp note.expect note &&
+	test_grep "s 3/5 does not apply" out &&
+	sed -i "s/^f3 line 5 stable\$/f3 line 5 stable upstream/" $tree/lib/f3.c &&
+	rm $tree/lib/f3.c.rej $tree/lib/f3.c.rej.why &&
+	test_expect_code 1 bp k-note wd-note --continue &&
+	grep "^\[ Back Porter" k-note/patches/s/t/0002-*.patch >note &&
+	echo "[ Back Porter: backported to t; lib/f3.c (rejected hunks redone) ]" >note.expect &&
+	test_cmp note.expect note
 '
 
 test_expect_success '--status counts the hunks of the .rej and exits 0 only when nothing is left' '

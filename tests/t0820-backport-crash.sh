@@ -75,12 +75,13 @@ finished() {
 restored() {
 	no_leftovers "$1" &&
 	test_cmp kit/series.yaml "$1/series.yaml" &&
-	{ ! test -e "$1/patches/alpha/t" || { ls "$1/patches/alpha/t" >left && test_must_be_empty left; }; } &&
+	! test -e "$1/patches/alpha/t" &&
 	diff -r kit/patches "$1/patches" &&
 	loads "$1" &&
 	! test -d "wd-$1/t/backport" &&
 	! test -d "wd-$1/t/backport.ended" &&
-	git -C linux for-each-ref "refs/heads/mkseries-backport/$(kit_id "$1")/" >refs &&
+	git -C linux for-each-ref "refs/heads/mkseries-backport/$(kit_id "$1")/" \
+		"refs/mkseries-backports/$(kit_id "$1")/" "$(kit_ref "$1" t)" >refs &&
 	test_must_be_empty refs
 }
 
@@ -222,7 +223,7 @@ test_expect_success '--continue killed between the two writes of the decision: -
 	finished k-half2
 '
 
-test_expect_success '--continue killed while deleting the loop branch: the lock is named with its pid and age' '
+test_expect_success '--continue killed while deleting the loop branch: --status names the lock, --continue removes it' '
 	loop_at k-bl &&
 	MKSERIES_TEST_BACKPORT_CRASH=branch-locked test_expect_code 137 bp k-bl --continue &&
 	ref=refs/heads/mkseries-backport/$(kit_id k-bl)/t &&
@@ -230,24 +231,91 @@ test_expect_success '--continue killed while deleting the loop branch: the lock 
 	bp k-bl --status &&
 	cat out err &&
 	test_grep "interrupted: killed while removing the work tree and the loop.s branch of alpha 1/2 (mkseries pid [0-9]*, no longer running, [0-9]* s ago)" out &&
-	test_grep "the loop.s branch .$ref. is locked: .*/linux/.git/$ref.lock. is there, [0-9]* s old, left by mkseries pid [0-9]*, no longer running" err &&
-	test_expect_code 1 bp k-bl --continue &&
-	cat err &&
-	test_grep "left by mkseries pid [0-9]*, no longer running, killed while removing the work tree" err &&
-	test_grep "hint: .*remove .*$ref.lock. and run the same command again" err &&
-	test_expect_code 1 bp k-bl --abort &&
-	test_grep "$ref.lock" err &&
-	rm linux/.git/$ref.lock &&
+	test_grep "^  the loop.s branch .$ref. is locked: .*/linux/.git/$ref.lock. ([0-9]* s old) was left by mkseries pid [0-9]*, no longer running, killed while removing the work tree and the loop.s branch; --continue or --abort removes it$" out &&
+	test_must_be_empty err &&
+	test -f linux/.git/$ref.lock &&
 	bp k-bl --continue &&
+	cat out &&
+	test_grep "^removed the lock .*/linux/.git/$ref.lock. on the loop.s branch .$ref. ([0-9]* s old), left by mkseries pid [0-9]*, no longer running$" out &&
 	finished k-bl
 '
 
-test_expect_success '--continue killed while deleting the loop branch: --abort once the lock is gone' '
+test_expect_success '--continue killed while deleting the loop branch: --abort removes the lock and restores' '
 	loop_at k-bla &&
 	MKSERIES_TEST_BACKPORT_CRASH=branch-locked test_expect_code 137 bp k-bla --continue &&
-	rm linux/.git/refs/heads/mkseries-backport/$(kit_id k-bla)/t.lock &&
 	bp k-bla --abort &&
+	test_grep "^removed the lock .*/refs/heads/mkseries-backport/$(kit_id k-bla)/t.lock. on the loop.s branch" out &&
 	restored k-bla
+'
+
+test_expect_success '--abort killed while deleting the loop branch: --status says so, --abort removes the lock' '
+	loop_at k-abl &&
+	MKSERIES_TEST_BACKPORT_CRASH=branch-locked test_expect_code 137 bp k-abl --abort &&
+	bp k-abl --status &&
+	test_grep "interrupted: its --abort was killed" out &&
+	test_grep "^  the loop.s branch .* is locked: .* was left by mkseries pid [0-9]*, no longer running, killed while dropping the loop (--abort); --continue or --abort removes it$" out &&
+	bp k-abl --abort &&
+	test_grep "^removed the lock .*t.lock. on the loop.s branch" out &&
+	restored k-abl
+'
+
+test_expect_success '--continue killed while writing the ref that keeps the backport: the lock goes, a rerun records' '
+	loop_at k-kl &&
+	MKSERIES_TEST_BACKPORT_CRASH=keep-locked test_expect_code 137 bp k-kl --continue &&
+	find linux/.git/refs/mkseries-backports -name "*.lock" >locks &&
+	test $(wc -l <locks) = 1 &&
+	bp k-kl --status &&
+	test_grep "interrupted: killed while writing the ref that keeps the recorded backport of alpha 1/2" out &&
+	test_grep "^  the ref .refs/mkseries-backports/$(kit_id k-kl)/t/[0-9a-f]*. that keeps a recorded backport is locked: .* --continue or --abort removes it$" out &&
+	bp k-kl --continue &&
+	test_grep "^removed the lock .*/refs/mkseries-backports/$(kit_id k-kl)/t/[0-9a-f]*.lock. on the ref" out &&
+	finished k-kl
+'
+
+test_expect_success 'a ref lock older than the killed step, or whose mkseries still runs, is named, not removed' '
+	loop_at k-old &&
+	ref=refs/heads/mkseries-backport/$(kit_id k-old)/t &&
+	MKSERIES_TEST_BACKPORT_CRASH=branch-locked test_expect_code 137 bp k-old --continue &&
+	touch -d "2001-01-01" linux/.git/$ref.lock &&
+	test_expect_code 1 bp k-old --continue &&
+	test_grep "^error: the loop.s branch .$ref. is locked: .*$ref.lock. is there, [0-9]* s old, older than the step a killed mkseries left (not the loop.s own)$" err &&
+	test_grep "^hint: if no git or mkseries runs on this repository, remove .*$ref.lock. and run the same command again$" err &&
+	test -f linux/.git/$ref.lock &&
+	touch linux/.git/$ref.lock &&
+	sed -i "s/^pid=.*/pid=$$/" wd-k-old/t/backport/journal &&
+	test_expect_code 1 bp k-old --continue &&
+	test_grep "is there, [0-9]* s old, and the mkseries that was under way (pid of the journal) still runs$" err &&
+	rm linux/.git/$ref.lock &&
+	bp k-old --continue &&
+	finished k-old
+'
+
+test_expect_success 'killed while libgit2 held the work tree.s index.lock: --status and --continue remove it' '
+	loop_at k-il &&
+	MKSERIES_TEST_BACKPORT_CRASH=index-writing test_expect_code 137 bp k-il --continue &&
+	lock=linux/.git/worktrees/mkseries-backport-$(kit_id k-il)-t/index.lock &&
+	touch $lock &&
+	bp k-il --status &&
+	test_grep "^removed the lock .*$lock. on the work tree.s index ([0-9]* s old), left by mkseries pid [0-9]*, no longer running$" out &&
+	test_grep "nothing left to resolve: --continue records it" out &&
+	! test -e $lock &&
+	MKSERIES_TEST_BACKPORT_CRASH=index-writing test_expect_code 137 bp k-il --continue &&
+	touch $lock &&
+	bp k-il --continue &&
+	test_grep "^removed the lock .*$lock. on the work tree.s index" out &&
+	finished k-il
+'
+
+test_expect_success 'an index.lock of a git in the work tree is named with its age and the command' '
+	loop_at k-gl &&
+	lock=linux/.git/worktrees/mkseries-backport-$(kit_id k-gl)-t/index.lock &&
+	touch $lock &&
+	test_expect_code 1 bp k-gl --continue &&
+	test_grep "^error: the work tree.s index is locked: .*$lock. is there, [0-9]* s old, and no step of the loop was writing it (not the loop.s own)$" err &&
+	test_grep "^hint: if no git or mkseries runs on this repository, remove .*$lock. and run the same command again$" err &&
+	rm $lock &&
+	bp k-gl --continue &&
+	finished k-gl
 '
 
 for step in skipped tmp:series.yaml finished applied
@@ -428,6 +496,20 @@ test_expect_success 'a work tree half removed, its registration left: --abort an
 	loop_at k-wt &&
 	bp k-wt --continue &&
 	finished k-wt
+'
+
+test_expect_success 'a work tree gone from under the loop: --status says so, --continue checks it out again' '
+	loop_at k-gone &&
+	rm -rf wd-k-gone/t/backport/tree &&
+	test_expect_code 1 bp k-gone --status &&
+	test_grep "^the work tree .*wd-k-gone/t/backport/tree is gone; --continue checks the patch out again, --abort drops the loop$" out &&
+	test_must_be_empty err &&
+	test_expect_code 1 bp k-gone --continue &&
+	test_grep "^the work tree .*wd-k-gone/t/backport/tree is gone: checking alpha 1/2 out again$" out &&
+	test_grep "alpha 1/2 does not apply" out &&
+	printf "static long move_pteps(void)\n{\n\treturn 0;\n}\n" >wd-k-gone/t/backport/tree/mm/mremap.c &&
+	bp k-gone --continue &&
+	finished k-gone
 '
 
 test_expect_success 'a lock left on the loop branch is named; removed, --abort goes through' '

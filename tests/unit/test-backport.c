@@ -30,6 +30,40 @@ static void test_note(void)
 	free(m);
 }
 
+static void test_markers(void)
+{
+	static const char rst[] = "Summary\n=======\n\ntext\n";
+	static const char triple[] = "a\n<<<<<<<\nmine\n=======\ntheirs\n>>>>>>>\nb\n";
+	static const char labelled[] = "a\n<<<<<<< mine\nx\n|||||||\ny\n=======\nz\n>>>>>>> theirs\n";
+	static const char loop_left[] = "a\n>>>>>>> upstream patch\nb\n";
+	static const char longer[] = "<<<<<<<<\nx\n========\ny\n>>>>>>>>\n";
+	static const unsigned char only_b[] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+	static const unsigned char sep_added[] = { 0, 0, 0, 0, 1, 0, 0, 0 };
+
+	ok(backport_marker_at(rst, strlen(rst), 7, NULL, 0, 0) == 0,
+	   "an reST underline of seven = is no conflict marker");
+	ok(backport_marker_at(rst, strlen(rst), 7, NULL, 0, 7) == 0,
+	   "nor in a file the loop wrote markers into");
+	ok(backport_marker_at(triple, strlen(triple), 7, NULL, 0, 0) == 2,
+	   "a complete triple without labels, at its first line");
+	ok(backport_marker_at(labelled, strlen(labelled), 7, NULL, 0, 0) == 2,
+	   "a triple with labels and a base section");
+	ok(backport_marker_at(triple, strlen(triple), 7, only_b, 7, 0) == 0,
+	   "a triple the tree had before is not held against the loop");
+	ok(backport_marker_at(triple, strlen(triple), 7, sep_added, 7, 0) == 2,
+	   "a triple with one new line of it is");
+	ok(backport_marker_at(loop_left, strlen(loop_left), 7, NULL, 0, 7) == 2,
+	   "a lone marker of the loop's own, in a file it marked");
+	ok(backport_marker_at(loop_left, strlen(loop_left), 7, NULL, 0, 0) == 0,
+	   "a lone marker in a file the loop did not mark is not a triple");
+	ok(backport_marker_at(longer, strlen(longer), 7, NULL, 0, 0) == 0,
+	   "eight-character lines are no markers at size 7");
+	ok(backport_marker_at(longer, strlen(longer), 8, NULL, 0, 0) == 1,
+	   "they are at conflict-marker-size 8");
+	ok(backport_marker_at(triple, strlen(triple), 8, NULL, 0, 0) == 0,
+	   "and seven-character ones are not");
+}
+
 static const char kit_yaml[] =
 	"# the kit\n"
 	"series:\n"
@@ -78,6 +112,7 @@ static void test_decision(void)
 int main(void)
 {
 	test_note();
+	test_markers();
 	test_decision();
 	return tap_done();
 }

@@ -232,6 +232,7 @@ static int merge_three_way(struct backport_result *r, git_repository *repo, git_
 	git_merge_file_input in_old = merge_input_init, in_ours = merge_input_init,
 			     in_new = merge_input_init;
 	git_merge_file_options opts = merge_options_init;
+	git_repository *wt = NULL;
 	int err, ret = 1;
 
 	if (d->status != GIT_DELTA_MODIFIED)
@@ -258,6 +259,10 @@ static int merge_three_way(struct backport_result *r, git_repository *repo, git_
 	opts.ancestor_label = "upstream base";
 	opts.our_label = "tree";
 	opts.their_label = "upstream patch";
+	/* the size git would write them in, from the tree's attributes: the check reads them so */
+	if (git_repository_open(&wt, dir) < 0)
+		git_error_clear();
+	opts.marker_size = (unsigned short)backport_marker_size(wt, d->new_file.path);
 	if ((err = git_merge_file(&res, &in_old, &in_ours, &in_new, &opts)) < 0) {
 		ret = gitutil_error(err, "cannot merge '%s'", d->old_file.path);
 		goto cleanup;
@@ -265,8 +270,10 @@ static int merge_three_way(struct backport_result *r, git_repository *repo, git_
 	ret = write_tree_file(dir, d->new_file.path, res.ptr, res.len, git_tree_entry_filemode(e),
 			      report);
 	if (!ret)
-		add_file(r, d->new_file.path, res.automergeable ? BACKPORT_MERGED : BACKPORT_CONFLICT);
+		add_file(r, d->new_file.path, res.automergeable ? BACKPORT_MERGED :
+			 BACKPORT_CONFLICT)->markers = res.automergeable ? 0 : opts.marker_size;
 cleanup:
+	git_repository_free(wt);
 	git_merge_file_result_free(&res);
 	git_tree_entry_free(e);
 	git_blob_free(ours);
@@ -443,6 +450,47 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The blob each file of `r` is in the tree at `dir` as the loop left it
+ * (zero: not there), hashed as git add would, without writing it: what
+ * backport_note() compares the resolution with.
+ */
+static int note_written(struct backport_result *r, const char *dir)
+{
+	struct strbuf target = STRBUF_INIT;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < r->nr && !err; i++) {
+		struct backport_file *f = &r->files[i];
+		char *abs = path_join(dir, f->path);
+		struct stat st;
+
+		memset(&f->wrote, 0, sizeof(f->wrote));
+		if (lstat(abs, &st)) {
+			/* not there, or a file where the patch had a directory */
+			if (errno != ENOENT && errno != ENOTDIR)
+				err = error("cannot read '%s': %s", abs, strerror(errno));
+		} else if (S_ISLNK(st.st_mode)) {
+			ssize_t n;
+
+			strbuf_reset(&target);
+			strbuf_grow(&target, (size_t)st.st_size + 1);
+			n = readlink(abs, target.buf, (size_t)st.st_size + 1);
+			if (n < 0 || n > st.st_size ||
+			    git_odb_hash(&f->wrote, target.buf, (size_t)n, GIT_OBJECT_BLOB) < 0)
+				err = error("cannot read the link '%s'", abs);
+		} else if (S_ISREG(st.st_mode) &&
+			   git_odb_hashfile(&f->wrote, abs, GIT_OBJECT_BLOB) < 0) {
+			err = gitutil_error(-1, "cannot read '%s'", abs);
+		}
+		f->wrote_known = !err;
+		free(abs);
+	}
+	strbuf_release(&target);
+	return err;
+}
+
 int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git_repository *repo,
 			   const git_oid *onto, const char *dir, const char *diff, size_t len)
 {
@@ -513,6 +561,8 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		git_buf_dispose(&text);
 		git_patch_free(patch);
 	}
+	if (!ret)
+		ret = note_written(r, dir);
 cleanup:
 	free(order);
 	git_diff_free(gd);
@@ -994,77 +1044,6 @@ cleanup:
 	return ret;
 }
 
-/* The 1-based line of the first conflict marker in `buf`, or 0. */
-static size_t marker_line(const char *buf, size_t len)
-{
-	static const char *const marks[] = { "<<<<<<< ", "=======\n", ">>>>>>> " };
-	size_t i = 0, k, line = 1;
-	const char *nl;
-
-	while (i < len) {
-		for (k = 0; k < ARRAY_SIZE(marks); k++)
-			if (len - i >= strlen(marks[k]) && !memcmp(buf + i, marks[k], strlen(marks[k])))
-				return line;
-		nl = memchr(buf + i, '\n', len - i);
-		if (!nl)
-			break;
-		i = (size_t)(nl - buf) + 1;
-		line++;
-	}
-	return 0;
-}
-
-int backport_new_markers(struct strbuf *left, git_repository *repo, const git_oid *onto,
-			 const git_oid *wt_tree)
-{
-	git_commit *c = NULL;
-	git_tree *old = NULL, *new = NULL;
-	git_diff *diff = NULL;
-	size_t i, n;
-	int err, ret = 0;
-
-	if ((err = git_commit_lookup(&c, repo, onto)) < 0 || (err = git_commit_tree(&old, c)) < 0 ||
-	    (err = git_tree_lookup(&new, repo, wt_tree)) < 0 ||
-	    (err = git_diff_tree_to_tree(&diff, repo, old, new, NULL)) < 0) {
-		ret = gitutil_error(err, "cannot compare the work tree with %s", oid_short(onto));
-		goto cleanup;
-	}
-	n = git_diff_num_deltas(diff);
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		git_blob *nb = NULL, *ob = NULL;
-		size_t at;
-
-		if (d->status == GIT_DELTA_DELETED || (d->new_file.mode != GIT_FILEMODE_BLOB &&
-		    d->new_file.mode != GIT_FILEMODE_BLOB_EXECUTABLE) ||
-		    ends_with(d->new_file.path, ".rej") || ends_with(d->new_file.path, ".rej.why"))
-			continue;
-		if (git_blob_lookup(&nb, repo, &d->new_file.id) < 0) {
-			ret = gitutil_error(-1, "cannot read '%s' of the work tree", d->new_file.path);
-			goto cleanup;
-		}
-		at = git_blob_is_binary(nb) ? 0 :
-		     marker_line(git_blob_rawcontent(nb), (size_t)git_blob_rawsize(nb));
-		if (at && !git_oid_is_zero(&d->old_file.id) &&
-		    git_blob_lookup(&ob, repo, &d->old_file.id) == 0 &&
-		    marker_line(git_blob_rawcontent(ob), (size_t)git_blob_rawsize(ob)))
-			at = 0;	/* the tree had markers there before the loop: its own business */
-		git_error_clear();
-		if (at) {
-			strbuf_addf(left, "%s:%zu: conflict marker left\n", shown(d->new_file.path), at);
-			ret++;
-		}
-		git_blob_free(ob);
-		git_blob_free(nb);
-	}
-cleanup:
-	git_diff_free(diff);
-	git_tree_free(new);
-	git_tree_free(old);
-	git_commit_free(c);
-	return ret;
-}
-
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir)
 {
 	static const char *const suffixes[] = { ".rej", ".rej.why" };
@@ -1100,6 +1079,97 @@ char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_
 	free(name);
 	free(title);
 	free(abs);
+	return ret;
+}
+
+/* The blob of `path` in `tree` (zero when it is not there, or not a blob). */
+static void blob_at(git_oid *out, git_tree *tree, const char *path)
+{
+	git_tree_entry *e = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (git_tree_entry_bypath(&e, tree, path) == 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB)
+		git_oid_cpy(out, git_tree_entry_id(e));
+	git_error_clear();
+	git_tree_entry_free(e);
+}
+
+/* What the resolution did to file `f` of the patch, or NULL: it went in as the patch has it. */
+static const char *file_fate(struct strbuf *buf, const struct backport_file *f, const git_oid *old,
+			     const git_oid *fin)
+{
+	int as_written = f->wrote_known && git_oid_equal(fin, &f->wrote);
+
+	if (git_oid_equal(fin, old) && !(as_written && f->how == BACKPORT_APPLIED))
+		return "dropped";
+	switch (f->how) {
+	case BACKPORT_APPLIED:
+		return as_written || !f->wrote_known ? NULL : "redone";
+	case BACKPORT_MERGED:
+		return as_written || !f->wrote_known ? "merged three-way" : "redone";
+	case BACKPORT_CONFLICT:
+		return "conflict resolved";
+	case BACKPORT_PARTIAL:
+		if (!as_written)
+			return "rejected hunks redone";
+		strbuf_reset(buf);
+		strbuf_addf(buf, "%zu of %zu hunks dropped", f->rejected, f->hunks);
+		return buf->buf;
+	}
+	return NULL;
+}
+
+/* Whether `path` is a file of `r`, or the .rej or .rej.why the loop wrote beside one. */
+static int in_result(const struct backport_result *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (!strcmp(r->files[i].path, path))
+			return 1;
+	return is_loop_rej(r, path);
+}
+
+int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto,
+		  const git_oid *final, const struct backport_result *r)
+{
+	struct strbuf buf = STRBUF_INIT;
+	git_commit *c = NULL;
+	git_tree *old = NULL, *new = NULL;
+	git_diff *diff = NULL;
+	size_t i, n;
+	int err, ret = 0;
+
+	if ((err = git_commit_lookup(&c, repo, onto)) < 0 || (err = git_commit_tree(&old, c)) < 0 ||
+	    (err = git_tree_lookup(&new, repo, final)) < 0 ||
+	    (err = git_diff_tree_to_tree(&diff, repo, old, new, NULL)) < 0) {
+		ret = gitutil_error(err, "cannot compare the backport with %s", oid_short(onto));
+		goto cleanup;
+	}
+	for (i = 0; i < r->nr; i++) {
+		git_oid o, f;
+		const char *what;
+
+		blob_at(&o, old, r->files[i].path);
+		blob_at(&f, new, r->files[i].path);
+		if ((what = file_fate(&buf, &r->files[i], &o, &f)))
+			strbuf_addf(note, " %s (%s)", r->files[i].path, what);
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->status == GIT_DELTA_DELETED ? d->old_file.path :
+				   d->new_file.path;
+
+		if (!in_result(r, path))
+			strbuf_addf(note, " %s (added: not in the patch)", path);
+	}
+cleanup:
+	strbuf_release(&buf);
+	git_diff_free(diff);
+	git_tree_free(new);
+	git_tree_free(old);
+	git_commit_free(c);
 	return ret;
 }
 

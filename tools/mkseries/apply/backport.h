@@ -25,6 +25,15 @@ struct backport_file {
 	 * with their whole context or not at all: there is no fuzz.)
 	 */
 	char *moved;
+	/* CONFLICT: the conflict-marker-size the loop wrote its markers with */
+	unsigned markers;
+	/*
+	 * The blob the loop left in the work tree for the file (zero: none,
+	 * the file absent), when wrote_known: what the resolution is
+	 * compared with (backport_note()).
+	 */
+	git_oid wrote;
+	int wrote_known;
 };
 
 struct backport_result {
@@ -90,15 +99,35 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir);
 
 /*
- * Conflict markers ("<<<<<<< ", "=======", ">>>>>>> " lines) in any file
- * of tree `wt_tree` (the work tree's) that the file did not have in the
- * commit `onto` the work tree was checked out from: markers the loop or
- * the user left anywhere, not only in the files merged with conflicts.
- * One line "<path>:<line>: conflict marker left" each in `left`; returns
- * the number of such files, or -1 (printed).
+ * Conflict markers left in the work tree `wt_path`, whose tree is
+ * `wt_tree`, on lines the file did not have in commit `onto` (the tree
+ * the loop checked out): a complete triple `<<<<<<<` / `=======` /
+ * `>>>>>>>` (a `|||||||` base section allowed, labels or none) at the
+ * file's conflict-marker-size attribute (7 by default) anywhere, and in
+ * the files `r` merged with conflicts also any single line of the
+ * loop's own markers (`<<<<<<< tree`, `>>>>>>> upstream patch`). A lone
+ * `=======` (an reST underline) is not one. Files named in `accepted`
+ * (may be NULL) are not looked at: the backporter said their markers
+ * are meant. One line "<path>:<line>: conflict marker left" a file in
+ * `left`, the path pushed to `paths` (may be NULL); returns the number
+ * of such files, or -1 (printed).
  */
-int backport_new_markers(struct strbuf *left, git_repository *repo, const git_oid *onto,
-			 const git_oid *wt_tree);
+int backport_new_markers(struct strbuf *left, struct strvec *paths, git_repository *repo,
+			 const git_oid *onto, const git_oid *wt_tree, const char *wt_path,
+			 const struct backport_result *r, const struct strvec *accepted);
+
+/*
+ * The first line of `buf` (1-based; 0: none) that backport_new_markers()
+ * refuses at marker size `size`: the first line of a complete triple one
+ * of whose marker lines is added, or an added line of the loop's own
+ * markers at `loop_size` (0: the loop wrote none). added[i] says whether
+ * line i (1-based, i <= nr_lines) is new; NULL: every line is. Pure.
+ */
+size_t backport_marker_at(const char *buf, size_t len, unsigned size, const unsigned char *added,
+			  size_t nr_lines, unsigned loop_size);
+
+/* The conflict-marker-size attribute of `path` in the work tree `wt` (7 when unset). */
+unsigned backport_marker_size(git_repository *wt, const char *path);
 
 /*
  * The name of the branch backport of upstream entry `p` with subject
@@ -108,6 +137,21 @@ int backport_new_markers(struct strbuf *left, git_repository *repo, const git_oi
  */
 char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_patch *p,
 			 const char *subject);
+
+/*
+ * What the resolution did to each file, for the bracketed note: the
+ * files of the patch (`r`), each compared in the recorded tree `final`
+ * with the tree of commit `onto` the loop checked out and with what the
+ * loop left in the work tree for it: " <path> (<what>)" appended to
+ * `note` for each that did not go in as the patch has it: "dropped"
+ * (as the tree had it), "merged three-way", "conflict resolved",
+ * "rejected hunks redone", "<n> of <m> hunks dropped" (the rejected
+ * ones left out), "redone" (changed after the loop wrote it); and
+ * "added: not in the patch" for a file the patch does not name. Returns
+ * 0 or -1 (printed).
+ */
+int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto,
+		  const git_oid *final, const struct backport_result *r);
 
 /*
  * Insert the bracketed note into `message` (a stable_message()): in the

@@ -4,6 +4,7 @@
 
 #include <git2.h>
 
+#include "apply/backport.h"
 #include "kit/model.h"
 #include "lib/state.h"
 #include "lib/util.h"
@@ -19,11 +20,26 @@ struct backport_paths {
 	char *dir, *loop, *patch, *journal, *yaml_orig, *backup, *tree, *wt_name, *refname;
 	char *ended;	/* beside dir: where backport_loop_remove() puts it to remove it */
 	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
+	char *index_writer;	/* while the loop writes the work tree's index: who (pid, time) */
 };
 
 /* 0, or -1 when there is no work directory to put the loop in (printed). */
 int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
 			const struct kernel_branch *b);
+
+/*
+ * Around each write of the work tree's index (libgit2 takes its
+ * index.lock in the repository's worktrees/<wt_name>/): begin notes this process in
+ * lp->index_writer, done removes the note. A lock found with the note
+ * of a process that is gone, and no older than it, is what a kill left
+ * while libgit2 held it: backport_index_unlock() removes it and says so
+ * in `said`. Any other lock (a git in the work tree, `git add`) is
+ * named with its age and who may hold it: -1 (printed).
+ */
+int backport_index_begin(const struct backport_paths *lp);
+void backport_index_done(const struct backport_paths *lp);
+int backport_index_unlock(const struct backport_paths *lp, git_repository *repo,
+			  struct strbuf *said);
 void backport_paths_release(struct backport_paths *lp);
 
 /*
@@ -54,6 +70,8 @@ int backport_loop_remove(const struct backport_paths *lp);
  *             when there, is the loop's own
  *   finish    the work tree, the loop's branch and the `patch` state
  *             removed: done again
+ *   keep      the ref that keeps a recorded backport's commit written:
+ *             its lock goes; the rerun writes commit and ref again
  *   abort     --abort under way: only --abort goes on (it does it all
  *             again); the loop's directory goes last, the journal with it
  */
@@ -63,11 +81,14 @@ int backport_journal_done(const struct backport_paths *lp);
 
 /*
  * Finish or roll back the step the journal shows half done, in the
- * kernel repository `repo` and the kit at `kit_dir`; what was done is
- * appended to `said`, one line each. A lock the killed run left on the
- * loop's branch is not removed: it is named (path, the pid that left
- * it, its age, what to do). A killed --abort is left to `aborting` (the
- * caller is --abort) and refused otherwise. Returns 0 (nothing to do,
+ * kernel repository `repo` (whose lock the caller holds) and the kit at
+ * `kit_dir`; what was done is appended to `said`, one line each. A ref
+ * lock the killed step left (on the loop's branch, on a keep ref) is
+ * the loop's own when it is no older than the step and the journal's
+ * pid is gone: it is removed and named (path, age, pid). Any other lock
+ * is named with its age and the command to run, and stops it. A killed
+ * --abort is left to `aborting` (the caller is --abort; its locks are
+ * removed as above) and refused otherwise. Returns 0 (nothing to do,
  * or done) or -1 (printed), the journal then kept.
  */
 int backport_journal_recover(const struct backport_paths *lp, git_repository *repo,
@@ -75,8 +96,8 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 
 /*
  * What --status says of a half-done step of branch `branch`'s loop
- * (its `patch` state is `patch`), appended to `said`; a lock left on the
- * loop's branch is named as an error when `repo` is not NULL. Returns
+ * (its `patch` state is `patch`), appended to `said`; the ref locks it
+ * left are named when `repo` is not NULL, with what removes them. Returns
  * 1 when that is all there is to say (there is no work tree to look
  * at), 0 when the rest of the status follows (or there is no journal).
  */
@@ -89,5 +110,26 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
  * `kit_dir` only; each is named in `said`.
  */
 void backport_remove_temp_files(const char *kit_dir, const char *rel, struct strbuf *said);
+
+/*
+ * --abort: the refs the loop moved or made, as they were before it: the
+ * kit's ref `kit_ref` back where the `loop` state's "kit_ref" says it
+ * was (deleted when it was not there; left alone when the state does
+ * not say), and the refs that keep the backports it recorded ("keep.N")
+ * deleted. What is done is said in `said`. Returns 0 or -1 (printed).
+ */
+int backport_abort_refs(git_repository *repo, const struct state *loop, const char *kit_ref,
+			struct strbuf *said);
+
+/*
+ * The `patch` state's record of how each file of a patch came into the
+ * work tree (backport_result): keys "<field>.<i>" per file. The one
+ * place that names them.
+ */
+void backport_result_to_state(struct state *st, const struct backport_result *r);
+void backport_result_from_state(struct backport_result *r, const struct state *st);
+
+/* The values of keys "<key>.0", "<key>.1", ... of `st`, in order, pushed to `out`. */
+void backport_state_list(struct strvec *out, const struct state *st, const char *key);
 
 #endif

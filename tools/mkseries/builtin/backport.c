@@ -24,6 +24,7 @@
 struct loop_opts {
 	const char *repo, *series, *message;
 	int edit;
+	struct strvec accept;	/* --accept-markers: files whose markers are meant */
 };
 
 /* What one run of the loop works with. */
@@ -57,10 +58,17 @@ struct loop {
 static int loop_worktree_tree(git_oid *out, struct loop *l, const struct backport_result *r)
 {
 	if (!l->have_wt_tree) {
-		int n;
+		struct strbuf said = STRBUF_INIT;
+		int n = backport_index_unlock(&l->paths, l->repo, &said);
 
+		fputs(said.buf, stdout);
+		strbuf_release(&said);
 		strbuf_reset(&l->wt_ignored);
+		if (n || backport_index_begin(&l->paths))
+			return -1;
+		test_crash_point("index-writing");
 		n = backport_worktree_tree(&l->wt_tree, l->paths.tree, r, &l->wt_ignored);
+		backport_index_done(&l->paths);
 		if (n < 0)
 			return -1;
 		l->wt_nr_ignored = n;
@@ -134,42 +142,6 @@ static const struct kit_patch *find_entry(const struct kit *kit, const char *sid
 		return &s->fixups[i];
 	error("series '%s' has no entry %lu in '%s' any more", sid, i + 1, list);
 	return NULL;
-}
-
-/* The number under key "<key>.<i>" of the state, 0 when absent. */
-static size_t state_size(const struct state *st, const char *key, size_t i)
-{
-	char *k = xstrfmt("%s.%zu", key, i);
-	const char *v = state_get(st, k);
-
-	free(k);
-	return v ? (size_t)strtoul(v, NULL, 10) : 0;
-}
-
-static void result_from_state(struct backport_result *r, const struct state *st)
-{
-	size_t i;
-
-	for (i = 0;; i++) {
-		char *kp = xstrfmt("file.%zu", i), *kh = xstrfmt("how.%zu", i);
-		const char *path = state_get(st, kp), *how = state_get(st, kh);
-
-		free(kp);
-		free(kh);
-		if (!path || !how)
-			break;
-		ALLOC_GROW(r->files, r->nr + 1, r->alloc);
-		memset(&r->files[r->nr], 0, sizeof(r->files[r->nr]));
-		r->files[r->nr].path = xstrdup(path);
-		r->files[r->nr].how = (enum backport_how)atoi(how);
-		r->files[r->nr].hunks = state_size(st, "hunks", i);
-		r->files[r->nr].rejected = state_size(st, "rejected", i);
-		kp = xstrfmt("moved.%zu", i);
-		if (state_get(st, kp) && *state_get(st, kp))
-			r->files[r->nr].moved = xstrdup(state_get(st, kp));
-		free(kp);
-		r->nr++;
-	}
 }
 
 static void print_files(const struct backport_result *r, const char *tree)
@@ -413,24 +385,23 @@ static char *full_upstream_id(git_repository *repo, const struct mail_patch *m,
  * NULL when the editor failed (printed). Caller frees.
  */
 static char *backport_message(struct loop *l, const struct kit_patch *p,
-			      const struct mail_patch *m, const struct backport_result *r)
+			      const struct mail_patch *m, const struct backport_result *r,
+			      git_commit *onto_c, const git_oid *tree_id)
 {
 	struct strbuf note = STRBUF_INIT;
 	struct mail_patch full = *m;
 	char *id = full_upstream_id(l->repo, m, p), *message, *noted;
-	size_t i;
 
 	full.upstream = id;
 	message = stable_message(&full, p, NULL, NULL, 0, l->me);
 	free(id);
 
 	strbuf_addf(&note, "[ %s: backported to %s;", l->me->name, branch_decisions(l->b));
-	for (i = 0; i < r->nr; i++)
-		if (r->files[i].how != BACKPORT_APPLIED)
-			strbuf_addf(&note, " %s (%s)", r->files[i].path,
-				    r->files[i].how == BACKPORT_MERGED ? "merged three-way" :
-				    r->files[i].how == BACKPORT_CONFLICT ? "conflict resolved" :
-				    "rejected hunks redone");
+	if (backport_note(&note, l->repo, git_commit_id(onto_c), tree_id, r)) {
+		strbuf_release(&note);
+		free(message);
+		return NULL;
+	}
 	strbuf_addstr(&note, " ]");
 	noted = backport_add_note(message, note.buf, l->me->email);
 	strbuf_release(&note);
@@ -452,7 +423,7 @@ static int write_backport_commit(git_oid *out, struct loop *l, const struct kit_
 				 git_commit *onto_c, const char *message)
 {
 	git_signature *author = NULL;
-	git_reference *ref = NULL;
+	git_transaction *tx = NULL;
 	git_tree *tree = NULL;
 	char *keep = NULL;
 	int err, ret = 0;
@@ -469,11 +440,27 @@ static int write_backport_commit(git_oid *out, struct loop *l, const struct kit_
 		goto cleanup;
 	}
 	keep = xstrfmt("%s%s", l->paths.keep_prefix, git_oid_tostr_s(out));
-	err = git_reference_create(&ref, l->repo, keep, out, 1, "mkseries backport: recorded");
+	/* noted first: --abort deletes the keep refs of the backports it drops */
+	if (add_loop_file(l->paths.loop, "keep", keep) ||
+	    backport_journal_begin(&l->paths, "keep", kit_patch_label(p), NULL)) {
+		ret = -1;
+		goto cleanup;
+	}
+	/* a transaction: the crash tests stop it with the lock held, as a kill may */
+	if ((err = git_transaction_new(&tx, l->repo)) >= 0 &&
+	    (err = git_transaction_lock_ref(tx, keep)) >= 0) {
+		crash_point("keep-locked");
+		if ((err = git_transaction_set_target(tx, keep, out, NULL,
+						      "mkseries backport: recorded")) >= 0)
+			err = git_transaction_commit(tx);
+	}
 	if (err < 0)
-		ret = gitutil_error(err, "cannot write '%s'", keep);
+		ret = err == GIT_ELOCKED ? ref_locked_error(l->repo, keep) :
+		      gitutil_error(err, "cannot write '%s'", keep);
+	else
+		ret = backport_journal_done(&l->paths);
 cleanup:
-	git_reference_free(ref);
+	git_transaction_free(tx);
 	free(keep);
 	git_tree_free(tree);
 	git_signature_free(author);
@@ -555,7 +542,7 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 		error("'%s' holds %zu patches; the kit names one patch per file", src, nr_mails);
 		goto cleanup;
 	}
-	message = backport_message(l, p, &mails[0], r);
+	message = backport_message(l, p, &mails[0], r, onto_c, &tree_id);
 	if (!message ||
 	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message))
 		goto cleanup;
@@ -688,8 +675,6 @@ static void kit_applied(struct loop *l, const struct apply_outcome *o)
 static void set_patch_state(struct state *st, const struct loop *l, const struct plan_item *it,
 			    const git_oid *onto, const struct backport_result *r)
 {
-	size_t i;
-
 	state_set(st, "branch", l->b->name);
 	state_set(st, "series", it->patch->series->id);
 	state_set(st, "list", it->patch->is_fixup ? "fixups" : "patches");
@@ -701,23 +686,7 @@ static void set_patch_state(struct state *st, const struct loop *l, const struct
 	state_set(st, "replaces", it->branch_backport ? it->source : "");
 	state_set(st, "onto", git_oid_tostr_s(onto));
 	state_set(st, "tree", l->paths.tree);
-	for (i = 0; i < r->nr; i++) {
-		char *kf = xstrfmt("file.%zu", i), *kh = xstrfmt("how.%zu", i);
-
-		state_set(st, kf, r->files[i].path);
-		state_setf(st, kh, "%d", (int)r->files[i].how);
-		free(kf);
-		free(kh);
-		kf = xstrfmt("hunks.%zu", i);
-		state_setf(st, kf, "%zu", r->files[i].hunks);
-		free(kf);
-		kf = xstrfmt("rejected.%zu", i);
-		state_setf(st, kf, "%zu", r->files[i].rejected);
-		free(kf);
-		kf = xstrfmt("moved.%zu", i);
-		state_set(st, kf, r->files[i].moved ? r->files[i].moved : "");
-		free(kf);
-	}
+	backport_result_to_state(st, r);
 }
 
 /* The patch that does not apply, the tree checked out for it, and how each file went. */
@@ -866,24 +835,35 @@ next:
 
 /*
  * What is left to resolve in the work tree, one line each in `left`:
- * .rej files, conflict markers in any file that did not have them in
- * the tree the loop checked out, and new files .gitignore hides (the
- * user says whether they are the backport's: git add -A would drop them
- * silently, and the tree goes once recorded). Returns their number, or -1.
+ * .rej files, conflict markers on lines the tree the loop checked out
+ * did not have (backport_new_markers(); not in the files accepted with
+ * --accept-markers), and new files .gitignore hides (the user says
+ * whether they are the backport's: git add -A would drop them silently,
+ * and the tree goes once recorded). Returns their number, or -1.
  */
 static int loop_leftovers(struct strbuf *left, struct loop *l, const struct state *st,
 			  const struct backport_result *r)
 {
+	struct strvec accepted = STRVEC_INIT, marked = STRVEC_INIT;
 	git_oid onto, tree;
 	int n = (int)backport_leftovers(left, r, l->paths.tree), m;
+	size_t i;
 
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
 		return error("the loop's state has no valid 'onto' commit");
 	if (loop_worktree_tree(&tree, l, r))
 		return -1;
-	m = backport_new_markers(left, l->repo, &onto, &tree);
+	backport_state_list(&accepted, st, "accepted");
+	m = backport_new_markers(left, &marked, l->repo, &onto, &tree, l->paths.tree, r,
+				 &accepted);
+	strvec_clear(&accepted);
 	if (m < 0)
 		return -1;
+	for (i = 0; i < marked.nr; i++)
+		strbuf_addf(left, "hint: if the markers in %s are meant to be there: "
+			    "mkseries backport --branch %s --continue --accept-markers %s\n",
+			    shown(marked.v[i]), l->b->name, shown(marked.v[i]));
+	strvec_clear(&marked);
 	if (l->wt_nr_ignored) {
 		strbuf_add(left, l->wt_ignored.buf, l->wt_ignored.len);
 		strbuf_addf(left, "hint: `git -C %s add -f <file>` records a file .gitignore hides;\n"
@@ -892,6 +872,70 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 			    l->paths.tree, l->paths.tree);
 	}
 	return n + m + l->wt_nr_ignored;
+}
+
+/*
+ * --accept-markers: the files whose conflict markers the backporter
+ * means, kept in the patch's state `st` (written) so that a later
+ * --continue needs them no more. Each must be a file of the work tree.
+ */
+static int accept_markers(struct loop *l, struct state *st)
+{
+	struct strvec have = STRVEC_INIT;
+	size_t i, k;
+	int ret = 0;
+
+	if (!l->opts->accept.nr)
+		return 0;
+	backport_state_list(&have, st, "accepted");
+	for (i = 0; i < l->opts->accept.nr && !ret; i++) {
+		const char *path = l->opts->accept.v[i];
+		char *abs = path_join(l->paths.tree, path), *key;
+		int dup = 0;
+
+		if (!*path || *path == '/' || !strcmp(path, "..") || !strncmp(path, "../", 3) ||
+		    strstr(path, "/../") || !file_exists(abs))
+			ret = error("--accept-markers '%s': not a file of the work tree '%s' (a path "
+				    "as --status shows it, e.g. mm/mremap.c)", shown(path),
+				    l->paths.tree);
+		for (k = 0; k < have.nr && !ret && !dup; k++)
+			dup = !strcmp(have.v[k], path);
+		if (!ret && !dup) {
+			key = xstrfmt("accepted.%zu", have.nr);
+			state_set(st, key, path);
+			strvec_push(&have, path);
+			free(key);
+			printf("the conflict markers in %s are taken as meant\n", shown(path));
+		}
+		free(abs);
+	}
+	if (!ret && state_write(st, l->paths.patch))
+		ret = -1;
+	strvec_clear(&have);
+	return ret;
+}
+
+/* Whether the loop's work tree is there to read (a killed removal may have taken it). */
+static int work_tree_there(const struct loop *l)
+{
+	char *git = path_join(l->paths.tree, ".git");
+	int there = file_exists(git);
+
+	free(git);
+	return there;
+}
+
+/* The files whose conflict markers --accept-markers took as meant. */
+static void print_accepted(const struct state *st)
+{
+	struct strvec acc = STRVEC_INIT;
+	size_t i;
+
+	backport_state_list(&acc, st, "accepted");
+	for (i = 0; i < acc.nr; i++)
+		printf("  accepted  %s (its conflict markers are meant: --accept-markers)\n",
+		       shown(acc.v[i]));
+	strvec_clear(&acc);
 }
 
 static int cmd_status(struct loop *l)
@@ -924,7 +968,7 @@ static int cmd_status(struct loop *l)
 		state_release(&st);
 		return 0;	/* nothing to resolve either way */
 	}
-	result_from_state(&r, &st);
+	backport_result_from_state(&r, &st);
 	printf("backport loop on '%s'\n", l->b->name);
 	printf("  series:  %s\n", shown(state_get(&st, "series")));
 	printf("  patch:   %s %s %s\n", shown(v), shown(state_get(&st, "upstream")),
@@ -933,7 +977,12 @@ static int cmd_status(struct loop *l)
 	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
 	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
 	print_files(&r, l->paths.tree);
-	if (state_get(&st, "recorded")) {
+	print_accepted(&st);
+	if (!state_get(&st, "recorded") && !work_tree_there(l)) {
+		printf("the work tree %s is gone; --continue checks the patch out again, "
+		       "--abort drops the loop\n", l->paths.tree);
+		nleft = 1;
+	} else if (state_get(&st, "recorded")) {
 		/* a --continue was killed after the patch was written: what is left is its own */
 		printf("recorded as %s; %s\n", shown(state_get(&st, "recorded")),
 		       state_get(&st, "decided") ?
@@ -996,7 +1045,16 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 			goto cleanup;
 		crash_point("skipped");
 	} else {
-		result_from_state(&r, &st);
+		if (!state_get(&st, "recorded") && !work_tree_there(l)) {
+			/* nothing there to record: the patch is checked out again */
+			printf("the work tree %s is gone: checking %s out again\n", l->paths.tree,
+			       shown(state_get(&st, "label")));
+			ret = finish_patch(l, state_get(&st, "label")) ? 1 : run_loop(l);
+			goto cleanup;
+		}
+		backport_result_from_state(&r, &st);
+		if (accept_markers(l, &st))
+			goto cleanup;
 		err = loop_leftovers(&left, l, &st, &r);
 		if (err < 0)
 			goto cleanup;
@@ -1179,6 +1237,7 @@ static int cmd_abort(struct loop *l)
 {
 	struct state st = STATE_INIT;
 	struct strbuf why = STRBUF_INIT;
+	char *kit_ref = NULL;
 	int ret = 0;
 
 	if (!file_exists(l->paths.loop) && !file_exists(l->paths.patch)) {
@@ -1204,11 +1263,17 @@ static int cmd_abort(struct loop *l)
 	crash_point("yaml-restored");
 	if (put_back_files(l, &st))
 		ret = 1;
+	strbuf_reset(&why);
+	kit_ref = kit_refname(l->kit, l->b, NULL);
+	if (backport_abort_refs(l->repo, &st, kit_ref, &why))
+		ret = 1;
+	fputs(why.buf, stdout);
 	if (!ret && backport_loop_remove(&l->paths))
 		ret = 1;
 	if (!ret)
 		printf("backport loop on '%s' aborted; the kit is as it was before it\n", l->b->name);
 cleanup:
+	free(kit_ref);
 	strbuf_release(&why);
 	state_release(&st);
 	return ret;
@@ -1218,7 +1283,8 @@ static int cmd_start(struct loop *l)
 {
 	struct strbuf yaml = STRBUF_INIT;
 	struct state st = STATE_INIT;
-	char *path = path_join(l->kit->dir, "series.yaml");
+	char *path = path_join(l->kit->dir, "series.yaml"), *ref;
+	git_oid tip;
 	int ret = 1;
 
 	if (file_exists(l->paths.loop) || file_exists(l->paths.patch)) {
@@ -1233,6 +1299,12 @@ static int cmd_start(struct loop *l)
 	}
 	state_set(&st, "branch", l->b->name);
 	state_set(&st, "kit", l->kit->dir);
+	/* for --abort: the kit's ref as it was ("": none) */
+	ref = kit_refname(l->kit, l->b, NULL);
+	state_set(&st, "kit_ref", git_reference_name_to_id(&tip, l->repo, ref) ? "" :
+		  git_oid_tostr_s(&tip));
+	git_error_clear();
+	free(ref);
 	/* what an older loop left is not this one's: its series.yaml.loop would be taken as ours */
 	if (backport_loop_remove(&l->paths))
 		goto cleanup;
@@ -1284,6 +1356,25 @@ static int find_loop_branch(const char **out, const struct kit *kit, const char 
 	return (int)(n > 1 ? 2 : n);
 }
 
+/* The loop of branch `branch` of `kit` (may point into it: copied), its paths. 0, or 2 (printed). */
+static int loop_setup(struct loop *l, struct kit *kit, const struct loop_opts *lo,
+		      const char *branch, const char *workdir)
+{
+	l->kit = kit;
+	l->opts = lo;
+	l->name = xstrdup(branch);
+	l->b = kit_find_branch(kit, l->name);
+	if (!l->b) {
+		kit_unknown_branch(kit, l->name);
+		return 2;
+	}
+	if (lo->series && !kit_find_series(kit, lo->series)) {
+		kit_unknown_series(kit, lo->series);
+		return 2;
+	}
+	return backport_paths_init(&l->paths, kit, workdir, l->b) ? 2 : 0;
+}
+
 int cmd_backport(int argc, const char **argv)
 {
 	const char *branch = NULL, *workdir = NULL, *skip_msg = NULL;
@@ -1297,20 +1388,23 @@ int cmd_backport(int argc, const char **argv)
 		OPT_BOOL("status", 0, &status, "show where the loop stands"),
 		OPT_STRING("message", 'm', &skip_msg, "WHY", "--skip: the reason recorded"),
 		OPT_BOOL("edit", 'e', &lo.edit, "--continue: edit the message first"),
+		OPT_LIST("accept-markers", 0, &lo.accept, "PATH",
+			 "--continue: the conflict markers in PATH are meant to be there"),
 		OPT_REPO(&lo.repo),
 		OPT_WORKDIR(&workdir),
 		OPT_END(),
 	};
-	const char *usage = "mkseries backport --branch B [SERIES] | --continue [-e] | "
-			    "--skip -m WHY | --abort | --status";
+	const char *usage = "mkseries backport --branch B [SERIES] | --continue [-e] "
+			    "[--accept-markers PATH]... | --skip -m WHY | --abort | --status";
 	struct kit kit = KIT_INIT;
 	struct loop l = { 0 };
 
+	strvec_init(&lo.accept);
 	nr = parse_options(argc, argv, opts, usage);
 	modes = cont + skip + abort_ + status;
 	/* parse_options() leaves the arguments from argv[0]: SERIES is argv[0]. */
 	if (nr < 0 || modes > 1 || (!branch && !modes) || (nr > 0 && modes) || nr > 1 ||
-	    (skip_msg && !skip))
+	    (skip_msg && !skip) || (lo.accept.nr && !cont))
 		usage_with_options(usage, opts, 2);
 	if (skip && (!skip_msg || !*skip_msg)) {
 		error("--skip needs the reason it records in series.yaml: --skip -m \"why\"");
@@ -1330,28 +1424,13 @@ int cmd_backport(int argc, const char **argv)
 			error("no backport loop in progress in this kit (start one with "
 			      "mkseries backport --branch B)");
 		kit_release(&kit);
+		strvec_clear(&lo.accept);
 		return !ret && status ? 0 : 2;
 	}
 	strbuf_init(&l.wt_ignored, 0);
-	l.kit = &kit;
-	l.opts = &lo;
-	l.name = xstrdup(branch);
+	if ((ret = loop_setup(&l, &kit, &lo, branch, workdir)))
+		goto cleanup;
 	branch = NULL;	/* it may point into the kit, which add_decision() reloads */
-	l.b = kit_find_branch(&kit, l.name);
-	if (!l.b) {
-		kit_unknown_branch(&kit, l.name);
-		ret = 2;
-		goto cleanup;
-	}
-	if (lo.series && !kit_find_series(&kit, lo.series)) {
-		kit_unknown_series(&kit, lo.series);
-		ret = 2;
-		goto cleanup;
-	}
-	if (backport_paths_init(&l.paths, &kit, workdir, l.b)) {
-		ret = 2;
-		goto cleanup;
-	}
 	if (status) {
 		/* read only: no lock, the repository only when there is a tree to look at */
 		if ((file_exists(l.paths.patch) || file_exists(l.paths.journal)) &&
@@ -1382,5 +1461,6 @@ cleanup:
 	strbuf_release(&l.wt_ignored);
 	free(l.name);
 	kit_release(&kit);
+	strvec_clear(&lo.accept);
 	return ret;
 }
