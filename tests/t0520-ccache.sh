@@ -172,7 +172,7 @@ test_expect_success 'settings ccache rejects stop the build before it starts (ex
 	(cd kit && CCACHE_DEPEND=false test_expect_code 2 mkseries build --branch t --variant base --force >../out 2>../err) &&
 	cat out err &&
 	test_grep "^error: ccache will not run with these settings: ccache: error: CCACHE_DEPEND: invalid boolean environment variable value \"false\"" err &&
-	test_grep "^t base: FAILED ccache will not run with these settings: ccache: error: CCACHE_DEPEND" out
+	test_grep "^t base: FAILED the kit.s build settings are invalid: ccache will not run with these settings: ccache: error: CCACHE_DEPEND" out
 '
 
 test_expect_success 'a build section that is not right is a FILE:LINE error (exit 2)' '

@@ -1134,18 +1134,19 @@ int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto
 		  const git_oid *final, const struct backport_result *r)
 {
 	struct strbuf buf = STRBUF_INIT;
-	git_commit *c = NULL;
-	git_tree *old = NULL, *new = NULL;
-	git_diff *diff = NULL;
+	struct backport_diff bd;
+	git_tree *old, *new;
+	git_diff *diff;
 	size_t i, n;
-	int err, ret = 0;
+	int ret = 0;
 
-	if ((err = git_commit_lookup(&c, repo, onto)) < 0 || (err = git_commit_tree(&old, c)) < 0 ||
-	    (err = git_tree_lookup(&new, repo, final)) < 0 ||
-	    (err = git_diff_tree_to_tree(&diff, repo, old, new, NULL)) < 0) {
-		ret = gitutil_error(err, "cannot compare the backport with %s", oid_short(onto));
+	if (backport_diff_open(&bd, repo, onto, final, "the backport")) {
+		ret = -1;
 		goto cleanup;
 	}
+	old = bd.old;
+	new = bd.new;
+	diff = bd.diff;
 	for (i = 0; i < r->nr; i++) {
 		git_oid o, f;
 		const char *what;
@@ -1166,10 +1167,7 @@ int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto
 	}
 cleanup:
 	strbuf_release(&buf);
-	git_diff_free(diff);
-	git_tree_free(new);
-	git_tree_free(old);
-	git_commit_free(c);
+	backport_diff_free(&bd);
 	return ret;
 }
 

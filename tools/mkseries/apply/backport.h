@@ -138,6 +138,18 @@ unsigned backport_marker_size(git_repository *wt, const char *path);
 char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_patch *p,
 			 const char *subject);
 
+/* Commit onto's tree, tree `tree` and the diff between them, for the loop's checks. */
+struct backport_diff {
+	git_commit *onto;
+	git_tree *old, *new;
+	git_diff *diff;
+};
+
+/* Open d; -1 (printed: "cannot compare WHAT with ONTO") when one cannot be read. */
+int backport_diff_open(struct backport_diff *d, git_repository *repo, const git_oid *onto,
+		       const git_oid *tree, const char *what);
+void backport_diff_free(struct backport_diff *d);
+
 /*
  * What the resolution did to each file, for the bracketed note: the
  * files of the patch (`r`), each compared in the recorded tree `final`

@@ -192,23 +192,44 @@ static int file_markers(size_t *at, git_repository *repo, git_repository *wt,
 	return 0;
 }
 
+int backport_diff_open(struct backport_diff *d, git_repository *repo, const git_oid *onto,
+		       const git_oid *tree, const char *what)
+{
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	if ((err = git_commit_lookup(&d->onto, repo, onto)) < 0 ||
+	    (err = git_commit_tree(&d->old, d->onto)) < 0 ||
+	    (err = git_tree_lookup(&d->new, repo, tree)) < 0 ||
+	    (err = git_diff_tree_to_tree(&d->diff, repo, d->old, d->new, NULL)) < 0)
+		return gitutil_error(err, "cannot compare %s with %s", what, oid_short(onto));
+	return 0;
+}
+
+void backport_diff_free(struct backport_diff *d)
+{
+	git_diff_free(d->diff);
+	git_tree_free(d->new);
+	git_tree_free(d->old);
+	git_commit_free(d->onto);
+	memset(d, 0, sizeof(*d));
+}
+
 int backport_new_markers(struct strbuf *left, struct strvec *paths, git_repository *repo,
 			 const git_oid *onto, const git_oid *wt_tree, const char *wt_path,
 			 const struct backport_result *r, const struct strvec *accepted)
 {
 	git_repository *wt = NULL;
-	git_commit *c = NULL;
-	git_tree *old = NULL, *new = NULL;
-	git_diff *diff = NULL;
+	struct backport_diff bd;
+	git_diff *diff;
 	size_t i, n;
-	int err, ret = 0;
+	int ret = 0;
 
-	if ((err = git_commit_lookup(&c, repo, onto)) < 0 || (err = git_commit_tree(&old, c)) < 0 ||
-	    (err = git_tree_lookup(&new, repo, wt_tree)) < 0 ||
-	    (err = git_diff_tree_to_tree(&diff, repo, old, new, NULL)) < 0) {
-		ret = gitutil_error(err, "cannot compare the work tree with %s", oid_short(onto));
+	if (backport_diff_open(&bd, repo, onto, wt_tree, "the work tree")) {
+		ret = -1;
 		goto cleanup;
 	}
+	diff = bd.diff;
 	/* for the attributes only: without it, every file has the default marker size */
 	if (git_repository_open(&wt, wt_path) < 0)
 		git_error_clear();
@@ -235,9 +256,6 @@ int backport_new_markers(struct strbuf *left, struct strvec *paths, git_reposito
 	}
 cleanup:
 	git_repository_free(wt);
-	git_diff_free(diff);
-	git_tree_free(new);
-	git_tree_free(old);
-	git_commit_free(c);
+	backport_diff_free(&bd);
 	return ret;
 }

@@ -27,6 +27,25 @@ static char *source_name(const struct kernel_branch *b)
 	return xstrdup("its source");
 }
 
+/* Whether the import record in workdir already says what st does: then it is not written again. */
+static int same_import(const struct step_record *st, const char *workdir)
+{
+	struct step_record old = STEP_RECORD_INIT;
+	const char *a, *b;
+	int same = 0;
+
+	if (record_status(st) == RS_OK && !record_read(&old, workdir, STEP_IMPORT, NULL) &&
+	    record_status(&old) == RS_OK) {
+		a = record_get(st, RF_WHAT);
+		b = record_get(&old, RF_WHAT);
+		same = !strcmp(record_get(st, RF_BASE), record_get(&old, RF_BASE) ?
+			       record_get(&old, RF_BASE) : "") &&
+		       (a && b ? !strcmp(a, b) : a == b);
+	}
+	record_release(&old);
+	return same;
+}
+
 int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, const struct kit *kit,
 		    const struct kernel_branch *b, const char *workdir, int force)
 {
@@ -59,7 +78,7 @@ int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, con
 				    info.what ? info.what : "imported", oid_short(base), info.nr_files,
 				    info.seconds);
 	}
-	if (record_write(&st, workdir, STEP_IMPORT, NULL))
+	if (!same_import(&st, workdir) && record_write(&st, workdir, STEP_IMPORT, NULL))
 		ret = -1;
 	tree_import_info_release(&info);
 	record_release(&st);
