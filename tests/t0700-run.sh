@@ -36,7 +36,7 @@ test_expect_success 'setup: a kit whose trees build with a fake kbuild and boot 
 test_expect_success 'run imports, applies, builds and tests base and kit, then reports' '
 	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
 	cat out &&
-	test_grep "^t: import: v1.0-mk of .* as " out &&
+	test_grep "^t: import: imported v1.0-mk of .* as " out &&
 	test_grep "^t: apply: $(kit_ref kit t) -> .* (5 commits" out &&
 	test_grep "^t base: build: built in" out &&
 	test_grep "^t base: test: booted (tcg, instruction-paced, 2 boots) 3 ok, 0 skip, 0 fail" out &&
@@ -108,7 +108,7 @@ test_expect_success '--force=build redoes the builds and the tests, not import a
 
 test_expect_success '--force redoes every step' '
 	(cd kit && mkseries run --branch t --workdir ../work --force >../out) &&
-	test_grep "^t: import: v1.0-mk of" out &&
+	test_grep "^t: import: imported v1.0-mk of" out &&
 	test_grep "^t: apply: $(kit_ref kit t) up to date at [0-9a-f]* (5 commits" out &&
 	test_grep ! ": up to date" out
 '

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 
 #include "builtin/builtin.h"
+#include "run/applystep.h"
+#include "run/cells.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
 #include "kit/select.h"
@@ -12,34 +14,37 @@ struct import_args {
 	const char *repo;
 	int force;
 	int log;
-	struct kernel_repos repos;	/* opened and locked once for every branch */
+	struct kernel_repos repos;	/* --log: opened once for every branch */
 };
 
-static int import_branch(const struct kit *kit, const struct kernel_branch *b,
-			 struct import_args *args)
+/*
+ * One branch: run's import step (run/applystep.c), recorded in the
+ * branch's work directory as run records it, asking the source whether
+ * it moved on. Returns the branch's exit status.
+ */
+static int import_branch(const struct cell *c, const struct strvec *variants, void *data)
 {
-	struct tree_import_info info = { 0 };
-	git_repository *repo = NULL;
+	const struct import_args *args = data;
+	const struct kernel_branch *b = c->b;
+	struct strbuf line = STRBUF_INIT;
+	git_repository *repo;
 	git_oid commit;
 	unsigned flags = TREE_IMPORT_REFRESH | (args->force ? TREE_IMPORT_FORCE : 0);
-	int create = args->repo || b->source.kind != SOURCE_GIT, err, ret = 1;
+	int err, ret = 1;
 
-	/* A git source's own repository must exist; the others are made on first use. */
-	err = kernel_repos_open(&repo, &args->repos, kit, b, args->repo,
-				KERNEL_REPO_LOCK | (create ? KERNEL_REPO_CREATE : 0));
-	if (err) {
-		ret = mks_exit_status(err);
-		goto cleanup;
-	}
-	if (tree_import_ex(&commit, &info, repo, kit, b, flags)) {
+	err = kernel_repos_open(&repo, c->repos, c->kit, b, c->repo_opt, KERNEL_REPO_LOCK);
+	if (err)
+		return mks_exit_status(err);
+	if (import_step_run(&commit, &line, repo, c->kit, b, c->workdir, flags)) {
+		printf("%s: %s\n", b->name, line.buf);
 		error("%s: nothing imported, '%s' left as it was", b->name, tree_base_refname(b));
-		goto cleanup;
+	} else {
+		printf("%s: %s\n", b->name, line.buf);
+		ret = 0;
 	}
-	printf("%s\n", tree_import_summary(b, &commit, &info));
 	fflush(stdout);
-	ret = 0;
-cleanup:
-	tree_import_info_release(&info);
+	kernel_repos_unlock(c->repos);
+	strbuf_release(&line);
 	return ret;
 }
 
@@ -61,36 +66,52 @@ static int import_log(const struct kit *kit, const struct kernel_branch *b,
 	return 0;
 }
 
-static int import_one(const struct kit *kit, const struct kernel_branch *b, void *data)
+static int log_one(const struct kit *kit, const struct kernel_branch *b, void *data)
 {
-	struct import_args *args = data;
-
-	if (args->log)
-		return import_log(kit, b, args);
-	return import_branch(kit, b, args);
+	return import_log(kit, b, data);
 }
 
 int cmd_import(int argc, const char **argv)
 {
-	const char *branch = NULL, *repo = NULL;
+	const char *branch = NULL, *repo = NULL, *workdir = NULL;
+	struct strvec given = STRVEC_INIT;
 	int all = 0, force = 0, log = 0, ret = 0;
 	const struct option opts[] = {
 		OPT_BRANCH_ALL("import", &branch, &all, ""),
 		OPT_STRING("repo", 0, &repo, "DIR",
 		  "the kernel repository (default: the branch's git repository, else "
 		  "$XDG_CACHE_HOME/mkseries/linux.git)"),
+		OPT_WORKDIR(&workdir),
 		OPT_BOOL("force", 'f', &force, "import again even when up to date"),
 		OPT_BOOL("log", 0, &log, "show the imports recorded, newest first"),
 		OPT_END(),
 	};
-	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--force | --log]";
+	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--workdir DIR] "
+			    "[--force | --log]";
 	struct import_args args = { .repos = KERNEL_REPOS_INIT };
+	struct cell_loop loop = { 0 };
 
 	parse_options_only(argc, argv, opts, usage);
 	args.repo = repo;
 	args.force = force;
 	args.log = log;
-	ret = for_each_selected_branch(branch, all, 0, import_one, &args);
-	kernel_repos_release(&args.repos);
-	return ret < 0 ? 2 : ret;
+	if (log) {
+		/* reads the repository only: no work directory, no lock */
+		ret = for_each_selected_branch(branch, all, 0, log_one, &args);
+		kernel_repos_release(&args.repos);
+		return ret < 0 ? 2 : ret;
+	}
+	gitutil_init();
+	loop.branch = branch;
+	loop.all = all;
+	loop.given = &given;
+	loop.workdir = workdir;
+	loop.repo = repo;
+	loop.create_repo = 1;
+	loop.cmd = "import";
+	loop.branch_fn = import_branch;
+	loop.data = &args;
+	ret = for_each_cell(&loop);
+	strvec_clear(&given);
+	return ret;
 }

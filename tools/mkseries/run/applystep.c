@@ -47,7 +47,7 @@ static int same_import(const struct step_record *st, const char *workdir)
 }
 
 int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, const struct kit *kit,
-		    const struct kernel_branch *b, const char *workdir, int force)
+		    const struct kernel_branch *b, const char *workdir, unsigned flags)
 {
 	struct tree_import_info info;
 	struct step_record st = STEP_RECORD_INIT;
@@ -55,7 +55,7 @@ int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, con
 	int ret = 0;
 
 	error_capture_push(&errors);
-	ret = tree_import_ex(base, &info, repo, kit, b, force ? TREE_IMPORT_FORCE : 0);
+	ret = tree_import_ex(base, &info, repo, kit, b, flags);
 	error_capture_pop(&errors);
 	if (ret) {
 		char *what = source_name(b);
@@ -71,12 +71,7 @@ int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, con
 		record_set(&st, RF_BASE, git_oid_tostr_s(base));
 		if (info.what)
 			record_set(&st, RF_WHAT, info.what);
-		if (info.up_to_date)
-			strbuf_addf(out, "up to date (%s)", oid_short(base));
-		else
-			strbuf_addf(out, "%s as %s (%zu files, %.1f s)",
-				    info.what ? info.what : "imported", oid_short(base), info.nr_files,
-				    info.seconds);
+		strbuf_addstr(out, tree_import_summary(&info, base));
 	}
 	if (!same_import(&st, workdir) && record_write(&st, workdir, STEP_IMPORT, NULL))
 		ret = -1;

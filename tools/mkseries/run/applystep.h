@@ -13,12 +13,12 @@
 /*
  * The import step of branch b, recorded in workdir: the tree in repo
  * (which the caller has locked) from b's source, imported unless tree/
- * finds its tag current or `force`. *base is the tree's commit; out
- * gets the step's words: "up to date (BASE)", "linux-source-6.12 ... as
- * BASE (N files, T s)" or "FAILED cannot import ...". Returns 0 or -1.
+ * finds its tag current (flags: enum tree_import_flags). *base is the
+ * tree's commit; out gets the step's words: tree_import_summary()'s, or
+ * "FAILED cannot import ...". Returns 0 or -1.
  */
 int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, const struct kit *kit,
-		    const struct kernel_branch *b, const char *workdir, int force);
+		    const struct kernel_branch *b, const char *workdir, unsigned flags);
 
 /* What an apply is told. */
 struct apply_step_opts {

@@ -94,7 +94,7 @@ static int step_import(struct branch_run *br)
 	int ret;
 
 	ret = import_step_run(&br->base, &out, br->repo, br->kit, br->b, br->workdir,
-			      forced(br->args, STEP_IMPORT));
+			      forced(br->args, STEP_IMPORT) ? TREE_IMPORT_FORCE : 0);
 	say(br, NULL, "import: %s", out.buf);
 	strbuf_release(&out);
 	return ret;

@@ -972,16 +972,15 @@ int tree_import(git_oid *out, git_repository *repo, const struct kit *kit,
 	return ret;
 }
 
-const char *tree_import_summary(const struct kernel_branch *b, const git_oid *commit,
-				const struct tree_import_info *info)
+const char *tree_import_summary(const struct tree_import_info *info, const git_oid *commit)
 {
 	static struct strbuf sb = STRBUF_INIT;
 
 	strbuf_reset(&sb);
 	if (info->up_to_date)
-		strbuf_addf(&sb, "%s: up to date (%s)", b->name, oid_short(commit));
+		strbuf_addf(&sb, "up to date (%s)", oid_short(commit));
 	else
-		strbuf_addf(&sb, "%s: imported %s as %s (%s files, %.1f s)", b->name,
+		strbuf_addf(&sb, "imported %s as %s (%s files, %.1f s)",
 			    info->what ? shown(info->what) : "?", oid_short(commit),
 			    thousands(info->nr_files), info->seconds);
 	return sb.buf;

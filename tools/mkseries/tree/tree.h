@@ -120,11 +120,10 @@ int tree_import_ex(git_oid *out, struct tree_import_info *info, git_repository *
 void tree_import_info_release(struct tree_import_info *info);
 
 /*
- * "6.12: imported linux-source-6.12 6.12.117-1~deb12u1 as <commit> (86,691
- * files, 41.2 s)" or "6.12: up to date (<commit>)". Static buffer.
+ * "imported linux-source-6.12 6.12.117-1~deb12u1 as <commit> (86,691
+ * files, 41.2 s)" or "up to date (<commit>)". Static buffer.
  */
-const char *tree_import_summary(const struct kernel_branch *b, const git_oid *commit,
-				const struct tree_import_info *info);
+const char *tree_import_summary(const struct tree_import_info *info, const git_oid *commit);
 
 /*
  * The commit apply would start b from, found without importing anything:
