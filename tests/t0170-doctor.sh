@@ -112,6 +112,15 @@ test_expect_success 'the last KVM probe is shown, and is no failure' '
 	test_grep "^note     kvm: last probe 2026-12-02 10:13 UTC: TCG: no mm-regress in 20s$" out
 '
 
+test_expect_success 'with no probe, doctor looks at the KVM device the boots use (MKSERIES_KVM_DEVICE)' '
+	rm -f .cache/mkseries/kvm-probe &&
+	(cd kit && MKSERIES_KVM_DEVICE=$TRASH_DIRECTORY/no-kvm mkseries doctor >../out 2>../err) &&
+	test_grep "^note     kvm: no usable $TRASH_DIRECTORY/no-kvm: guests run under TCG" out &&
+	: >rw-kvm &&
+	(cd kit && MKSERIES_KVM_DEVICE=$TRASH_DIRECTORY/rw-kvm mkseries doctor >../out 2>../err) &&
+	test_grep "^note     kvm: not probed yet: the first boot under KVM is the probe$" out
+'
+
 test_expect_success 'a Debian tree to import: its suite reachable, and the disk it needs' '
 	(cd kitd && MKSERIES_APT_ROOT=$TRASH_DIRECTORY/root mkseries doctor >../out 2>../err) &&
 	cat out err &&

@@ -343,7 +343,7 @@ static int build_inputs(struct strbuf *inputs, struct strbuf *parts, struct kcon
 			const struct kit *kit, const struct kernel_branch *b)
 {
 	size_t start = inputs->len;
-	const char *base = b->config_base ? b->config_base : "defconfig";
+	const char *base = b->config_base;
 	char *path = kit_file(kit, base), *compiler = compiler_version(branch_cross(b));
 	int ret = 0;
 	size_t i;
@@ -353,7 +353,7 @@ static int build_inputs(struct strbuf *inputs, struct strbuf *parts, struct kcon
 	int ccache = program_on_path("ccache");
 
 	strbuf_addf(inputs, "arch %s\ncross %s\nimage %s\nccache %d\ncompiler %s\nbase %s\n",
-		    b->arch ? b->arch : "x86_64", branch_cross(b), branch_image(b),
+		    b->arch, branch_cross(b), branch_image(b),
 		    ccache, compiler, base);
 	/* How make runs: which make, and every variable and environment setting it gets. */
 	strbuf_addf(inputs, "make %s\n", make);
@@ -477,7 +477,7 @@ static int configure(struct build_result *res, struct step_record *st, struct ma
 		     const struct kit *kit, const struct kernel_branch *b,
 		     const struct kconfig_frag *frag)
 {
-	const char *base = b->config_base ? b->config_base : "defconfig";
+	const char *base = b->config_base;
 	char *config_path = path_join(m->out, ".config");
 	char *base_file = kit_file(kit, base);
 	struct strbuf config = STRBUF_INIT, merged = STRBUF_INIT;
@@ -671,7 +671,7 @@ char *build_input_part_shown(const char *part, const struct kernel_branch *b)
 		return xstrdup("the build tools (compiler, make, ccache)");
 	if (!strcmp(part, "config-base"))
 		return xstrfmt("%s's config base (%s)", b->path,
-			       b->config_base ? b->config_base : "defconfig");
+			       b->config_base);
 	if (!strncmp(part, "fragment ", 9))
 		return xstrfmt("%s (a config fragment of %s)", part + 9, b->path);
 	return xstrdup(part);

@@ -14,10 +14,10 @@
 #include "build/build.h"
 #include "kit/arch.h"
 #include "lib/gitutil.h"
-#include "lib/state.h"
 #include "tree/aptsuite.h"
 #include "tree/tree.h"
 #include "tree/workdir.h"
+#include "vm/vm.h"
 
 /* Seconds a Debian mirror has to answer. */
 #define REACH_TIMEOUT 5
@@ -313,26 +313,26 @@ static void check_qemu(struct doctor *d, struct kernel_branch *const *sel, size_
 	strvec_clear(&done);
 }
 
-/* What the last KVM probe found (vm.c writes <cache>/kvm-probe): worth knowing, never a failure. */
+/* What the last KVM probe found (vm/ owns its file): worth knowing, never a failure. */
 static void check_kvm(struct doctor *d)
 {
-	char *cache = mks_cache_dir(), *path = cache ? path_join(cache, "kvm-probe") : NULL;
-	struct state st = STATE_INIT;
-	const char *accel, *when, *note;
+	char *cache = mks_cache_dir();
+	const char *dev = vm_kvm_device();
+	struct vm_probe p;
 
-	if (!path || state_read(&st, path) || !(accel = state_get(&st, "accel"))) {
-		add(d, DOCTOR_NOTE, "kvm", "%s", access("/dev/kvm", R_OK | W_OK) ?
-		    "no usable /dev/kvm: guests run under TCG (slower; instruction-paced time)" :
-		    "not probed yet: the first boot under KVM is the probe");
+	if (vm_probe_read(&p, cache)) {
+		if (access(dev, R_OK | W_OK))
+			add(d, DOCTOR_NOTE, "kvm", "no usable %s: guests run under TCG (slower; "
+			    "instruction-paced time)", dev);
+		else
+			add(d, DOCTOR_NOTE, "kvm", "not probed yet: the first boot under KVM is the probe");
 	} else {
-		when = state_get(&st, "when");
-		note = state_get(&st, "note");
-		add(d, strcmp(accel, "kvm") ? DOCTOR_NOTE : DOCTOR_OK, "kvm",
-		    "last probe%s%s: %s%s%s", when ? " " : "", when ? when : "",
-		    strcmp(accel, "kvm") ? "TCG" : "KVM works", note ? ": " : "", note ? note : "");
+		add(d, strcmp(p.accel, "kvm") ? DOCTOR_NOTE : DOCTOR_OK, "kvm",
+		    "last probe%s%s: %s%s%s", p.when ? " " : "", p.when ? p.when : "",
+		    strcmp(p.accel, "kvm") ? "TCG" : "KVM works", p.note ? ": " : "",
+		    p.note ? p.note : "");
 	}
-	state_release(&st);
-	free(path);
+	vm_probe_release(&p);
 	free(cache);
 }
 

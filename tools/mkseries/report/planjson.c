@@ -182,7 +182,7 @@ static void json_plan_cell(struct jw *w, struct strvec *merge, const struct kern
 	jw_string(w, "branch", name);
 	jw_string(w, "variant", variant);
 	/* What a CI runner needs installed: the arch's cross compiler and QEMU. */
-	jw_string(w, "arch", b->arch ? b->arch : "x86_64");
+	jw_string(w, "arch", b->arch);
 	jw_strings(w, "run", run.v, run.nr);
 	jw_string(w, "report", report);
 	jw_close(w, '}');
@@ -218,7 +218,7 @@ void plan_render_json(struct strbuf *out, const struct plan *const *plans, size_
 		jw_string(&w, "name", p->branch->name);
 		jw_string(&w, "source", src.buf);
 		jw_bool(&w, "default", p->branch->is_default);
-		jw_string(&w, "arch", p->branch->arch ? p->branch->arch : "x86_64");
+		jw_string(&w, "arch", p->branch->arch);
 		jw_string(&w, "decisions", branch_decisions(p->branch));
 		jw_open(&w, "series", '[');
 		for (j = 0; j < br.nr_series; j++) {

@@ -34,8 +34,7 @@ static void add_shown(struct strvec *out, const char *name, const struct kernel_
 	else if (!strcmp(name, "bzimage"))
 		shown = xstrdup("the kernel image (built again since it was booted)");
 	else if (!strcmp(name, "qemu-binary"))
-		shown = xstrfmt("the QEMU executable (%s)", kb->boot.qemu ? kb->boot.qemu :
-				"qemu-system-x86_64");
+		shown = xstrfmt("the QEMU executable (%s)", kb->boot.qemu);
 	else if (!strcmp(name, "without") || !strcmp(name, "with") || !strcmp(name, "expect-fail"))
 		shown = xstrfmt("%s (the variant's %s)", kb->path, name);
 	for (i = 0; !shown && i < ARRAY_SIZE(boot); i++)

@@ -47,12 +47,12 @@ static char *host_release(void)
 
 char *vm_qemu_version(const char *qemu)
 {
-	return program_version(qemu && *qemu ? qemu : "qemu-system-x86_64", "unknown");
+	return program_version(qemu, "unknown");
 }
 
 char *vm_qemu_binary_hash(const char *qemu)
 {
-	char *path = program_path(qemu && *qemu ? qemu : "qemu-system-x86_64"), *hash = NULL;
+	char *path = program_path(qemu), *hash = NULL;
 
 	if (!path || file_hash(&hash, path))
 		hash = xstrdup("missing");
@@ -60,19 +60,59 @@ char *vm_qemu_binary_hash(const char *qemu)
 	return hash;
 }
 
-/* The KVM device; tests point MKSERIES_KVM_DEVICE at a file of their own. */
-static const char *kvm_device(void)
+const char *vm_kvm_device(void)
 {
 	const char *dev = getenv("MKSERIES_KVM_DEVICE");
 
 	return dev && *dev ? dev : "/dev/kvm";
 }
 
-const char *vm_pick_accel(const char *want, const char *cache_dir, const char *qemu, char **note)
+/* The probe file's keys: vm_record_probe() writes them, vm_probe_read() reads them. */
+#define PROBE_FILE "kvm-probe"
+#define PROBE_HOST "host"
+#define PROBE_QEMU "qemu"
+#define PROBE_ACCEL "accel"
+#define PROBE_NOTE "note"
+#define PROBE_WHEN "when"
+
+int vm_probe_read(struct vm_probe *p, const char *cache_dir)
 {
 	struct state st = STATE_INIT;
-	char *path = NULL, *release = NULL, *version = NULL;
-	const char *ret = NULL, *v, *dev = kvm_device();
+	const char *v;
+	int ret = -1;
+
+	memset(p, 0, sizeof(*p));
+	if (!cache_dir)
+		return -1;
+	p->path = path_join(cache_dir, PROBE_FILE);
+	if (!state_read(&st, p->path) && (v = state_get(&st, PROBE_ACCEL))) {
+		p->accel = xstrdup(v);
+		p->host = (v = state_get(&st, PROBE_HOST)) ? xstrdup(v) : NULL;
+		p->qemu_version = (v = state_get(&st, PROBE_QEMU)) ? xstrdup(v) : NULL;
+		p->note = (v = state_get(&st, PROBE_NOTE)) && *v ? xstrdup(v) : NULL;
+		p->when = (v = state_get(&st, PROBE_WHEN)) ? xstrdup(v) : NULL;
+		ret = 0;
+	}
+	state_release(&st);
+	return ret;
+}
+
+void vm_probe_release(struct vm_probe *p)
+{
+	free(p->path);
+	free(p->accel);
+	free(p->host);
+	free(p->qemu_version);
+	free(p->note);
+	free(p->when);
+	memset(p, 0, sizeof(*p));
+}
+
+const char *vm_pick_accel(const char *want, const char *cache_dir, const char *qemu, char **note)
+{
+	struct vm_probe probe;
+	char *release = NULL, *version = NULL;
+	const char *ret = NULL, *dev = vm_kvm_device();
 	int fd;
 
 	*note = NULL;
@@ -89,23 +129,19 @@ const char *vm_pick_accel(const char *want, const char *cache_dir, const char *q
 	/* No cache directory: no probe is kept, each boot probes. */
 	if (!cache_dir)
 		return NULL;
-	path = path_join(cache_dir, "kvm-probe");
 	release = host_release();
 	version = vm_qemu_version(qemu);
-	if (!state_read(&st, path) && (v = state_get(&st, "host")) && !strcmp(v, release) &&
-	    (v = state_get(&st, "qemu")) && !strcmp(v, version) && (v = state_get(&st, "accel"))) {
-		ret = !strcmp(v, "kvm") ? "kvm" : "tcg";
-		if (!strcmp(ret, "tcg")) {
-			v = state_get(&st, "note");
+	if (!vm_probe_read(&probe, cache_dir) && probe.host && !strcmp(probe.host, release) &&
+	    probe.qemu_version && !strcmp(probe.qemu_version, version)) {
+		ret = !strcmp(probe.accel, "kvm") ? "kvm" : "tcg";
+		if (!strcmp(ret, "tcg"))
 			*note = xstrfmt("%s (probed %s; remove %s to probe again)",
-					v && *v ? v : "a KVM guest did not run",
-					state_get(&st, "when") ? state_get(&st, "when") : "earlier", path);
-		}
+					probe.note ? probe.note : "a KVM guest did not run",
+					probe.when ? probe.when : "earlier", probe.path);
 	}
-	state_release(&st);
+	vm_probe_release(&probe);
 	free(version);
 	free(release);
-	free(path);
 	return ret;
 }
 
@@ -120,16 +156,16 @@ int vm_record_probe(const char *cache_dir, const char *qemu, const char *accel, 
 
 	if (!cache_dir)
 		return 0;
-	path = path_join(cache_dir, "kvm-probe");
+	path = path_join(cache_dir, PROBE_FILE);
 	release = host_release();
 	version = vm_qemu_version(qemu);
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
-	state_set(&st, "host", release);
-	state_set(&st, "qemu", version);
-	state_set(&st, "accel", accel);
-	state_set(&st, "note", note ? note : "");
-	state_set(&st, "when", when);
+	state_set(&st, PROBE_HOST, release);
+	state_set(&st, PROBE_QEMU, version);
+	state_set(&st, PROBE_ACCEL, accel);
+	state_set(&st, PROBE_NOTE, note ? note : "");
+	state_set(&st, PROBE_WHEN, when);
 	ret = state_write(&st, path);
 	state_release(&st);
 	free(version);
@@ -191,9 +227,9 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 {
 	struct strbuf cmdline = STRBUF_INIT;
 	const char *cpu = boot->cpu;
-	unsigned cpus = boot->cpus ? boot->cpus : 2;
+	unsigned cpus = boot->cpus;
 
-	strvec_push(argv, boot->qemu && *boot->qemu ? boot->qemu : "qemu-system-x86_64");
+	strvec_push(argv, boot->qemu);
 	if (boot->machine && *boot->machine)
 		strvec_pushl(argv, "-machine", boot->machine, NULL);
 	strvec_pushl(argv, "-accel", accel, NULL);
@@ -226,7 +262,7 @@ void vm_qemu_argv(struct strvec *argv, const struct kernel_boot *boot, const cha
 	if (max_cpus && cpus > max_cpus)
 		cpus = max_cpus;
 	strvec_push(argv, "-m");
-	strvec_pushf(argv, "%u", boot->memory_mb ? boot->memory_mb : 2048);
+	strvec_pushf(argv, "%u", boot->memory_mb);
 	/*
 	 * Instruction-paced time runs every vCPU in turn on one host thread:
 	 * a second one adds no parallelism, only an interleaving that moves
@@ -355,8 +391,8 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 
 	memset(&w, 0, sizeof(w));
 	w.start = mono_seconds();
-	w.boot_timeout = b->boot.boot_timeout ? b->boot.boot_timeout : 300;
-	w.run_timeout = b->boot.run_timeout ? b->boot.run_timeout : 900;
+	w.boot_timeout = b->boot.boot_timeout;
+	w.run_timeout = b->boot.run_timeout;
 	w.deadline = w.start + w.boot_timeout;
 	w.probe_timeout = probe_timeout;
 	w.end = END_EXITED;
@@ -443,10 +479,10 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 		/* Killed just after the done marker: still not a run that ended by itself. */
 		if (end == END_TIMEOUT_BOOT)
 			strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us",
-				    b->boot.boot_timeout ? b->boot.boot_timeout : 300);
+				    b->boot.boot_timeout);
 		else if (end == END_TIMEOUT_RUN)
 			strbuf_addf(&why, "timeout (run): mm-regress did not finish in %us",
-				    b->boot.run_timeout ? b->boot.run_timeout : 900);
+				    b->boot.run_timeout);
 		break;
 	case CONSOLE_SPLAT:
 		strbuf_addf(&why, "%s (console line %zu)", cv.splat.text ? cv.splat.text : "splat",
@@ -455,7 +491,7 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 	case CONSOLE_NOT_STARTED:
 		if (end == END_TIMEOUT_BOOT) {
 			strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us",
-				    b->boot.boot_timeout ? b->boot.boot_timeout : 300);
+				    b->boot.boot_timeout);
 		} else {
 			char *last = last_line(console);
 
@@ -483,10 +519,10 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 		if (end == END_TIMEOUT_BOOT)
 			/* The header came as QEMU was being killed. */
 			strbuf_addf(&why, "timeout (boot): no 'KTAP version' in %us; %s",
-				    b->boot.boot_timeout ? b->boot.boot_timeout : 300, cv.problems.v[0]);
+				    b->boot.boot_timeout, cv.problems.v[0]);
 		else if (end == END_TIMEOUT_RUN)
 			strbuf_addf(&why, "timeout (run): mm-regress did not finish in %us; %s",
-				    b->boot.run_timeout ? b->boot.run_timeout : 900, cv.problems.v[0]);
+				    b->boot.run_timeout, cv.problems.v[0]);
 		else
 			strbuf_addf(&why, "mm-regress did not finish: %s", cv.problems.v[0]);
 		break;
@@ -509,7 +545,7 @@ static void judge(struct vm_result *res, enum boot_end end, int status, const ch
 /* QEMU's program name without its directory: the prefix of its own messages. */
 static const char *qemu_name(const struct kernel_boot *boot)
 {
-	const char *q = boot->qemu && *boot->qemu ? boot->qemu : "qemu-system-x86_64";
+	const char *q = boot->qemu;
 
 	return strrchr(q, '/') ? strrchr(q, '/') + 1 : q;
 }
@@ -537,7 +573,7 @@ static char *why_not_started(enum boot_end end, int status, const char *console_
 	if (end == END_PROBE)
 		strbuf_addf(&why, "no mm-regress in %us", probe_timeout);
 	else if (end == END_TIMEOUT_BOOT)
-		strbuf_addf(&why, "no mm-regress in %us", boot->boot_timeout ? boot->boot_timeout : 300);
+		strbuf_addf(&why, "no mm-regress in %us", boot->boot_timeout);
 	else
 		strbuf_addf(&why, "QEMU exited with status %d", status);
 	if (said)
@@ -819,7 +855,7 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL;
 	char *logdir = path_join(workdir, "logs"), *log = NULL;
 	const char *want = wanted_accel(b, opts), *accel = NULL;
-	unsigned boots = opts->boots ? opts->boots : b->boot.boots ? b->boot.boots : 1, nth;
+	unsigned boots = opts->boots ? opts->boots : b->boot.boots, nth;
 	enum boot_end end = END_EXITED;
 	int ret = 0, status = 0, started = 0, all_started = 1;
 	double seconds = 0;

@@ -60,10 +60,27 @@ struct vm_opts {
  */
 const char *vm_pick_accel(const char *want, const char *cache_dir, const char *qemu, char **note);
 
+/* The KVM device: MKSERIES_KVM_DEVICE (tests point it at a file of their own), else /dev/kvm. */
+const char *vm_kvm_device(void);
+
+/* What the last KVM probe recorded in <cache>/kvm-probe: the one reader of that file. */
+struct vm_probe {
+	char *path;		/* the file */
+	char *accel;		/* "kvm" or "tcg" */
+	char *host;		/* the host kernel's release it ran on */
+	char *qemu_version;	/* vm_qemu_version() of the QEMU it ran */
+	char *note;		/* why not KVM, or NULL */
+	char *when;		/* "2026-12-06 05:00 UTC", or NULL */
+};
+
+/* 0 with p set, or -1 when no probe is recorded (p->path set all the same when cache_dir is). */
+int vm_probe_read(struct vm_probe *p, const char *cache_dir);
+void vm_probe_release(struct vm_probe *p);
+
 /* Record a probe's outcome for this host kernel and QEMU ("kvm", or "tcg" with a reason). */
 int vm_record_probe(const char *cache_dir, const char *qemu, const char *accel, const char *note);
 
-/* The first line of `QEMU --version` (QEMU NULL: qemu-system-x86_64), or "unknown". Caller frees. */
+/* The first line of `QEMU --version` (the kit's boot.qemu), or "unknown". Caller frees. */
 char *vm_qemu_version(const char *qemu);
 /*
  * The git blob id of the QEMU executable that runs (found as the boot
