@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "qemu-plugin-api.h"
+#include "contract.h"
 #include "marker.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -215,14 +216,11 @@ static uint64_t cycles_of(const struct counts *c)
 
 static void print_counts(const char *what, const struct counts *c)
 {
-	fprintf(out,
-		"mkseries-cycles: %s insns=%" PRIu64 " l1d_misses=%" PRIu64 " l2_misses=%" PRIu64
-		" llc_misses=%" PRIu64 " dtlb_misses=%" PRIu64 " page_walks=%" PRIu64
-		" l1d_store_misses=%" PRIu64 " l2_store_misses=%" PRIu64 " llc_store_misses=%" PRIu64
-		" rep_elements=%" PRIu64 " rep_lines=%" PRIu64 " cycles=%" PRIu64 "\n",
-		what, c->insns, c->l1d_misses, c->l2_misses, c->llc_misses, c->dtlb_misses,
-		c->page_walks, c->l1d_store_misses, c->l2_store_misses, c->llc_store_misses,
-		c->rep_elements, c->rep_lines, cycles_of(c));
+	fprintf(out, TCG_CACHE_LINE " %s", what);
+#define PRINT_COUNTER(name) fprintf(out, " " #name "=%" PRIu64, c->name);
+	TCG_CACHE_COUNTERS(PRINT_COUNTER)
+#undef PRINT_COUNTER
+	fprintf(out, " " TCG_CACHE_CYCLES "=%" PRIu64 "\n", cycles_of(c));
 	fflush(out);
 }
 

@@ -11,6 +11,7 @@
 #include "kit/arch.h"
 #include "kit/model.h"
 #include "kit/load.h"
+#include "../../tcg-cache/contract.h"
 #include "lib/util.h"
 
 enum { K_NAME, K_DEFAULT, K_SOURCE, K_ARCH, K_CONFIG, K_BOOT, K_VARIANTS, K_VERDICTS, K_CLAIMS,
@@ -36,12 +37,16 @@ static const char *const boot_keys[] = {
 	"run-timeout", "tcg-clock", "tcg-cache", "boots", "console", NULL
 };
 
-/* The tcg-cache plugin's arguments a kernels file may set (tools/tcg-cache/tcg-cache.c). */
+/* The tcg-cache plugin's arguments a kernels file may set: the plugin's own list. */
+#define SIZED_KEYS(name) #name "_size", #name "_assoc",
+#define LATENCY_KEY(name) #name "_latency",
+#define WORD_KEY(name) #name,
 static const char *const tcg_cache_keys[] = {
-	"l1d_size", "l1d_assoc", "l2_size", "l2_assoc", "l2_latency", "llc_size", "llc_assoc",
-	"llc_latency", "dtlb_size", "dtlb_assoc", "stlb_size", "stlb_assoc", "stlb_latency",
-	"mem_latency", "walk_latency", "stores", "rep", NULL
+	TCG_CACHE_SIZED(SIZED_KEYS) TCG_CACHE_LATENCY(LATENCY_KEY) TCG_CACHE_WORD(WORD_KEY) NULL
 };
+#undef SIZED_KEYS
+#undef LATENCY_KEY
+#undef WORD_KEY
 
 /* Make targets that wait for a human; a build must never run them. */
 static const char *const interactive_targets[] = {

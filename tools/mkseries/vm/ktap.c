@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "vm/ktap.h"
+#include "../../tcg-cache/contract.h"
 
 /* A sample line waiting for the metric line that summarises it. */
 struct sample {
@@ -15,14 +16,18 @@ struct sample {
 	double value;
 };
 
-/* The counters of one "mkseries-cycles: region=N ..." line, in modelled[]'s order. */
+/*
+ * The counters of one "mkseries-cycles: region=N ..." line that make a
+ * metric, in modelled[]'s order: named as the plugin prints them
+ * (tools/tcg-cache/contract.h).
+ */
 #define NR_MODELLED 7
 static const struct {
 	const char *key;	/* in the plugin's line */
 	const char *metric;	/* the metric made of it */
 	const char *unit;	/* before "/PER" */
 } modelled[NR_MODELLED] = {
-	{ "cycles", "modelled_cycles", "cycles" },
+	{ TCG_CACHE_CYCLES, "modelled_cycles", "cycles" },
 	{ "insns", "instructions", "insns" },
 	{ "l1d_misses", "l1d_misses", "misses" },
 	{ "l2_misses", "l2_misses", "misses" },
@@ -556,7 +561,7 @@ static void parse_line(struct parser *ps, const char *s, size_t line)
 	if (skip_printk_prefix(s))
 		return;
 	/* The tcg-cache plugin writes to QEMU's stderr, which the console holds too. */
-	if (skip_prefix(s, "mkseries-cycles: region=", &rest)) {
+	if (skip_prefix(s, TCG_CACHE_LINE " region=", &rest)) {
 		if (ps->in_ktap)
 			add_plugin_region(ps, rest, line);
 		return;

@@ -1,0 +1,30 @@
+/* tools/tcg-cache/contract.h: what the tcg-cache plugin takes and prints, for the plugin and for mkseries alike. */
+#ifndef TCG_CACHE_CONTRACT_H
+#define TCG_CACHE_CONTRACT_H
+
+/*
+ * The plugin's arguments (QEMU's -plugin FILE,ARG=VALUE,...), besides
+ * out=FILE which mkseries sets itself. A kernels file's boot.tcg-cache
+ * may set any of them; kit/kernels.c checks its keys against these.
+ *   X_SIZED: the levels with a size and an associativity
+ *            (NAME_size=N[K|M|G], NAME_assoc=N);
+ *   X_LATENCY: the costs in cycles (NAME_latency=CYCLES);
+ *   X_WORD: the switches (stores=buffered|stall, rep=line|element).
+ */
+#define TCG_CACHE_SIZED(X) X(l1d) X(l2) X(llc) X(dtlb) X(stlb)
+#define TCG_CACHE_LATENCY(X) X(l2) X(llc) X(stlb) X(mem) X(walk)
+#define TCG_CACHE_WORD(X) X(stores) X(rep)
+
+/*
+ * Each region (and the whole run) the plugin prints as one line:
+ * "mkseries-cycles: WHAT COUNTER=N ... cycles=N", the counters in
+ * TCG_CACHE_COUNTERS' order, then the modelled cycles made of them.
+ * vm/ktap.c reads the line back by these names.
+ */
+#define TCG_CACHE_LINE "mkseries-cycles:"
+#define TCG_CACHE_COUNTERS(X) \
+	X(insns) X(l1d_misses) X(l2_misses) X(llc_misses) X(dtlb_misses) X(page_walks) \
+	X(l1d_store_misses) X(l2_store_misses) X(llc_store_misses) X(rep_elements) X(rep_lines)
+#define TCG_CACHE_CYCLES "cycles"
+
+#endif
