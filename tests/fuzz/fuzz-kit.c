@@ -6,6 +6,7 @@
 
 #include "fuzz-common.h"
 #include "kit/model.h"
+#include "lib/gitutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *kfile = xstrfmt("%s/t.yaml", kdir);
 	struct kit kit = KIT_INIT;
 
+	gitutil_init();
 	mkdir(kdir, 0755);
 	fuzz_write(series, buf, series_len);
 	if (mark) {

@@ -5,7 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <git2.h>
+
 static int tap_count, tap_failed;
+
+/* libgit2 set up before the tests, as main() sets it up before a command. */
+__attribute__((constructor)) static void tap_init_libgit2(void)
+{
+	git_libgit2_init();
+}
 
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 

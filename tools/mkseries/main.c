@@ -173,13 +173,6 @@ static int list_names(const char *what)
 	return 0;
 }
 
-/* The kit directory chosen with --kit before the command, else the environment. */
-static void set_kit_dir(const char *dir)
-{
-	if (setenv("MKSERIES_KIT", dir, 1))
-		die("cannot set MKSERIES_KIT: %s", strerror(errno));
-}
-
 int main(int argc, const char **argv)
 {
 	size_t i;
@@ -194,11 +187,11 @@ int main(int argc, const char **argv)
 			puts("mkseries " MKSERIES_VERSION);
 			return 0;
 		} else if (!strcmp(argv[0], "--kit") && argc > 1) {
-			set_kit_dir(argv[1]);
+			kit_dir_set(argv[1]);
 			argv++;
 			argc--;
 		} else if (starts_with(argv[0], "--kit=")) {
-			set_kit_dir(argv[0] + 6);
+			kit_dir_set(argv[0] + 6);
 		} else if (starts_with(argv[0], "--list=")) {
 			gitutil_init();
 			return list_names(argv[0] + 7) ? 2 : 0;

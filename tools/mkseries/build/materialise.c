@@ -663,7 +663,6 @@ int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 	double start = mono_seconds();
 	int ret = 0, err, incremental = 0, strict;
 
-	gitutil_init();
 	if (!stats)
 		stats = &local;
 	memset(stats, 0, sizeof(*stats));

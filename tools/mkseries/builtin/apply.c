@@ -82,7 +82,6 @@ int cmd_apply(int argc, const char **argv)
 	struct cell_loop loop = { 0 };
 
 	parse_options_only(argc, argv, opts, usage);
-	gitutil_init();
 	loop.branch = branch;
 	loop.all = all;
 	loop.given = &given;

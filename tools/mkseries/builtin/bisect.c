@@ -430,7 +430,6 @@ int cmd_bisect(int argc, const char **argv)
 	args.mode = build ? BISECT_BUILD : boot ? BISECT_BOOT : kase ? BISECT_CASE : BISECT_CLAIM;
 	args.what = kase ? kase : claim;
 	ktap_result_init(&args.base);
-	gitutil_init();
 	strvec_push(&given, variant);
 	loop.branch = branch;
 	loop.given = &given;

@@ -108,7 +108,6 @@ int cmd_build(int argc, const char **argv)
 	struct cell_loop loop = { 0 };
 
 	parse_options_only(argc, argv, opts, usage);
-	gitutil_init();
 	loop.branch = branch;
 	loop.all = all;
 	loop.given = &given;

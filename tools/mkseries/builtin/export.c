@@ -369,7 +369,6 @@ int cmd_export(int argc, const char **argv)
 			    "[--output DIR] [--subject-prefix P] [--force] [--all-patches]";
 
 	parse_options_only(argc, argv, opts, usage);
-	gitutil_init();
 	if (!format) {
 		error("say which format: --format mbox, quilt or rpm");
 		usage_with_options(usage, opts, 2);

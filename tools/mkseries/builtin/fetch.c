@@ -35,7 +35,6 @@ static int fetch_mainline(struct fetched *out, const struct kit *kit, const stru
 	size_t i, n = s->nr_patches + s->nr_fixups;
 	int ret = 0;
 
-	gitutil_init();
 	if (repo_open(&repo, mainline, 0)) {
 		ret = MKS_ECONFIG;
 		goto cleanup;

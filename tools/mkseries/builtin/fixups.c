@@ -288,7 +288,6 @@ int cmd_fixups(int argc, const char **argv)
 		ret = list_declared(&kit, json);
 		goto cleanup;
 	}
-	gitutil_init();
 	if (repo_open(&repo, mainline, 0)) {
 		ret = 2;
 		goto cleanup;

@@ -101,7 +101,6 @@ int cmd_import(int argc, const char **argv)
 		kernel_repos_release(&args.repos);
 		return ret < 0 ? 2 : ret;
 	}
-	gitutil_init();
 	loop.branch = branch;
 	loop.all = all;
 	loop.given = &given;

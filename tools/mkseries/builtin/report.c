@@ -97,7 +97,6 @@ int cmd_report(int argc, const char **argv)
 
 	results_init(&res);
 	nr = parse_options(argc, argv, opts, usage);
-	gitutil_init();
 	if (report_format_parse(&fmt, format)) {
 		ret = 2;
 		goto cleanup;

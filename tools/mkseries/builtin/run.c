@@ -106,7 +106,6 @@ int cmd_run(int argc, const char **argv)
 		      " (a step to force is given as --force=STEP)" : "");
 		usage_with_options(usage, opts, 2);
 	}
-	gitutil_init();
 	if (vm_check_options(quick, args.full, args.accel, args.boots))
 		usage_with_options(usage, opts, 2);
 	args.probe_timeout = vm_probe_timeout_env();

@@ -155,7 +155,6 @@ int cmd_test(int argc, const char **argv)
 	struct cell_loop loop = { 0 };
 
 	parse_options_only(argc, argv, opts, usage);
-	gitutil_init();
 	if (vm_check_options(quick, args.full, args.accel, args.boots))
 		usage_with_options(usage, opts, 2);
 	args.probe_timeout = vm_probe_timeout_env();

@@ -40,7 +40,6 @@ static char *make_kit_id(const char *realdir)
 				  *base : '-');
 	if (!sb.len)
 		strbuf_addstr(&sb, "kit");
-	gitutil_init();
 	if (git_odb_hash(&oid, realdir, strlen(realdir), GIT_OBJECT_BLOB) < 0)
 		BUG("cannot hash '%s'", realdir);
 	git_oid_tostr(hex, sizeof(hex), &oid);

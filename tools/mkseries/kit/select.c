@@ -48,11 +48,17 @@ static char *find_kit_up(void)
 }
 
 static int kit_not_found;
+static const char *kit_given;	/* --kit */
+
+void kit_dir_set(const char *dir)
+{
+	kit_given = dir;
+}
 
 const char *kit_dir(void)
 {
 	static char *found;
-	const char *dir = getenv("MKSERIES_KIT");
+	const char *dir = kit_given && *kit_given ? kit_given : getenv("MKSERIES_KIT");
 
 	if (dir && *dir)
 		return dir;

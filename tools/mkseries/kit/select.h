@@ -5,12 +5,15 @@
 #include "kit/model.h"
 
 /*
- * The kit directory: `mkseries --kit DIR`, else the nearest directory
- * with a series.yaml from the current one up ("." in the kit, ".." in
- * its kernels/), but never up into $MKSERIES_CEILING_DIRECTORY (as
- * GIT_CEILING_DIRECTORIES), else "." (kit_open() then says how to name it).
+ * The kit directory: `mkseries --kit DIR` (kit_dir_set()), else
+ * $MKSERIES_KIT, else the nearest directory with a series.yaml from the
+ * current one up ("." in the kit, ".." in its kernels/), but never up
+ * into $MKSERIES_CEILING_DIRECTORY (as GIT_CEILING_DIRECTORIES), else "."
+ * (kit_open() then says how to name it).
  */
 const char *kit_dir(void);
+/* What `--kit DIR` before the command said: kit_dir() returns it from then on. */
+void kit_dir_set(const char *dir);
 
 /*
  * Print "unknown branch 'x' (the kit has: ...)", with "; did you mean

@@ -4,7 +4,10 @@
 
 #include <git2.h>
 
-/* Initialise libgit2 once; safe to call repeatedly. */
+/*
+ * Initialise libgit2: main() does, once, before any command; unit tests
+ * (tests/unit/tap.h) and fuzzers do it themselves. Safe to call again.
+ */
 void gitutil_init(void);
 
 /*
