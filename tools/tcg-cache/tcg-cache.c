@@ -8,7 +8,9 @@
  * are opened and closed by marker instructions (marker.h); at the end
  * of each, one line goes out:
  *
- *   mkseries-cycles: region=N insns=I l1d_misses=A l2_misses=B llc_misses=C dtlb_misses=D page_walks=E cycles=F
+ *   mkseries-cycles: region=N insns=I l1d_misses=A ... rep_lines=R cycles=F
+ *
+ * with the counters contract.h lists, in its order.
  *
  * Nothing here reads the host's clock or depends on the order threads
  * run in, so one guest run under icount gives the same counts every time.

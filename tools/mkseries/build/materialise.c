@@ -628,29 +628,6 @@ cleanup:
 	return ret;
 }
 
-int materialise_current(git_oid *out, const char *dir)
-{
-	char *dirty = manifest_path(dir, ".manifest.dirty");
-	char *path = manifest_path(dir, ".manifest");
-	struct strbuf sb = STRBUF_INIT;
-	char hex[GIT_OID_HEXSZ + 1];
-	int ret = MKS_ENOTFOUND;
-
-	if (file_exists(dirty) || strbuf_read_file(&sb, path))
-		goto cleanup;
-	if (sb.len < strlen(MANIFEST_MAGIC) + GIT_OID_HEXSZ || !starts_with(sb.buf, MANIFEST_MAGIC))
-		goto cleanup;
-	memcpy(hex, sb.buf + strlen(MANIFEST_MAGIC), GIT_OID_HEXSZ);
-	hex[GIT_OID_HEXSZ] = '\0';
-	if (!git_oid_fromstr(out, hex))
-		ret = 0;
-cleanup:
-	strbuf_release(&sb);
-	free(path);
-	free(dirty);
-	return ret;
-}
-
 int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 		struct materialise_stats *stats)
 {

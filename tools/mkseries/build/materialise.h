@@ -34,7 +34,4 @@ struct materialise_stats {
 int materialise(git_repository *repo, const git_oid *commit, const char *dir,
 		struct materialise_stats *stats);
 
-/* The tree id recorded by the last complete materialise of `dir`; MKS_ENOTFOUND when none. */
-int materialise_current(git_oid *out, const char *dir);
-
 #endif

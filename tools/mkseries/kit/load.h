@@ -1,7 +1,8 @@
 /*
- * modelload.h: what the files of the kit loader share (from the bottom:
- * modelyaml.c, modelfind.c, modelclaims.c, modelseries.c, modelkernels.c,
- * modelcheck.c, with model.c on top; calls go only downwards); the rest of the tool goes through model.h.
+ * kit/load.h: what the files of the kit loader share (from the bottom:
+ * yaml.c, find.c, claims.c, series.c, kernels.c, check.c, with model.c
+ * on top; calls go only downwards); the rest of the tool goes through
+ * model.h.
  */
 #ifndef MKSERIES_MODELLOAD_H
 #define MKSERIES_MODELLOAD_H

@@ -1,4 +1,4 @@
-/* lib/util.h: small helpers every module uses: errors, memory, strings, argv vectors, processes. */
+/* lib/util.h: small helpers every module uses: errors, memory, strings, argv vectors, files (processes are runcmd.h's). */
 #ifndef MKSERIES_UTIL_H
 #define MKSERIES_UTIL_H
 
@@ -73,7 +73,7 @@ const char *format_bytes_to(char *buf, unsigned long long bytes);
  */
 unsigned long long disk_usage(const char *path);
 
-/* Progress and verbosity: quiet when stderr is not a terminal. */
+/* Verbosity: 0 with -q, 1 by default, 2 with -v; and whether stderr is a terminal. */
 extern int mks_verbose;
 int mks_isatty_stderr(void);
 /* Whether to colour stdout: a TTY, and NO_COLOR unset or empty. */

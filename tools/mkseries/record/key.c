@@ -1,4 +1,4 @@
-/* record/key.c: the freshness keys of the steps (import, apply, build, test), made from what runs. */
+/* record/key.c: the freshness keys of the apply, build and test steps, made from what runs (import has its tree tag). */
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>

@@ -19,8 +19,8 @@
  *                          bzimage_hash, the console log it names
  *                          (and expect_fail, without for a declared variant);
  *                          timing (hardware, instructions or emulated;
- *                          absent: derived from accel), boots (N, default
- *                          1) with console.2 .. console.N for the later
+ *                          absent: derived from accel), boots (N; a
+ *                          record without it had one) with console.2 .. console.N for the later
  *                          boots, reused=base when the cell is base's
  *                          tree and its build and test are base's
  * Fill b (named already) from them. `variants` limits the cells read;

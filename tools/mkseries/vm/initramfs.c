@@ -43,11 +43,6 @@ void cpio_add_file(struct cpio *c, const char *name, mode_t mode, const void *da
 	add_entry(c, name, S_IFREG | (mode & 07777), 1, 0, 0, data, len);
 }
 
-void cpio_add_symlink(struct cpio *c, const char *name, const char *target)
-{
-	add_entry(c, name, S_IFLNK | 0777, 1, 0, 0, target, strlen(target));
-}
-
 void cpio_add_node(struct cpio *c, const char *name, mode_t mode, unsigned major, unsigned minor)
 {
 	if (!S_ISCHR(mode) && !S_ISBLK(mode))

@@ -23,7 +23,6 @@ struct cpio {
 /* `name` is relative ("dev/console"); `mode` carries the type bits (S_IFDIR | 0755). */
 void cpio_add_dir(struct cpio *c, const char *name, mode_t mode);
 void cpio_add_file(struct cpio *c, const char *name, mode_t mode, const void *data, size_t len);
-void cpio_add_symlink(struct cpio *c, const char *name, const char *target);
 /* A character or block device node: mode is S_IFCHR or S_IFBLK plus permissions. */
 void cpio_add_node(struct cpio *c, const char *name, mode_t mode, unsigned major, unsigned minor);
 /* Append the TRAILER!!! entry and pad to 512 bytes; nothing may be added after. */

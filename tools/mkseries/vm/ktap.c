@@ -738,21 +738,6 @@ const struct ktap_metric *ktap_find_metric(const struct ktap_result *res, const 
 	return NULL;
 }
 
-const char *ktap_status_name(enum ktap_status status)
-{
-	switch (status) {
-	case KTAP_PASS:
-		return "ok";
-	case KTAP_FAIL:
-		return "not ok";
-	case KTAP_SKIP:
-		return "skip";
-	case KTAP_TODO:
-		return "todo";
-	}
-	return "unknown";
-}
-
 /* Splats. */
 
 /* What a kernel message is, judged by how it starts. */

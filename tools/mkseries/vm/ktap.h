@@ -146,7 +146,6 @@ int ktap_problems(const struct ktap_result *res, struct strvec *out);
 const struct ktap_case *ktap_find_case(const struct ktap_result *res, const char *name);
 const struct ktap_metric *ktap_find_metric(const struct ktap_result *res, const char *case_name,
 					   const char *name);
-const char *ktap_status_name(enum ktap_status status);
 
 /* Kernel splats on a console. */
 enum console_splat_kind {
