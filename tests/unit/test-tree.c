@@ -14,6 +14,7 @@
 #include "tree/aptsuite.h"
 #include "tree/tarimport.h"
 #include "tree/tree.h"
+#include "tree/workdir.h"
 #include "lib/util.h"
 
 static char *tmp;
@@ -669,6 +670,17 @@ static void test_paths(void)
 	info.up_to_date = 1;
 	is_str(tree_import_summary(&info, &id), "up to date (0123456789ab)",
 	       "the up-to-date line");
+	out = workdir_path("/w/6.12", WD_OUT, "kit");
+	is_str(out, "/w/6.12/out-kit", "a variant's make O=");
+	free(out);
+	out = workdir_path("/w/6.12", WD_CONSOLE_LOG, "base");
+	is_str(out, "/w/6.12/logs/base-console.log", "the first boot's console");
+	free(out);
+	out = workdir_name(WD_STATE, NULL);
+	is_str(out, "state", "the records' directory");
+	free(out);
+	is_str(workdir_out_variant("out-no-fixes"), "no-fixes", "out-<variant> names its variant");
+	ok(!workdir_out_variant("out-") && !workdir_out_variant("logs"), "others name none");
 }
 
 /* tree_import() on a tarball source: tagged, cached, forced. */

@@ -616,7 +616,7 @@ static int up_to_date(const struct step_record *st, const struct step_key *k, in
  */
 static int seed_from_base(const char *workdir, const char *out, const char *inputs_hash)
 {
-	char *base_out = path_join(workdir, "out-base");
+	char *base_out = workdir_path(workdir, WD_OUT, "base");
 	char *tmp = xstrfmt("%s.seeding", out);
 	struct child cp = CHILD_INIT;
 	struct step_record st = STEP_RECORD_INIT;
@@ -730,8 +730,12 @@ static int build_start(struct build_result *res, struct step_record *st, const c
 	record_set(st, RF_INPUTS, inputs_hash);
 	record_set(st, RF_LOG, res->log);
 	record_set_status(st, RS_RUNNING);
-	if (seeded)
-		record_set(st, RF_SEEDED, "out-base");
+	if (seeded) {
+		char *from = workdir_name(WD_OUT, "base");
+
+		record_set(st, RF_SEEDED, from);
+		free(from);
+	}
 	if ((ret = record_write(st, workdir, STEP_BUILD, variant)))
 		return ret;
 	head = xstrfmt("# mkseries build %s %s %s\n", b->name, variant, commit_hex);
@@ -883,10 +887,10 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 	if ((ret = ccache_plan_make(&cp, b)))
 		goto cleanup;
 
-	src = path_join(opts->workdir, "src");
-	out = xstrfmt("%s/out-%s", opts->workdir, variant);
-	logdir = path_join(opts->workdir, "logs");
-	res->log = xstrfmt("%s/%s-build.log", logdir, variant);
+	src = workdir_path(opts->workdir, WD_SRC, NULL);
+	out = workdir_path(opts->workdir, WD_OUT, variant);
+	logdir = workdir_path(opts->workdir, WD_LOGS, NULL);
+	res->log = workdir_path(opts->workdir, WD_BUILD_LOG, variant);
 	res->bzimage = path_join(out, branch_image(b));
 	vmlinux = path_join(out, "vmlinux");
 	if (strcmp(variant, "base") && !dir_exists(out))

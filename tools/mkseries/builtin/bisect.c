@@ -6,6 +6,7 @@
 #include "apply/variant.h"
 #include "build/build.h"
 #include "builtin/builtin.h"
+#include "tree/workdir.h"
 #include "lib/gitutil.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -377,7 +378,7 @@ static int read_base(const struct cell *c, const struct strvec *variants, void *
 	a->threshold = kit_threshold_pct(c->kit, c->b);
 	if (a->threshold <= 0)
 		a->threshold = VERDICT_MIN_CHANGE_PCT;
-	path = xstrfmt("%s/logs/base-console.log", c->workdir);
+	path = workdir_path(c->workdir, WD_CONSOLE_LOG, "base");
 	if (strbuf_read_file(&log, path) || ktap_parse(&a->base, log.buf, log.len))
 		ret = error_code(1, "%s: --claim compares with base's last boot, and there is none "
 				    "in %s: run mkseries test --branch %s --variant base first",

@@ -198,7 +198,8 @@ static void show_current(struct gc *gc, const struct cached_kit *k)
 			}
 			n = disk_usage(p);
 			strbuf_addf(&parts, "%s%s %s", parts.len ? ", " : "", pe->d_name, format_bytes(n));
-			if (starts_with(pe->d_name, "out-") && !variant_known(b, pe->d_name + 4)) {
+			if (workdir_out_variant(pe->d_name) &&
+			    !variant_known(b, workdir_out_variant(pe->d_name))) {
 				char *rel = xstrfmt("work/%s/%s/%s", k->id, b->name, pe->d_name);
 
 				drop(gc, rel, n, "the build of a variant the branch no longer declares");

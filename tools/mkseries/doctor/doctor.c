@@ -472,7 +472,7 @@ static void check_disk(struct doctor *d, const struct kit *kit, struct kernel_br
 	for (i = 0; i < nr; i++) {
 		const struct tree_cost *cost = tree_cost_of(sel[i]);
 		struct strvec variants = STRVEC_INIT;
-		char *workdir = branch_workdir(kit, opts->workdir, sel[i]);
+		char *workdir = branch_workdir(kit, opts->workdir, sel[i]), *name;
 		unsigned long long mine = 0;
 		size_t builds = 0;
 
@@ -486,11 +486,13 @@ static void check_disk(struct doctor *d, const struct kit *kit, struct kernel_br
 		/* Branches on one Debian package share its import (6.12 and 6.12-arm64). */
 		if (!seen(&packages, sel[i]->source.package) && !imported(kit, sel[i], opts->repo))
 			mine += cost->deb + cost->objects;
-		if (!dir_exists_in(workdir, "src"))
+		name = workdir_name(WD_SRC, NULL);
+		if (!dir_exists_in(workdir, name))
 			mine += cost->src;
+		free(name);
 		variants_of_branch(&variants, sel[i], opts->given);
 		for (j = 0; j < variants.nr; j++) {
-			char *out = xstrfmt("out-%s", variants.v[j]);
+			char *out = workdir_name(WD_OUT, variants.v[j]);
 
 			if (!dir_exists_in(workdir, out))
 				builds++;

@@ -13,6 +13,7 @@
 #include "lib/gitutil.h"
 #include "record/key.h"
 #include "record/record.h"
+#include "tree/workdir.h"
 
 static const char *const step_names[] = {
 	[STEP_IMPORT] = "import",
@@ -121,20 +122,29 @@ static const char *field_name(enum record_field f)
 /* state/run.<step> (import, apply) or state/<variant>.<step> (build, test). */
 static char *record_path(const char *workdir, enum run_step step, const char *variant)
 {
+	char *dir = workdir_path(workdir, WD_STATE, NULL), *path;
+
 	if (step == STEP_BUILD || step == STEP_TEST) {
 		if (!variant)
 			BUG("a %s record names its variant", run_step_name(step));
-		return xstrfmt("%s/state/%s.%s", workdir, variant, run_step_name(step));
-	}
-	if (step != STEP_IMPORT && step != STEP_APPLY)
+		path = xstrfmt("%s/%s.%s", dir, variant, run_step_name(step));
+	} else if (step == STEP_IMPORT || step == STEP_APPLY) {
+		path = xstrfmt("%s/run.%s", dir, run_step_name(step));
+	} else {
 		BUG("no record of step %d", (int)step);
-	return xstrfmt("%s/state/run.%s", workdir, run_step_name(step));
+	}
+	free(dir);
+	return path;
 }
 
 /* Where versions before one record per step kept the run's half of a build or test record. */
 static char *legacy_run_path(const char *workdir, enum run_step step, const char *variant)
 {
-	return xstrfmt("%s/state/run.%s.%s", workdir, variant, run_step_name(step));
+	char *dir = workdir_path(workdir, WD_STATE, NULL);
+	char *path = xstrfmt("%s/run.%s.%s", dir, variant, run_step_name(step));
+
+	free(dir);
+	return path;
 }
 
 /*
@@ -556,7 +566,7 @@ int record_fresh(const struct step_record *r, const struct step_key *k, int forc
 void record_variants(struct strvec *out, const char *workdir)
 {
 	struct strvec found = STRVEC_INIT;
-	char *dir = path_join(workdir, "state");
+	char *dir = workdir_path(workdir, WD_STATE, NULL);
 	struct dirent *de;
 	size_t i, j;
 	DIR *d;

@@ -11,9 +11,51 @@
 #include "tree/workdir.h"
 #include "lib/util.h"
 
+#define OUT_PREFIX "out-"
+
+char *workdir_name(enum workdir_part part, const char *variant)
+{
+	switch (part) {
+	case WD_LOCK:
+		return xstrdup("lock");
+	case WD_STATE:
+		return xstrdup("state");
+	case WD_SRC:
+		return xstrdup("src");
+	case WD_OUT:
+		return xstrfmt(OUT_PREFIX "%s", variant);
+	case WD_LOGS:
+		return xstrdup("logs");
+	case WD_BUILD_LOG:
+		return xstrfmt("logs/%s-build.log", variant);
+	case WD_CONSOLE_LOG:
+		return xstrfmt("logs/%s-console.log", variant);
+	case WD_INITRAMFS:
+		return xstrdup("initramfs.cpio");
+	case WD_BACKPORT:
+		return xstrdup("backport");
+	}
+	BUG("unknown work directory part %d", (int)part);
+}
+
+char *workdir_path(const char *workdir, enum workdir_part part, const char *variant)
+{
+	char *name = workdir_name(part, variant), *path = path_join(workdir, name);
+
+	free(name);
+	return path;
+}
+
+const char *workdir_out_variant(const char *name)
+{
+	const char *v;
+
+	return skip_prefix(name, OUT_PREFIX, &v) && *v ? v : NULL;
+}
+
 int workdir_lock(struct workdir_lock *lk, const char *workdir)
 {
-	char *path = path_join(workdir, "lock");
+	char *path = workdir_path(workdir, WD_LOCK, NULL);
 	struct stat st;
 	int ret = 0;
 

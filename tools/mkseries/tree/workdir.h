@@ -41,4 +41,24 @@ char *mks_cache_dir(void);
  */
 char *branch_workdir(const struct kit *kit, const char *workdir_opt, const struct kernel_branch *b);
 
+/* What a branch's work directory holds: its layout is spelled here and nowhere else. */
+enum workdir_part {
+	WD_LOCK,		/* lock: workdir_lock()'s */
+	WD_STATE,		/* state/: the steps' records (record/) */
+	WD_SRC,			/* src/: the one materialised source tree the variants share */
+	WD_OUT,			/* out-<variant>/: make O= */
+	WD_LOGS,		/* logs/ */
+	WD_BUILD_LOG,		/* logs/<variant>-build.log */
+	WD_CONSOLE_LOG,		/* logs/<variant>-console.log, the first boot's */
+	WD_INITRAMFS,		/* initramfs.cpio: mm-regress as /init */
+	WD_BACKPORT,		/* backport/: the backport loop's */
+};
+
+/* The part's name inside a work directory ("out-kit", "logs/kit-build.log"). Caller frees. */
+char *workdir_name(enum workdir_part part, const char *variant);
+/* The part's path in `workdir`. Caller frees. */
+char *workdir_path(const char *workdir, enum workdir_part part, const char *variant);
+/* The variant whose out-<variant>/ an entry named `name` is, or NULL. */
+const char *workdir_out_variant(const char *name);
+
 #endif

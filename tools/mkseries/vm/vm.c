@@ -588,12 +588,16 @@ static char *why_not_started(enum boot_end end, int status, const char *console_
 	return strbuf_detach(&why, NULL);
 }
 
-/* <logdir>/<variant>-console.log for the first boot, -console.<n>.log for the others. */
-static char *console_path(const char *logdir, const char *variant, unsigned nth)
+/* The work directory's console log of the first boot; <log minus .log>.<n>.log for the others. */
+static char *console_path(const char *workdir, const char *variant, unsigned nth)
 {
+	char *first = workdir_path(workdir, WD_CONSOLE_LOG, variant), *path;
+
 	if (nth <= 1)
-		return xstrfmt("%s/%s-console.log", logdir, variant);
-	return xstrfmt("%s/%s-console.%u.log", logdir, variant, nth);
+		return first;
+	path = xstrfmt("%.*s.%u.log", (int)(strlen(first) - strlen(".log")), first, nth);
+	free(first);
+	return path;
 }
 
 /*
@@ -773,7 +777,7 @@ int vm_boot_argv(struct strvec *argv, const struct kernel_branch *b, const char 
 	}
 	if (!accel)
 		return -1;
-	initramfs = path_join(workdir, "initramfs.cpio");
+	initramfs = workdir_path(workdir, WD_INITRAMFS, NULL);
 	vm_qemu_argv(argv, &b->boot, accel, bzimage, initramfs, opts->full, opts->cmdline,
 		     branch_arch(b)->max_cpus);
 	free(initramfs);
@@ -853,7 +857,7 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 	struct step_record st = STEP_RECORD_INIT;
 	struct strbuf console = STRBUF_INIT;
 	char *cache = mks_cache_dir(), *note = NULL, *initramfs = NULL;
-	char *logdir = path_join(workdir, "logs"), *log = NULL;
+	char *logdir = workdir_path(workdir, WD_LOGS, NULL), *log = NULL;
 	const char *want = wanted_accel(b, opts), *accel = NULL;
 	unsigned boots = opts->boots ? opts->boots : b->boot.boots, nth;
 	enum boot_end end = END_EXITED;
@@ -861,7 +865,7 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 	double seconds = 0;
 
 	memset(res, 0, sizeof(*res));
-	res->console_log = console_path(logdir, variant, 1);
+	res->console_log = console_path(workdir, variant, 1);
 	if (!accel_name_ok(want)) {
 		ret = error_code(MKS_ECONFIG, "unknown accelerator '%s' (auto, kvm or tcg)", want);
 		goto cleanup;
@@ -870,7 +874,7 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 		ret = error("cannot create '%s': %s", logdir, strerror(errno));
 		goto cleanup;
 	}
-	initramfs = path_join(workdir, "initramfs.cpio");
+	initramfs = workdir_path(workdir, WD_INITRAMFS, NULL);
 	if ((ret = write_boot_files(initramfs, b)) ||
 	    (ret = choose_accel(&accel, &note, b, want, cache)))
 		goto cleanup;
@@ -880,7 +884,7 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 
 		memset(&one, 0, sizeof(one));
 		free(log);
-		log = console_path(logdir, variant, nth);
+		log = console_path(workdir, variant, nth);
 		if (nth == 1)
 			ret = first_boot(&end, &status, &started, &seconds, &accel, &note, b, bzimage,
 					 initramfs, log, want, cache, opts);
