@@ -11,7 +11,7 @@
 #include "results/stale.h"
 #include "kit/select.h"
 #include "lib/util.h"
-#include "apply/variant.h"
+#include "kit/variants.h"
 #include "results/verdict.h"
 #include "tree/workdir.h"
 

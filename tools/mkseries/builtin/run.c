@@ -15,7 +15,7 @@
 #include "run/steps.h"
 #include "run/teststep.h"
 #include "lib/util.h"
-#include "apply/variant.h"
+#include "kit/variants.h"
 #include "results/verdict.h"
 #include "vm/vm.h"
 

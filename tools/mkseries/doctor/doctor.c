@@ -10,7 +10,7 @@
 #include <git2.h>
 
 #include "doctor/doctor.h"
-#include "apply/variant.h"
+#include "kit/variants.h"
 #include "build/build.h"
 #include "kit/arch.h"
 #include "lib/gitutil.h"

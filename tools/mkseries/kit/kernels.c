@@ -11,6 +11,7 @@
 #include "kit/arch.h"
 #include "kit/model.h"
 #include "kit/load.h"
+#include "kit/variants.h"
 #include "../../tcg-cache/contract.h"
 #include "lib/util.h"
 
@@ -459,7 +460,7 @@ static void parse_variants(struct yfile *f, yaml_node_t *map, struct kernel_bran
 		if (variant_name_taken(name))
 			yfile_report(f, v->line, "variant name '%s' is taken (base and kit are every branch's own, %s is bisect's)",
 				     name, VARIANT_BISECT);
-		else if (!valid_variant_name(name))
+		else if (!variant_name_ok(name))
 			yfile_report(f, v->line, "invalid variant name '%s' (lowercase letters, digits and '-', starting with a letter or digit)",
 				     name);
 		parse_variant(f, yfile_node(f, pair->value), v);

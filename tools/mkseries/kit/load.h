@@ -112,8 +112,6 @@ int valid_series_id(const char *s);
 /* Branch names end up in ref names and file names: keep them plain. */
 int valid_branch_name(const char *s);
 
-/* A variant name is part of a ref and of file names in the work directory. */
-int valid_variant_name(const char *s);
 
 /* mm-regress names its cases with lowercase letters, digits and '_'. */
 int valid_case_name(const char *s);

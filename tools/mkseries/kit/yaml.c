@@ -329,14 +329,6 @@ int valid_branch_name(const char *s)
 	return !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")];
 }
 
-/* A variant name is part of a ref and of file names in the work directory. */
-int valid_variant_name(const char *s)
-{
-	if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s))
-		return 0;
-	return !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-")];
-}
-
 /* mm-regress names its cases with lowercase letters, digits and '_'. */
 int valid_case_name(const char *s)
 {

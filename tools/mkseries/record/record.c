@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply/variant.h"
+#include "kit/variants.h"
 #include "kit/model.h"
 #include "lib/gitutil.h"
 #include "record/key.h"

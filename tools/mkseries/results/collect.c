@@ -5,7 +5,7 @@
 
 #include "results/collect.h"
 #include "record/record.h"
-#include "apply/variant.h"
+#include "kit/variants.h"
 
 /* The check a recorded status stands for; -1 for none. */
 static int check_of(enum record_status s)

@@ -15,7 +15,7 @@
 #include "lib/json.h"
 #include "apply/plan.h"
 #include "results/results.h"
-#include "apply/variant.h"
+#include "kit/variants.h"
 
 static const char *const check_names[] = {
 	[CHECK_NOT_RUN] = "not-run",

@@ -6,7 +6,7 @@
 #include "kit/select.h"
 #include "lib/progress.h"
 #include "tree/tree.h"
-#include "apply/variant.h"
+#include "kit/variants.h"
 #include "tree/workdir.h"
 
 int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
