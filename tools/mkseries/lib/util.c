@@ -779,6 +779,18 @@ int strp_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+char *mks_cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	/* A relative XDG_CACHE_HOME is invalid (XDG base directory spec): ignored. */
+	if (xdg && *xdg == '/')
+		return path_join(xdg, "mkseries");
+	if (home && *home)
+		return xstrfmt("%s/.cache/mkseries", home);
+	return NULL;
+}
+
 char *path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);

@@ -190,6 +190,15 @@ void test_crash_point(const char *step);
 void test_crash_point_tmp(const char *path);
 /* test_crash_point("rm:<last component of path>"): remove_tree() has just unlinked the file. */
 void test_crash_point_rm(const char *path);
+/*
+ * The cache directory, of the repository, the work directories, Debian
+ * packages, ccache and the KVM probe alike: $XDG_CACHE_HOME/mkseries when
+ * that is absolute (a relative one is ignored, as the XDG base directory
+ * spec says), else $HOME/.cache/mkseries; NULL when neither is set.
+ * Caller frees.
+ */
+char *mks_cache_dir(void);
+
 /* Join dir and name into a new string (caller frees). */
 /* strcmp() of two char * array elements, for qsort() and bsearch(). */
 int strp_cmp(const void *a, const void *b);

@@ -99,18 +99,6 @@ void workdir_unlock(struct workdir_lock *lk)
 	lk->fd = -1;
 }
 
-char *mks_cache_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	/* A relative XDG_CACHE_HOME is invalid (XDG base directory spec): ignored. */
-	if (xdg && *xdg == '/')
-		return path_join(xdg, "mkseries");
-	if (home && *home)
-		return xstrfmt("%s/.cache/mkseries", home);
-	return NULL;
-}
-
 /* `path` made absolute, with "." and ".." components folded away. Caller frees. */
 static char *absolute_path(const char *path)
 {

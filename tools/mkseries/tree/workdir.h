@@ -22,15 +22,6 @@ int workdir_lock(struct workdir_lock *lk, const char *workdir);
 void workdir_unlock(struct workdir_lock *lk);
 
 /*
- * The cache directory, of the repository, the work directories, Debian
- * packages, ccache and the KVM probe alike: $XDG_CACHE_HOME/mkseries when
- * that is absolute (a relative one is ignored, as the XDG base directory
- * spec says), else $HOME/.cache/mkseries; NULL when neither is set.
- * Caller frees.
- */
-char *mks_cache_dir(void);
-
-/*
  * Work directory of branch b: <root>/<branch>, where root is `workdir_opt`
  * when given (the user chose it for this kit), else <cache>/work/<kit id>
  * (see kit_id(): the cache is shared by every kit). It holds src/ (the one materialised
