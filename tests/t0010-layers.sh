@@ -68,4 +68,24 @@ test_expect_success 'LAYERS names the ranks: with kit put below lib, kit using l
 	test_grep "^rank: kit/model.o uses .*, defined in lib/.*: kit (rank 1) may not use lib (rank 2)" out
 '
 
+test_expect_success 'a function over 100 lines, or a file over 1500, fails the size check, named' '
+	mkdir -p src/kit &&
+	{
+		echo "int long_one(void)" &&
+		echo "{" &&
+		echo "	int n = 0;" &&
+		for i in $(seq 1 98); do echo "	n++;"; done &&
+		echo "	return n;" &&
+		echo "}"
+	} >src/kit/long.c &&
+	test_expect_code 1 "$CHECK" objs src >out 2>err &&
+	test_grep "^size: src/kit/long.c:1: long_one() has 103 lines (over 100)$" out &&
+	test_grep "0 cycle(s), 0 use(s) against the ranks, 1 over the sizes" err &&
+	sed -i "/^	n++;$/d" src/kit/long.c &&
+	"$CHECK" objs src >out &&
+	for i in $(seq 1 1501); do echo "/* line */"; done >src/kit/big.c &&
+	test_expect_code 1 "$CHECK" objs src >out 2>err &&
+	test_grep "^size: src/kit/big.c has 1501 lines (over 1500)$" out
+'
+
 test_done
