@@ -663,11 +663,11 @@ static void test_paths(void)
 	info.what = "linux-source-6.12 6.12.117-1~deb12u1";
 	info.nr_files = 86691;
 	info.seconds = 41.23;
-	is_str(tree_import_summary(&b, &id, &info),
-	       "6.12: imported linux-source-6.12 6.12.117-1~deb12u1 as 0123456789ab "
+	is_str(tree_import_summary(&info, &id),
+	       "imported linux-source-6.12 6.12.117-1~deb12u1 as 0123456789ab "
 	       "(86,691 files, 41.2 s)", "the import line");
 	info.up_to_date = 1;
-	is_str(tree_import_summary(&b, &id, &info), "6.12: up to date (0123456789ab)",
+	is_str(tree_import_summary(&info, &id), "up to date (0123456789ab)",
 	       "the up-to-date line");
 }
 
