@@ -89,6 +89,32 @@ test_expect_success 'report reads regular files under a size cap only' '
 	rm big.json
 '
 
+# Without a cap these read for ever: a limit turns that into a failure.
+# A sanitizer build reserves terabytes of address space: it cannot run under ulimit -v.
+test_lazy_prereq ULIMIT_V '(ulimit -v 1000000 && mkseries --version)'
+
+test_expect_success ULIMIT_V 'a state file that is a device, a link to one or too big is refused, naming it' '
+	cp -R kit k-state &&
+	(cd k-state && mkseries apply --branch t >../out 2>../err) &&
+	st="$(kit_workdir k-state t)/state" &&
+	mv "$st/run.apply" run.apply.saved &&
+	ln -s /dev/zero "$st/run.apply" &&
+	(ulimit -v 1000000 && cd k-state && test_expect_code 1 timeout 60 mkseries report >../out 2>../err) &&
+	cat err &&
+	test_grep "error: cannot read state file .$st/run.apply.: not a regular file (a symbolic link to a character device); mkseries writes its state files itself, as regular files of a few KiB: move this one away" err &&
+	rm "$st/run.apply" &&
+	mkfifo "$st/run.apply" &&
+	(ulimit -v 1000000 && cd k-state && test_expect_code 1 timeout 60 mkseries report >../out 2>../err) &&
+	test_grep "error: cannot read state file .$st/run.apply.: not a regular file (a FIFO)" err &&
+	rm "$st/run.apply" &&
+	truncate -s 3G "$st/run.apply" &&
+	(ulimit -v 1000000 && cd k-state && test_expect_code 1 timeout 60 mkseries report >../out 2>../err) &&
+	test_grep "error: cannot read state file .$st/run.apply.: 3221225472 bytes, more than the 8 MiB a state file may hold; mkseries writes" err &&
+	mv run.apply.saved "$st/run.apply" &&
+	(cd k-state && test_expect_code 1 mkseries report >../out 2>../err) &&
+	test_grep "^alpha *applied" out
+'
+
 test_expect_success 'mkseries.lock that is a symbolic link is not written through' '
 	echo precious >target &&
 	rm -f linux/.git/mkseries.lock &&
