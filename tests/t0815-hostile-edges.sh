@@ -33,6 +33,22 @@ test_expect_success 'a git source whose repo: does not exist is refused, and not
 	! test -e gone
 '
 
+test_expect_success 'a git source whose repo: is an empty directory is refused, and it stays empty' '
+	cp -R kit k-emptyrepo &&
+	mkdir -p empty/linux &&
+	sed -i "s|repo: $TRASH_DIRECTORY/linux|repo: $TRASH_DIRECTORY/empty/linux|" k-emptyrepo/kernels/t.yaml &&
+	test_grep "empty/linux" k-emptyrepo/kernels/t.yaml &&
+	(cd k-emptyrepo && test_expect_code 2 mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "^error: kernels/t.yaml: the git source.s repository .$TRASH_DIRECTORY/empty/linux. is a directory but no git repository (repo: names a clone that has .v1.0.); nothing was created\$" err &&
+	ls -A empty/linux >list &&
+	test_must_be_empty list &&
+	(cd k-emptyrepo && test_expect_code 2 mkseries backport --branch t >../out 2>../err) &&
+	test_grep "is a directory but no git repository" err &&
+	ls -A empty/linux >list &&
+	test_must_be_empty list
+'
+
 test_expect_success 'a NUL byte in From or in an encoded Subject is refused, naming the file' '
 	cp -R kit k-nul &&
 	f=k-nul/patches/beta/0001-madvise-split-locking.patch &&
