@@ -140,7 +140,19 @@ static char *debian_name(const struct export_patch *p, const struct strvec *take
 	size_t stem, n = 1, i;
 
 	strbuf_addstr(&sb, fix ? "bugfix/all/" : "features/all/");
+	stem = sb.len;
 	export_subject_slug(&sb, p->subject, SLUG_MAX);
+	/*
+	 * Not hidden (".patch", ".hidden-x.patch": quilt and ls skip them),
+	 * nor taken for an option: no '.' or '-' first. A subject with
+	 * nothing left is named by its commit.
+	 */
+	for (i = stem; i < sb.len && (sb.buf[i] == '.' || sb.buf[i] == '-'); i++)
+		;
+	memmove(sb.buf + stem, sb.buf + i, sb.len - i + 1);
+	strbuf_setlen(&sb, sb.len - (i - stem));
+	if (sb.len == stem)
+		strbuf_addf(&sb, "patch-%s", oid_short(&p->commit));
 	stem = sb.len;
 	for (;;) {
 		strbuf_setlen(&sb, stem);
