@@ -122,7 +122,7 @@ test_expect_success 'a patch that does not apply: exit 1, a report, the ref not 
 	cat err4 &&
 	test_grep "cannot apply .beta 1/1" err4 &&
 	test_grep "mm/madvise.c" err4 &&
-	test_grep "hunk 1" err4 &&
+	test_grep "^  mm/madvise.c: hunk (@@ -1,7 +1,7 @@) does not apply$" err4 &&
 	test_grep "line 4" err4 &&
 	test_grep "^t: CONFLICT: nothing applied; .$(kit_ref kitc t). not created$" out4 &&
 	test_grep "the 4 entries before it apply, but a branch is applied whole or not at all: nothing was committed" err4 &&

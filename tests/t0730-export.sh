@@ -362,6 +362,47 @@ test_expect_success '--all exports every branch where the kit is applied, one di
 	test_grep "^1.0: 7 patches .* verified by its last run, in ../all/1.0/" out
 '
 
+test_expect_success '--all with one directory not empty writes none, naming it' '
+	mkdir -p all2/2.0 &&
+	echo mine >all2/2.0/keep &&
+	(cd kit && test_expect_code 1 mkseries export --all --force --format quilt --workdir ../work \
+		-o ../all2 >../out 2>../err) &&
+	cat err &&
+	test_grep "^error: .../all2/2.0. is not empty: export into a new or empty directory (nothing was written)\$" err &&
+	test_grep "^error: --all exports every branch or none: 1 of its [0-9]* directories is not new or empty; empty or remove it, or export elsewhere with --output\$" err &&
+	test_grep ! "nothing was written.*1.0\|1.0.*nothing was written" err &&
+	test_must_be_empty out &&
+	ls all2 >dirs &&
+	echo 2.0 >dirs.expect &&
+	test_cmp dirs.expect dirs &&
+	echo mine >keep.expect &&
+	test_cmp keep.expect all2/2.0/keep
+'
+
+test_expect_success '--all where one branch fails: says which were written and which not' '
+	(cd kit && test_expect_code 1 mkseries export --all --format quilt --workdir ../work \
+		-o ../all3 >../out 2>../err) &&
+	cat err &&
+	test_grep "^error: --all exported 1.0 in ../all3/1.0/; not exported: " err &&
+	test -f all3/1.0/series
+'
+
+test_expect_success 'an export killed before its rename: the empty directory stays; the next export removes what it left' '
+	mkdir empty &&
+	(cd kit && MKSERIES_TEST_BACKPORT_CRASH=export-rename test_expect_code 137 \
+		mkseries export --branch 1.0 --format mbox --workdir ../work -o ../empty >../out 2>../err) &&
+	ls -A empty >list &&
+	test_must_be_empty list &&
+	stale=$(echo empty.mkseries-*) &&
+	test -f "$stale/0000-cover-letter.patch" &&
+	pid=${stale#empty.mkseries-} &&
+	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../empty >../out 2>../err) &&
+	cat err &&
+	test_grep "^warning: removed .\.\./$stale., left by an export that was killed (pid $pid) before it was renamed into place\$" err &&
+	! test -e "$stale" &&
+	test -f empty/0000-cover-letter.patch
+'
+
 test_expect_success '--variant: the variant ref, refused until it is run, then forced' '
 	cat >>kit/kernels/1.0.yaml <<-EOF &&
 	variants:

@@ -102,6 +102,25 @@ test_expect_success 'no results: a page that says so' '
 	test_grep "</html>" empty.html
 '
 
+# One crafted artifact of many metrics once stalled a CI merge job: the
+# page compared every metric with every other (40,000 took minutes). Sorted
+# once, it takes seconds; the CPU limit stops a regression long before the
+# minutes, and leaves room for a sanitizer build.
+test_expect_success 'a report of 40,000 metrics: a chart each, in the order given, within a CPU limit' '
+	jq -c --argjson n 40000 ".branches |= [.[2]] | .branches[0].claims = []
+		| .branches[0].cells |= (.[0:2] | map(.metrics = [range(\$n) as \$i | .metrics[0]
+			| .name = \"m\(\$i)\" | .samples = [.mean] | .n = 1 | .stddev = 0]))" \
+		"$DATA/three-branches.json" >many.json &&
+	(ulimit -t 30 && mkseries report --merge many.json --format html --output many.html) &&
+	test "$(grep -c "<svg " many.html)" = 40000 &&
+	grep -o "<figcaption>perf_loop.m[0-9]* " many.html >captions &&
+	sed -n "1p;2p;40000p" captions >actual &&
+	printf "<figcaption>perf_loop.m%s \n" 0 1 39999 >expect &&
+	test_cmp expect actual &&
+	(ulimit -t 30 && mkseries report --merge many.json >many.txt) &&
+	test_grep "^ *[0-9.]* *[-+0-9.]*% *[0-9.]* *perf_loop.m39999 (us)" many.txt
+'
+
 test_expect_success CHROMIUM 'headless Chromium reads the page: its DOM has the matrices, charts and claims' '
 	browse --dump-dom "file://$PWD/page.html" >dom.html &&
 	test_grep "<table id=\"cells\">" dom.html &&

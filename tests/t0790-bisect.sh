@@ -82,6 +82,11 @@ test_expect_success 'usage: the failure named once, a branch, a metric CASE.NAME
 	test_grep "which branch" err &&
 	(cd kit && test_expect_code 2 mkseries bisect --branch t --claim perf_loop 2>../err) &&
 	test_grep "a metric is CASE.NAME" err &&
+	(cd kit && test_expect_code 2 mkseries bisect --branch t --case "" >../out 2>../err) &&
+	test_grep "^error: --case ..: name a case of mm-regress as it prints it, letters, digits and ._. (mkseries regress --list shows them)\$" err &&
+	test_must_be_empty out &&
+	(cd kit && test_expect_code 2 mkseries bisect --branch t --case "steady,x" 2>../err) &&
+	test_grep "^error: --case .steady,x.: name a case" err &&
 	(cd kit && test_expect_code 2 mkseries bisect --branch t --variant base --boot 2>../err) &&
 	test_grep "the base has no applied commits" err &&
 	(cd kit && test_expect_code 2 mkseries bisect --branch nosuch --boot 2>../err) &&

@@ -366,7 +366,12 @@ test_expect_success 'without the blobs, the hunks that apply are applied and the
 	! test_grep "line five" $tree/lib/list.c.rej &&
 	test_grep "hunk 2 of 2" $tree/lib/list.c.rej.why &&
 	test_grep "the patch expects" $tree/lib/list.c.rej.why &&
-	test_grep "the tree has" $tree/lib/list.c.rej.why
+	test_grep "the tree has" $tree/lib/list.c.rej.why &&
+	cat $tree/lib/list.c.rej.why &&
+	test_grep ! "hunk 1 of 1" $tree/lib/list.c.rej.why &&
+	test_grep "^  lib/list.c: hunk (@@ .* @@.*) does not apply\$" $tree/lib/list.c.rej.why &&
+	test "$(grep -c "^ *[0-9]* !" $tree/lib/list.c.rej.why)" = 1 &&
+	test_grep "^ *20 !line 17 (stable)\$" $tree/lib/list.c.rej.why
 '
 
 test_expect_success '--continue refuses while .rej files are left, then records the redone hunk' '

@@ -33,6 +33,22 @@ test_expect_success 'a git source whose repo: does not exist is refused, and not
 	! test -e gone
 '
 
+test_expect_success 'a git source whose repo: is an empty directory is refused, and it stays empty' '
+	cp -R kit k-emptyrepo &&
+	mkdir -p empty/linux &&
+	sed -i "s|repo: $TRASH_DIRECTORY/linux|repo: $TRASH_DIRECTORY/empty/linux|" k-emptyrepo/kernels/t.yaml &&
+	test_grep "empty/linux" k-emptyrepo/kernels/t.yaml &&
+	(cd k-emptyrepo && test_expect_code 2 mkseries apply --branch t >../out 2>../err) &&
+	cat err &&
+	test_grep "^error: kernels/t.yaml: the git source.s repository .$TRASH_DIRECTORY/empty/linux. is a directory but no git repository (repo: names a clone that has .v1.0.); nothing was created\$" err &&
+	ls -A empty/linux >list &&
+	test_must_be_empty list &&
+	(cd k-emptyrepo && test_expect_code 2 mkseries backport --branch t >../out 2>../err) &&
+	test_grep "is a directory but no git repository" err &&
+	ls -A empty/linux >list &&
+	test_must_be_empty list
+'
+
 test_expect_success 'a NUL byte in From or in an encoded Subject is refused, naming the file' '
 	cp -R kit k-nul &&
 	f=k-nul/patches/beta/0001-madvise-split-locking.patch &&
@@ -87,6 +103,32 @@ test_expect_success 'report reads regular files under a size cap only' '
 	test_expect_code 2 mkseries report --merge big.json >out 2>err &&
 	test_grep "cannot read report .big.json.: 314572800 bytes, more than the 256 MiB a report reads" err &&
 	rm big.json
+'
+
+# Without a cap these read for ever: a limit turns that into a failure.
+# A sanitizer build reserves terabytes of address space: it cannot run under ulimit -v.
+test_lazy_prereq ULIMIT_V '(ulimit -v 1000000 && mkseries --version)'
+
+test_expect_success ULIMIT_V 'a state file that is a device, a link to one or too big is refused, naming it' '
+	cp -R kit k-state &&
+	(cd k-state && mkseries apply --branch t >../out 2>../err) &&
+	st="$(kit_workdir k-state t)/state" &&
+	mv "$st/run.apply" run.apply.saved &&
+	ln -s /dev/zero "$st/run.apply" &&
+	(ulimit -v 1000000 && cd k-state && test_expect_code 1 timeout 60 mkseries report >../out 2>../err) &&
+	cat err &&
+	test_grep "error: cannot read state file .$st/run.apply.: not a regular file (a symbolic link to a character device); mkseries writes its state files itself, as regular files of a few KiB: move this one away" err &&
+	rm "$st/run.apply" &&
+	mkfifo "$st/run.apply" &&
+	(ulimit -v 1000000 && cd k-state && test_expect_code 1 timeout 60 mkseries report >../out 2>../err) &&
+	test_grep "error: cannot read state file .$st/run.apply.: not a regular file (a FIFO)" err &&
+	rm "$st/run.apply" &&
+	truncate -s 3G "$st/run.apply" &&
+	(ulimit -v 1000000 && cd k-state && test_expect_code 1 timeout 60 mkseries report >../out 2>../err) &&
+	test_grep "error: cannot read state file .$st/run.apply.: 3221225472 bytes, more than the 8 MiB a state file may hold; mkseries writes" err &&
+	mv run.apply.saved "$st/run.apply" &&
+	(cd k-state && test_expect_code 1 mkseries report >../out 2>../err) &&
+	test_grep "^alpha *applied" out
 '
 
 test_expect_success 'mkseries.lock that is a symbolic link is not written through' '

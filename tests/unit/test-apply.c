@@ -500,6 +500,19 @@ static void test_failures(void)
 	is_int(apply_is_present(repo, &tree, diff.buf, diff.len), 0, "changed context: not present");
 	diag_lines("the report", report.buf);
 
+	/* a line the tree has in addition: it alone is marked, not every line after it */
+	restore(&base_tree);
+	edit_line("mm/mremap.c", 69, "mremap line 69\nadded in the tree");
+	snapshot(&tree);
+	strbuf_reset(&report);
+	is_int(apply_diff(&ours, repo, &tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
+	       "added line: does not apply");
+	ok(strstr(report.buf, "      69  mremap line 69\n      70 !added in the tree\n"
+			      "      71  mremap line 70\n      72  mremap line 71\n"
+			      "      73  mremap line 72\n      74  mremap line 73\n"),
+	   "added line: only the tree's added line is marked '!'");
+	diag_lines("the report", report.buf);
+
 	/* the modified file is missing */
 	diff_trees(&diff, &base_tree, &target);
 	restore(&base_tree);
@@ -529,8 +542,8 @@ static void test_failures(void)
 	strbuf_reset(&report);
 	is_int(apply_diff(&ours, repo, &tree, diff.buf, diff.len, &report), MKS_EAPPLYFAIL,
 	       "deleted file with other content: does not apply");
-	ok(starts_with(report.buf, "drivers/other.c: hunk 1 of 1 (@@ -1,12 +0,0 @@) does not apply"),
-	   "deleted file with other content: names the hunk");
+	ok(starts_with(report.buf, "drivers/other.c: hunk (@@ -1,12 +0,0 @@) does not apply"),
+	   "deleted file with other content: names the hunk, without '1 of 1'");
 	ok(strstr(report.buf, "       6 !other line 6 changed in the tree"),
 	   "deleted file with other content: shows the changed line");
 

@@ -1,4 +1,8 @@
 /* test-export.c: unit tests for the pure parts of export: file names, prefixes, and the stable message it passes on. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <git2.h>
 
 #include "apply/applyplan.h"
@@ -130,11 +134,66 @@ static void test_stable_message(void)
 	git_signature_free(other);
 }
 
+/*
+ * quilt names from subjects that would make a hidden file (".patch",
+ * ".hidden-x.patch") or one taken for an option ("-x.patch"): none
+ * starts with '.' or '-'; a subject with nothing left is named by its commit.
+ */
+static void test_quilt_names(void)
+{
+	static const char *const subjects[] = { ".", ".hidden thing", ". -dash first", "--" };
+	struct export_patch v[ARRAY_SIZE(subjects)];
+	struct export_series s = EXPORT_SERIES_INIT;
+	struct strvec files = STRVEC_INIT;
+	struct strbuf series = STRBUF_INIT;
+	char tmpl[] = "/tmp/mkseries-test-export-XXXXXX", *dir, *path;
+	size_t i;
+
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < ARRAY_SIZE(subjects); i++) {
+		v[i].subject = (char *)subjects[i];
+		v[i].body = "";
+		v[i].author_name = "A U Thor";
+		v[i].author_email = "author@example.org";
+		v[i].stat = "";
+		v[i].diff = "";
+		git_oid_fromstr(&v[i].commit, i == 3 ? "abcdef0123456789abcdef0123456789abcdef01" :
+				"0123456789abcdef0123456789abcdef01234567");
+	}
+	s.branch = "t";
+	s.refname = "refs/heads/t";
+	s.v = v;
+	s.nr = ARRAY_SIZE(subjects);
+	if (!mkdtemp(tmpl)) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	dir = path_join(tmpl, "quilt");
+	ok(!export_write(&s, EXPORT_QUILT, dir, NULL, &files), "written");
+	is_str(files.nr > 0 ? files.v[0] : "", "features/all/patch-0123456789ab.patch",
+	       "a subject of dots: named by its commit");
+	is_str(files.nr > 1 ? files.v[1] : "", "features/all/hidden-thing.patch",
+	       "'.hidden thing': not hidden");
+	is_str(files.nr > 2 ? files.v[2] : "", "features/all/dash-first.patch",
+	       "'. -dash first': no dash first");
+	is_str(files.nr > 3 ? files.v[3] : "", "features/all/patch-abcdef012345.patch",
+	       "'--': named by its commit");
+	path = path_join(dir, "series");
+	strbuf_read_file(&series, path);
+	ok(!strstr(series.buf, "/.") && !strstr(series.buf, "/-"), "the series file names none");
+	free(path);
+	remove_tree(tmpl);
+	strbuf_release(&series);
+	strvec_clear(&files);
+	free(dir);
+}
+
 int main(void)
 {
 	gitutil_init();
 	test_names();
 	test_formats();
 	test_stable_message();
+	test_quilt_names();
 	return tap_done();
 }

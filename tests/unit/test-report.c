@@ -9,6 +9,7 @@
 #include "report/html.h"
 #include "report/words.h"
 #include "report/report.h"
+#include "results/metricindex.h"
 #include "results/results.h"
 #include "tap.h"
 #include "lib/util.h"
@@ -744,6 +745,48 @@ static void test_plan_json(void)
 	free(dir);
 }
 
+/*
+ * The metric index pairs and groups metrics in n log n comparisons: the
+ * count, not a clock, says so (a walk of every pair would take n^2 / 2).
+ */
+static void test_metric_index(void)
+{
+	enum { N = 50000 };
+	struct metric_result *ms = xcalloc(2 * N, sizeof(*ms));
+	struct metric_index ix = METRIC_INDEX_INIT;
+	size_t i, found = 0;
+
+	for (i = 0; i < 2 * N; i++) {
+		/* two cells of the same N metrics, the second in reverse order */
+		size_t k = i < N ? i : 2 * N - 1 - i;
+
+		ms[i].case_name = "case";
+		ms[i].name = xstrfmt("m%zu", k);
+		metric_index_add(&ix, &ms[i], i < N ? 0 : 1, NULL);
+	}
+	/* a name given twice in the second cell: the first added is found */
+	ms[2 * N - 1].name[1] = '1';
+	ms[2 * N - 1].name[2] = '\0';
+	metric_index_sort(&ix);
+	for (i = 0; i < N; i++) {
+		size_t p = metric_index_lookup_tag(&ix, "case", ms[i].name, 1);
+
+		found += p < ix.nr && ix.v[p].m == &ms[2 * N - 1 - i] && ix.v[p].tag == 1;
+	}
+	is_int(found, N - 1, "each metric of cell 0 found in cell 1, but m0, which it lacks");
+	i = metric_index_lookup_tag(&ix, "case", "m1", 1);
+	ok(i < ix.nr && ix.v[i].m == &ms[2 * N - 2], "of a name given twice, the one added first");
+	ok(metric_index_lookup(&ix, "case", "nothing") == ix.nr, "a name not there");
+	ok(metric_index_lookup(&ix, "case", "m0") < ix.nr &&
+	   ix.v[metric_index_lookup(&ix, "case", "m0")].m == &ms[0], "m0 is in cell 0 only");
+	ok(ix.compared < 40ull * 2 * N, "%llu comparisons for %d entries sorted and %d looked up",
+	   ix.compared, 2 * N, N);
+	for (i = 0; i < 2 * N; i++)
+		free(ms[i].name);
+	free(ms);
+	metric_index_release(&ix);
+}
+
 int main(int argc, const char **argv)
 {
 	find_data_dir(argv[0]);
@@ -763,5 +806,6 @@ int main(int argc, const char **argv)
 	test_variants();
 	test_timing_claims();
 	test_plan_json();
+	test_metric_index();
 	return tap_done();
 }

@@ -581,16 +581,50 @@ static size_t likeliest_place(const struct lines *orig, const struct lines *pre,
  * and what the tree has around that place, marking the lines that
  * differ, with line numbers of the tree's file.
  */
+/* The most cells of the table that lines up a hunk with the tree's lines (16 MiB). */
+#define REPORT_ALIGN_CELLS ((size_t)4 << 20)
+
+/*
+ * Which of the tree's lines first..hi (1-based) the hunk's expected lines
+ * keep, lined up as a diff would (a longest common subsequence): only the
+ * others are marked '!', so that a line the tree has in addition does not
+ * mark every one after it. NULL (the caller compares line by line) when
+ * the hunk is too large to line up. Caller frees.
+ */
+static char *tree_lines_kept(const struct lines *orig, size_t first, size_t hi,
+			     const struct lines *pre)
+{
+	size_t nb = hi >= first ? hi - first + 1 : 0;
+	char *kept;
+
+	if (!nb || !pre->nr)
+		return NULL;
+	kept = xmalloc(nb);
+	if (lines_common(kept, pre->v, pre->nr, &orig->v[first - 1], nb, REPORT_ALIGN_CELLS)) {
+		free(kept);
+		return NULL;
+	}
+	return kept;
+}
+
 static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh,
 			const git_diff_hunk *hunk, const struct lines *pre, const char *premark,
 			const struct lines *orig, int at_start, int at_end)
 {
 	size_t first = hunk->old_start ? hunk->old_start : 1, i, lo, hi, k, at, place;
 	size_t hlen = hunk->header_len;
+	char *kept = NULL;
 
 	while (hlen && (hunk->header[hlen - 1] == '\n' || hunk->header[hlen - 1] == '\r'))
 		hlen--;
-	strbuf_addf(sb, "%s: hunk %zu of %zu (", path, h + 1, nh);
+	/*
+	 * "1 of 1" only when it says something: the backport loop applies a
+	 * file's hunks one at a time and numbers them itself.
+	 */
+	if (nh > 1)
+		strbuf_addf(sb, "%s: hunk %zu of %zu (", path, h + 1, nh);
+	else
+		strbuf_addf(sb, "%s: hunk (", path);
 	strbuf_add_shown(sb, hunk->header, hlen, 0);
 	strbuf_addstr(sb, ") does not apply\n");
 	if (pre->nr) {
@@ -613,12 +647,15 @@ static void report_hunk(struct strbuf *sb, const char *path, size_t h, size_t nh
 		if (first != (hunk->old_start ? (size_t)hunk->old_start : 1))
 			strbuf_addstr(sb, " (where the hunk's context is now)");
 		strbuf_addstr(sb, ":\n");
+		kept = tree_lines_kept(orig, first, hi, pre);
 		for (k = lo; k <= hi; k++) {
 			int differs = k >= first && k - first < pre->nr &&
-				      !line_eq(&orig->v[k - 1], &pre->v[k - first]);
+				      (kept ? !kept[k - first] :
+				       !line_eq(&orig->v[k - 1], &pre->v[k - first]));
 
 			add_numbered(sb, k, differs ? '!' : ' ', &orig->v[k - 1]);
 		}
+		free(kept);
 	}
 	/* a hunk anchored at an end of the file may still be found inside it: say why it does not count */
 	if ((at_start || at_end) && pre->nr && find_hunk(orig, pre, first - 1, 0, 0, &at))

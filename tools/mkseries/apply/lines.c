@@ -55,3 +55,34 @@ void lines_splice(struct lines *l, size_t at, size_t remove, const struct lines 
 		memcpy(l->v + at, with->v, with->nr * sizeof(*with->v));
 	l->nr = l->nr + with->nr - remove;
 }
+
+int lines_common(char *matched, const struct line *a, size_t na, const struct line *b, size_t nb,
+		 size_t max_cells)
+{
+	size_t w = nb + 1, i, j;
+	unsigned *len;
+
+	if (na && nb > max_cells / na)
+		return -1;
+	/* len[i * w + j]: the longest common subsequence of a[i..] and b[j..] */
+	len = xcalloc((na + 1) * w, sizeof(*len));
+	for (i = na; i-- > 0;)
+		for (j = nb; j-- > 0;)
+			len[i * w + j] = line_eq(&a[i], &b[j]) ? len[(i + 1) * w + j + 1] + 1 :
+					 len[(i + 1) * w + j] > len[i * w + j + 1] ?
+					 len[(i + 1) * w + j] : len[i * w + j + 1];
+	memset(matched, 0, nb);
+	for (i = j = 0; i < na && j < nb;) {
+		if (line_eq(&a[i], &b[j])) {
+			matched[j] = 1;
+			i++;
+			j++;
+		} else if (len[(i + 1) * w + j] >= len[i * w + j + 1]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	free(len);
+	return 0;
+}

@@ -28,5 +28,14 @@ int line_eq(const struct line *a, const struct line *b);
 int lines_match_at(const struct lines *l, size_t at, const struct line *run, size_t nr);
 /* Replace the `remove` lines of l at `at` by the lines of `with`. */
 void lines_splice(struct lines *l, size_t at, size_t remove, const struct lines *with);
+/*
+ * Which of the nb lines at b a longest common subsequence with the na
+ * lines at a keeps: matched[j] set to 1 for each such b[j], 0 for the
+ * rest (a line the other side has not, or has elsewhere). Returns 0, or
+ * -1 when na * nb is more than max_cells (matched untouched): the table
+ * it takes grows as their product.
+ */
+int lines_common(char *matched, const struct line *a, size_t na, const struct line *b, size_t nb,
+		 size_t max_cells);
 
 #endif

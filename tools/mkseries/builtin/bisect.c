@@ -1,4 +1,5 @@
 /* builtin/bisect.c: `mkseries bisect`: the first applied patch of a branch where a failure appears. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +389,17 @@ static int read_base(const struct cell *c, const struct strvec *variants, void *
 	return ret;
 }
 
+/* A case name as mm-regress has them: not empty, letters, digits and '_'. */
+static int case_name_ok(const char *name)
+{
+	const char *p;
+
+	for (p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return 0;
+	return p > name;
+}
+
 int cmd_bisect(int argc, const char **argv)
 {
 	const char *branch = NULL, *variant = "kit", *kase = NULL, *claim = NULL, *workdir = NULL;
@@ -422,6 +434,11 @@ int cmd_bisect(int argc, const char **argv)
 	}
 	if (!strcmp(variant, "base")) {
 		error("--variant base: the base has no applied commits to search");
+		return 2;
+	}
+	if (kase && !case_name_ok(kase)) {
+		error("--case '%s': name a case of mm-regress as it prints it, letters, digits "
+		      "and '_' (mkseries regress --list shows them)", shown(kase));
 		return 2;
 	}
 	if (claim && (!strchr(claim, '.') || claim[0] == '.' || !strchr(claim, '.')[1])) {

@@ -226,7 +226,8 @@ static int last_run(struct run_results *res, const struct kit *kit, const struct
 }
 
 static int export_branch(const struct kit *kit, const struct kernel_branch *b,
-			 const struct export_args *a, int several, int *skipped)
+			 const struct export_args *a, int several, int *skipped,
+			 struct strvec *written)
 {
 	struct export_series s = EXPORT_SERIES_INIT;
 	struct run_results res;
@@ -307,6 +308,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	if (export_write(&s, a->fmt, dir, &cover, &files))
 		goto cleanup;
 	say_written(&s, verified, dir, &files);
+	strvec_pushf(written, "%s in %s/", b->name, dir);
 	ret = 0;
 cleanup:
 	free(title);
@@ -322,6 +324,46 @@ cleanup:
 	git_signature_free(me);
 	git_repository_free(repo);
 	return ret;
+}
+
+/*
+ * --all writes into every branch's directory or into none: each is
+ * checked before the first is written. 0, or 1 after naming each one
+ * that is not new or empty.
+ */
+static int check_all_targets(const struct kit *kit, const struct export_args *a)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < kit->nr_branches; i++) {
+		char *dir = default_output(&kit->branches[i], a, 1);
+
+		bad += !export_dir_free(dir);
+		free(dir);
+	}
+	if (!bad)
+		return 0;
+	error("--all exports every branch or none: %zu of its %zu directories %s not new or empty; "
+	      "empty or remove %s, or export elsewhere with --output", bad, kit->nr_branches,
+	      bad == 1 ? "is" : "are", bad == 1 ? "it" : "them");
+	return 1;
+}
+
+/* After --all, when a branch failed: what was written and what was not, exactly. */
+static void say_partial(const struct strvec *written, const struct strvec *failed)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < written->nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", written->v[i]);
+	if (!written->nr)
+		strbuf_addstr(&sb, "nothing");
+	strbuf_addstr(&sb, "; not exported: ");
+	for (i = 0; i < failed->nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", failed->v[i]);
+	error("--all exported %s (see above)", sb.buf);
+	strbuf_release(&sb);
 }
 
 /* The variant must be one b declares ("kit" is the kit itself). */
@@ -345,6 +387,7 @@ int cmd_export(int argc, const char **argv)
 	struct export_args a = { 0 };
 	struct kit kit = KIT_INIT;
 	const char *branch = NULL, *format = NULL;
+	struct strvec written = STRVEC_INIT, failed = STRVEC_INIT;
 	int ret = 0, skipped = 0, done = 0;
 	size_t i;
 	const struct option opts[] = {
@@ -388,6 +431,10 @@ int cmd_export(int argc, const char **argv)
 	}
 	if (kit_open(&kit))
 		return 2;
+	if (a.all && check_all_targets(&kit, &a)) {
+		kit_release(&kit);
+		return 1;
+	}
 	for (i = 0; i < kit.nr_branches; i++) {
 		const struct kernel_branch *b = &kit.branches[i];
 		int r;
@@ -402,10 +449,14 @@ int cmd_export(int argc, const char **argv)
 			}
 			continue;
 		}
-		r = export_branch(&kit, b, &a, a.all, &skipped);
+		r = export_branch(&kit, b, &a, a.all, &skipped, &written);
+		if (r)
+			strvec_push(&failed, b->name);
 		if (r > ret)
 			ret = r;
 	}
+	if (a.all && failed.nr)
+		say_partial(&written, &failed);
 	if (branch && !done) {
 		struct kernel_branch **sel = NULL;
 		size_t nr = 0;
@@ -417,6 +468,8 @@ int cmd_export(int argc, const char **argv)
 		error("the kit is applied on no branch (apply it: mkseries apply --all)");
 		ret = 1;
 	}
+	strvec_clear(&written);
+	strvec_clear(&failed);
 	kit_release(&kit);
 	return ret;
 }

@@ -125,12 +125,6 @@ struct export_cover {
 void export_cover_mail(struct strbuf *out, const struct export_series *s,
 		       const struct export_cover *cover);
 
-/*
- * Write s into directory `dir`, which must not exist or be empty: it is
- * built beside it and renamed into place, so a failure leaves nothing
- * half written. `files` gets each file written, relative to dir.
- * Returns 0 or -1 (printed).
- */
 struct plan;
 
 /*
@@ -147,6 +141,20 @@ struct plan;
 int export_stable_filter(struct export_series *s, git_repository *repo, const struct plan *plan,
 			 int force);
 
+/*
+ * 1 when dir does not exist or is an empty directory; else 0, with why
+ * printed ("'out' is not empty: export into a new or empty directory").
+ */
+int export_dir_free(const char *dir);
+
+/*
+ * Write s into directory `dir`, which must not exist or be empty: it is
+ * built beside it ("<dir>.mkseries-<pid>") and renamed into place (over
+ * the empty directory, in one step), so a failure leaves nothing half
+ * written. Such a directory whose pid runs no more, left by an export
+ * killed before its rename, is removed first, with a warning. `files`
+ * gets each file written, relative to dir. Returns 0 or -1 (printed).
+ */
 int export_write(const struct export_series *s, enum export_format fmt, const char *dir,
 		 const struct export_cover *cover, struct strvec *files);
 

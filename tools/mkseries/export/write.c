@@ -1,6 +1,7 @@
 /* export/write.c: write an exported series as mails, a Debian quilt series or RPM patches, all or nothing. */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -10,6 +11,7 @@
 
 #include "export/export.h"
 #include "lib/gitutil.h"
+#include "lib/runcmd.h"
 
 /* The end of the line at s: its newline, or the end of the string. */
 static const char *line_end(const char *s)
@@ -138,7 +140,19 @@ static char *debian_name(const struct export_patch *p, const struct strvec *take
 	size_t stem, n = 1, i;
 
 	strbuf_addstr(&sb, fix ? "bugfix/all/" : "features/all/");
+	stem = sb.len;
 	export_subject_slug(&sb, p->subject, SLUG_MAX);
+	/*
+	 * Not hidden (".patch", ".hidden-x.patch": quilt and ls skip them),
+	 * nor taken for an option: no '.' or '-' first. A subject with
+	 * nothing left is named by its commit.
+	 */
+	for (i = stem; i < sb.len && (sb.buf[i] == '.' || sb.buf[i] == '-'); i++)
+		;
+	memmove(sb.buf + stem, sb.buf + i, sb.len - i + 1);
+	strbuf_setlen(&sb, sb.len - (i - stem));
+	if (sb.len == stem)
+		strbuf_addf(&sb, "patch-%s", oid_short(&p->commit));
 	stem = sb.len;
 	for (;;) {
 		strbuf_setlen(&sb, stem);
@@ -237,8 +251,7 @@ static int write_rpm(const struct export_series *s, const char *dir, const char 
 	return ret;
 }
 
-/* 1 when dir does not exist or is an empty directory; else 0 with why printed. */
-static int dir_is_free(const char *dir)
+int export_dir_free(const char *dir)
 {
 	struct dirent *de;
 	DIR *d = opendir(dir);
@@ -259,20 +272,76 @@ static int dir_is_free(const char *dir)
 	return empty;
 }
 
+/* Whether a process `pid` runs (or runs as someone else). */
+static int pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/*
+ * Remove what an export killed before its rename left beside dir: a
+ * directory "<dir>.mkseries-<pid>" whose pid runs no more, saying so. A
+ * name that is a link, or whose process still runs, is left alone.
+ */
+static void remove_stale_exports(const char *dir)
+{
+	char *parent = xstrdup(dir), *slash = strrchr(parent, '/'), *prefix;
+	const char *in = ".", *base = dir;
+	struct dirent *de;
+	DIR *d;
+
+	if (slash) {
+		*slash = '\0';
+		in = *parent ? parent : "/";
+		base = slash + 1;
+	}
+	prefix = xstrfmt("%s.mkseries-", base);
+	d = opendir(in);
+	while (d && (de = readdir(d))) {
+		const char *digits;
+		char *end, *path;
+		struct stat st;
+		long pid;
+
+		if (!skip_prefix(de->d_name, prefix, &digits) || !*digits)
+			continue;
+		errno = 0;
+		pid = strtol(digits, &end, 10);
+		if (*end || errno || pid == (long)getpid() || pid_alive(pid))
+			continue;
+		path = slash ? path_join(in, de->d_name) : xstrdup(de->d_name);
+		if (!lstat(path, &st) && S_ISDIR(st.st_mode)) {
+			if (remove_tree(path))
+				warning("cannot remove '%s', left by an export that was killed (pid %ld): "
+					"%s; remove it yourself", path, pid, strerror(errno));
+			else
+				warning("removed '%s', left by an export that was killed (pid %ld) "
+					"before it was renamed into place", path, pid);
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(parent);
+}
+
 int export_write(const struct export_series *s, enum export_format fmt, const char *dir,
 		 const struct export_cover *cover, struct strvec *files)
 {
 	char *tmp = NULL;
 	int ret = -1;
 
-	if (!dir_is_free(dir))
+	if (!export_dir_free(dir))
 		return -1;
+	remove_stale_exports(dir);
 	tmp = xstrfmt("%s.mkseries-%ld", dir, (long)getpid());
 	remove_tree(tmp);
 	if (mkdir_p(tmp, 0777)) {
 		error("cannot create '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}
+	temp_path_add(tmp);
 	if (fmt == EXPORT_MBOX)
 		ret = write_mbox(s, tmp, cover, files);
 	else if (fmt == EXPORT_QUILT)
@@ -281,16 +350,20 @@ int export_write(const struct export_series *s, enum export_format fmt, const ch
 		ret = write_rpm(s, tmp, cover ? cover->header : NULL, files);
 	if (ret)
 		goto cleanup;
-	/* An empty directory given: replaced by the full one. */
-	if (rmdir(dir) && errno != ENOENT) {
-		ret = error("cannot replace '%s': %s", dir, strerror(errno));
-		goto cleanup;
-	}
+	test_crash_point("export-rename");
+	/*
+	 * rename(2) replaces an empty directory in one step: no moment
+	 * without the user's directory, as an rmdir before it would leave.
+	 */
 	if (rename(tmp, dir))
-		ret = error("cannot rename '%s' to '%s': %s", tmp, dir, strerror(errno));
+		ret = error("cannot rename '%s' to '%s': %s%s", tmp, dir, strerror(errno),
+			    errno == ENOTEMPTY || errno == EEXIST ?
+			    " (something wrote into it during the export; nothing was written)" : "");
 cleanup:
 	if (ret)
 		remove_tree(tmp);
+	if (tmp)
+		temp_path_done(tmp);
 	free(tmp);
 	return ret;
 }

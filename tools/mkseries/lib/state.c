@@ -9,35 +9,48 @@
 
 int state_read(struct state *s, const char *path)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	char *p, *eol;
+	int ret = 0;
 
-	if (strbuf_read_file(&sb, path)) {
-		strbuf_release(&sb);
-		return errno == ENOENT ? 0 : error("cannot read '%s': %s", path, strerror(errno));
+	if (strbuf_read_regular(&sb, path, STATE_FILE_MAX, "a state file may hold", &why)) {
+		if (errno != ENOENT)
+			ret = error("cannot read state file '%s': %s; mkseries writes its state "
+				    "files itself, as regular files of a few KiB: move this one away",
+				    path, why.buf);
+		goto cleanup;
 	}
+	/*
+	 * Pushed as they come, not through state_set(): a hostile file of a
+	 * million keys must not cost a million searches. state_index()
+	 * looks from the end, so that a key given twice reads as its last
+	 * line, as before.
+	 */
 	for (p = sb.buf; *p; p = eol + 1) {
 		eol = strchrnul(p, '\n');
 		if (eol > p && memchr(p, '=', eol - p)) {
-			char *kv = xstrndup(p, eol - p);
-			char *eq = strchr(kv, '=');
+			char *kv = xstrndup(p, eol - p), *q;
 
-			*eq = '\0';
-			state_set(s, kv, eq + 1);
+			for (q = kv; *q; q++)
+				if (*q == '\r')
+					*q = ' ';
+			strvec_push(&s->kv, kv);
 			free(kv);
 		}
 		if (!*eol)
 			break;
 	}
+cleanup:
+	strbuf_release(&why);
 	strbuf_release(&sb);
-	return 0;
+	return ret;
 }
 
 static ssize_t state_index(const struct state *s, const char *key)
 {
 	size_t i, n = strlen(key);
 
-	for (i = 0; i < s->kv.nr; i++)
+	for (i = s->kv.nr; i-- > 0;)
 		if (!strncmp(s->kv.v[i], key, n) && s->kv.v[i][n] == '=')
 			return i;
 	return -1;

@@ -8,9 +8,18 @@
 
 /*
  * State files: "key=value" lines, one per key, values on one line.
- * A missing file reads as empty. Values are stored as given with
- * newlines turned into spaces.
+ * A missing file reads as empty; one that is not a regular file of at
+ * most STATE_FILE_MAX bytes is an error naming it. Values are stored as
+ * given with newlines turned into spaces.
  */
+/*
+ * The most a state file may hold: a step's record or the backport
+ * loop's notes of a patch touching thousands of files stay far below it,
+ * and a file that is more (or is a device, a FIFO, a link to one) is
+ * refused by state_read() without reading it.
+ */
+#define STATE_FILE_MAX ((size_t)8 << 20)
+
 struct state {
 	struct strvec kv;	/* "key=value" strings */
 };

@@ -492,6 +492,100 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 	return ret;
 }
 
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* Whether `path` may be opened: a regular file of at most `max` bytes. */
+static int regular_file_ok(const char *path, size_t max, const char *limit,
+			   struct strbuf *why)
+{
+	struct stat st, lst;
+
+	if (stat(path, &st)) {
+		strbuf_addstr(why, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		int link = !lstat(path, &lst) && S_ISLNK(lst.st_mode);
+
+		strbuf_addf(why, "not a regular file (%s%s)",
+			    link ? "a symbolic link to " : "", file_kind(st.st_mode));
+		errno = EINVAL;
+		return -1;
+	}
+	if ((unsigned long long)st.st_size > max) {
+		strbuf_addf(why, "%lld bytes, more than the %zu MiB %s",
+			    (long long)st.st_size, max >> 20, limit);
+		errno = EFBIG;
+		return -1;
+	}
+	return 0;
+}
+
+int strbuf_read_regular(struct strbuf *sb, const char *path, size_t max,
+			const char *limit, struct strbuf *why)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = -1, saved;
+
+	/* stat first: opening a device can have effects of its own (a tape rewinds) */
+	if (regular_file_ok(path, max, limit, why))
+		goto fail;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
+		strbuf_addstr(why, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* swapped for something else since the stat() */
+		strbuf_addf(why, "not a regular file (%s)", file_kind(st.st_mode));
+		errno = EINVAL;
+		goto fail;
+	}
+	strbuf_grow(sb, (size_t)st.st_size + 1);
+	/* a file that grows while read stops at the cap all the same */
+	while (sb->len <= max &&
+	       (n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			strbuf_addstr(why, strerror(errno));
+			goto fail;
+		}
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (sb->alloc - sb->len < 2)
+			strbuf_grow(sb, 8192);
+	}
+	if (sb->len > max) {
+		strbuf_addf(why, "more than the %zu MiB %s", max >> 20, limit);
+		errno = EFBIG;
+		goto fail;
+	}
+	close(fd);
+	return 0;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	strbuf_reset(sb);
+	errno = saved;
+	return -1;
+}
+
 void strvec_init(struct strvec *sv)
 {
 	sv->v = empty_strvec;

@@ -152,6 +152,17 @@ const char *shown(const char *s);
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* Read everything from fd; returns 0 or -1 with errno set. */
 int strbuf_read_fd(struct strbuf *sb, int fd);
+/*
+ * Read `path` into `sb` only if it is a regular file (a symbolic link is
+ * followed to one, never to a device, FIFO or socket, which are not even
+ * opened) of at most `max` bytes; `limit` says whose cap it is in the
+ * reason ("a report reads"). Returns 0, or -1 with the reason appended
+ * to `why` ("not a regular file (a symbolic link to a character device)",
+ * "3221225472 bytes, more than the 8 MiB a state file may hold", errno's
+ * words) and sb left empty; errno is ENOENT when nothing is there.
+ */
+int strbuf_read_regular(struct strbuf *sb, const char *path, size_t max,
+			const char *limit, struct strbuf *why);
 
 /* A NULL-terminated argument vector that owns its strings. v is never NULL. */
 struct strvec {

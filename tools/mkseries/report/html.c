@@ -1,5 +1,6 @@
 /* report/html.c: the results as one self-contained HTML page: the text report's matrices, problems and claims, and a chart per metric. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "report/html.h"
@@ -9,6 +10,7 @@
 #include "report/sections.h"
 #include "report/table.h"
 #include "report/words.h"
+#include "results/metricindex.h"
 #include "results/verdict.h"
 
 static void esc(struct strbuf *sb, const char *s)
@@ -150,37 +152,32 @@ static size_t html_claims(struct strbuf *sb, const struct run_results *r)
 	return nr;
 }
 
-static int same_metric(const struct metric_result *a, const struct metric_result *b)
-{
-	return !strcmp(a->case_name, b->case_name) && !strcmp(a->name, b->name);
-}
-
-static const struct metric_result *cell_metric(const struct cell_result *c,
-					       const struct metric_result *m)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr_metrics; i++)
-		if (same_metric(&c->metrics[i], m))
-			return &c->metrics[i];
-	return NULL;
-}
-
-/* The call on metric m of cell c against base, or NULL when not compared. */
+/*
+ * The call on metric m of cell c against base, or NULL when not compared.
+ * A comparison's rows follow its kit cell's metrics, one each, so m's
+ * row is found by m's place in c, not by a search.
+ */
 static const struct metric_row *cell_row(const struct comparisons *cs,
 					 const struct cell_result *c,
 					 const struct metric_result *m)
 {
 	const struct branch_comparison *bc = comparison_of(cs, c->variant);
-	size_t i;
+	size_t i = m - c->metrics;
 
-	if (!bc || bc->kit != c)
+	if (!bc || bc->kit != c || i >= bc->nr || bc->rows[i].kit != m)
 		return NULL;
-	for (i = 0; i < bc->nr; i++)
-		if (bc->rows[i].kit && same_metric(bc->rows[i].kit, m))
-			return &bc->rows[i];
-	return NULL;
+	return &bc->rows[i];
 }
+
+/*
+ * A chart: the entries of one metric in the branch's sorted index
+ * (v[start] to v[end - 1], cell by cell), the order it first appears in,
+ * and the claim notes under it.
+ */
+struct chart_group {
+	size_t start, end, first;
+	struct strbuf notes;
+};
 
 /* One bar of a chart: a cell's numbers for the metric. */
 struct bar {
@@ -293,9 +290,21 @@ static void chart_bar(struct strbuf *sb, const struct bar *bar, const struct sca
 	strbuf_release(&text);
 }
 
-/* Under a chart, the claims on its metric: each cell's outcome, as the claims section words it. */
-static void chart_claims(struct strbuf *sb, const struct branch_result *b,
-			 const struct metric_result *m)
+static int group_start_cmp(const void *key, const void *elem)
+{
+	size_t start = *(const size_t *)key;
+	const struct chart_group *g = elem;
+
+	return start < g->start ? -1 : start > g->start;
+}
+
+/*
+ * Under each chart, the claims on its metric: each cell's outcome, as the
+ * claims section words it. Every claim is judged once, and its note goes
+ * to its metric's chart, found in the index.
+ */
+static void claim_notes(struct chart_group *groups, size_t nr, const struct branch_result *b,
+			struct metric_index *ix)
 {
 	size_t i, k;
 
@@ -306,19 +315,23 @@ static void chart_claims(struct strbuf *sb, const struct branch_result *b,
 
 		k = 0;
 		while ((cl = cell_claim_next(b, c, &k, &v))) {
-			if (!strcmp(cl->c.case_name, m->case_name) && !strcmp(cl->c.metric, m->name)) {
+			size_t p = metric_index_lookup(ix, cl->c.case_name, cl->c.metric);
+			struct chart_group *g = p < ix->nr ?
+				bsearch(&p, groups, nr, sizeof(*groups), group_start_cmp) : NULL;
+
+			if (g) {
 				struct strbuf line = STRBUF_INIT;
 				const char *word = report_claim_line(&line, b, c, cl, &v, 0);
 				char *text = kit_claim_text(&cl->c);
 
-				strbuf_addstr(sb, "<p class=\"claimnote\">");
-				claim_word(sb, &v, word);
-				esc(sb, c->variant);
-				strbuf_addstr(sb, ": ");
-				esc(sb, claim_owner_label(cl));
-				strbuf_addstr(sb, ": ");
-				esc(sb, text);
-				strbuf_addstr(sb, "</p>\n");
+				strbuf_addstr(&g->notes, "<p class=\"claimnote\">");
+				claim_word(&g->notes, &v, word);
+				esc(&g->notes, c->variant);
+				strbuf_addstr(&g->notes, ": ");
+				esc(&g->notes, claim_owner_label(cl));
+				strbuf_addstr(&g->notes, ": ");
+				esc(&g->notes, text);
+				strbuf_addstr(&g->notes, "</p>\n");
 				free(text);
 				strbuf_release(&line);
 			}
@@ -327,26 +340,31 @@ static void chart_claims(struct strbuf *sb, const struct branch_result *b,
 	}
 }
 
-/* A chart of metric m over the cells of b that measured it: a bar each, with its spread. */
+/*
+ * A chart of a metric over the cells of b that measured it: a bar each
+ * (the cell's first entry of it), with its spread.
+ */
 static void chart(struct strbuf *sb, const struct branch_result *b, const struct comparisons *cs,
-		  const struct metric_result *m, int mixed_time)
+		  const struct metric_index *ix, const struct chart_group *g, int mixed_time)
 {
+	const struct metric_result *m = ix->v[g->start].m;
 	struct bar *bars = xcalloc(b->nr_cells, sizeof(*bars));
 	struct scale sc = { 0, 0 };
 	char num[32];
-	size_t i, k, nr = 0;
+	size_t i, k, nr = 0, cell = SIZE_MAX;
 	double h, lo, hi, pad;
 
-	for (i = 0; i < b->nr_cells; i++) {
-		const struct metric_result *cm = cell_metric(&b->cells[i], m);
+	for (i = g->start; i < g->end; i++) {
+		const struct metric_result *cm = ix->v[i].m;
 		struct bar *bar = &bars[nr];
 
-		if (!cm)
+		if (ix->v[i].tag == cell)
 			continue;
+		cell = ix->v[i].tag;
 		metric_stats(&bar->s, cm);
 		if (!isfinite(bar->s.mean))
 			continue;
-		bar->cell = &b->cells[i];
+		bar->cell = &b->cells[cell];
 		bar->m = cm;
 		bar->min = bar->max = bar->s.mean;
 		for (k = 0; k < cm->nr_samples; k++)
@@ -404,18 +422,30 @@ static void chart(struct strbuf *sb, const struct branch_result *b, const struct
 	}
 	strbuf_addch(sb, '\n');
 	strbuf_addstr(sb, "</svg>\n");
-	chart_claims(sb, b, m);
+	strbuf_add(sb, g->notes.buf, g->notes.len);
 	strbuf_addstr(sb, "</figure>\n");
 done:
 	free(bars);
 }
 
-/* A branch's charts: one per metric any cell measured, in the order they first appear. */
+static int group_first_cmp(const void *pa, const void *pb)
+{
+	const struct chart_group *a = pa, *b = pb;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/*
+ * A branch's charts: one per metric any cell measured, in the order they
+ * first appear. The metrics are sorted once (the index), so that a
+ * report of n metrics costs n log n, not a comparison of every pair.
+ */
 static void branch_charts(struct strbuf *sb, const struct branch_result *b,
 			  const struct comparisons *cs)
 {
-	const struct metric_result **metrics = NULL;
-	size_t nr = 0, alloc = 0, i, j, k;
+	struct metric_index ix = METRIC_INDEX_INIT;
+	struct chart_group *groups = NULL;
+	size_t nr = 0, alloc = 0, i;
 	enum timing_kind time = TIMING_UNKNOWN;
 	int mixed = 0, any = 0;
 
@@ -428,17 +458,24 @@ static void branch_charts(struct strbuf *sb, const struct branch_result *b,
 			mixed = 1;
 		time = cell_timing(c);
 		any = 1;
-		for (j = 0; j < c->nr_metrics; j++) {
-			for (k = 0; k < nr && !same_metric(metrics[k], &c->metrics[j]); k++)
-				;
-			if (k == nr) {
-				ALLOC_GROW(metrics, nr + 1, alloc);
-				metrics[nr++] = &c->metrics[j];
-			}
+		metric_index_add_cell(&ix, c, i);
+	}
+	metric_index_sort(&ix);
+	for (i = 0; i < ix.nr; i++) {
+		if (i && metric_index_same(&ix, i - 1, i)) {
+			groups[nr - 1].end = i + 1;
+			continue;
 		}
+		ALLOC_GROW(groups, nr + 1, alloc);
+		groups[nr].start = i;
+		groups[nr].end = i + 1;
+		groups[nr].first = ix.v[i].seq;
+		strbuf_init(&groups[nr++].notes, 0);
 	}
 	if (!nr)
-		return;
+		goto cleanup;
+	claim_notes(groups, nr, b, &ix);
+	qsort(groups, nr, sizeof(*groups), group_first_cmp);
 	strbuf_addstr(sb, "<h3>Every cell's numbers</h3>\n<p class=\"time\">");
 	if (mixed)
 		strbuf_addstr(sb, "The cells' numbers are in different kinds of time: each bar says which.");
@@ -450,9 +487,13 @@ static void branch_charts(struct strbuf *sb, const struct branch_result *b,
 		      "base, with the call the text report makes (worse in red, better in green).</p>\n"
 		      "<div class=\"charts\">\n");
 	for (i = 0; i < nr; i++)
-		chart(sb, b, cs, metrics[i], mixed);
+		chart(sb, b, cs, &ix, &groups[i], mixed);
 	strbuf_addstr(sb, "</div>\n");
-	free(metrics);
+cleanup:
+	for (i = 0; i < nr; i++)
+		strbuf_release(&groups[i].notes);
+	free(groups);
+	metric_index_release(&ix);
 }
 
 void render_html(struct strbuf *sb, const struct run_results *r)

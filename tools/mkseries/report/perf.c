@@ -5,6 +5,7 @@
 #include "report/report.h"
 #include "report/perf.h"
 #include "report/words.h"
+#include "results/metricindex.h"
 
 /* ------------------------------------------------------------------ */
 /* The kernel test robot's layout for base against kit */
@@ -43,26 +44,9 @@ const struct branch_comparison *comparison_of(const struct comparisons *cs,
 	return NULL;
 }
 
-static int same_metric(const struct metric_result *a, const struct metric_result *b)
-{
-	return !strcmp(a->case_name, b->case_name) && !strcmp(a->name, b->name);
-}
-
 static const struct metric_result *row_metric(const struct metric_row *r)
 {
 	return r->kit ? r->kit : r->base;
-}
-
-/* The row of bc for metric m, or NULL. */
-static const struct metric_row *find_row(const struct branch_comparison *bc,
-					 const struct metric_result *m)
-{
-	size_t i;
-
-	for (i = 0; i < bc->nr; i++)
-		if (same_metric(row_metric(&bc->rows[i]), m))
-			return &bc->rows[i];
-	return NULL;
 }
 
 /* Whether bc has a metric measured on both sides: something to lay out. */
@@ -305,42 +289,73 @@ static void describe_boots(struct strbuf *sb, const struct branch_result *b)
 }
 
 /* One table: the metrics of `cols`, in the order they first appear, each against base. */
+struct lkp_metric {
+	size_t first;			/* where it first appears */
+	const struct metric_result *m;
+	const struct metric_row **rows;	/* a column each, NULL where it has none */
+};
+
+static int lkp_metric_cmp(const void *pa, const void *pb)
+{
+	const struct lkp_metric *a = pa, *b = pb;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/*
+ * Every metric of t's columns once, in the order they first appear, with
+ * its row in each column (the first there). The rows are sorted by name
+ * once: n metrics cost n log n, not a comparison of every pair.
+ */
+static struct lkp_metric *lkp_metrics(const struct lkp *t, size_t *nr_out)
+{
+	struct metric_index ix = METRIC_INDEX_INIT;
+	struct lkp_metric *ms = NULL;
+	size_t nr = 0, alloc = 0, i, j;
+
+	for (i = 0; i < t->nr; i++)
+		for (j = 0; j < t->cols[i]->nr; j++)
+			metric_index_add(&ix, row_metric(&t->cols[i]->rows[j]), i,
+					 &t->cols[i]->rows[j]);
+	metric_index_sort(&ix);
+	for (i = 0; i < ix.nr; i++) {
+		const struct metric_index_entry *e = &ix.v[i];
+
+		if (!i || !metric_index_same(&ix, i - 1, i)) {
+			ALLOC_GROW(ms, nr + 1, alloc);
+			ms[nr].first = e->seq;
+			ms[nr].m = e->m;
+			ms[nr++].rows = xcalloc(t->nr, sizeof(*ms->rows));
+		}
+		if (!ms[nr - 1].rows[e->tag])
+			ms[nr - 1].rows[e->tag] = e->data;
+	}
+	if (nr)
+		qsort(ms, nr, sizeof(*ms), lkp_metric_cmp);
+	metric_index_release(&ix);
+	*nr_out = nr;
+	return ms;
+}
+
 static void lkp_table(struct strbuf *sb, const struct lkp *t0)
 {
-	const struct metric_result **metrics = NULL;
-	const struct metric_row **rows = xcalloc(t0->nr, sizeof(*rows));
 	struct lkp t = *t0;
-	size_t nr = 0, alloc = 0, i, j, k;
+	size_t nr, i;
+	struct lkp_metric *ms = lkp_metrics(&t, &nr);
 
-	for (i = 0; i < t.nr; i++)
-		for (j = 0; j < t.cols[i]->nr; j++) {
-			const struct metric_result *m = row_metric(&t.cols[i]->rows[j]);
-
-			for (k = 0; k < nr && !same_metric(metrics[k], m); k++)
-				;
-			if (k == nr) {
-				ALLOC_GROW(metrics, nr + 1, alloc);
-				metrics[nr++] = m;
-			}
-		}
 	/* In 72 columns, when one name does not fit after its numbers, none goes there. */
-	for (i = 0; *t.indent && i < nr && !t.name_above; i++) {
-		for (j = 0; j < t.nr; j++)
-			rows[j] = find_row(t.cols[j], metrics[i]);
-		t.name_above = lkp_row_width(metrics[i], rows, &t) > REPORT_MARKDOWN_WIDTH;
-	}
+	for (i = 0; *t.indent && i < nr && !t.name_above; i++)
+		t.name_above = lkp_row_width(ms[i].m, ms[i].rows, &t) > REPORT_MARKDOWN_WIDTH;
 	if (t.nr == 1 && !t.compact && !strcmp(t.cols[0]->kit->variant, "kit"))
 		lkp_header(sb, t.indent);
 	else
 		lkp_header_cols(sb, &t);
-	for (i = 0; i < nr; i++) {
-		for (j = 0; j < t.nr; j++)
-			rows[j] = find_row(t.cols[j], metrics[i]);
-		lkp_row_cols(sb, metrics[i], rows, &t);
-	}
+	for (i = 0; i < nr; i++)
+		lkp_row_cols(sb, ms[i].m, ms[i].rows, &t);
 	strbuf_addch(sb, '\n');
-	free(rows);
-	free(metrics);
+	for (i = 0; i < nr; i++)
+		free(ms[i].rows);
+	free(ms);
 }
 
 /* The metrics mm-regress would not report as numbers on a branch's cells, with its reasons. */

@@ -1288,49 +1288,7 @@ done:
 
 int results_read_file(struct strbuf *sb, const char *path, size_t max, struct strbuf *why)
 {
-	struct stat st;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0 || fstat(fd, &st)) {
-		strbuf_addstr(why, strerror(errno));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		strbuf_addstr(why, "not a regular file");
-		goto fail;
-	}
-	if ((unsigned long long)st.st_size > max) {
-		strbuf_addf(why, "%lld bytes, more than the %zu MiB a report reads",
-			    (long long)st.st_size, max >> 20);
-		goto fail;
-	}
-	strbuf_grow(sb, (size_t)st.st_size + 1);
-	/* a file that grows while read stops at the cap all the same */
-	while (sb->len <= max &&
-	       (n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			strbuf_addstr(why, strerror(errno));
-			goto fail;
-		}
-		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
-		if (sb->alloc - sb->len < 2)
-			strbuf_grow(sb, 8192);
-	}
-	if (sb->len > max) {
-		strbuf_addf(why, "more than the %zu MiB a report reads", max >> 20);
-		goto fail;
-	}
-	close(fd);
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	strbuf_reset(sb);
-	return -1;
+	return strbuf_read_regular(sb, path, max, "a report reads", why);
 }
 
 int results_load_json(struct run_results *r, const char *path)

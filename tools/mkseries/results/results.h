@@ -342,7 +342,7 @@ int results_load_reports(struct run_results *r, const char *const *paths, size_t
 #define RESULTS_FILE_MAX ((size_t)256 << 20)
 
 /*
- * Read `path` into `sb` if it is a regular file (symbolic links followed,
+ * Read `path` into `sb` if it is a regular file (a symbolic link followed
  * as the user named it) of at most `max` bytes. Returns 0, or -1 with
  * the reason in `why` (nothing read).
  */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/metricindex.h"
 #include "results/verdict.h"
 
 void metric_stats(struct sample_stats *out, const struct metric_result *m)
@@ -244,18 +245,6 @@ enum cell_health cell_health(const struct cell_result *c)
 /* ------------------------------------------------------------------ */
 /* Comparing a branch's kit with its base */
 
-static const struct metric_result *find_metric(const struct cell_result *c,
-					       const struct metric_result *like)
-{
-	size_t i;
-
-	for (i = 0; c && i < c->nr_metrics; i++)
-		if (!strcmp(c->metrics[i].case_name, like->case_name) &&
-		    !strcmp(c->metrics[i].name, like->name))
-			return &c->metrics[i];
-	return NULL;
-}
-
 static struct metric_row *add_row(struct branch_comparison *bc)
 {
 	struct metric_row *r;
@@ -278,12 +267,91 @@ void branch_compare(struct branch_comparison *out, const struct branch_result *b
 	branch_compare_cell(out, b, branch_find_cell(b, "kit"));
 }
 
+/* The first metric like `like` in the cell tagged `tag` (0 base, 1 kit), or NULL. */
+static const struct metric_result *ix_find(struct metric_index *ix, size_t tag,
+					   const struct metric_result *like)
+{
+	size_t i = metric_index_lookup_tag(ix, like->case_name, like->name, tag);
+
+	return i < ix->nr ? ix->v[i].m : NULL;
+}
+
+/*
+ * The rows of out: kit's metrics in its order, each with base's, then
+ * base's that kit lacks. Paired through one sorted index, not by a walk
+ * of one cell's metrics for each of the other's.
+ */
+static void compare_metrics(struct branch_comparison *out, const struct branch_result *b,
+			    const struct cell_result *base, const struct cell_result *kit,
+			    const char *name)
+{
+	struct metric_index ix = METRIC_INDEX_INIT;
+	size_t i;
+
+	metric_index_add_cell(&ix, base, 0);
+	metric_index_add_cell(&ix, kit, 1);
+	metric_index_sort(&ix);
+	for (i = 0; kit && i < kit->nr_metrics; i++) {
+		struct metric_row *r = add_row(out);
+
+		r->kit = &kit->metrics[i];
+		r->base = ix_find(&ix, 0, r->kit);
+		metric_stats(&r->k, r->kit);
+		if (r->base)
+			metric_stats(&r->b, r->base);
+		if (!out->comparable) {
+			r->v.why = "not compared";
+			continue;
+		}
+		if (!r->base) {
+			r->v.why = cell_find_metric_skip(base, r->kit->case_name, r->kit->name) ?
+				   "skipped by mm-regress on base: its clock could not resolve it" :
+				   "not measured on base";
+			continue;
+		}
+		/* Costs are the kit's: a variant is compared with base as it is. */
+		if (!strcmp(name, "kit"))
+			r->cost = branch_find_cost(b->costs, b->nr_costs, r->kit->case_name,
+						   r->kit->name);
+		perf_judge_cost(&r->v, &r->b, &r->k, r->kit->direction, out->threshold_pct, r->cost);
+		if (out->same_tree) {
+			r->v.call = PERF_SAME;
+			r->v.why = "same tree as base: no change";
+			continue;
+		}
+		if (r->v.call == PERF_REGRESSION)
+			out->nr_regressions++;
+		else if (r->v.call == PERF_IMPROVEMENT)
+			out->nr_improvements++;
+		else if (r->v.call == PERF_COST)
+			out->nr_costs++;
+	}
+	for (i = 0; base && i < base->nr_metrics; i++) {
+		struct metric_row *r;
+
+		if (ix_find(&ix, 1, &base->metrics[i]))
+			continue;
+		r = add_row(out);
+		r->base = &base->metrics[i];
+		metric_stats(&r->b, r->base);
+		if (!out->comparable)
+			r->v.why = "not compared";
+		else if (cell_find_metric_skip(kit, r->base->case_name, r->base->name))
+			r->v.why = strcmp(name, "kit") ?
+				   "skipped by mm-regress on the variant: its clock could not resolve it" :
+				   "skipped by mm-regress on kit: its clock could not resolve it";
+		else
+			r->v.why = strcmp(name, "kit") ? "not measured on the variant" :
+				   "not measured on kit";
+	}
+	metric_index_release(&ix);
+}
+
 void branch_compare_cell(struct branch_comparison *out, const struct branch_result *b,
 			 const struct cell_result *kit)
 {
 	const struct cell_result *base = branch_find_cell(b, "base");
 	const char *name = kit ? kit->variant : "kit";
-	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->base = base;
@@ -318,59 +386,7 @@ void branch_compare_cell(struct branch_comparison *out, const struct branch_resu
 	out->timing = cell_timing(kit) ? cell_timing(kit) : cell_timing(base);
 	out->emulated = cell_timing(kit) == TIMING_EMULATED || cell_timing(base) == TIMING_EMULATED;
 
-	for (i = 0; kit && i < kit->nr_metrics; i++) {
-		struct metric_row *r = add_row(out);
-
-		r->kit = &kit->metrics[i];
-		r->base = find_metric(base, r->kit);
-		metric_stats(&r->k, r->kit);
-		if (r->base)
-			metric_stats(&r->b, r->base);
-		if (!out->comparable) {
-			r->v.why = "not compared";
-			continue;
-		}
-		if (!r->base) {
-			r->v.why = cell_find_metric_skip(base, r->kit->case_name, r->kit->name) ?
-				   "skipped by mm-regress on base: its clock could not resolve it" :
-				   "not measured on base";
-			continue;
-		}
-		/* Costs are the kit's: a variant is compared with base as it is. */
-		if (!strcmp(name, "kit"))
-			r->cost = branch_find_cost(b->costs, b->nr_costs, r->kit->case_name,
-						   r->kit->name);
-		perf_judge_cost(&r->v, &r->b, &r->k, r->kit->direction, out->threshold_pct, r->cost);
-		if (out->same_tree) {
-			r->v.call = PERF_SAME;
-			r->v.why = "same tree as base: no change";
-			continue;
-		}
-		if (r->v.call == PERF_REGRESSION)
-			out->nr_regressions++;
-		else if (r->v.call == PERF_IMPROVEMENT)
-			out->nr_improvements++;
-		else if (r->v.call == PERF_COST)
-			out->nr_costs++;
-	}
-	for (i = 0; base && i < base->nr_metrics; i++) {
-		struct metric_row *r;
-
-		if (find_metric(kit, &base->metrics[i]))
-			continue;
-		r = add_row(out);
-		r->base = &base->metrics[i];
-		metric_stats(&r->b, r->base);
-		if (!out->comparable)
-			r->v.why = "not compared";
-		else if (cell_find_metric_skip(kit, r->base->case_name, r->base->name))
-			r->v.why = strcmp(name, "kit") ?
-				   "skipped by mm-regress on the variant: its clock could not resolve it" :
-				   "skipped by mm-regress on kit: its clock could not resolve it";
-		else
-			r->v.why = strcmp(name, "kit") ? "not measured on the variant" :
-				   "not measured on kit";
-	}
+	compare_metrics(out, b, base, kit, name);
 }
 
 void branch_comparison_release(struct branch_comparison *c)

@@ -92,11 +92,25 @@ static int open_at(git_repository **out, const char *path, int own, const struct
 	int ret;
 
 	*out = NULL;
-	/* a git source names a clone the user has: never make an empty one in its place */
-	if (!own && !(repo_opt && *repo_opt) && !dir_exists(path))
-		return error_code(MKS_ECONFIG, "%s: the git source's repository '%s' does not exist "
-				  "(repo: names a clone that has '%s'); nothing was created",
-				  b->path, shown(path), shown(b->source.ref));
+	/*
+	 * A git source names a clone the user has: never make an empty one
+	 * in its place, where nothing is nor in a directory that is there
+	 * but holds no repository (an empty one became a bare repository).
+	 */
+	if (!own && !(repo_opt && *repo_opt)) {
+		if (!dir_exists(path))
+			return error_code(MKS_ECONFIG, "%s: the git source's repository '%s' does not exist "
+					  "(repo: names a clone that has '%s'); nothing was created",
+					  b->path, shown(path), shown(b->source.ref));
+		ret = git_repository_open_ext(out, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+		if (ret == GIT_ENOTFOUND)
+			return error_code(MKS_ECONFIG, "%s: the git source's repository '%s' is a directory "
+					  "but no git repository (repo: names a clone that has '%s'); "
+					  "nothing was created", b->path, shown(path), shown(b->source.ref));
+		if (ret < 0)
+			return gitutil_error(ret, "cannot open repository '%s'", path);
+		return 0;
+	}
 	ret = repo_open(out, path, create);
 	if (!ret && own)
 		log_all_ref_updates(*out, path);
