@@ -1,4 +1,4 @@
-/* apply/backport.h: the backporter's loop: a patch that does not apply, worked out in a git worktree and recorded as the branch's backport. */
+/* apply/backport.h: the backporter's loop: a patch that does not apply, worked out in a git worktree (backporttree.c: that work tree) and recorded as the branch's backport. */
 #ifndef MKSERIES_BACKPORT_H
 #define MKSERIES_BACKPORT_H
 
@@ -97,6 +97,9 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
  * their number. Conflict markers are backport_new_markers()'s.
  */
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir);
+
+/* Whether `path` is the .rej or .rej.why of a file of `r` (may be NULL): backport_leftovers() names those. */
+int backport_is_loop_rej(const struct backport_result *r, const char *path);
 
 /*
  * Conflict markers left in the work tree `wt_path`, whose tree is
