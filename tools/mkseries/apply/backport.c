@@ -582,15 +582,34 @@ int backport_is_loop_rej(const struct backport_result *r, const char *path)
 	return 0;
 }
 
+static const char *const rej_suffixes[] = { ".rej", ".rej.why" };
+
+void backport_remove_rejects(const char *dir, const struct backport_result *r)
+{
+	struct strbuf why = STRBUF_INIT;
+	size_t i, k;
+
+	for (i = 0; r && i < r->nr; i++) {
+		for (k = 0; k < ARRAY_SIZE(rej_suffixes); k++) {
+			char *rel = xstrfmt("%s%s", r->files[i].path, rej_suffixes[k]);
+
+			strbuf_reset(&why);
+			fs_unlink_beneath(dir, rel, &why);
+			free(rel);
+		}
+	}
+	strbuf_release(&why);
+}
+
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir)
 {
-	static const char *const suffixes[] = { ".rej", ".rej.why" };
+	const char *const *suffixes = rej_suffixes;
 	size_t i, k, n = 0;
 
 	for (i = 0; i < r->nr; i++) {
 		char *abs = path_join(dir, r->files[i].path);
 
-		for (k = 0; k < ARRAY_SIZE(suffixes); k++) {
+		for (k = 0; k < ARRAY_SIZE(rej_suffixes); k++) {
 			char *rej = xstrfmt("%s%s", abs, suffixes[k]);
 
 			if (file_exists(rej)) {

@@ -477,3 +477,285 @@ cleanup:
 	git_repository_free(wt);
 	return ret;
 }
+
+/* qsort() of a strvec's strings. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The paths a reset of the work tree `wt` (whose index is `index`) to
+ * `tree` must touch, sorted and each once, in `paths`: those whose
+ * entry in the index is not the tree's (what the last resolution
+ * recorded, and the commits the loop made since), and those the work
+ * tree has otherwise than the index (edits, deletions, new files; new
+ * files .gitignore hides with their directory, which the loop would ask
+ * about, but not those a pattern of their own hides: a build's objects
+ * stay, as with git am). The scan refreshes the stat data of the
+ * index's entries it finds unchanged, in memory.
+ */
+static int reset_paths(struct strvec *paths, git_repository *wt, git_index *index, git_tree *tree)
+{
+	git_diff_options opts = diff_options_init;
+	git_diff *staged = NULL, *dirty = NULL;
+	size_t i, k, n;
+	int err;
+
+	opts.flags = GIT_DIFF_IGNORE_SUBMODULES;
+	if ((err = git_diff_tree_to_index(&staged, wt, tree, index, &opts)) < 0)
+		goto fail;
+	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+		     GIT_DIFF_INCLUDE_IGNORED | GIT_DIFF_RECURSE_IGNORED_DIRS |
+		     GIT_DIFF_IGNORE_SUBMODULES | GIT_DIFF_UPDATE_INDEX;
+	if ((err = git_diff_index_to_workdir(&dirty, wt, index, &opts)) < 0)
+		goto fail;
+	n = git_diff_num_deltas(staged);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(staged, i);
+
+		strvec_push(paths, d->old_file.path);
+		if (strcmp(d->old_file.path, d->new_file.path))
+			strvec_push(paths, d->new_file.path);
+	}
+	n = git_diff_num_deltas(dirty);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(dirty, i);
+
+		if (d->old_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_COMMIT)
+			continue;
+		if (d->status == GIT_DELTA_IGNORED && !hidden_with_dir(wt, d->new_file.path))
+			continue;
+		strvec_push(paths, d->new_file.path);
+	}
+	git_diff_free(dirty);
+	git_diff_free(staged);
+	if (paths->nr)
+		qsort(paths->v, paths->nr, sizeof(*paths->v), cmp_str);
+	for (i = k = 0; i < paths->nr; i++) {
+		if (k && !strcmp(paths->v[k - 1], paths->v[i])) {
+			free((char *)paths->v[i]);
+			continue;
+		}
+		paths->v[k++] = paths->v[i];
+	}
+	paths->nr = k;
+	return 0;
+fail:
+	git_diff_free(dirty);
+	git_diff_free(staged);
+	return gitutil_error(err, "cannot compare the work tree '%s' with the next tree",
+			     git_repository_workdir(wt));
+}
+
+/* The directories above removed file `rel` that it left empty go, as git removes them. */
+static void remove_emptied(const char *path, const char *rel)
+{
+	struct strbuf why = STRBUF_INIT;
+	char *p = xstrdup(rel), *slash;
+
+	while ((slash = strrchr(p, '/'))) {
+		*slash = '\0';
+		strbuf_reset(&why);
+		if (fs_rmdir_beneath(path, p, &why) != 1)
+			break;
+	}
+	strbuf_release(&why);
+	free(p);
+}
+
+/*
+ * Make each of `paths` in the work tree at `path` what `tree` has
+ * (removed when it has no file there): removals first, so that a file
+ * may take the place of a directory and the other way round; each
+ * write beneath `path` only (fs.h). A path the tree has as a
+ * directory is left to the files below it.
+ */
+static int reset_files(const char *path, git_repository *wt, git_tree *tree,
+		       const struct strvec *paths)
+{
+	struct strbuf why = STRBUF_INIT;
+	size_t i;
+	int pass, err, ret = 0;
+
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		for (i = 0; i < paths->nr && !ret; i++) {
+			const char *rel = paths->v[i];
+			git_tree_entry *e = NULL;
+			git_blob *blob = NULL;
+			int blob_there;
+
+			err = git_tree_entry_bypath(&e, tree, rel);
+			if (err < 0 && err != GIT_ENOTFOUND) {
+				ret = gitutil_error(err, "cannot read '%s' of the next tree", shown(rel));
+				break;
+			}
+			git_error_clear();
+			blob_there = e && git_tree_entry_type(e) == GIT_OBJECT_BLOB;
+			strbuf_reset(&why);
+			if (!pass && !blob_there && !(e && git_tree_entry_type(e) == GIT_OBJECT_TREE)) {
+				if (fs_unlink_beneath(path, rel, &why))
+					ret = error("cannot remove '%s' in '%s': %s", shown(rel), path,
+						    why.buf);
+				else
+					remove_emptied(path, rel);
+			} else if (pass && blob_there) {
+				if ((err = git_blob_lookup(&blob, wt, git_tree_entry_id(e))) < 0)
+					ret = gitutil_error(err, "cannot read '%s'", shown(rel));
+				else if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
+					char *target = xstrndup(git_blob_rawcontent(blob),
+								(size_t)git_blob_rawsize(blob));
+
+					ret = fs_symlink_beneath(path, rel, target, &why);
+					free(target);
+				} else {
+					ret = fs_write_beneath(path, rel, git_blob_rawcontent(blob),
+							       (size_t)git_blob_rawsize(blob),
+							       git_tree_entry_filemode(e) ==
+							       GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644,
+							       0, &why);
+				}
+				if (ret && why.len)
+					ret = error("cannot write '%s' in '%s': %s", shown(rel), path,
+						    why.buf);
+				test_crash_point("resetting");
+			}
+			git_blob_free(blob);
+			git_tree_entry_free(e);
+		}
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Whether the sorted `paths` has `rel`. */
+static int has_path(const struct strvec *paths, const char *rel)
+{
+	const char *key = rel;
+
+	return paths->nr && bsearch(&key, paths->v, paths->nr, sizeof(*paths->v), cmp_str) != NULL;
+}
+
+/*
+ * The work tree's new index: `tree`, each entry with the stat data of
+ * the file written now (`paths`) or, when the old index `old` has the
+ * same blob there, the stat data it has. Written beside the index and
+ * renamed over it: a kill leaves the old index or the new one.
+ */
+static int reset_index(git_repository *wt, git_index *old, git_tree *tree,
+		       const struct strvec *paths)
+{
+	char *tmp = xstrfmt("%sindex.mkseries.%ld", git_repository_path(wt), (long)getpid());
+	char *dst = xstrfmt("%sindex", git_repository_path(wt));
+	const char *workdir = git_repository_workdir(wt);
+	git_index *index = NULL;
+	size_t i, n;
+	int err, ret = 0;
+
+	/* a new index, not one read from disk: none of its entries is then taken as racy */
+	if ((unlink(tmp) && errno != ENOENT) || (err = git_index_open(&index, tmp)) < 0 ||
+	    (err = git_index_read_tree(index, tree)) < 0) {
+		ret = gitutil_error(-1, "cannot make the index of '%s'", workdir);
+		goto cleanup;
+	}
+	n = git_index_entrycount(index);
+	for (i = 0; i < n; i++) {
+		git_index_entry *e = (git_index_entry *)git_index_get_byindex(index, i);
+		const git_index_entry *o;
+		struct stat st;
+		char *abs;
+
+		if (has_path(paths, e->path)) {
+			abs = path_join(workdir, e->path);
+			if (!lstat(abs, &st))
+				entry_stat(e, &st);
+			free(abs);
+		} else if ((o = git_index_get_bypath(old, e->path, 0)) &&
+			   git_oid_equal(&o->id, &e->id) && o->mode == e->mode) {
+			/* in place, as checkout_files(): the tree cache read_tree made stays */
+			e->ctime = o->ctime;
+			e->mtime = o->mtime;
+			e->dev = o->dev;
+			e->ino = o->ino;
+			e->uid = o->uid;
+			e->gid = o->gid;
+			e->file_size = o->file_size;
+		}
+	}
+	if ((err = git_index_write(index)) < 0)
+		ret = gitutil_error(err, "cannot write the index of '%s'", workdir);
+	else if (rename(tmp, dst))
+		ret = error("cannot rename '%s' to '%s': %s", tmp, dst, strerror(errno));
+cleanup:
+	if (ret)
+		unlink(tmp);
+	git_index_free(index);
+	free(dst);
+	free(tmp);
+	return ret;
+}
+
+/*
+ * Bring the kept work tree at `path` to commit `onto` as git am does
+ * between two patches: only the paths reset_paths() finds are written
+ * or removed, the index made `onto`'s tree, the branch `refname` moved
+ * to `onto`. The number of paths touched in *touched. 1 when there is
+ * no work tree there to keep (nothing done), 0, or -1 (printed).
+ */
+static int worktree_reset(size_t *touched, git_repository *repo, const char *path,
+			  const char *refname, const git_oid *onto)
+{
+	struct strvec paths = STRVEC_INIT;
+	git_repository *wt = NULL;
+	git_index *index = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_reference *ref = NULL;
+	char *dotgit = path_join(path, ".git");
+	int err, ret = 1;
+
+	if (!file_exists(dotgit) || git_repository_open(&wt, path) < 0 ||
+	    !git_repository_is_worktree(wt) || git_repository_index(&index, wt) < 0 ||
+	    git_index_read(index, 1) < 0) {
+		git_error_clear();
+		goto cleanup;
+	}
+	if ((err = git_commit_lookup(&commit, wt, onto)) < 0 ||
+	    (err = git_commit_tree(&tree, commit)) < 0) {
+		ret = gitutil_error(err, "cannot read commit %s", oid_short(onto));
+		goto cleanup;
+	}
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	ret = reset_paths(&paths, wt, index, tree) || reset_files(path, wt, tree, &paths) ||
+	      reset_index(wt, index, tree, &paths) ? -1 : 0;
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	if (!ret && (err = git_reference_create(&ref, repo, refname, onto, 1,
+						"mkseries backport: the tree to work in")) < 0)
+		ret = gitutil_error(err, "cannot move '%s' to %s", refname, oid_short(onto));
+	*touched = paths.nr;
+cleanup:
+	git_reference_free(ref);
+	strvec_clear(&paths);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	git_index_free(index);
+	git_repository_free(wt);
+	free(dotgit);
+	return ret;
+}
+
+int backport_worktree_checkout(long *touched, git_repository *repo, const char *name,
+			       const char *path, const char *refname, const git_oid *onto)
+{
+	size_t n = 0;
+	int ret = worktree_reset(&n, repo, path, refname, onto);
+
+	*touched = (long)n;
+	if (!ret)
+		return 0;
+	if (ret < 0)
+		fprintf(stderr, "checking the work tree out whole instead\n");
+	*touched = -1;
+	return backport_worktree_remove(repo, name, path, refname) ||
+	       backport_worktree_add(repo, name, path, refname, onto) ? -1 : 0;
+}
