@@ -80,10 +80,16 @@ int backport_worktree_add(git_repository *repo, const char *name, const char *pa
  * becomes `onto`'s tree and the branch moves to `onto`. *touched is the
  * number of paths so written or removed. With no work tree there (or
  * one that cannot be read), the work tree is checked out whole
- * (*touched -1). Returns 0 or -1 (printed).
+ * (*touched -1). BACKPORT_TREE_SYNCED in `flags`: the caller read the
+ * work tree into its index (backport_worktree_tree()) and nothing wrote
+ * in it since; it is not scanned again. Returns 0 or -1 (printed).
  */
+enum backport_tree_flags {
+	BACKPORT_TREE_SYNCED = 1 << 0,
+};
 int backport_worktree_checkout(long *touched, git_repository *repo, const char *name,
-			       const char *path, const char *refname, const git_oid *onto);
+			       const char *path, const char *refname, const git_oid *onto,
+			       unsigned flags);
 
 /*
  * Remove worktree `name` (its directory and its administrative files)

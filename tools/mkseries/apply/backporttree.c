@@ -493,9 +493,11 @@ static int cmp_str(const void *a, const void *b)
  * files .gitignore hides with their directory, which the loop would ask
  * about, but not those a pattern of their own hides: a build's objects
  * stay, as with git am). The scan refreshes the stat data of the
- * index's entries it finds unchanged, in memory.
+ * index's entries it finds unchanged, in memory; it is left out when
+ * `synced` (the index is the work tree already).
  */
-static int reset_paths(struct strvec *paths, git_repository *wt, git_index *index, git_tree *tree)
+static int reset_paths(struct strvec *paths, git_repository *wt, git_index *index, git_tree *tree,
+		       int synced)
 {
 	git_diff_options opts = diff_options_init;
 	git_diff *staged = NULL, *dirty = NULL;
@@ -508,7 +510,7 @@ static int reset_paths(struct strvec *paths, git_repository *wt, git_index *inde
 	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
 		     GIT_DIFF_INCLUDE_IGNORED | GIT_DIFF_RECURSE_IGNORED_DIRS |
 		     GIT_DIFF_IGNORE_SUBMODULES | GIT_DIFF_UPDATE_INDEX;
-	if ((err = git_diff_index_to_workdir(&dirty, wt, index, &opts)) < 0)
+	if (!synced && (err = git_diff_index_to_workdir(&dirty, wt, index, &opts)) < 0)
 		goto fail;
 	n = git_diff_num_deltas(staged);
 	for (i = 0; i < n; i++) {
@@ -518,7 +520,7 @@ static int reset_paths(struct strvec *paths, git_repository *wt, git_index *inde
 		if (strcmp(d->old_file.path, d->new_file.path))
 			strvec_push(paths, d->new_file.path);
 	}
-	n = git_diff_num_deltas(dirty);
+	n = dirty ? git_diff_num_deltas(dirty) : 0;
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(dirty, i);
 
@@ -703,7 +705,7 @@ cleanup:
  * no work tree there to keep (nothing done), 0, or -1 (printed).
  */
 static int worktree_reset(size_t *touched, git_repository *repo, const char *path,
-			  const char *refname, const git_oid *onto)
+			  const char *refname, const git_oid *onto, int synced)
 {
 	struct strvec paths = STRVEC_INIT;
 	git_repository *wt = NULL;
@@ -726,7 +728,7 @@ static int worktree_reset(size_t *touched, git_repository *repo, const char *pat
 		goto cleanup;
 	}
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-	ret = reset_paths(&paths, wt, index, tree) || reset_files(path, wt, tree, &paths) ||
+	ret = reset_paths(&paths, wt, index, tree, synced) || reset_files(path, wt, tree, &paths) ||
 	      reset_index(wt, index, tree, &paths) ? -1 : 0;
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
 	if (!ret && (err = git_reference_create(&ref, repo, refname, onto, 1,
@@ -745,10 +747,11 @@ cleanup:
 }
 
 int backport_worktree_checkout(long *touched, git_repository *repo, const char *name,
-			       const char *path, const char *refname, const git_oid *onto)
+			       const char *path, const char *refname, const git_oid *onto,
+			       unsigned flags)
 {
 	size_t n = 0;
-	int ret = worktree_reset(&n, repo, path, refname, onto);
+	int ret = worktree_reset(&n, repo, path, refname, onto, !!(flags & BACKPORT_TREE_SYNCED));
 
 	*touched = (long)n;
 	if (!ret)

@@ -47,6 +47,8 @@ struct loop {
 	/* the work tree's tree, once read in this run (reading stats every file) */
 	git_oid wt_tree;
 	int have_wt_tree;
+	/* the index is the work tree as read, nothing written since: the next checkout need not scan */
+	int wt_synced;
 	/* from that read: the new files .gitignore hides, named one a line, and their number */
 	struct strbuf wt_ignored;
 	int wt_nr_ignored;
@@ -648,18 +650,16 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 static int finish_patch(struct loop *l, const char *label, const struct backport_result *r,
 			int drop_tree)
 {
+	l->wt_synced = l->have_wt_tree && !drop_tree;
 	l->have_wt_tree = 0;
 	free(l->last_label);
 	l->last_label = xstrdup(label ? label : "");
-	if (backport_journal_begin(&l->paths, "finish", label, NULL))
+	if (backport_journal_begin(&l->paths, "finish", label, NULL) ||
+	    (drop_tree && backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
+						   l->paths.refname)))
 		return -1;
-	if (drop_tree) {
-		if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
-					     l->paths.refname))
-			return -1;
-	} else {
+	if (!drop_tree)
 		backport_remove_rejects(l->paths.tree, r);
-	}
 	if (unlink(l->paths.patch) && errno != ENOENT)
 		return error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
 	return backport_journal_done(&l->paths);
@@ -668,7 +668,7 @@ static int finish_patch(struct loop *l, const char *label, const struct backport
 /* The loop is over: its work tree and branch go, journaled as the last patch's end. */
 static int remove_work_tree(struct loop *l)
 {
-	l->have_wt_tree = 0;
+	l->have_wt_tree = l->wt_synced = 0;
 	if (!dir_exists(l->paths.dir))
 		return 0;
 	if (backport_journal_begin(&l->paths, "finish",
@@ -748,8 +748,10 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	if (backport_journal_begin(&l->paths, "checkout", kit_patch_label(it->patch), NULL) ||
 	    mkdir_p(l->paths.dir, 0755) ||
 	    backport_worktree_checkout(&touched, l->repo, l->paths.wt_name, l->paths.tree,
-				       l->paths.refname, onto))
+				       l->paths.refname, onto,
+				       l->wt_synced ? BACKPORT_TREE_SYNCED : 0))
 		return -1;
+	l->wt_synced = 0;
 	err = backport_apply_in_tree(r, &report, l->repo, onto, l->paths.tree, m->diff,
 				     m->diff_len);
 	if (err) {
