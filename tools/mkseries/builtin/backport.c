@@ -994,7 +994,9 @@ static int cmd_status(struct loop *l)
 			printf("backport loop on '%s': between two patches (interrupted); "
 			       "--continue goes on, --abort drops it\n", l->b->name);
 		else
-			printf("no backport loop in progress on '%s'\n", l->b->name);
+			printf("no backport loop in progress on '%s'%s\n", l->b->name,
+			       dir_exists(l->paths.starting) ? " (a start was killed: the next "
+			       "--continue, --abort or start removes what it wrote)" : "");
 		strbuf_release(&left);
 		state_release(&st);
 		return 0;	/* nothing to resolve either way */
@@ -1341,13 +1343,8 @@ static int cmd_start(struct loop *l)
 	/* what an older loop left is not this one's: its series.yaml.loop would be taken as ours */
 	if (backport_loop_remove(&l->paths))
 		goto cleanup;
-	if (mkdir_p(l->paths.dir, 0755) ||
-	    write_file_atomic(l->paths.yaml_orig, yaml.buf, yaml.len) ||
-	    state_write(&st, l->paths.loop)) {
-		error("cannot write the loop's state in '%s': %s", l->paths.dir, strerror(errno));
-		goto cleanup;
-	}
-	ret = run_loop(l);
+	if (!backport_loop_begin(&l->paths, yaml.buf, yaml.len, &st))
+		ret = run_loop(l);
 cleanup:
 	state_release(&st);
 	strbuf_release(&yaml);
