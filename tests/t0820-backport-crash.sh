@@ -363,6 +363,39 @@ do
 	'
 done
 
+# A start killed before its loop is whole (series.yaml.orig and the
+# loop state are written in backport.new, renamed to backport/ once both
+# are there): no loop, and the next command removes what it wrote.
+for step in tmp:series.yaml.orig tmp:loop starting
+do
+	test_expect_success "the start killed at '$step', before its loop is there: no loop, nothing left" '
+		k=k-sb-$(safe "$step") &&
+		rm -rf $k wd-$k && cp -R kit $k &&
+		MKSERIES_TEST_BACKPORT_CRASH="$step" test_expect_code 137 bp $k &&
+		! test -e wd-$k/t/backport &&
+		test -d wd-$k/t/backport.new &&
+		bp $k --status &&
+		test_grep "no backport loop in progress on .t. (a start was killed: the next --continue, --abort or start removes what it wrote)" out &&
+		test_expect_code 2 bp $k --abort &&
+		! test -e wd-$k/t/backport.new &&
+		restored $k &&
+		test_expect_code 1 bp $k &&
+		test_grep "alpha 1/2 does not apply" out &&
+		bp $k --abort &&
+		restored $k
+	'
+done
+
+test_expect_success '--continue killed while it wrote the loop state: the next step removes the temporary file' '
+	k=k-tl &&
+	loop_at $k &&
+	MKSERIES_TEST_BACKPORT_CRASH=tmp:loop test_expect_code 137 bp $k --continue &&
+	ls wd-$k/t/backport/loop.tmp.* &&
+	bp $k --continue &&
+	test_grep "removed .*/loop.tmp.[0-9]* (left by mkseries pid [0-9]*, killed while it wrote the loop.s state)" out &&
+	finished $k
+'
+
 # The steps of --abort, in order: the work tree, series.yaml, the
 # files the loop replaced and wrote, the loop's directory. A kill at any
 # leaves a kit that loads; a rerun of --abort finishes, a --continue

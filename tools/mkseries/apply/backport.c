@@ -218,8 +218,6 @@ static git_blob *blob_by_prefix(git_repository *repo, const git_diff_file *f)
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const git_merge_file_input merge_input_init = GIT_MERGE_FILE_INPUT_INIT;
 static const git_merge_file_options merge_options_init = GIT_MERGE_FILE_OPTIONS_INIT;
-static const git_worktree_add_options worktree_add_init = GIT_WORKTREE_ADD_OPTIONS_INIT;
-static const git_diff_options diff_options_init = GIT_DIFF_OPTIONS_INIT;
 #pragma GCC diagnostic pop
 
 /* The three-way merge of file `d`; 1 when the blobs are not there to merge from. */
@@ -571,363 +569,7 @@ cleanup:
 	return ret;
 }
 
-/*
- * Make directory `rel` of the fresh tree at `root` (an open directory)
- * and those above it that `*made` (the directory made last) does not
- * already start with. Each is created, or must be a directory already:
- * never a link. `*made` becomes `rel`.
- */
-static int checkout_dirs(int root, struct strbuf *made, const char *rel, size_t len)
-{
-	struct stat st;
-	size_t i, common = 0;
-
-	/* the longest leading run of whole components the two share */
-	for (i = 0; i < len && i < made->len && rel[i] == made->buf[i]; i++)
-		if (rel[i] == '/')
-			common = i + 1;
-	if (i == len && (made->len == len || made->buf[len] == '/'))
-		common = len + 1;
-	else if (i == made->len && i < len && rel[i] == '/')
-		common = i + 1;	/* a directory below the one made last */
-	for (i = common; i <= len; i++) {
-		if (i < len && rel[i] != '/')
-			continue;
-		strbuf_reset(made);
-		strbuf_add(made, rel, i);
-		if (mkdirat(root, made->buf, 0777) && (errno != EEXIST ||
-		    fstatat(root, made->buf, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))) {
-			error("cannot make directory '%s' of the work tree: %s", shown(made->buf),
-			      errno == EEXIST ? "a file or link of the tree is in the way" :
-			      strerror(errno));
-			strbuf_reset(made);
-			return -1;
-		}
-	}
-	strbuf_reset(made);
-	strbuf_add(made, rel, len);
-	return 0;
-}
-
-/* Whether `rel` is a path checkout may write: relative, no empty, ".", ".." or ".git" part. */
-static int checkout_path_ok(const char *rel)
-{
-	const char *p = rel, *slash;
-
-	if (!*rel || *rel == '/')
-		return 0;
-	for (; *p; p = *slash ? slash + 1 : slash) {
-		size_t n;
-
-		slash = strchr(p, '/');
-		if (!slash)
-			slash = p + strlen(p);
-		n = (size_t)(slash - p);
-		if (!n || (n == 1 && *p == '.') || (n == 2 && !memcmp(p, "..", 2)) ||
-		    (n == 4 && !strncasecmp(p, ".git", 4)))
-			return 0;
-	}
-	return 1;
-}
-
-/* Copy the stat data git keeps for a file into index entry `e`. */
-static void entry_stat(git_index_entry *e, const struct stat *st)
-{
-	e->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
-	e->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
-	e->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
-	e->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
-	e->dev = (uint32_t)st->st_dev;
-	e->ino = (uint32_t)st->st_ino;
-	e->uid = (uint32_t)st->st_uid;
-	e->gid = (uint32_t)st->st_gid;
-	e->file_size = (uint32_t)st->st_size;
-}
-
-/* Write file, link or executable `e` of the tree at `root` (`path`); its stat data in *st. */
-static int checkout_file(int root, git_odb *odb, const git_index_entry *e, const char *path,
-			 struct stat *st)
-{
-	git_odb_object *obj = NULL;
-	int fd, err, ret = 0;
-
-	if ((err = git_odb_read(&obj, odb, &e->id)) < 0)
-		return gitutil_error(err, "cannot read '%s' to check it out", shown(e->path));
-	if (e->mode == GIT_FILEMODE_LINK) {
-		char *target = xstrndup(git_odb_object_data(obj), git_odb_object_size(obj));
-
-		if (symlinkat(target, root, e->path) ||
-		    fstatat(root, e->path, st, AT_SYMLINK_NOFOLLOW))
-			ret = error("cannot make link '%s' in '%s': %s", shown(e->path), path,
-				    strerror(errno));
-		free(target);
-	} else {
-		fd = openat(root, e->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
-		if (fd < 0 || write_in_full(fd, git_odb_object_data(obj), git_odb_object_size(obj)) ||
-		    fstat(fd, st))
-			ret = error("cannot write '%s' in '%s': %s", shown(e->path), path,
-				    strerror(errno));
-		if (fd >= 0 && close(fd) && !ret)
-			ret = error("cannot write '%s' in '%s': %s", shown(e->path), path,
-				    strerror(errno));
-	}
-	git_odb_object_free(obj);
-	return ret;
-}
-
-/*
- * Write every file of `tree` into the empty directory `path` and make
- * the worktree's index that tree with each file's stat data, as `git
- * checkout` does: one pass in index order, each blob read once, each
- * file created with O_EXCL beneath directories made here (no link is
- * followed), and no lookup of what is not there to find.
- */
-static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
-{
-	git_index *index = NULL;
-	git_odb *odb = NULL;
-	struct strbuf made = STRBUF_INIT, rel = STRBUF_INIT;
-	size_t i, n;
-	int root, err, ret = 0;
-
-	root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return error("cannot open '%s': %s", path, strerror(errno));
-	/*
-	 * A new index, not one read from disk: libgit2 takes every entry
-	 * newer than the index it read as racily clean and hashes it again
-	 * when writing.
-	 */
-	strbuf_addf(&rel, "%sindex", git_repository_path(wt));
-	if (unlink(rel.buf) && errno != ENOENT) {
-		ret = error("cannot remove '%s': %s", rel.buf, strerror(errno));
-		goto cleanup;
-	}
-	if ((err = git_repository_index(&index, wt)) < 0 ||
-	    (err = git_index_read_tree(index, tree)) < 0 ||
-	    (err = git_repository_odb(&odb, wt)) < 0) {
-		ret = gitutil_error(err, "cannot read the tree to check out into '%s'", path);
-		goto cleanup;
-	}
-	/*
-	 * The blobs come from a tree of this repository: as git checkout,
-	 * read them without hashing each again (libgit2 does by default).
-	 */
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-	n = git_index_entrycount(index);
-	for (i = 0; i < n && !ret; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
-		const char *slash;
-		struct stat st;
-
-		strbuf_reset(&rel);
-		strbuf_addstr(&rel, e->path);
-		if (!checkout_path_ok(rel.buf)) {
-			ret = error("refusing to check out '%s': not a path beneath the tree",
-				    shown(rel.buf));
-			break;
-		}
-		slash = strrchr(rel.buf, '/');
-		if (slash && checkout_dirs(root, &made, rel.buf, (size_t)(slash - rel.buf))) {
-			ret = -1;
-			break;
-		}
-		if (e->mode == GIT_FILEMODE_COMMIT) {
-			/* a submodule: an empty directory, as git leaves it */
-			if (mkdirat(root, rel.buf, 0777))
-				ret = error("cannot make '%s' in '%s': %s", shown(rel.buf), path,
-					    strerror(errno));
-			continue;
-		}
-		if ((ret = checkout_file(root, odb, e, path, &st)))
-			break;
-		test_crash_point("checking-out");
-		/*
-		 * The stat data goes into the entry in place: git_index_add()
-		 * would drop the tree cache git_index_read_tree() made, and
-		 * the first write-tree in the loop would then hash and look
-		 * up every directory and file again. Path, id and mode, which
-		 * the index is sorted and cached by, stay as they are.
-		 */
-		entry_stat((git_index_entry *)e, &st);
-	}
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
-	if (!ret && (err = git_index_write(index)) < 0)
-		ret = gitutil_error(err, "cannot write the index of '%s'", path);
-cleanup:
-	strbuf_release(&rel);
-	strbuf_release(&made);
-	git_odb_free(odb);
-	git_index_free(index);
-	close(root);
-	return ret;
-}
-
-int backport_worktree_add(git_repository *repo, const char *name, const char *path,
-			  const char *refname, const git_oid *onto)
-{
-	git_worktree_add_options opts = worktree_add_init;
-	git_reference *ref = NULL;
-	git_worktree *wt = NULL;
-	git_repository *wtrepo = NULL;
-	git_commit *commit = NULL;
-	git_tree *tree = NULL;
-	int err, ret = 0;
-
-	if ((err = git_commit_lookup(&commit, repo, onto)) < 0 ||
-	    (err = git_commit_tree(&tree, commit)) < 0) {
-		ret = gitutil_error(err, "cannot read commit %s", oid_short(onto));
-		goto cleanup;
-	}
-	if ((err = git_reference_create(&ref, repo, refname, onto, 1,
-					"mkseries backport: the tree to work in")) < 0) {
-		ret = gitutil_error(err, "cannot create '%s'", refname);
-		goto cleanup;
-	}
-	/*
-	 * libgit2's checkout looks up every path of the tree in the empty
-	 * directory first (minutes on a kernel tree): the worktree is
-	 * registered with nothing checked out, and its files and index
-	 * are written here in one pass.
-	 */
-	opts.ref = ref;
-	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_NONE;
-	if ((err = git_worktree_add(&wt, repo, name, path, &opts)) < 0 ||
-	    (err = git_repository_open_from_worktree(&wtrepo, wt)) < 0) {
-		ret = gitutil_error(err, "cannot check out %s into '%s'", oid_short(onto), path);
-		goto cleanup;
-	}
-	ret = checkout_files(wtrepo, tree, path);
-cleanup:
-	git_repository_free(wtrepo);
-	git_worktree_free(wt);
-	git_reference_free(ref);
-	git_tree_free(tree);
-	git_commit_free(commit);
-	return ret;
-}
-
-/*
- * Remove directory `name` below the open directory `at` and everything
- * in it, by the type readdir gives (a stat only when it gives none), and
- * no link followed: what `rm -rf` does, relative to each directory.
- */
-static int remove_dir_at(int at, const char *name)
-{
-	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		int isdir = de->d_type == DT_DIR;
-		struct stat st;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (de->d_type == DT_UNKNOWN) {
-			if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
-				if (errno != ENOENT)
-					ret = -1;
-				continue;
-			}
-			isdir = S_ISDIR(st.st_mode);
-		}
-		if (isdir ? remove_dir_at(fd, de->d_name) :
-		    (unlinkat(fd, de->d_name, 0) && errno != ENOENT))
-			ret = -1;
-		else if (!isdir)
-			test_crash_point("removing");
-	}
-	closedir(d);
-	if (unlinkat(at, name, AT_REMOVEDIR) && errno != ENOENT)
-		ret = -1;
-	return ret;
-}
-
-int backport_worktree_remove(git_repository *repo, const char *name, const char *path,
-			     const char *refname)
-{
-	git_worktree_prune_options popts = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
-	git_worktree *wt = NULL;
-	git_reference *ref = NULL;
-	git_transaction *tx = NULL;
-	int err, ret = 0;
-
-	char *admin = xstrfmt("%sworktrees/%s", git_repository_commondir(repo), name);
-
-	if (remove_dir_at(AT_FDCWD, path))
-		ret = error("cannot remove '%s': %s", path, strerror(errno));
-	if (git_worktree_lookup(&wt, repo, name) == 0) {
-		popts.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED;
-		if ((err = git_worktree_prune(wt, &popts)) < 0)
-			ret = gitutil_error(err, "cannot remove worktree '%s'", name);
-	}
-	git_error_clear();
-	/*
-	 * A loop killed while its tree was removed leaves the registration
-	 * half there, which libgit2 may no longer look up: git worktree
-	 * prune's job, done here so the next loop can add the tree again.
-	 */
-	if (!ret && dir_exists(admin) && !dir_exists(path) && remove_tree(admin))
-		ret = error("cannot remove the stale worktree registration '%s': %s", admin,
-			    strerror(errno));
-	/* a transaction, not git_reference_delete(): the crash tests stop it with the lock held */
-	if (git_reference_lookup(&ref, repo, refname) == 0) {
-		if ((err = git_transaction_new(&tx, repo)) >= 0 &&
-		    (err = git_transaction_lock_ref(tx, refname)) >= 0) {
-			test_crash_point("branch-locked");
-			if ((err = git_transaction_remove(tx, refname)) >= 0)
-				err = git_transaction_commit(tx);
-		}
-		if (err < 0)
-			ret = err == GIT_ELOCKED ? ref_locked_error(repo, refname) :
-			      gitutil_error(err, "cannot delete '%s'", refname);
-	}
-	git_error_clear();
-	git_transaction_free(tx);
-	free(admin);
-	git_reference_free(ref);
-	git_worktree_free(wt);
-	return ret;
-}
-
-/*
- * The files the loop wrote are the patch's: taken as `git add -f` takes
- * them, whatever .gitignore says (Debian's trees ignore every new file).
- * Those the backporter removed since are left to the diff.
- */
-static int add_loop_files(git_index *index, const char *path, const struct backport_result *r)
-{
-	struct stat st;
-	size_t i;
-	int err;
-
-	for (i = 0; r && i < r->nr; i++) {
-		const char *file = r->files[i].path;
-		char *abs;
-		int there;
-
-		if (git_index_get_bypath(index, file, 0))
-			continue;	/* tracked: the diff sees its changes */
-		abs = path_join(path, file);
-		there = !lstat(abs, &st) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
-		free(abs);
-		if (there && (err = git_index_add_bypath(index, file)) < 0)
-			return gitutil_error(err, "cannot take '%s' of the work tree '%s'",
-					     shown(file), path);
-	}
-	return 0;
-}
-
-/* Whether `path` is the .rej or .rej.why of a file of `r`: backport_leftovers() names those. */
-static int is_loop_rej(const struct backport_result *r, const char *path)
+int backport_is_loop_rej(const struct backport_result *r, const char *path)
 {
 	size_t i, len;
 
@@ -940,119 +582,34 @@ static int is_loop_rej(const struct backport_result *r, const char *path)
 	return 0;
 }
 
-/*
- * Whether a new file .gitignore hides is hidden with its directory (as
- * Debian's rule hiding the top level hides mm/, tracked files and all):
- * there git add -A would drop any new file, a source file as well as a
- * build's, so the user is asked. A file hidden by a pattern of its own in a directory
- * that is not (`*.o`) is left out, as git add -A leaves it. A file at
- * the top level is asked about: nothing tells the two apart there.
- */
-static int hidden_with_dir(git_repository *wt, const char *path)
+static const char *const rej_suffixes[] = { ".rej", ".rej.why" };
+
+void backport_remove_rejects(const char *dir, const struct backport_result *r)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int ignored = 1;
+	struct strbuf why = STRBUF_INIT;
+	size_t i, k;
 
-	if (!slash)
-		return 1;
-	dir = xstrfmt("%.*s/", (int)(slash - path), path);
-	if (git_ignore_path_is_ignored(&ignored, wt, dir) < 0)
-		ignored = 1;	/* cannot tell: ask rather than drop */
-	git_error_clear();
-	free(dir);
-	return ignored;
-}
+	for (i = 0; r && i < r->nr; i++) {
+		for (k = 0; k < ARRAY_SIZE(rej_suffixes); k++) {
+			char *rel = xstrfmt("%s%s", r->files[i].path, rej_suffixes[k]);
 
-/* At most this many hidden files are named one by one. */
-#define IGNORED_NAMED 10
-
-int backport_worktree_tree(git_oid *out, const char *path, const struct backport_result *r,
-			   struct strbuf *ignored)
-{
-	git_diff_options dopts = diff_options_init;
-	git_repository *wt = NULL;
-	git_index *index = NULL;
-	git_diff *diff = NULL;
-	size_t i, n, pass, nr_ignored = 0;
-	int err, ret = 0;
-
-	if ((err = git_repository_open(&wt, path)) < 0) {
-		ret = gitutil_error(err, "cannot open the work tree '%s'", path);
-		goto cleanup;
-	}
-	/*
-	 * As git status and git add -A: the files whose stat data differs
-	 * from the index are read and hashed, the others are taken as the
-	 * index has them; only what changed is updated (deletions first, so
-	 * a file may replace a directory or a link). The stat data of files
-	 * found unchanged is refreshed too (GIT_DIFF_UPDATE_INDEX). New
-	 * files .gitignore hides are not taken, as git add -A does, but
-	 * those hidden with their directory are named in `ignored`.
-	 */
-	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
-		      GIT_DIFF_UPDATE_INDEX;
-	if (ignored)
-		dopts.flags |= GIT_DIFF_INCLUDE_IGNORED | GIT_DIFF_RECURSE_IGNORED_DIRS;
-	if ((err = git_repository_index(&index, wt)) < 0 ||
-	    (err = git_index_read(index, 1)) < 0) {
-		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
-		goto cleanup;
-	}
-	if ((ret = add_loop_files(index, path, r)))
-		goto cleanup;
-	if ((err = git_diff_index_to_workdir(&diff, wt, index, &dopts)) < 0) {
-		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
-		goto cleanup;
-	}
-	n = git_diff_num_deltas(diff);
-	for (pass = 0; pass < 2 && !ret; pass++) {
-		for (i = 0; i < n && !ret; i++) {
-			const git_diff_delta *d = git_diff_get_delta(diff, i);
-
-			if (d->status == GIT_DELTA_IGNORED) {
-				if (pass && !is_loop_rej(r, d->new_file.path) &&
-				    hidden_with_dir(wt, d->new_file.path) &&
-				    nr_ignored++ < IGNORED_NAMED)
-					strbuf_addf(ignored, "%s: a new file .gitignore hides, "
-						    "not recorded\n", shown(d->new_file.path));
-				continue;
-			}
-			if ((d->status == GIT_DELTA_DELETED) != !pass ||
-			    d->old_file.mode == GIT_FILEMODE_COMMIT ||
-			    d->new_file.mode == GIT_FILEMODE_COMMIT)
-				continue;
-			err = pass ? git_index_add_bypath(index, d->new_file.path) :
-			      git_index_remove_bypath(index, d->old_file.path);
-			if (err < 0)
-				ret = gitutil_error(err, "cannot take '%s' of the work tree '%s'",
-						    shown(d->new_file.path), path);
+			strbuf_reset(&why);
+			fs_unlink_beneath(dir, rel, &why);
+			free(rel);
 		}
 	}
-	if (nr_ignored > IGNORED_NAMED)
-		strbuf_addf(ignored, "... and %zu more new files .gitignore hides\n",
-			    nr_ignored - IGNORED_NAMED);
-	if (!ret && ((err = git_index_write(index)) < 0 ||
-		     (err = git_index_write_tree(out, index)) < 0))
-		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
-	if (!ret)
-		ret = (int)(nr_ignored > INT_MAX ? INT_MAX : nr_ignored);
-cleanup:
-	git_diff_free(diff);
-	git_index_free(index);
-	git_repository_free(wt);
-	return ret;
+	strbuf_release(&why);
 }
 
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir)
 {
-	static const char *const suffixes[] = { ".rej", ".rej.why" };
+	const char *const *suffixes = rej_suffixes;
 	size_t i, k, n = 0;
 
 	for (i = 0; i < r->nr; i++) {
 		char *abs = path_join(dir, r->files[i].path);
 
-		for (k = 0; k < ARRAY_SIZE(suffixes); k++) {
+		for (k = 0; k < ARRAY_SIZE(rej_suffixes); k++) {
 			char *rej = xstrfmt("%s%s", abs, suffixes[k]);
 
 			if (file_exists(rej)) {
@@ -1127,7 +684,7 @@ static int in_result(const struct backport_result *r, const char *path)
 	for (i = 0; i < r->nr; i++)
 		if (!strcmp(r->files[i].path, path))
 			return 1;
-	return is_loop_rej(r, path);
+	return backport_is_loop_rej(r, path);
 }
 
 int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto,

@@ -1,4 +1,4 @@
-/* apply/backport.h: the backporter's loop: a patch that does not apply, worked out in a git worktree and recorded as the branch's backport. */
+/* apply/backport.h: the backporter's loop: a patch that does not apply, worked out in a git worktree (backporttree.c: that work tree) and recorded as the branch's backport. */
 #ifndef MKSERIES_BACKPORT_H
 #define MKSERIES_BACKPORT_H
 
@@ -69,6 +69,29 @@ int backport_worktree_add(git_repository *repo, const char *name, const char *pa
 			  const char *refname, const git_oid *onto);
 
 /*
+ * Make the loop's work tree at `path` (worktree `name`, on branch
+ * `refname`) commit `onto`'s tree for the next patch. A work tree kept
+ * from the last stop is brought there as git am does: only the paths
+ * whose index entry is not `onto`'s, or whose file differs from the
+ * index (edits, deletions, new files that are not ignored, or that
+ * .gitignore hides with their directory), are written or removed; the
+ * others keep their files (inode, mtime) and stat data, files a
+ * pattern of their own hides (a build's objects) stay; the index
+ * becomes `onto`'s tree and the branch moves to `onto`. *touched is the
+ * number of paths so written or removed. With no work tree there (or
+ * one that cannot be read), the work tree is checked out whole
+ * (*touched -1). BACKPORT_TREE_SYNCED in `flags`: the caller read the
+ * work tree into its index (backport_worktree_tree()) and nothing wrote
+ * in it since; it is not scanned again. Returns 0 or -1 (printed).
+ */
+enum backport_tree_flags {
+	BACKPORT_TREE_SYNCED = 1 << 0,
+};
+int backport_worktree_checkout(long *touched, git_repository *repo, const char *name,
+			       const char *path, const char *refname, const git_oid *onto,
+			       unsigned flags);
+
+/*
  * Remove worktree `name` (its directory and its administrative files)
  * and branch `refname`. What is already gone is not an error.
  */
@@ -97,6 +120,12 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
  * their number. Conflict markers are backport_new_markers()'s.
  */
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir);
+
+/* Remove the .rej and .rej.why beside each file of `r` (may be NULL) in the tree at `dir`. */
+void backport_remove_rejects(const char *dir, const struct backport_result *r);
+
+/* Whether `path` is the .rej or .rej.why of a file of `r` (may be NULL): backport_leftovers() names those. */
+int backport_is_loop_rej(const struct backport_result *r, const char *path);
 
 /*
  * Conflict markers left in the work tree `wt_path`, whose tree is

@@ -25,6 +25,7 @@ int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const 
 
 	lp->dir = path_join(workdir, "backport");
 	lp->ended = path_join(workdir, "backport.ended");
+	lp->starting = path_join(workdir, "backport.new");
 	lp->loop = path_join(lp->dir, "loop");
 	lp->patch = path_join(lp->dir, "patch");
 	lp->journal = path_join(lp->dir, "journal");
@@ -47,6 +48,7 @@ void backport_paths_release(struct backport_paths *lp)
 {
 	free(lp->dir);
 	free(lp->ended);
+	free(lp->starting);
 	free(lp->loop);
 	free(lp->patch);
 	free(lp->journal);
@@ -59,10 +61,34 @@ void backport_paths_release(struct backport_paths *lp)
 	free(lp->refname);
 }
 
+int backport_loop_begin(const struct backport_paths *lp, const char *yaml, size_t len,
+			const struct state *loop)
+{
+	char *orig = path_join(lp->starting, "series.yaml.orig");
+	char *state = path_join(lp->starting, "loop");
+	int ret = 0;
+
+	if ((remove_tree(lp->starting) && errno != ENOENT) || mkdir_p(lp->starting, 0755) ||
+	    write_file_atomic(orig, yaml, len) || state_write(loop, state)) {
+		ret = error("cannot write the loop's state in '%s': %s", lp->starting,
+			    strerror(errno));
+	} else {
+		test_crash_point("starting");
+		if (rename(lp->starting, lp->dir))
+			ret = error("cannot rename '%s' to '%s': %s", lp->starting, lp->dir,
+				    strerror(errno));
+	}
+	free(state);
+	free(orig);
+	return ret;
+}
+
 int backport_loop_remove(const struct backport_paths *lp)
 {
 	if (remove_tree(lp->ended) && errno != ENOENT)
 		return error("cannot remove '%s': %s", lp->ended, strerror(errno));
+	if (remove_tree(lp->starting) && errno != ENOENT)
+		return error("cannot remove '%s': %s", lp->starting, strerror(errno));
 	if (rename(lp->dir, lp->ended)) {
 		if (errno == ENOENT)
 			return 0;
@@ -257,6 +283,33 @@ int backport_index_unlock(const struct backport_paths *lp, git_repository *repo,
 	return ret;
 }
 
+/*
+ * The temporary files ("<name>.tmp.<pid>") a killed mkseries left in
+ * the loop's directory while it wrote one of its states: removed when
+ * that mkseries is gone, and named in `said`.
+ */
+static void remove_dead_temps(const struct backport_paths *lp, struct strbuf *said)
+{
+	struct dirent *de;
+	DIR *d = opendir(lp->dir);
+
+	while (d && (de = readdir(d))) {
+		const char *t = strstr(de->d_name, ".tmp."), *pid;
+		char *abs;
+
+		if (!t || !*(pid = t + 5) || strspn(pid, "0123456789") != strlen(pid) ||
+		    !pid_gone(pid))
+			continue;
+		abs = path_join(lp->dir, de->d_name);
+		if (!unlink(abs))
+			strbuf_addf(said, "removed %s (left by mkseries pid %s, killed while it "
+				    "wrote the loop's state)\n", abs, pid);
+		free(abs);
+	}
+	if (d)
+		closedir(d);
+}
+
 int backport_journal_recover(const struct backport_paths *lp, git_repository *repo,
 			     const char *kit_dir, int aborting, struct strbuf *said)
 {
@@ -265,6 +318,7 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 	const char *step, *file;
 	int ret = -1;
 
+	remove_dead_temps(lp, said);
 	if (!file_exists(lp->journal))
 		return 0;
 	if (state_read(&j, lp->journal))

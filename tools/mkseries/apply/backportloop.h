@@ -19,6 +19,7 @@
 struct backport_paths {
 	char *dir, *loop, *patch, *journal, *yaml_orig, *backup, *tree, *wt_name, *refname;
 	char *ended;	/* beside dir: where backport_loop_remove() puts it to remove it */
+	char *starting;	/* beside dir: where backport_loop_begin() writes it before it is there */
 	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
 	char *index_writer;	/* while the loop writes the work tree's index: who (pid, time) */
 };
@@ -43,11 +44,22 @@ int backport_index_unlock(const struct backport_paths *lp, git_repository *repo,
 void backport_paths_release(struct backport_paths *lp);
 
 /*
+ * Begin the loop: its directory comes as one piece, with `yaml` (the
+ * kit's series.yaml as it is) in series.yaml.orig and `loop` in the
+ * `loop` state, written in lp->starting and renamed to lp->dir. A kill
+ * leaves a whole loop or none (lp->starting, which the next loop
+ * command removes). Returns 0, or -1 (printed).
+ */
+int backport_loop_begin(const struct backport_paths *lp, const char *yaml, size_t len,
+			const struct state *loop);
+
+/*
  * End the loop, finished or dropped: its directory goes as one piece
  * (renamed to lp->ended, then removed), so that a kill leaves either
  * the whole loop, for --continue and --abort, or none of it; never a
  * loop without the records --abort restores the kit from. What an
- * earlier kill left in lp->ended goes first. Returns 0, or -1 (printed).
+ * earlier kill left in lp->ended or lp->starting goes first. Returns 0,
+ * or -1 (printed).
  */
 int backport_loop_remove(const struct backport_paths *lp);
 

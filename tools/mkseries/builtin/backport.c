@@ -37,6 +37,8 @@ struct loop {
 	 */
 	const struct kernel_branch *b;
 	char *name;
+	/* the patch finished last in this run (owned), for the journal of the loop's end */
+	char *last_label;
 	const struct loop_opts *opts;
 	struct backport_paths paths;
 	git_repository *repo;	/* owned by repos */
@@ -45,6 +47,8 @@ struct loop {
 	/* the work tree's tree, once read in this run (reading stats every file) */
 	git_oid wt_tree;
 	int have_wt_tree;
+	/* the index is the work tree as read, nothing written since: the next checkout need not scan */
+	int wt_synced;
 	/* from that read: the new files .gitignore hides, named one a line, and their number */
 	struct strbuf wt_ignored;
 	int wt_nr_ignored;
@@ -637,15 +641,40 @@ static int record_backport(struct loop *l, struct state *st, const struct kit_pa
 	return record_decision(l, st, p);
 }
 
-/* The patch `label` is done with (recorded or skipped): its tree and state go. */
-static int finish_patch(struct loop *l, const char *label)
+/*
+ * The patch `label` is done with (recorded or skipped): its state goes,
+ * and the loop's .rej files of `r` (left by a --skip; a tree's
+ * .gitignore may hide them from the next checkout). The work tree
+ * stays for the next patch, unless `drop_tree`.
+ */
+static int finish_patch(struct loop *l, const char *label, const struct backport_result *r,
+			int drop_tree)
 {
+	l->wt_synced = l->have_wt_tree && !drop_tree;
 	l->have_wt_tree = 0;
+	free(l->last_label);
+	l->last_label = xstrdup(label ? label : "");
 	if (backport_journal_begin(&l->paths, "finish", label, NULL) ||
-	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
+	    (drop_tree && backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
+						   l->paths.refname)))
 		return -1;
+	if (!drop_tree)
+		backport_remove_rejects(l->paths.tree, r);
 	if (unlink(l->paths.patch) && errno != ENOENT)
 		return error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
+	return backport_journal_done(&l->paths);
+}
+
+/* The loop is over: its work tree and branch go, journaled as the last patch's end. */
+static int remove_work_tree(struct loop *l)
+{
+	l->have_wt_tree = l->wt_synced = 0;
+	if (!dir_exists(l->paths.dir))
+		return 0;
+	if (backport_journal_begin(&l->paths, "finish",
+				   l->last_label ? l->last_label : "the last patch", NULL) ||
+	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
+		return -1;
 	return backport_journal_done(&l->paths);
 }
 
@@ -668,7 +697,8 @@ static void kit_applied(struct loop *l, const struct apply_outcome *o)
 	       o->nr_commits, o->nr_squashed, o->nr_found);
 	free(ref);
 	crash_point("applied");
-	backport_loop_remove(&l->paths);
+	if (!remove_work_tree(l))
+		backport_loop_remove(&l->paths);
 }
 
 /* What --continue, --skip and status need to know of the patch worked on. */
@@ -711,16 +741,17 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 			      const struct plan_item *it, const struct mail_patch *m)
 {
 	struct strbuf report = STRBUF_INIT;
+	long touched;
 	int err;
 
 	l->have_wt_tree = 0;
 	if (backport_journal_begin(&l->paths, "checkout", kit_patch_label(it->patch), NULL) ||
-	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
-				     l->paths.refname) ||
 	    mkdir_p(l->paths.dir, 0755) ||
-	    backport_worktree_add(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname,
-				  onto))
+	    backport_worktree_checkout(&touched, l->repo, l->paths.wt_name, l->paths.tree,
+				       l->paths.refname, onto,
+				       l->wt_synced ? BACKPORT_TREE_SYNCED : 0))
 		return -1;
+	l->wt_synced = 0;
 	err = backport_apply_in_tree(r, &report, l->repo, onto, l->paths.tree, m->diff,
 				     m->diff_len);
 	if (err) {
@@ -732,7 +763,7 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 			      kit_patch_label(it->patch), l->b->name, shown(it->source), msg.buf);
 			strbuf_release(&msg);
 		}
-		finish_patch(l, kit_patch_label(it->patch));
+		finish_patch(l, kit_patch_label(it->patch), r, 1);
 	}
 	strbuf_release(&report);
 	return err ? -1 : 0;
@@ -812,7 +843,7 @@ static int run_loop(struct loop *l)
 		if (!backport_result_needs_work(&r)) {
 			printf("every file applied or merged cleanly: recording it\n");
 			if (record_backport(l, &st, it->patch, &r) ||
-			    finish_patch(l, state_get(&st, "label")))
+			    finish_patch(l, state_get(&st, "label"), &r, 0))
 				goto next;
 			again = 1;
 			goto next;
@@ -963,7 +994,9 @@ static int cmd_status(struct loop *l)
 			printf("backport loop on '%s': between two patches (interrupted); "
 			       "--continue goes on, --abort drops it\n", l->b->name);
 		else
-			printf("no backport loop in progress on '%s'\n", l->b->name);
+			printf("no backport loop in progress on '%s'%s\n", l->b->name,
+			       dir_exists(l->paths.starting) ? " (a start was killed: the next "
+			       "--continue, --abort or start removes what it wrote)" : "");
 		strbuf_release(&left);
 		state_release(&st);
 		return 0;	/* nothing to resolve either way */
@@ -1049,7 +1082,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 			/* nothing there to record: the patch is checked out again */
 			printf("the work tree %s is gone: checking %s out again\n", l->paths.tree,
 			       shown(state_get(&st, "label")));
-			ret = finish_patch(l, state_get(&st, "label")) ? 1 : run_loop(l);
+			ret = finish_patch(l, state_get(&st, "label"), NULL, 1) ? 1 : run_loop(l);
 			goto cleanup;
 		}
 		backport_result_from_state(&r, &st);
@@ -1066,7 +1099,9 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 			goto cleanup;
 	}
 	/* p is stale once a decision reloaded the kit */
-	if (finish_patch(l, state_get(&st, "label")))
+	if (skip_reason)
+		backport_result_from_state(&r, &st);
+	if (finish_patch(l, state_get(&st, "label"), &r, 0))
 		goto cleanup;
 	crash_point("finished");
 	ret = run_loop(l);
@@ -1308,13 +1343,8 @@ static int cmd_start(struct loop *l)
 	/* what an older loop left is not this one's: its series.yaml.loop would be taken as ours */
 	if (backport_loop_remove(&l->paths))
 		goto cleanup;
-	if (mkdir_p(l->paths.dir, 0755) ||
-	    write_file_atomic(l->paths.yaml_orig, yaml.buf, yaml.len) ||
-	    state_write(&st, l->paths.loop)) {
-		error("cannot write the loop's state in '%s': %s", l->paths.dir, strerror(errno));
-		goto cleanup;
-	}
-	ret = run_loop(l);
+	if (!backport_loop_begin(&l->paths, yaml.buf, yaml.len, &st))
+		ret = run_loop(l);
 cleanup:
 	state_release(&st);
 	strbuf_release(&yaml);
@@ -1460,6 +1490,7 @@ cleanup:
 	backport_paths_release(&l.paths);
 	strbuf_release(&l.wt_ignored);
 	free(l.name);
+	free(l.last_label);
 	kit_release(&kit);
 	strvec_clear(&lo.accept);
 	return ret;
