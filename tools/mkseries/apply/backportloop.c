@@ -23,9 +23,10 @@ int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const 
 	if (!workdir)
 		return -1;
 
-	lp->dir = path_join(workdir, "backport");
-	lp->ended = path_join(workdir, "backport.ended");
-	lp->starting = path_join(workdir, "backport.new");
+	lp->dir = workdir_path(workdir, WD_BACKPORT, NULL);
+	/* beside it: a loop that ended, and one being started */
+	lp->ended = xstrfmt("%s.ended", lp->dir);
+	lp->starting = xstrfmt("%s.new", lp->dir);
 	lp->loop = path_join(lp->dir, "loop");
 	lp->patch = path_join(lp->dir, "patch");
 	lp->journal = path_join(lp->dir, "journal");
