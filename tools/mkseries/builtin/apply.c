@@ -70,8 +70,7 @@ cleanup:
 int cmd_apply(int argc, const char **argv)
 {
 	const char *branch = NULL, *workdir = NULL, *repo = NULL;
-	struct strvec given = STRVEC_INIT;
-	int all = 0, ret;
+	int all = 0;
 	const struct option opts[] = {
 		OPT_BRANCH_ALL("apply onto", &branch, &all, ""),
 		OPT_WORKDIR(&workdir),
@@ -79,19 +78,7 @@ int cmd_apply(int argc, const char **argv)
 		OPT_END(),
 	};
 	const char *usage = "mkseries apply (--branch B | --all) [--workdir DIR] [--repo DIR]";
-	struct cell_loop loop = { 0 };
 
 	parse_options_only(argc, argv, opts, usage);
-	loop.branch = branch;
-	loop.all = all;
-	loop.given = &given;
-	loop.workdir = workdir;
-	loop.repo = repo;
-	loop.create_repo = 1;
-	loop.cmd = "apply";
-	loop.branch_fn = apply_branch;
-	loop.data = NULL;
-	ret = for_each_cell(&loop);
-	strvec_clear(&given);
-	return ret;
+	return for_each_branch_of("apply", branch, all, workdir, repo, apply_branch, NULL);
 }

@@ -74,7 +74,6 @@ static int log_one(const struct kit *kit, const struct kernel_branch *b, void *d
 int cmd_import(int argc, const char **argv)
 {
 	const char *branch = NULL, *repo = NULL, *workdir = NULL;
-	struct strvec given = STRVEC_INIT;
 	int all = 0, force = 0, log = 0, ret = 0;
 	const struct option opts[] = {
 		OPT_BRANCH_ALL("import", &branch, &all, ""),
@@ -89,7 +88,6 @@ int cmd_import(int argc, const char **argv)
 	const char *usage = "mkseries import (--branch B | --all) [--repo DIR] [--workdir DIR] "
 			    "[--force | --log]";
 	struct import_args args = { .repos = KERNEL_REPOS_INIT };
-	struct cell_loop loop = { 0 };
 
 	parse_options_only(argc, argv, opts, usage);
 	args.repo = repo;
@@ -101,16 +99,5 @@ int cmd_import(int argc, const char **argv)
 		kernel_repos_release(&args.repos);
 		return ret < 0 ? 2 : ret;
 	}
-	loop.branch = branch;
-	loop.all = all;
-	loop.given = &given;
-	loop.workdir = workdir;
-	loop.repo = repo;
-	loop.create_repo = 1;
-	loop.cmd = "import";
-	loop.branch_fn = import_branch;
-	loop.data = &args;
-	ret = for_each_cell(&loop);
-	strvec_clear(&given);
-	return ret;
+	return for_each_branch_of("import", branch, all, workdir, repo, import_branch, &args);
 }

@@ -149,6 +149,29 @@ int for_each_selected_cell(const struct cell_loop *loop, const struct kit *kit,
 	return ret;
 }
 
+int for_each_branch_of(const char *cmd, const char *branch, int all, const char *workdir,
+		       const char *repo,
+		       int (*fn)(const struct cell *c, const struct strvec *variants, void *data),
+		       void *data)
+{
+	struct strvec given = STRVEC_INIT;
+	struct cell_loop loop = { 0 };
+	int ret;
+
+	loop.branch = branch;
+	loop.all = all;
+	loop.given = &given;
+	loop.workdir = workdir;
+	loop.repo = repo;
+	loop.create_repo = 1;
+	loop.cmd = cmd;
+	loop.branch_fn = fn;
+	loop.data = data;
+	ret = for_each_cell(&loop);
+	strvec_clear(&given);
+	return ret;
+}
+
 int for_each_cell(const struct cell_loop *loop)
 {
 	struct kernel_branch **sel = NULL;

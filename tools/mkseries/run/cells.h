@@ -91,6 +91,16 @@ struct cell_loop {
  * 1 when a repository cannot be opened or a work directory is in use.
  */
 int for_each_cell(const struct cell_loop *loop);
+/*
+ * The loop of a command of the branch alone (apply, import): `fn` once
+ * for each branch of --branch or --all, its work directory locked and
+ * its repository open (made when missing), no cell visited. Returns what
+ * for_each_cell() does.
+ */
+int for_each_branch_of(const char *cmd, const char *branch, int all, const char *workdir,
+		       const char *repo,
+		       int (*fn)(const struct cell *c, const struct strvec *variants, void *data),
+		       void *data);
 /* The same over branches already selected: the nr of sel, of kit. */
 int for_each_selected_cell(const struct cell_loop *loop, const struct kit *kit,
 			   struct kernel_branch *const *sel, size_t nr);
