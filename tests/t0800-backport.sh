@@ -382,12 +382,56 @@ test_expect_success '--continue refuses while .rej files are left, then records 
 	rm $tree/lib/list.c.rej $tree/lib/list.c.rej.why &&
 	(cd k-rej && mkseries backport --branch t --workdir "$PWD/../wd-rej" --continue >../out 2>../err) &&
 	cat out &&
+	test_grep ! "^warning:" err &&
 	f=$(ls k-rej/patches/gamma/t/*.patch) &&
 	test_grep "lib/list.c (rejected hunks redone)" $f &&
 	git -C up2 show $(kit_ref k-rej t):lib/list.c >list.c &&
 	test_grep "^line five\$" list.c &&
 	test_grep "^line 17 (stable)\$" list.c &&
 	test_grep "^line eighteen\$" list.c
+'
+
+test_expect_success 'a tracked X.rej is kept: the rejected hunks go to X.mkseries.rej' '
+	git -C up2 checkout -q -b stable-rej stable &&
+	echo "the kernel keeps this" >up2/lib/list.c.rej &&
+	git -C up2 add lib/list.c.rej &&
+	git -C up2 commit -q -m "a tracked file named like a reject" &&
+	git -C up2 checkout -q master &&
+	rm -rf k-rej2 && cp -R k-rej k-rej2 && rm -rf k-rej2/patches/gamma/t &&
+	sed -i "s/ref: stable }/ref: stable-rej }/" k-rej2/kernels/t.yaml && test_grep "ref: stable-rej" k-rej2/kernels/t.yaml &&
+	sed -i "/^ *branches:/,\$d" k-rej2/series.yaml &&
+	(cd k-rej2 && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-rej2" >../out 2>../err) &&
+	test_grep "rejected  lib/list.c (1 of 2 hunks in lib/list.c.mkseries.rej, why in lib/list.c.mkseries.rej.why)" out &&
+	tree=wd-rej2/t/backport/tree &&
+	echo "the kernel keeps this" >expect &&
+	test_cmp expect $tree/lib/list.c.rej &&
+	test_grep "^+line eighteen" $tree/lib/list.c.mkseries.rej &&
+	test_grep "hunk 2 of 2" $tree/lib/list.c.mkseries.rej.why &&
+	(cd k-rej2 && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-rej2" --continue >../out 2>../err) &&
+	test_grep "lib/list.c.mkseries.rej: still there" err &&
+	test_grep ! "lib/list.c.rej: still there" err &&
+	sed -i "s/^line 18\$/line eighteen/" $tree/lib/list.c &&
+	rm $tree/lib/list.c.mkseries.rej $tree/lib/list.c.mkseries.rej.why &&
+	(cd k-rej2 && mkseries backport --branch t --workdir "$PWD/../wd-rej2" --continue >../out 2>../err) &&
+	git -C up2 show $(kit_ref k-rej2 t):lib/list.c.rej >kept &&
+	test_cmp expect kept &&
+	git -C up2 show $(kit_ref k-rej2 t):lib/list.c >list.c &&
+	test_grep "^line eighteen\$" list.c
+'
+
+test_expect_success 'an abbreviated upstream id or a short Fixes: id is recorded with a warning' '
+	rm -rf k-short && cp -R k-rej k-short && rm -rf k-short/patches/gamma/t &&
+	sed -i -e "/^ *branches:/,\$d" -e "s/upstream: .*/upstream: 0123456789ab/" k-short/series.yaml &&
+	sed -i "s/^Signed-off-by: Dev Eloper/Fixes: 1234567 (\"lib: the list\")\n&/" k-short/patches/gamma/0001-*.patch &&
+	test_grep "^Fixes: 1234567" k-short/patches/gamma/0001-*.patch &&
+	(cd k-short && test_expect_code 1 mkseries backport --branch t --workdir "$PWD/../wd-short" >../out 2>../err) &&
+	tree=wd-short/t/backport/tree &&
+	sed -i "s/^line 18\$/line eighteen/" $tree/lib/list.c &&
+	rm $tree/lib/list.c.rej $tree/lib/list.c.rej.why &&
+	(cd k-short && mkseries backport --branch t --workdir "$PWD/../wd-short" --continue >../out 2>../err) &&
+	test_grep "^warning: patches/gamma/0001-lib-spell-two-lines-out.patch: the upstream id .0123456789ab. is abbreviated and no commit of the repository starts with it" err &&
+	test_grep "^warning: patches/gamma/0001-lib-spell-two-lines-out.patch: .Fixes: 1234567 (\"lib: the list\"). gives 7 digits of the commit id; the kernel.s rule is at least 12" err &&
+	test_grep "recorded patches/gamma/t/" out
 '
 
 test_done

@@ -22,6 +22,7 @@ void backport_result_release(struct backport_result *r)
 	for (i = 0; i < r->nr; i++) {
 		free(r->files[i].path);
 		free(r->files[i].moved);
+		free(r->files[i].rej);
 	}
 	free(r->files);
 	memset(r, 0, sizeof(*r));
@@ -349,6 +350,45 @@ cleanup:
 	return best;
 }
 
+/* Whether `name` is in the tree at `dir` or is a file of `r`: a reject file must not replace it. */
+static int name_taken(const char *dir, const struct backport_result *r, const char *name)
+{
+	char *abs = path_join(dir, name);
+	struct stat st;
+	int taken = !lstat(abs, &st);
+	size_t i;
+
+	free(abs);
+	for (i = 0; !taken && i < r->nr; i++)
+		taken = !strcmp(r->files[i].path, name) ||
+			(r->files[i].rej && !strcmp(r->files[i].rej, name));
+	return taken;
+}
+
+/*
+ * Where the rejected hunks of `path` go: <path>.rej, as patch(1) and git
+ * apply --reject name it, unless that or its .why report would replace a
+ * file the tree has (a tracked "X.rej" is the kernel's to keep); then
+ * <path>.mkseries.rej, <path>.mkseries-2.rej and so on.
+ */
+static char *reject_name(const char *dir, const struct backport_result *r, const char *path)
+{
+	unsigned n;
+
+	for (n = 0;; n++) {
+		char *name = !n ? xstrfmt("%s.rej", path) :
+			     n == 1 ? xstrfmt("%s.mkseries.rej", path) :
+			     xstrfmt("%s.mkseries-%u.rej", path, n);
+		char *why = xstrfmt("%s.why", name);
+		int taken = name_taken(dir, r, name) || name_taken(dir, r, why);
+
+		free(why);
+		if (!taken)
+			return name;
+		free(name);
+	}
+}
+
 /* Hunk by hunk: each that applies is applied, the others go to <file>.rej. */
 static int apply_hunks(struct backport_result *r, git_repository *repo, const git_oid *onto,
 		       const char *dir, const git_diff_delta *d, git_patch *patch,
@@ -369,6 +409,7 @@ static int apply_hunks(struct backport_result *r, git_repository *repo, const gi
 		nh = 0;
 	f = add_file(r, path, BACKPORT_PARTIAL);
 	f->hunks = git_patch_num_hunks(patch);
+	f->rej = reject_name(dir, r, path);
 	if (!nh) {
 		git_buf whole = { 0 };
 
@@ -378,9 +419,9 @@ static int apply_hunks(struct backport_result *r, git_repository *repo, const gi
 		}
 		strbuf_add(&rej, whole.ptr, whole.size);
 		git_buf_dispose(&whole);
-		strbuf_addf(&why, "'%s' is %s by the patch; its change is left whole in %s.rej\n",
+		strbuf_addf(&why, "'%s' is %s by the patch; its change is left whole in %s\n",
 			    path, d->status == GIT_DELTA_ADDED ? "created" :
-			    d->status == GIT_DELTA_DELETED ? "deleted" : "renamed or copied", path);
+			    d->status == GIT_DELTA_DELETED ? "deleted" : "renamed or copied", f->rej);
 		f->rejected = f->hunks ? f->hunks : 1;
 	}
 	for (h = 0; h < nh; h++) {
@@ -425,11 +466,9 @@ static int apply_hunks(struct backport_result *r, git_repository *repo, const gi
 		/* every hunk applied on its own: not what apply_diff() said of the whole */
 		f->how = BACKPORT_APPLIED;
 	} else {
-		name = xstrfmt("%s.rej", path);
-		if ((ret = write_tree_file(dir, name, rej.buf, rej.len, GIT_FILEMODE_BLOB, unsafe)))
+		if ((ret = write_tree_file(dir, f->rej, rej.buf, rej.len, GIT_FILEMODE_BLOB, unsafe)))
 			goto cleanup;
-		free(name);
-		name = xstrfmt("%s.rej.why", path);
+		name = xstrfmt("%s.why", f->rej);
 		if ((ret = write_tree_file(dir, name, why.buf, why.len, GIT_FILEMODE_BLOB, unsafe)))
 			goto cleanup;
 	}
@@ -559,6 +598,9 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 		git_buf_dispose(&text);
 		git_patch_free(patch);
 	}
+	for (i = 0; !ret && i < r->nr; i++)
+		if (!r->files[i].rej)
+			r->files[i].rej = reject_name(dir, r, r->files[i].path);
 	if (!ret)
 		ret = note_written(r, dir);
 cleanup:
@@ -574,15 +616,18 @@ int backport_is_loop_rej(const struct backport_result *r, const char *path)
 	size_t i, len;
 
 	for (i = 0; r && i < r->nr; i++) {
-		len = strlen(r->files[i].path);
-		if (!strncmp(path, r->files[i].path, len) &&
-		    (!strcmp(path + len, ".rej") || !strcmp(path + len, ".rej.why")))
+		const char *rej = r->files[i].rej;
+
+		if (!rej)
+			continue;
+		len = strlen(rej);
+		if (!strncmp(path, rej, len) && (!path[len] || !strcmp(path + len, ".why")))
 			return 1;
 	}
 	return 0;
 }
 
-static const char *const rej_suffixes[] = { ".rej", ".rej.why" };
+static const char *const rej_suffixes[] = { "", ".why" };
 
 void backport_remove_rejects(const char *dir, const struct backport_result *r)
 {
@@ -590,8 +635,8 @@ void backport_remove_rejects(const char *dir, const struct backport_result *r)
 	size_t i, k;
 
 	for (i = 0; r && i < r->nr; i++) {
-		for (k = 0; k < ARRAY_SIZE(rej_suffixes); k++) {
-			char *rel = xstrfmt("%s%s", r->files[i].path, rej_suffixes[k]);
+		for (k = 0; r->files[i].rej && k < ARRAY_SIZE(rej_suffixes); k++) {
+			char *rel = xstrfmt("%s%s", r->files[i].rej, rej_suffixes[k]);
 
 			strbuf_reset(&why);
 			fs_unlink_beneath(dir, rel, &why);
@@ -603,23 +648,20 @@ void backport_remove_rejects(const char *dir, const struct backport_result *r)
 
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir)
 {
-	const char *const *suffixes = rej_suffixes;
 	size_t i, k, n = 0;
 
 	for (i = 0; i < r->nr; i++) {
-		char *abs = path_join(dir, r->files[i].path);
+		for (k = 0; r->files[i].rej && k < ARRAY_SIZE(rej_suffixes); k++) {
+			char *rel = xstrfmt("%s%s", r->files[i].rej, rej_suffixes[k]);
+			char *abs = path_join(dir, rel);
 
-		for (k = 0; k < ARRAY_SIZE(rej_suffixes); k++) {
-			char *rej = xstrfmt("%s%s", abs, suffixes[k]);
-
-			if (file_exists(rej)) {
-				strbuf_addf(left, "%s%s: still there\n", shown(r->files[i].path),
-					    suffixes[k]);
+			if (file_exists(abs)) {
+				strbuf_addf(left, "%s: still there\n", shown(rel));
 				n++;
 			}
-			free(rej);
+			free(abs);
+			free(rel);
 		}
-		free(abs);
 	}
 	return n;
 }

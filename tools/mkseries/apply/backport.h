@@ -25,6 +25,14 @@ struct backport_file {
 	 * with their whole context or not at all: there is no fuzz.)
 	 */
 	char *moved;
+	/*
+	 * The file's reject file: <path>.rej unless the tree already had a
+	 * file of that name (then <path>.mkseries.rej, and a number after
+	 * that); its report is the same name plus ".why". PARTIAL: the
+	 * loop's rejected hunks are there; else a reject the user made
+	 * there (patch(1)) is what backport_leftovers() looks for. Owned.
+	 */
+	char *rej;
 	/* CONFLICT: the conflict-marker-size the loop wrote its markers with */
 	unsigned markers;
 	/*
@@ -115,16 +123,16 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 			   struct strbuf *ignored);
 
 /*
- * What is left to do in the tree at `dir`: .rej or .rej.why files beside
- * the files `r` touched. Each is appended to `left` as one line; returns
+ * What is left to do in the tree at `dir`: the reject files (and their
+ * .why reports) the loop wrote beside the files `r` touched. Each is appended to `left` as one line; returns
  * their number. Conflict markers are backport_new_markers()'s.
  */
 size_t backport_leftovers(struct strbuf *left, const struct backport_result *r, const char *dir);
 
-/* Remove the .rej and .rej.why beside each file of `r` (may be NULL) in the tree at `dir`. */
+/* Remove the reject files and reports the loop wrote for `r` (may be NULL) in the tree at `dir`. */
 void backport_remove_rejects(const char *dir, const struct backport_result *r);
 
-/* Whether `path` is the .rej or .rej.why of a file of `r` (may be NULL): backport_leftovers() names those. */
+/* Whether `path` is a reject file or report the loop wrote for `r` (may be NULL): backport_leftovers() names those. */
 int backport_is_loop_rej(const struct backport_result *r, const char *path);
 
 /*

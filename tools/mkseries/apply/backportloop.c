@@ -498,6 +498,9 @@ void backport_result_from_state(struct backport_result *r, const struct state *s
 		f->markers = (unsigned)state_size(st, "markers", i);
 		if ((v = state_at(st, "moved", i)) && *v)
 			f->moved = xstrdup(v);
+		/* a loop an older mkseries started named it <path>.rej */
+		v = state_at(st, "rej", i);
+		f->rej = v && *v ? xstrdup(v) : xstrfmt("%s.rej", path);
 		/* a loop an older mkseries started has none: what it wrote is not known */
 		if ((v = state_at(st, "wrote", i)) && !git_oid_fromstr(&f->wrote, v))
 			f->wrote_known = 1;
@@ -529,6 +532,7 @@ void backport_result_to_state(struct state *st, const struct backport_result *r)
 		snprintf(num, sizeof(num), "%zu", f->rejected);
 		state_set_at(st, "rejected", i, num);
 		state_set_at(st, "moved", i, f->moved ? f->moved : "");
+		state_set_at(st, "rej", i, f->rej);
 		snprintf(num, sizeof(num), "%u", f->markers);
 		state_set_at(st, "markers", i, num);
 		if (f->wrote_known)

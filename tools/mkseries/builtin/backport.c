@@ -1,6 +1,7 @@
 /* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "apply/applyplan.h"
@@ -159,8 +160,8 @@ static void print_files(const struct backport_result *r, const char *tree)
 		if (f->how == BACKPORT_CONFLICT)
 			printf(" (conflict markers: <<<<<<< tree / >>>>>>> upstream patch)");
 		else if (f->how == BACKPORT_PARTIAL)
-			printf(" (%zu of %zu hunks in %s.rej, why in %s.rej.why)", f->rejected,
-			       f->hunks, shown(f->path), shown(f->path));
+			printf(" (%zu of %zu hunks in %s, why in %s.why)", f->rejected,
+			       f->hunks, shown(f->rej), shown(f->rej));
 		if (f->moved)
 			printf(" (applied elsewhere than the patch says: %s)", f->moved);
 		else if (f->how == BACKPORT_MERGED)
@@ -384,6 +385,34 @@ static char *full_upstream_id(git_repository *repo, const struct mail_patch *m,
 }
 
 /*
+ * What a stable reviewer bounces: an upstream id the repository could
+ * not complete (the message says "commit <id> upstream." with fewer
+ * than 40 digits) and a Fixes: id shorter than the kernel's 12 digits.
+ * Warned, not refused: the record is still the backport.
+ */
+static void warn_short_ids(const struct kit_patch *p, const struct mail_patch *m, const char *id)
+{
+	const char *what = p->file ? p->file : p->subject;
+	size_t i, n;
+
+	if (id && strlen(id) < GIT_OID_HEXSZ)
+		warning("%s: the upstream id '%s' is abbreviated and no commit of the repository "
+			"starts with it; the recorded message says \"commit %s upstream.\" where "
+			"stable wants all 40 digits: write the full id in series.yaml's upstream: "
+			"(or fetch the commit) and record it again", shown(what), id, id);
+	for (i = 0; i < m->nr_trailers; i++) {
+		const char *v = m->trailers[i].value;
+
+		if (strcasecmp(m->trailers[i].key, "Fixes"))
+			continue;
+		n = strspn(v, "0123456789abcdefABCDEF");
+		if (n && n < 12)
+			warning("%s: 'Fixes: %s' gives %zu digits of the commit id; the kernel's "
+				"rule is at least 12, with the subject", shown(what), v, n);
+	}
+}
+
+/*
  * The backport's commit message: the stable-style message of mail `m`
  * with a note of how each file that did not apply as it was got in.
  * NULL when the editor failed (printed). Caller frees.
@@ -397,6 +426,7 @@ static char *backport_message(struct loop *l, const struct kit_patch *p,
 	char *id = full_upstream_id(l->repo, m, p), *message, *noted;
 
 	full.upstream = id;
+	warn_short_ids(p, m, id);
 	message = stable_message(&full, p, NULL, NULL, 0, l->me);
 	free(id);
 
