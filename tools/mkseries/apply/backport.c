@@ -735,8 +735,7 @@ int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto
 	struct strbuf buf = STRBUF_INIT;
 	struct backport_diff bd;
 	git_tree *old, *new;
-	git_diff *diff;
-	size_t i, n;
+	size_t i;
 	int ret = 0;
 
 	if (backport_diff_open(&bd, repo, onto, final, "the backport")) {
@@ -745,7 +744,6 @@ int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto
 	}
 	old = bd.old;
 	new = bd.new;
-	diff = bd.diff;
 	for (i = 0; i < r->nr; i++) {
 		git_oid o, f;
 		const char *what;
@@ -755,9 +753,8 @@ int backport_note(struct strbuf *note, git_repository *repo, const git_oid *onto
 		if ((what = file_fate(&buf, &r->files[i], &o, &f)))
 			strbuf_addf(note, " %s (%s)", r->files[i].path, what);
 	}
-	n = git_diff_num_deltas(diff);
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
+	for (i = 0; i < bd.diff.nr; i++) {
+		const git_diff_delta *d = &bd.diff.v[i];
 		const char *path = d->status == GIT_DELTA_DELETED ? d->old_file.path :
 				   d->new_file.path;
 
@@ -890,4 +887,73 @@ cleanup:
 	git_diff_free(gd);
 	git_tree_free(tree);
 	return ret;
+}
+
+/*
+ * The mail's or the kit's (maybe abbreviated) upstream id, completed
+ * from the commit the mail was written from or from the repository when
+ * either has it; else as given. NULL when there is none.
+ */
+static char *complete_id(git_repository *repo, const struct mail_patch *m,
+			 const struct kit_patch *p)
+{
+	const char *id = m->upstream ? m->upstream : p->upstream;
+	git_object *o = NULL;
+	git_oid oid;
+	size_t n;
+	char *ret;
+
+	if (!id)
+		return NULL;
+	n = strlen(id);
+	if (n >= GIT_OID_HEXSZ || n < 4 || strspn(id, "0123456789abcdef") != n)
+		return xstrdup(id);
+	if (m->source_commit && strlen(m->source_commit) == GIT_OID_HEXSZ &&
+	    !strncmp(m->source_commit, id, n))
+		return xstrdup(m->source_commit);
+	if (!git_oid_fromstrn(&oid, id, n) &&
+	    !git_object_lookup_prefix(&o, repo, &oid, n, GIT_OBJECT_COMMIT)) {
+		ret = xstrdup(git_oid_tostr_s(git_object_id(o)));
+		git_object_free(o);
+		return ret;
+	}
+	git_error_clear();
+	return xstrdup(id);
+}
+
+/*
+ * What a stable reviewer bounces: an upstream id the repository could
+ * not complete (the message says "commit <id> upstream." with fewer
+ * than 40 digits) and a Fixes: id shorter than the kernel's 12 digits.
+ * Warned, not refused: the record is still the backport.
+ */
+static void warn_short_ids(const struct kit_patch *p, const struct mail_patch *m, const char *id)
+{
+	const char *what = p->file ? p->file : p->subject;
+	size_t i, n;
+
+	if (id && strlen(id) < GIT_OID_HEXSZ)
+		warning("%s: the upstream id '%s' is abbreviated and no commit of the repository "
+			"starts with it; the recorded message says \"commit %s upstream.\" where "
+			"stable wants all 40 digits: write the full id in series.yaml's upstream: "
+			"(or fetch the commit) and record it again", shown(what), id, id);
+	for (i = 0; i < m->nr_trailers; i++) {
+		const char *v = m->trailers[i].value;
+
+		if (strcasecmp(m->trailers[i].key, "Fixes"))
+			continue;
+		n = strspn(v, "0123456789abcdefABCDEF");
+		if (n && n < 12)
+			warning("%s: 'Fixes: %s' gives %zu digits of the commit id; the kernel's "
+				"rule is at least 12, with the subject", shown(what), v, n);
+	}
+}
+
+char *backport_upstream_id(git_repository *repo, const struct mail_patch *m,
+			   const struct kit_patch *p)
+{
+	char *id = complete_id(repo, m, p);
+
+	warn_short_ids(p, m, id);
+	return id;
 }

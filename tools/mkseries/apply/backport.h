@@ -5,6 +5,8 @@
 #include <git2.h>
 
 #include "kit/model.h"
+#include "lib/gitutil.h"
+#include "patches/mail.h"
 #include "lib/util.h"
 
 /* How each file of a patch came into the work tree. */
@@ -175,11 +177,11 @@ unsigned backport_marker_size(git_repository *wt, const char *path);
 char *backport_file_name(const char *kit_dir, const char *dir, const struct kit_patch *p,
 			 const char *subject);
 
-/* Commit onto's tree, tree `tree` and the diff between them, for the loop's checks. */
+/* Commit onto's tree, tree `tree` and the files that differ between them, for the loop's checks. */
 struct backport_diff {
 	git_commit *onto;
 	git_tree *old, *new;
-	git_diff *diff;
+	struct tree_delta diff;
 };
 
 /* Open d; -1 (printed: "cannot compare WHAT with ONTO") when one cannot be read. */
@@ -224,5 +226,15 @@ char *backport_add_note(const char *message, const char *note, const char *email
  */
 int backport_replay(git_oid *out, git_repository *repo, const git_oid *base, const char *diff,
 		    size_t len, struct strbuf *files);
+
+/*
+ * The upstream id a backport of mail `m` (kit entry `p`) names, in full
+ * as stable commits do: completed from the commit the mail was written
+ * from or from `repo` when either has it. Warns when it stays
+ * abbreviated, and of a Fixes: id of fewer than 12 digits. NULL when
+ * there is none. Caller frees.
+ */
+char *backport_upstream_id(git_repository *repo, const struct mail_patch *m,
+			   const struct kit_patch *p);
 
 #endif

@@ -201,14 +201,14 @@ int backport_diff_open(struct backport_diff *d, git_repository *repo, const git_
 	if ((err = git_commit_lookup(&d->onto, repo, onto)) < 0 ||
 	    (err = git_commit_tree(&d->old, d->onto)) < 0 ||
 	    (err = git_tree_lookup(&d->new, repo, tree)) < 0 ||
-	    (err = git_diff_tree_to_tree(&d->diff, repo, d->old, d->new, NULL)) < 0)
+	    (err = tree_delta_diff(&d->diff, repo, d->old, d->new)) < 0)
 		return gitutil_error(err, "cannot compare %s with %s", what, oid_short(onto));
 	return 0;
 }
 
 void backport_diff_free(struct backport_diff *d)
 {
-	git_diff_free(d->diff);
+	tree_delta_release(&d->diff);
 	git_tree_free(d->new);
 	git_tree_free(d->old);
 	git_commit_free(d->onto);
@@ -221,21 +221,18 @@ int backport_new_markers(struct strbuf *left, struct strvec *paths, git_reposito
 {
 	git_repository *wt = NULL;
 	struct backport_diff bd;
-	git_diff *diff;
-	size_t i, n;
+	size_t i;
 	int ret = 0;
 
 	if (backport_diff_open(&bd, repo, onto, wt_tree, "the work tree")) {
 		ret = -1;
 		goto cleanup;
 	}
-	diff = bd.diff;
 	/* for the attributes only: without it, every file has the default marker size */
 	if (git_repository_open(&wt, wt_path) < 0)
 		git_error_clear();
-	n = git_diff_num_deltas(diff);
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
+	for (i = 0; i < bd.diff.nr; i++) {
+		const git_diff_delta *d = &bd.diff.v[i];
 		size_t at;
 
 		if (d->status == GIT_DELTA_DELETED || (d->new_file.mode != GIT_FILEMODE_BLOB &&

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "apply/backport.h"
+#include "apply/wtscan.h"
 #include "lib/fs.h"
 #include "lib/gitutil.h"
 
@@ -16,7 +17,6 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const git_worktree_add_options worktree_add_init = GIT_WORKTREE_ADD_OPTIONS_INIT;
-static const git_diff_options diff_options_init = GIT_DIFF_OPTIONS_INIT;
 #pragma GCC diagnostic pop
 
 /*
@@ -203,6 +203,9 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
 	if (!ret && (err = git_index_write(index)) < 0)
 		ret = gitutil_error(err, "cannot write the index of '%s'", path);
+	/* every file of the new tree is the index's: the next scan reads no directory */
+	if (!ret)
+		ret = wtscan_mark(wt);
 cleanup:
 	strbuf_release(&rel);
 	strbuf_release(&made);
@@ -404,15 +407,19 @@ static int hidden_with_dir(git_repository *wt, const char *path)
 int backport_worktree_tree(git_oid *out, const char *path, const struct backport_result *r,
 			   struct strbuf *ignored)
 {
-	git_diff_options dopts = diff_options_init;
+	struct wtscan scan = { 0 };
 	git_repository *wt = NULL;
 	git_index *index = NULL;
-	git_diff *diff = NULL;
-	size_t i, n, pass, nr_ignored = 0;
+	size_t i, pass, nr_ignored = 0;
 	int err, ret = 0;
 
 	if ((err = git_repository_open(&wt, path)) < 0) {
 		ret = gitutil_error(err, "cannot open the work tree '%s'", path);
+		goto cleanup;
+	}
+	if ((err = git_repository_index(&index, wt)) < 0 ||
+	    (err = git_index_read(index, 0)) < 0) {
+		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
 		goto cleanup;
 	}
 	/*
@@ -420,47 +427,31 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 	 * from the index are read and hashed, the others are taken as the
 	 * index has them; only what changed is updated (deletions first, so
 	 * a file may replace a directory or a link). The stat data of files
-	 * found unchanged is refreshed too (GIT_DIFF_UPDATE_INDEX). New
-	 * files .gitignore hides are not taken, as git add -A does, but
-	 * those hidden with their directory are named in `ignored`.
+	 * found unchanged is refreshed too. New files .gitignore hides are
+	 * not taken, as git add -A does, but those hidden with their
+	 * directory are named in `ignored`.
 	 */
-	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
-		      GIT_DIFF_UPDATE_INDEX;
-	if (ignored)
-		dopts.flags |= GIT_DIFF_INCLUDE_IGNORED | GIT_DIFF_RECURSE_IGNORED_DIRS;
-	if ((err = git_repository_index(&index, wt)) < 0 ||
-	    (err = git_index_read(index, 1)) < 0) {
-		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
+	if ((ret = add_loop_files(index, path, r)) ||
+	    (ret = wtscan_run(&scan, wt, index, WTSCAN_REFRESH | (ignored ? WTSCAN_IGNORED : 0))))
 		goto cleanup;
-	}
-	if ((ret = add_loop_files(index, path, r)))
-		goto cleanup;
-	if ((err = git_diff_index_to_workdir(&diff, wt, index, &dopts)) < 0) {
-		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
-		goto cleanup;
-	}
-	n = git_diff_num_deltas(diff);
 	for (pass = 0; pass < 2 && !ret; pass++) {
-		for (i = 0; i < n && !ret; i++) {
-			const git_diff_delta *d = git_diff_get_delta(diff, i);
+		for (i = 0; i < scan.nr && !ret; i++) {
+			const struct wtscan_change *c = &scan.v[i];
 
-			if (d->status == GIT_DELTA_IGNORED) {
-				if (pass && !backport_is_loop_rej(r, d->new_file.path) &&
-				    hidden_with_dir(wt, d->new_file.path) &&
-				    nr_ignored++ < IGNORED_NAMED)
+			if (c->how == WTSCAN_NEW_IGNORED) {
+				if (pass && !backport_is_loop_rej(r, c->path) &&
+				    hidden_with_dir(wt, c->path) && nr_ignored++ < IGNORED_NAMED)
 					strbuf_addf(ignored, "%s: a new file .gitignore hides, "
-						    "not recorded\n", shown(d->new_file.path));
+						    "not recorded\n", shown(c->path));
 				continue;
 			}
-			if ((d->status == GIT_DELTA_DELETED) != !pass ||
-			    d->old_file.mode == GIT_FILEMODE_COMMIT ||
-			    d->new_file.mode == GIT_FILEMODE_COMMIT)
+			if ((c->how == WTSCAN_DELETED) != !pass)
 				continue;
-			err = pass ? git_index_add_bypath(index, d->new_file.path) :
-			      git_index_remove_bypath(index, d->old_file.path);
+			err = pass ? git_index_add_bypath(index, c->path) :
+			      git_index_remove_bypath(index, c->path);
 			if (err < 0)
 				ret = gitutil_error(err, "cannot take '%s' of the work tree '%s'",
-						    shown(d->new_file.path), path);
+						    shown(c->path), path);
 		}
 	}
 	if (nr_ignored > IGNORED_NAMED)
@@ -472,7 +463,7 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 	if (!ret)
 		ret = (int)(nr_ignored > INT_MAX ? INT_MAX : nr_ignored);
 cleanup:
-	git_diff_free(diff);
+	wtscan_release(&scan);
 	git_index_free(index);
 	git_repository_free(wt);
 	return ret;
@@ -499,39 +490,37 @@ static int cmp_str(const void *a, const void *b)
 static int reset_paths(struct strvec *paths, git_repository *wt, git_index *index, git_tree *tree,
 		       int synced)
 {
-	git_diff_options opts = diff_options_init;
-	git_diff *staged = NULL, *dirty = NULL;
-	size_t i, k, n;
+	struct tree_delta staged = { 0 };
+	struct wtscan dirty = { 0 };
+	git_tree *itree = NULL;
+	git_oid iid;
+	size_t i, k;
 	int err;
 
-	opts.flags = GIT_DIFF_IGNORE_SUBMODULES;
-	if ((err = git_diff_tree_to_index(&staged, wt, tree, index, &opts)) < 0)
+	/*
+	 * The index as a tree: its tree cache answers at once for every
+	 * directory no resolution touched; then only the subtrees that
+	 * differ from `tree` are read (tree_delta_diff()).
+	 */
+	if ((err = git_index_write_tree(&iid, index)) < 0 ||
+	    (err = git_tree_lookup(&itree, wt, &iid)) < 0 ||
+	    (err = tree_delta_diff(&staged, wt, tree, itree)) < 0)
 		goto fail;
-	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
-		     GIT_DIFF_INCLUDE_IGNORED | GIT_DIFF_RECURSE_IGNORED_DIRS |
-		     GIT_DIFF_IGNORE_SUBMODULES | GIT_DIFF_UPDATE_INDEX;
-	if (!synced && (err = git_diff_index_to_workdir(&dirty, wt, index, &opts)) < 0)
-		goto fail;
-	n = git_diff_num_deltas(staged);
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(staged, i);
-
-		strvec_push(paths, d->old_file.path);
-		if (strcmp(d->old_file.path, d->new_file.path))
-			strvec_push(paths, d->new_file.path);
+	if (!synced && wtscan_run(&dirty, wt, index, WTSCAN_IGNORED | WTSCAN_REFRESH)) {
+		tree_delta_release(&staged);
+		git_tree_free(itree);
+		return -1;
 	}
-	n = dirty ? git_diff_num_deltas(dirty) : 0;
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(dirty, i);
-
-		if (d->old_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_COMMIT)
+	for (i = 0; i < staged.nr; i++)
+		strvec_push(paths, staged.v[i].old_file.path);
+	for (i = 0; i < dirty.nr; i++) {
+		if (dirty.v[i].how == WTSCAN_NEW_IGNORED && !hidden_with_dir(wt, dirty.v[i].path))
 			continue;
-		if (d->status == GIT_DELTA_IGNORED && !hidden_with_dir(wt, d->new_file.path))
-			continue;
-		strvec_push(paths, d->new_file.path);
+		strvec_push(paths, dirty.v[i].path);
 	}
-	git_diff_free(dirty);
-	git_diff_free(staged);
+	wtscan_release(&dirty);
+	tree_delta_release(&staged);
+	git_tree_free(itree);
 	if (paths->nr)
 		qsort(paths->v, paths->nr, sizeof(*paths->v), cmp_str);
 	for (i = k = 0; i < paths->nr; i++) {
@@ -544,8 +533,7 @@ static int reset_paths(struct strvec *paths, git_repository *wt, git_index *inde
 	paths->nr = k;
 	return 0;
 fail:
-	git_diff_free(dirty);
-	git_diff_free(staged);
+	git_tree_free(itree);
 	return gitutil_error(err, "cannot compare the work tree '%s' with the next tree",
 			     git_repository_workdir(wt));
 }
@@ -718,7 +706,7 @@ static int worktree_reset(size_t *touched, git_repository *repo, const char *pat
 
 	if (!file_exists(dotgit) || git_repository_open(&wt, path) < 0 ||
 	    !git_repository_is_worktree(wt) || git_repository_index(&index, wt) < 0 ||
-	    git_index_read(index, 1) < 0) {
+	    git_index_read(index, 0) < 0) {
 		git_error_clear();
 		goto cleanup;
 	}

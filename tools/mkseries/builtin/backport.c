@@ -1,7 +1,6 @@
 /* builtin/backport.c: `mkseries backport`: apply the kit, and resolve each patch that does not apply into the branch's backport. */
 #include <errno.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "apply/applyplan.h"
@@ -352,67 +351,6 @@ static int edit_message(struct loop *l, char **message)
 }
 
 /*
- * The upstream id the backport names, in full as stable commits do: the
- * mail's or the kit's (maybe abbreviated) id, completed from the commit
- * the mail was written from or from the repository when either has it.
- * NULL when there is none. Caller frees.
- */
-static char *full_upstream_id(git_repository *repo, const struct mail_patch *m,
-			      const struct kit_patch *p)
-{
-	const char *id = m->upstream ? m->upstream : p->upstream;
-	git_object *o = NULL;
-	git_oid oid;
-	size_t n;
-	char *ret;
-
-	if (!id)
-		return NULL;
-	n = strlen(id);
-	if (n >= GIT_OID_HEXSZ || n < 4 || strspn(id, "0123456789abcdef") != n)
-		return xstrdup(id);
-	if (m->source_commit && strlen(m->source_commit) == GIT_OID_HEXSZ &&
-	    !strncmp(m->source_commit, id, n))
-		return xstrdup(m->source_commit);
-	if (!git_oid_fromstrn(&oid, id, n) &&
-	    !git_object_lookup_prefix(&o, repo, &oid, n, GIT_OBJECT_COMMIT)) {
-		ret = xstrdup(git_oid_tostr_s(git_object_id(o)));
-		git_object_free(o);
-		return ret;
-	}
-	git_error_clear();
-	return xstrdup(id);
-}
-
-/*
- * What a stable reviewer bounces: an upstream id the repository could
- * not complete (the message says "commit <id> upstream." with fewer
- * than 40 digits) and a Fixes: id shorter than the kernel's 12 digits.
- * Warned, not refused: the record is still the backport.
- */
-static void warn_short_ids(const struct kit_patch *p, const struct mail_patch *m, const char *id)
-{
-	const char *what = p->file ? p->file : p->subject;
-	size_t i, n;
-
-	if (id && strlen(id) < GIT_OID_HEXSZ)
-		warning("%s: the upstream id '%s' is abbreviated and no commit of the repository "
-			"starts with it; the recorded message says \"commit %s upstream.\" where "
-			"stable wants all 40 digits: write the full id in series.yaml's upstream: "
-			"(or fetch the commit) and record it again", shown(what), id, id);
-	for (i = 0; i < m->nr_trailers; i++) {
-		const char *v = m->trailers[i].value;
-
-		if (strcasecmp(m->trailers[i].key, "Fixes"))
-			continue;
-		n = strspn(v, "0123456789abcdefABCDEF");
-		if (n && n < 12)
-			warning("%s: 'Fixes: %s' gives %zu digits of the commit id; the kernel's "
-				"rule is at least 12, with the subject", shown(what), v, n);
-	}
-}
-
-/*
  * The backport's commit message: the stable-style message of mail `m`
  * with a note of how each file that did not apply as it was got in.
  * NULL when the editor failed (printed). Caller frees.
@@ -423,10 +361,9 @@ static char *backport_message(struct loop *l, const struct kit_patch *p,
 {
 	struct strbuf note = STRBUF_INIT;
 	struct mail_patch full = *m;
-	char *id = full_upstream_id(l->repo, m, p), *message, *noted;
+	char *id = backport_upstream_id(l->repo, m, p), *message, *noted;
 
 	full.upstream = id;
-	warn_short_ids(p, m, id);
 	message = stable_message(&full, p, NULL, NULL, 0, l->me);
 	free(id);
 

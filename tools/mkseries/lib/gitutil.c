@@ -1,4 +1,4 @@
-/* lib/gitutil.c: libgit2 error reporting, repository opening, locking and ref updates. */
+/* lib/gitutil.c: libgit2 error reporting, repository opening, locking, ref updates, and a tree diff that skips what is the same. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -272,4 +272,119 @@ const char *oid_short_to(char *buf, const git_oid *oid)
 {
 	git_oid_tostr(buf, 13, oid);
 	return buf;
+}
+
+static void delta_add(struct tree_delta *out, git_delta_t status, const char *path,
+		      const git_tree_entry *old, const git_tree_entry *new)
+{
+	git_diff_delta *d;
+
+	ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+	d = &out->v[out->nr++];
+	memset(d, 0, sizeof(*d));
+	d->status = status;
+	d->nfiles = 2;
+	d->old_file.path = d->new_file.path = xstrdup(path);
+	if (old) {
+		d->old_file.id = *git_tree_entry_id(old);
+		d->old_file.mode = (uint16_t)git_tree_entry_filemode(old);
+		d->old_file.flags = GIT_DIFF_FLAG_VALID_ID | GIT_DIFF_FLAG_EXISTS;
+	}
+	if (new) {
+		d->new_file.id = *git_tree_entry_id(new);
+		d->new_file.mode = (uint16_t)git_tree_entry_filemode(new);
+		d->new_file.flags = GIT_DIFF_FLAG_VALID_ID | GIT_DIFF_FLAG_EXISTS;
+	}
+}
+
+/* Two entries of one directory in git's tree order: a tree's name as if it ended in '/'. */
+static int entry_cmp(const git_tree_entry *a, const git_tree_entry *b)
+{
+	const char *na = git_tree_entry_name(a), *nb = git_tree_entry_name(b);
+	size_t la = strlen(na), lb = strlen(nb), n = la < lb ? la : lb;
+	int c = memcmp(na, nb, n);
+	unsigned char ca, cb;
+
+	if (c)
+		return c;
+	ca = la > n ? (unsigned char)na[n] : git_tree_entry_type(a) == GIT_OBJECT_TREE ? '/' : 0;
+	cb = lb > n ? (unsigned char)nb[n] : git_tree_entry_type(b) == GIT_OBJECT_TREE ? '/' : 0;
+	return (int)ca - (int)cb;
+}
+
+static int tree_walk(struct tree_delta *out, git_repository *repo, const git_tree *a,
+		     const git_tree *b, struct strbuf *path);
+
+/* Entry `old` of the one side and `new` of the other (either NULL), at `path`. */
+static int entry_walk(struct tree_delta *out, git_repository *repo, const git_tree_entry *old,
+		      const git_tree_entry *new, struct strbuf *path)
+{
+	int old_tree = old && git_tree_entry_type(old) == GIT_OBJECT_TREE;
+	int new_tree = new && git_tree_entry_type(new) == GIT_OBJECT_TREE;
+	git_tree *ta = NULL, *tb = NULL;
+	size_t len = path->len;
+	int err = 0;
+
+	strbuf_addstr(path, git_tree_entry_name(old ? old : new));
+	if (old_tree || new_tree) {
+		/* the same name on both sides is the same kind here: entry_cmp() sees to that */
+		if (!(old && new && git_oid_equal(git_tree_entry_id(old), git_tree_entry_id(new)))) {
+			strbuf_addch(path, '/');
+			if ((!old || (err = git_tree_lookup(&ta, repo, git_tree_entry_id(old))) >= 0) &&
+			    (!new || (err = git_tree_lookup(&tb, repo, git_tree_entry_id(new))) >= 0))
+				err = tree_walk(out, repo, ta, tb, path);
+		}
+	} else if (!old || !new) {
+		delta_add(out, old ? GIT_DELTA_DELETED : GIT_DELTA_ADDED, path->buf, old, new);
+	} else if (!git_oid_equal(git_tree_entry_id(old), git_tree_entry_id(new)) ||
+		   git_tree_entry_filemode(old) != git_tree_entry_filemode(new)) {
+		delta_add(out, GIT_DELTA_MODIFIED, path->buf, old, new);
+	}
+	git_tree_free(ta);
+	git_tree_free(tb);
+	strbuf_setlen(path, len);
+	return err;
+}
+
+static int tree_walk(struct tree_delta *out, git_repository *repo, const git_tree *a,
+		     const git_tree *b, struct strbuf *path)
+{
+	size_t i = 0, j = 0, na = a ? git_tree_entrycount(a) : 0, nb = b ? git_tree_entrycount(b) : 0;
+	int err = 0;
+
+	while (!err && (i < na || j < nb)) {
+		const git_tree_entry *ea = i < na ? git_tree_entry_byindex(a, i) : NULL;
+		const git_tree_entry *eb = j < nb ? git_tree_entry_byindex(b, j) : NULL;
+		int c = !ea ? 1 : !eb ? -1 : entry_cmp(ea, eb);
+
+		err = entry_walk(out, repo, c <= 0 ? ea : NULL, c >= 0 ? eb : NULL, path);
+		i += c <= 0;
+		j += c >= 0;
+	}
+	return err;
+}
+
+int tree_delta_diff(struct tree_delta *out, git_repository *repo, const git_tree *a,
+		    const git_tree *b)
+{
+	struct strbuf path = STRBUF_INIT;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!(a && b && git_oid_equal(git_tree_id(a), git_tree_id(b))))
+		err = tree_walk(out, repo, a, b, &path);
+	strbuf_release(&path);
+	if (err < 0)
+		tree_delta_release(out);
+	return err < 0 ? err : 0;
+}
+
+void tree_delta_release(struct tree_delta *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		free((char *)d->v[i].old_file.path);
+	free(d->v);
+	memset(d, 0, sizeof(*d));
 }

@@ -72,4 +72,21 @@ const char *oid_short_to(char *buf, const git_oid *oid);
  */
 #define oid_short(oid) oid_short_to((char[GIT_OID_HEXSZ + 1]){ 0 }, (oid))
 
+/*
+ * The files (blobs, links, gitlinks) that differ between trees `a` and
+ * `b` of `repo` (either may be NULL: an empty tree), as deltas of a
+ * tree-to-tree diff without renames, in path order: ADDED, DELETED or
+ * MODIFIED, both sides' path, mode and id filled. Unlike libgit2's
+ * git_diff_tree_to_tree(), which reads every subtree, a subtree whose
+ * id is the same on both sides is not read: on a kernel tree, a few
+ * dozen trees rather than thousands. Paths are owned by `out`.
+ */
+struct tree_delta {
+	git_diff_delta *v;
+	size_t nr, alloc;
+};
+int tree_delta_diff(struct tree_delta *out, git_repository *repo, const git_tree *a,
+		    const git_tree *b);
+void tree_delta_release(struct tree_delta *d);
+
 #endif

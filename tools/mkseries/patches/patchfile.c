@@ -54,6 +54,45 @@ static const git_email_create_options email_options = GIT_EMAIL_CREATE_OPTIONS_I
 #pragma GCC diagnostic pop
 
 /*
+ * git_email_create_from_commit(), limited to the files the commit
+ * changes: libgit2's tree diff would read every tree of a kernel to find
+ * them; tree_delta_diff() reads only those that differ.
+ */
+static int commit_email(git_buf *mail, git_repository *repo, git_commit *commit)
+{
+	git_email_create_options opts = email_options;
+	struct tree_delta changed = { 0 };
+	git_commit *parent = NULL;
+	git_tree *old = NULL, *new = NULL;
+	const char **paths = NULL;
+	size_t i;
+	int err;
+
+	if ((git_commit_parentcount(commit) &&
+	     ((err = git_commit_parent(&parent, commit, 0)) < 0 ||
+	      (err = git_commit_tree(&old, parent)) < 0)) ||
+	    (err = git_commit_tree(&new, commit)) < 0 ||
+	    (err = tree_delta_diff(&changed, repo, old, new)) < 0)
+		goto cleanup;
+	paths = xcalloc(changed.nr + 1, sizeof(*paths));
+	for (i = 0; i < changed.nr; i++)
+		paths[i] = changed.v[i].new_file.path;
+	if (changed.nr) {
+		opts.diff_opts.pathspec.strings = (char **)paths;
+		opts.diff_opts.pathspec.count = changed.nr;
+		opts.diff_opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	}
+	err = git_email_create_from_commit(mail, commit, &opts);
+cleanup:
+	free(paths);
+	tree_delta_release(&changed);
+	git_tree_free(new);
+	git_tree_free(old);
+	git_commit_free(parent);
+	return err;
+}
+
+/*
  * The length of `mail` (git_email_create_from_commit()'s) without the
  * "--\nlibgit2 <version>" signature libgit2 always ends it with: a
  * kit's patch is the same whichever libgit2 wrote it.
@@ -106,7 +145,7 @@ int patch_write_commit(char **rel, git_repository *repo, const git_oid *oid, con
 		ret = error("%s exists; use --force to overwrite", *rel);
 		goto cleanup;
 	}
-	err = git_email_create_from_commit(&mail, commit, &email_options);
+	err = commit_email(&mail, repo, commit);
 	if (err < 0) {
 		ret = gitutil_error(err, "cannot make a patch of %s", oid_short(oid));
 		goto cleanup;
