@@ -78,20 +78,6 @@ static int checkout_path_ok(const char *rel)
 	return 1;
 }
 
-/* Copy the stat data git keeps for a file into index entry `e`. */
-static void entry_stat(git_index_entry *e, const struct stat *st)
-{
-	e->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
-	e->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
-	e->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
-	e->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
-	e->dev = (uint32_t)st->st_dev;
-	e->ino = (uint32_t)st->st_ino;
-	e->uid = (uint32_t)st->st_uid;
-	e->gid = (uint32_t)st->st_gid;
-	e->file_size = (uint32_t)st->st_size;
-}
-
 /* Write file, link or executable `e` of the tree at `root` (`path`); its stat data in *st. */
 static int checkout_file(int root, git_odb *odb, const git_index_entry *e, const char *path,
 			 struct stat *st)
@@ -198,7 +184,7 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 		 * up every directory and file again. Path, id and mode, which
 		 * the index is sorted and cached by, stay as they are.
 		 */
-		entry_stat((git_index_entry *)e, &st);
+		wtscan_entry_stat((git_index_entry *)e, &st);
 	}
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
 	if (!ret && (err = git_index_write(index)) < 0)
@@ -658,7 +644,7 @@ static int reset_index(git_repository *wt, git_index *old, git_tree *tree,
 		if (has_path(paths, e->path)) {
 			abs = path_join(workdir, e->path);
 			if (!lstat(abs, &st))
-				entry_stat(e, &st);
+				wtscan_entry_stat(e, &st);
 			free(abs);
 		} else if ((o = git_index_get_bypath(old, e->path, 0)) &&
 			   git_oid_equal(&o->id, &e->id) && o->mode == e->mode) {

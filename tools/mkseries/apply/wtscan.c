@@ -236,7 +236,7 @@ static int hash_now(git_oid *oid, const struct scan *s, const git_index_entry *e
 	return err < 0 ? gitutil_error(err, "cannot read '%s' of the work tree", shown(e->path)) : 0;
 }
 
-static void refresh(git_index_entry *e, const struct stat *st)
+void wtscan_entry_stat(git_index_entry *e, const struct stat *st)
 {
 	e->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
 	e->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
@@ -277,7 +277,7 @@ static int tracked_changes(struct scan *s)
 				add_change(s->out, e->path, WTSCAN_MODIFIED);
 			else if (s->flags & WTSCAN_REFRESH)
 				/* in place: git_index_add() would drop the index's tree cache */
-				refresh((git_index_entry *)e, &s->st[i]);
+				wtscan_entry_stat((git_index_entry *)e, &s->st[i]);
 			break;
 		}
 	}

@@ -4,6 +4,7 @@
 
 #include <git2.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 enum wtscan_how {
 	WTSCAN_MODIFIED,	/* a tracked file whose content, mode or type is not the index's */
@@ -52,5 +53,8 @@ void wtscan_release(struct wtscan *s);
  * have, as of now: what a fresh checkout knows. 0, or -1 (printed).
  */
 int wtscan_mark(git_repository *wt);
+
+/* Give index entry `e` the stat data `st` (lstat()'s of its file), in place, as git's refresh does. */
+void wtscan_entry_stat(git_index_entry *e, const struct stat *st);
 
 #endif
