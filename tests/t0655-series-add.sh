@@ -91,7 +91,8 @@ test_expect_success B4 '--mainline: upstream ids by subject, then the fixes that
 	cat out &&
 	test_grep "^  1/2 $(short $A1) *mm: rename ptes$" out &&
 	test_grep "^  2/2 $(short $A2) *mm: batch ptes$" out &&
-	test_grep "        upstream: $(short $A2)$" kit2/series.yaml &&
+	test_grep "        upstream: $(git -C up rev-parse $A2)$" kit2/series.yaml &&
+	test_grep "^hint: to add them to series.yaml: mkseries fixups --mainline ../up --write$" err &&
 	test_grep "^fixups of the kit, the new series with them:$" out &&
 	test_grep "^alpha: missing $(short $M1) mm: fix batch ptes again (fixes $(short $A2) alpha 2/2" out &&
 	test_grep ! "beta: missing" out ||

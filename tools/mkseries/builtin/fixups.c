@@ -106,8 +106,8 @@ static void print_text(const struct fixups_report *rep)
 		}
 		printf(")\n");
 	}
-	printf("fixups: %zu missing among %zu commits read (%zu refer to others)\n", rep->nr,
-	       rep->walked, rep->candidates);
+	printf("fixups: %zu missing among %zu commits read (%zu of them name another commit: "
+	       "Fixes:, a revert)\n", rep->nr, rep->walked, rep->candidates);
 }
 
 /* A missing fixup as JSON, inside the "missing" array. */
@@ -301,6 +301,10 @@ int cmd_fixups(int argc, const char **argv)
 	else
 		print_text(&rep);
 	ret = rep.nr ? 1 : 0;
+	if (!write && rep.nr && !json)
+		fprintf(stderr, "hint: to add them to series.yaml: mkseries fixups --mainline %s%s%s%s%s "
+			"--write\n", shown(mainline), ref ? " --ref " : "", ref ? shown(ref) : "",
+			since ? " --since " : "", since ? shown(since) : "");
 	if (write && rep.nr) {
 		ret = write_fixups(&kit, repo, &rep, !json) ? 1 : 0;
 	}

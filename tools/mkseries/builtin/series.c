@@ -179,7 +179,7 @@ static int find_upstream(struct thread *t, const char *mainline, const char *ref
 		for (i = 0; summary && i < t->nr; i++) {
 			if (t->upstream[i] || strcmp(summary, t->mails[i].subject))
 				continue;
-			t->upstream[i] = xstrndup(git_oid_tostr_s(&oid), 12);
+			t->upstream[i] = xstrdup(git_oid_tostr_s(&oid));
 			left--;
 		}
 		git_commit_free(c);
@@ -303,7 +303,7 @@ static void print_added(const char *id, const struct thread *t, char **files, co
 	if (t->message_id)
 		printf("  link: https://lore.kernel.org/r/%s\n", t->message_id);
 	for (i = 0; i < t->nr; i++)
-		printf("  %zu/%zu %-12s %s\n      %s\n", i + 1, t->nr,
+		printf("  %zu/%zu %-12.12s %s\n      %s\n", i + 1, t->nr,
 		       t->upstream[i] ? t->upstream[i] : "(no id)", shown(t->mails[i].subject),
 		       files[i]);
 	printf("added to series.yaml; patches in patches/%s/\n", id);
