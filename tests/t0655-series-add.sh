@@ -120,6 +120,9 @@ test_expect_success B4 'a message id while lore is not reachable: said so, no tr
 	(cd kit && test_expect_code 1 mkseries series add "<$msgid>" 2>../err) &&
 	test_grep "lore is not reachable: b4 could not fetch <$msgid>" err &&
 	test_grep ! "Traceback" err &&
+	test_cmp before kit/series.yaml &&
+	(cd kit && test_expect_code 1 mkseries series add "<-h@example.org>" 2>../err) &&
+	test_grep "lore is not reachable: b4 could not fetch <-h@example.org>" err &&
 	test_cmp before kit/series.yaml
 '
 

@@ -59,8 +59,9 @@ int b4_am(struct strbuf *mbx, struct strbuf *cover, const char *msgid, const cha
 	strvec_pushl(&cmd.argv, "am", "-o", tmpl, "-n", "series", NULL);
 	if (mbox)
 		strvec_pushl(&cmd.argv, "-m", mbox, NULL);
+	/* after "--": a message id may start with '-' and must not read as an option */
 	if (msgid)
-		strvec_push(&cmd.argv, msgid);
+		strvec_pushl(&cmd.argv, "--", msgid, NULL);
 	cmd.out = &out;
 	cmd.err = &out;
 	cmd.silent_exec_failure = 1;
