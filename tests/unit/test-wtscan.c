@@ -1,10 +1,11 @@
-/* test-wtscan.c: unit tests for the work-tree scan (apply/wtscan.c) and the tree diff that skips equal subtrees (tree_delta_diff). */
+/* test-wtscan.c: unit tests for the work-tree scan (apply/wtscan.c), the tree diff that skips equal subtrees (tree_delta_diff) and the loop's read of its work tree (backport_worktree_tree). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "apply/backport.h"
 #include "apply/wtscan.h"
 #include "lib/gitutil.h"
 #include "lib/util.h"
@@ -240,6 +241,125 @@ static void test_tree_delta(git_repository *repo)
 	git_index_free(index);
 }
 
+/* The tree git write-tree gives for the index of `repo` as its file has it now. */
+static void index_tree(git_oid *out, git_repository *repo)
+{
+	git_index *index = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (git_repository_index(&index, repo) < 0 || git_index_read(index, 1) < 0 ||
+	    git_index_write_tree(out, index) < 0)
+		printf("# cannot write the index's tree: %s\n", git_error_last()->message);
+	git_index_free(index);
+}
+
+/* The record of the index's tree: "mkseries-index-tree 1 <checksum> <tree>". */
+static char *index_record(git_repository *repo)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *p = xstrfmt("%smkseries-index-tree", git_repository_path(repo));
+
+	strbuf_read_file(&sb, p);
+	free(p);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void put_record(git_repository *repo, const char *text)
+{
+	char *p = xstrfmt("%smkseries-index-tree", git_repository_path(repo));
+
+	if (write_file_atomic(p, text, strlen(text)))
+		printf("# cannot write %s\n", p);
+	free(p);
+}
+
+/* backport_worktree_tree() against the same work tree read back by libgit2 whole. */
+static void worktree_tree_is_git(git_repository *repo, const char *what)
+{
+	git_oid got, want;
+
+	ok(backport_worktree_tree(&got, top, NULL, NULL, NULL) >= 0, "%s: read", what);
+	index_tree(&want, repo);
+	ok(git_oid_equal(&got, &want), "%s: the tree is what git write-tree gives", what);
+}
+
+/*
+ * The record of the index's tree is believed while the index is the one
+ * recorded, and only then; either way the tree read is the work tree.
+ */
+static void test_worktree_tree(git_repository *repo)
+{
+	char want[GIT_OID_HEXSZ + 1], *rec, *p, *lie;
+	git_index *index = NULL;
+	git_oid before, tree;
+
+	worktree_tree_is_git(repo, "without a record");
+	index_tree(&before, repo);
+	rec = index_record(repo);
+	git_oid_tostr(want, sizeof(want), &before);
+	ok(!strncmp(rec, "mkseries-index-tree 1 ", 22) && strlen(rec) == 22 + 2 * GIT_OID_HEXSZ + 2 &&
+	   !strncmp(rec + 23 + GIT_OID_HEXSZ, want, GIT_OID_HEXSZ),
+	   "a record of the index's checksum and its tree is written");
+
+	put("a/x.c", "x edited\n");
+	put("d/e/f.c", "f\n");
+	p = path_join(top, "a/b/y.c");
+	unlink(p);
+	free(p);
+	worktree_tree_is_git(repo, "an edit, a new directory, a directory emptied, from the record");
+	p = index_record(repo);
+	ok(strcmp(p, rec) != 0, "and the record is of the new index");
+	free(p);
+	free(rec);
+
+	/* a record of this very index naming another tree: believed, so the answer is built on it */
+	rec = index_record(repo);
+	lie = xstrdup(rec);
+	git_oid_tostr(want, sizeof(want), &before);
+	memcpy(lie + 23 + GIT_OID_HEXSZ, want, GIT_OID_HEXSZ);
+	put_record(repo, lie);
+	put("top.c", "top again\n");
+	ok(backport_worktree_tree(&tree, top, NULL, NULL, NULL) >= 0, "a record that lies is read");
+	index_tree(&before, repo);
+	ok(!git_oid_equal(&tree, &before), "and believed while the index is the one it names");
+	free(lie);
+	free(rec);
+
+	/* git writes the index (a file staged): the record is not believed */
+	put("a/x.c", "x staged\n");
+	if (git_repository_index(&index, repo) < 0 || git_index_read(index, 1) < 0 ||
+	    git_index_add_bypath(index, "a/x.c") < 0 || git_index_write(index) < 0)
+		printf("# cannot stage a/x.c: %s\n", git_error_last()->message);
+	git_index_free(index);
+	put("a/staged.c", "new, staged\n");
+	if (git_repository_index(&index, repo) < 0 || git_index_read(index, 1) < 0 ||
+	    git_index_add_bypath(index, "a/staged.c") < 0 || git_index_write(index) < 0)
+		printf("# cannot stage a/staged.c: %s\n", git_error_last()->message);
+	git_index_free(index);
+	worktree_tree_is_git(repo, "after git staged files");
+	index_tree(&tree, repo);
+	{
+		git_tree *t = NULL;
+		git_tree_entry *e = NULL;
+
+		ok(!git_tree_lookup(&t, repo, &tree) && !git_tree_entry_bypath(&e, t, "a/staged.c"),
+		   "the staged new file is in it");
+		git_tree_entry_free(e);
+		git_tree_free(t);
+	}
+
+	/* a file becomes a directory and a directory a file: libgit2's own way, the same answer */
+	p = path_join(top, "c/z.c");
+	unlink(p);
+	free(p);
+	put("c/z.c/inner.c", "inner\n");
+	p = path_join(top, "d/e");
+	remove_tree(p);
+	free(p);
+	put("d/e", "now a file\n");
+	worktree_tree_is_git(repo, "a file made a directory, a directory a file");
+}
+
 int main(void)
 {
 	git_repository *repo = setup();
@@ -249,6 +369,7 @@ int main(void)
 	test_scan(repo);
 	test_refresh(repo);
 	test_tree_delta(repo);
+	test_worktree_tree(repo);
 	git_repository_free(repo);
 	remove_tree(top);
 	return tap_done();

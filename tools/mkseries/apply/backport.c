@@ -259,8 +259,7 @@ static int merge_three_way(struct backport_result *r, git_repository *repo, git_
 	opts.our_label = "tree";
 	opts.their_label = "upstream patch";
 	/* the size git would write them in, from the tree's attributes: the check reads them so */
-	if (git_repository_open(&wt, dir) < 0)
-		git_error_clear();
+	wt = backport_attr_repo(dir);
 	opts.marker_size = (unsigned short)backport_marker_size(wt, d->new_file.path);
 	if ((err = git_merge_file(&res, &in_old, &in_ours, &in_new, &opts)) < 0) {
 		ret = gitutil_error(err, "cannot merge '%s'", d->old_file.path);

@@ -90,16 +90,15 @@ int backport_worktree_add(git_repository *repo, const char *name, const char *pa
  * becomes `onto`'s tree and the branch moves to `onto`. *touched is the
  * number of paths so written or removed. With no work tree there (or
  * one that cannot be read), the work tree is checked out whole
- * (*touched -1). BACKPORT_TREE_SYNCED in `flags`: the caller read the
- * work tree into its index (backport_worktree_tree()) and nothing wrote
- * in it since; it is not scanned again. Returns 0 or -1 (printed).
+ * (*touched -1). `synced`, when not NULL: the index
+ * backport_worktree_tree() read the work tree into and handed back,
+ * with nothing written in the tree since; the work tree is then not
+ * scanned again, nor the index read again (the caller still owns it).
+ * Returns 0 or -1 (printed).
  */
-enum backport_tree_flags {
-	BACKPORT_TREE_SYNCED = 1 << 0,
-};
 int backport_worktree_checkout(long *touched, git_repository *repo, const char *name,
 			       const char *path, const char *refname, const git_oid *onto,
-			       unsigned flags);
+			       git_index *synced);
 
 /*
  * Remove worktree `name` (its directory and its administrative files)
@@ -118,11 +117,14 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
  * whole top level: any new file there) are named there, one line each
  * (the first ten), and their number is returned; they are not in the
  * tree, nor are new files hidden by a pattern of their own (`*.o`), as
- * with git add -A. Writes the worktree's index; nothing else. Returns
- * that number, or -1 (printed).
+ * with git add -A. Writes the worktree's index (and beside it the
+ * record of its tree, so that the next read needs no tree of libgit2's
+ * cache); nothing else. When `kept` is not NULL and this succeeds, the
+ * index is handed back there, for backport_worktree_checkout() (the
+ * caller frees it). Returns that number, or -1 (printed).
  */
 int backport_worktree_tree(git_oid *out, const char *path, const struct backport_result *r,
-			   struct strbuf *ignored);
+			   struct strbuf *ignored, git_index **kept);
 
 /*
  * What is left to do in the tree at `dir`: the reject files (and their
@@ -167,6 +169,15 @@ size_t backport_marker_at(const char *buf, size_t len, unsigned size, const unsi
 
 /* The conflict-marker-size attribute of `path` in the work tree `wt` (7 when unset). */
 unsigned backport_marker_size(git_repository *wt, const char *path);
+
+/*
+ * The work tree at `wt_path` opened for its attributes only (NULL when
+ * it cannot be): they are read from its .gitattributes files, as git
+ * reads them in a work tree, and never from its index, whose 86,000
+ * entries libgit2 would otherwise parse for the first lookup. A
+ * .gitattributes the work tree lacks then counts as absent.
+ */
+git_repository *backport_attr_repo(const char *wt_path);
 
 /*
  * The name of the branch backport of upstream entry `p` with subject

@@ -1,11 +1,28 @@
 /* apply/backportmarkers.c: the conflict markers the backport loop's --continue refuses, as git takes them. */
 #include <string.h>
 
+#include <git2/sys/repository.h>
+
 #include "apply/backport.h"
 #include "lib/gitutil.h"
 
 /* The conflict-marker-size git uses when no attribute says otherwise. */
 #define MARKER_SIZE 7
+
+git_repository *backport_attr_repo(const char *wt_path)
+{
+	git_repository *wt = NULL;
+	git_index *none = NULL;
+
+	if (git_repository_open(&wt, wt_path) < 0 || git_index_new(&none) < 0) {
+		git_error_clear();
+		git_repository_free(wt);
+		return NULL;
+	}
+	git_repository_set_index(wt, none);
+	git_index_free(none);
+	return wt;
+}
 
 unsigned backport_marker_size(git_repository *wt, const char *path)
 {
@@ -229,8 +246,7 @@ int backport_new_markers(struct strbuf *left, struct strvec *paths, git_reposito
 		goto cleanup;
 	}
 	/* for the attributes only: without it, every file has the default marker size */
-	if (git_repository_open(&wt, wt_path) < 0)
-		git_error_clear();
+	wt = backport_attr_repo(wt_path);
 	for (i = 0; i < bd.diff.nr; i++) {
 		const git_diff_delta *d = &bd.diff.v[i];
 		size_t at;

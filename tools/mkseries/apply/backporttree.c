@@ -111,6 +111,63 @@ static int checkout_file(int root, git_odb *odb, const git_index_entry *e, const
 }
 
 /*
+ * What tree the worktree's index holds, kept beside it in
+ * "mkseries-index-tree": "mkseries-index-tree 1 <index checksum>
+ * <tree>\n", written after each write of the index here. libgit2 knows
+ * an index's tree only from its tree cache, and once a path was added
+ * it writes the tree and then reads every tree of it to make the cache
+ * again (some 6,000 loose objects for a kernel), where the loop knows
+ * the answer. The record is believed only while the index's checksum is
+ * the one recorded: git add, git commit or git reset in the tree write
+ * a new index, and the tree is then asked of libgit2 again. (The
+ * checksum is git_index_checksum()'s, which libgit2 1.5 keeps without
+ * a replacement; it is the file's own trailing hash.)
+ */
+#define INDEX_TREE_NAME "mkseries-index-tree"
+#define INDEX_TREE_MAGIC INDEX_TREE_NAME " 1"
+
+static int index_tree_record(git_repository *wt, git_index *index, const git_oid *tree)
+{
+	char sum[GIT_OID_HEXSZ + 1], id[GIT_OID_HEXSZ + 1];
+	char *path = xstrfmt("%s" INDEX_TREE_NAME, git_repository_path(wt));
+	char *line = xstrfmt(INDEX_TREE_MAGIC " %s %s\n",
+			     git_oid_tostr(sum, sizeof(sum), git_index_checksum(index)),
+			     git_oid_tostr(id, sizeof(id), tree));
+	int ret = 0;
+
+	if (write_file_atomic(path, line, strlen(line)))
+		ret = error("cannot write '%s': %s", path, strerror(errno));
+	free(line);
+	free(path);
+	return ret;
+}
+
+/* 1 with the tree in *out when the record is of `index` as it was read or written, else 0. */
+static int index_tree_recorded(git_oid *out, git_repository *wt, git_index *index)
+{
+	char *path = xstrfmt("%s" INDEX_TREE_NAME, git_repository_path(wt));
+	char sum[GIT_OID_HEXSZ + 1], id[GIT_OID_HEXSZ + 1], buf[128];
+	git_oid recorded;
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	free(path);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	ok = sscanf(buf, INDEX_TREE_MAGIC " %40[0-9a-f] %40[0-9a-f]", sum, id) == 2 &&
+	     strlen(sum) == GIT_OID_HEXSZ && strlen(id) == GIT_OID_HEXSZ &&
+	     !git_oid_fromstr(&recorded, sum) && git_oid_equal(&recorded, git_index_checksum(index)) &&
+	     !git_oid_fromstr(out, id);
+	git_error_clear();
+	return ok;
+}
+
+/*
  * Write every file of `tree` into the empty directory `path` and make
  * the worktree's index that tree with each file's stat data, as `git
  * checkout` does: one pass in index order, each blob read once, each
@@ -191,7 +248,7 @@ static int checkout_files(git_repository *wt, git_tree *tree, const char *path)
 		ret = gitutil_error(err, "cannot write the index of '%s'", path);
 	/* every file of the new tree is the index's: the next scan reads no directory */
 	if (!ret)
-		ret = wtscan_mark(wt);
+		ret = index_tree_record(wt, index, git_tree_id(tree)) || wtscan_mark(wt);
 cleanup:
 	strbuf_release(&rel);
 	strbuf_release(&made);
@@ -336,11 +393,58 @@ int backport_worktree_remove(git_repository *repo, const char *name, const char 
 }
 
 /*
- * The files the loop wrote are the patch's: taken as `git add -f` takes
- * them, whatever .gitignore says (Debian's trees ignore every new file).
- * Those the backporter removed since are left to the diff.
+ * The index of the work tree `wt`, read from its file without `wt` as
+ * its owner: libgit2 then leaves alone what an owned index does on each
+ * write, a diff of every entry written in the index's own second
+ * against the work tree (the scans here hash those entries instead:
+ * wtscan.c), and it may be handed from one step of the loop to the
+ * next. NULL (libgit2's error set) when it cannot be read.
  */
-static int add_loop_files(git_index *index, const char *path, const struct backport_result *r)
+static git_index *worktree_index(git_repository *wt)
+{
+	char *file = xstrfmt("%sindex", git_repository_path(wt));
+	git_index *index = NULL;
+
+	if (git_index_open(&index, file) < 0)
+		index = NULL;
+	free(file);
+	return index;
+}
+
+/*
+ * git add of file `rel` into the index of the work tree `wt` that has
+ * no owner: hashed as git add hashes it (through the filters its
+ * attributes name), with its mode and stat data. 0 or libgit2's error.
+ */
+static int index_add_file(git_index *index, git_repository *wt, const char *rel)
+{
+	git_index_entry e = { 0 };
+	char *abs = path_join(git_repository_workdir(wt), rel);
+	struct stat st;
+	int err = 0;
+
+	if (lstat(abs, &st)) {
+		git_error_set_str(GIT_ERROR_OS, strerror(errno));
+		err = -1;
+	}
+	free(abs);
+	if (err || (err = git_blob_create_from_workdir(&e.id, wt, rel)) < 0)
+		return err;
+	wtscan_entry_stat(&e, &st);
+	e.mode = S_ISLNK(st.st_mode) ? GIT_FILEMODE_LINK :
+		 st.st_mode & S_IXUSR ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+	e.path = rel;
+	return git_index_add(index, &e);
+}
+
+/*
+ * The files the loop wrote are the patch's: taken as `git add -f` takes
+ * them, whatever .gitignore says (Debian's trees ignore every new file),
+ * each added to `added`. Those the backporter removed since are left to
+ * the diff.
+ */
+static int add_loop_files(git_index *index, git_repository *wt, const struct backport_result *r,
+			  struct strvec *added)
 {
 	struct stat st;
 	size_t i;
@@ -353,12 +457,15 @@ static int add_loop_files(git_index *index, const char *path, const struct backp
 
 		if (git_index_get_bypath(index, file, 0))
 			continue;	/* tracked: the diff sees its changes */
-		abs = path_join(path, file);
+		abs = path_join(git_repository_workdir(wt), file);
 		there = !lstat(abs, &st) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
 		free(abs);
-		if (there && (err = git_index_add_bypath(index, file)) < 0)
+		if (!there)
+			continue;
+		if ((err = index_add_file(index, wt, file)) < 0)
 			return gitutil_error(err, "cannot take '%s' of the work tree '%s'",
-					     shown(file), path);
+					     shown(file), git_repository_workdir(wt));
+		strvec_push(added, file);
 	}
 	return 0;
 }
@@ -390,24 +497,103 @@ static int hidden_with_dir(git_repository *wt, const char *path)
 /* At most this many hidden files are named one by one. */
 #define IGNORED_NAMED 10
 
+/*
+ * Whether git_tree_create_updated() can make `u` on `base` as the index
+ * would: each path it sets is a file in `base` or new beneath
+ * directories (no file becomes a directory or the other way round,
+ * which it does not support), each path it removes a file there.
+ */
+static int updates_plain(git_tree *base, const git_tree_update *u, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *p = u[i].path, *slash;
+		git_tree_entry *e = NULL;
+		int err = git_tree_entry_bypath(&e, base, p), blob = 0;
+
+		if (!err)
+			blob = git_tree_entry_type(e) == GIT_OBJECT_BLOB;
+		git_tree_entry_free(e);
+		git_error_clear();
+		if (!err && blob)
+			continue;
+		if (err != GIT_ENOTFOUND || u[i].action != GIT_TREE_UPDATE_UPSERT)
+			return 0;
+		for (slash = strchr(p, '/'); slash; slash = strchr(slash + 1, '/')) {
+			char *dir = xstrndup(p, (size_t)(slash - p));
+			int tree = 0;
+
+			e = NULL;
+			err = git_tree_entry_bypath(&e, base, dir);
+			if (!err)
+				tree = git_tree_entry_type(e) == GIT_OBJECT_TREE;
+			git_tree_entry_free(e);
+			git_error_clear();
+			free(dir);
+			if (err == GIT_ENOTFOUND)
+				break;
+			if (!tree)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * The tree of `index` in *out, which is the tree `base` (what the index
+ * held when read) with each of `paths` as the index has it now or gone:
+ * only the trees above those paths are read and written. 0, or 1 when
+ * that cannot be done so (a file became a directory or the other way
+ * round): the caller then asks libgit2.
+ */
+static int index_tree_updated(git_oid *out, git_repository *wt, git_index *index,
+			      const git_oid *base, const struct strvec *paths)
+{
+	git_tree_update *u = xcalloc(paths->nr ? paths->nr : 1, sizeof(*u));
+	git_tree *tree = NULL;
+	size_t i;
+	int ret = 1;
+
+	for (i = 0; i < paths->nr; i++) {
+		const git_index_entry *e = git_index_get_bypath(index, paths->v[i], 0);
+
+		u[i].path = paths->v[i];
+		u[i].action = e ? GIT_TREE_UPDATE_UPSERT : GIT_TREE_UPDATE_REMOVE;
+		if (e) {
+			git_oid_cpy(&u[i].id, &e->id);
+			u[i].filemode = (git_filemode_t)e->mode;
+		}
+	}
+	if (!git_tree_lookup(&tree, wt, base) && updates_plain(tree, u, paths->nr) &&
+	    !git_tree_create_updated(out, wt, tree, paths->nr, u))
+		ret = 0;
+	git_error_clear();
+	git_tree_free(tree);
+	free(u);
+	return ret;
+}
+
 int backport_worktree_tree(git_oid *out, const char *path, const struct backport_result *r,
-			   struct strbuf *ignored)
+			   struct strbuf *ignored, git_index **kept)
 {
 	struct wtscan scan = { 0 };
+	struct strvec touched = STRVEC_INIT;
 	git_repository *wt = NULL;
 	git_index *index = NULL;
+	git_oid base;
 	size_t i, pass, nr_ignored = 0;
-	int err, ret = 0;
+	int err, ret = 0, known;
 
-	if ((err = git_repository_open(&wt, path)) < 0) {
-		ret = gitutil_error(err, "cannot open the work tree '%s'", path);
+	if (!(wt = backport_attr_repo(path))) {
+		ret = error("cannot open the work tree '%s'", path);
 		goto cleanup;
 	}
-	if ((err = git_repository_index(&index, wt)) < 0 ||
-	    (err = git_index_read(index, 0)) < 0) {
-		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
+	if (!(index = worktree_index(wt))) {
+		ret = gitutil_error(-1, "cannot read the work tree '%s'", path);
 		goto cleanup;
 	}
+	known = index_tree_recorded(&base, wt, index);
 	/*
 	 * As git status and git add -A: the files whose stat data differs
 	 * from the index are read and hashed, the others are taken as the
@@ -417,7 +603,7 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 	 * not taken, as git add -A does, but those hidden with their
 	 * directory are named in `ignored`.
 	 */
-	if ((ret = add_loop_files(index, path, r)) ||
+	if ((ret = add_loop_files(index, wt, r, &touched)) ||
 	    (ret = wtscan_run(&scan, wt, index, WTSCAN_REFRESH | (ignored ? WTSCAN_IGNORED : 0))))
 		goto cleanup;
 	for (pass = 0; pass < 2 && !ret; pass++) {
@@ -433,24 +619,31 @@ int backport_worktree_tree(git_oid *out, const char *path, const struct backport
 			}
 			if ((c->how == WTSCAN_DELETED) != !pass)
 				continue;
-			err = pass ? git_index_add_bypath(index, c->path) :
+			err = pass ? index_add_file(index, wt, c->path) :
 			      git_index_remove_bypath(index, c->path);
 			if (err < 0)
 				ret = gitutil_error(err, "cannot take '%s' of the work tree '%s'",
 						    shown(c->path), path);
+			strvec_push(&touched, c->path);
 		}
 	}
 	if (nr_ignored > IGNORED_NAMED)
 		strbuf_addf(ignored, "... and %zu more new files .gitignore hides\n",
 			    nr_ignored - IGNORED_NAMED);
-	if (!ret && ((err = git_index_write(index)) < 0 ||
-		     (err = git_index_write_tree(out, index)) < 0))
+	if (!ret && (!known || index_tree_updated(out, wt, index, &base, &touched)) &&
+	    (err = git_index_write_tree_to(out, index, wt)) < 0)
 		ret = gitutil_error(err, "cannot read the work tree '%s'", path);
-	if (!ret)
+	if (!ret && (err = git_index_write(index)) < 0)
+		ret = gitutil_error(err, "cannot write the index of '%s'", path);
+	if (!ret && !(ret = index_tree_record(wt, index, out)))
 		ret = (int)(nr_ignored > INT_MAX ? INT_MAX : nr_ignored);
 cleanup:
+	strvec_clear(&touched);
 	wtscan_release(&scan);
-	git_index_free(index);
+	if (kept && ret >= 0)
+		*kept = index;
+	else
+		git_index_free(index);
 	git_repository_free(wt);
 	return ret;
 }
@@ -484,11 +677,13 @@ static int reset_paths(struct strvec *paths, git_repository *wt, git_index *inde
 	int err;
 
 	/*
-	 * The index as a tree: its tree cache answers at once for every
-	 * directory no resolution touched; then only the subtrees that
-	 * differ from `tree` are read (tree_delta_diff()).
+	 * The index as a tree: the record says which when the index is
+	 * the one it names (always, unless git wrote the index in a stop),
+	 * else libgit2 writes it from its tree cache; then only the
+	 * subtrees that differ from `tree` are read (tree_delta_diff()).
 	 */
-	if ((err = git_index_write_tree(&iid, index)) < 0 ||
+	if ((!index_tree_recorded(&iid, wt, index) &&
+	     (err = git_index_write_tree_to(&iid, index, wt)) < 0) ||
 	    (err = git_tree_lookup(&itree, wt, &iid)) < 0 ||
 	    (err = tree_delta_diff(&staged, wt, tree, itree)) < 0)
 		goto fail;
@@ -604,71 +799,59 @@ static int reset_files(const char *path, git_repository *wt, git_tree *tree,
 	return ret;
 }
 
-/* Whether the sorted `paths` has `rel`. */
-static int has_path(const struct strvec *paths, const char *rel)
-{
-	const char *key = rel;
-
-	return paths->nr && bsearch(&key, paths->v, paths->nr, sizeof(*paths->v), cmp_str) != NULL;
-}
-
 /*
- * The work tree's new index: `tree`, each entry with the stat data of
- * the file written now (`paths`) or, when the old index `old` has the
- * same blob there, the stat data it has. Written beside the index and
- * renamed over it: a kill leaves the old index or the new one.
+ * Make the work tree's index `index` (read from its file, without the
+ * repository as owner) `tree`, as reset_files() made `paths`: each of
+ * them removed from it or given the tree's blob and the stat data of
+ * the file written now; every other entry is already the tree's
+ * (reset_paths()), stat data and all, and so is the tree cache of every
+ * directory above none of `paths`: the next git_index_write_tree() then
+ * writes only the trees a resolution changed, and no tree is read here.
+ * Written through index.lock, as git does: a kill leaves the old index
+ * or the new one. Without an owner, libgit2 does not rediff the entries
+ * written in the index's own second (its racy-clean check): the next
+ * scan hashes those (wtscan.c).
  */
-static int reset_index(git_repository *wt, git_index *old, git_tree *tree,
+static int reset_index(git_repository *wt, git_index *index, git_tree *tree,
 		       const struct strvec *paths)
 {
-	char *tmp = xstrfmt("%sindex.mkseries.%ld", git_repository_path(wt), (long)getpid());
-	char *dst = xstrfmt("%sindex", git_repository_path(wt));
 	const char *workdir = git_repository_workdir(wt);
-	git_index *index = NULL;
-	size_t i, n;
-	int err, ret = 0;
+	size_t i;
+	int pass, err = 0;
 
-	/* a new index, not one read from disk: none of its entries is then taken as racy */
-	if ((unlink(tmp) && errno != ENOENT) || (err = git_index_open(&index, tmp)) < 0 ||
-	    (err = git_index_read_tree(index, tree)) < 0) {
-		ret = gitutil_error(-1, "cannot make the index of '%s'", workdir);
-		goto cleanup;
-	}
-	n = git_index_entrycount(index);
-	for (i = 0; i < n; i++) {
-		git_index_entry *e = (git_index_entry *)git_index_get_byindex(index, i);
-		const git_index_entry *o;
-		struct stat st;
-		char *abs;
+	for (pass = 0; pass < 2 && err >= 0; pass++) {
+		for (i = 0; i < paths->nr && err >= 0; i++) {
+			const char *rel = paths->v[i];
+			git_index_entry entry = { 0 };
+			git_tree_entry *e = NULL;
+			struct stat st;
+			char *abs;
+			int blob;
 
-		if (has_path(paths, e->path)) {
-			abs = path_join(workdir, e->path);
-			if (!lstat(abs, &st))
-				wtscan_entry_stat(e, &st);
-			free(abs);
-		} else if ((o = git_index_get_bypath(old, e->path, 0)) &&
-			   git_oid_equal(&o->id, &e->id) && o->mode == e->mode) {
-			/* in place, as checkout_files(): the tree cache read_tree made stays */
-			e->ctime = o->ctime;
-			e->mtime = o->mtime;
-			e->dev = o->dev;
-			e->ino = o->ino;
-			e->uid = o->uid;
-			e->gid = o->gid;
-			e->file_size = o->file_size;
+			if ((err = git_tree_entry_bypath(&e, tree, rel)) < 0 && err != GIT_ENOTFOUND)
+				break;
+			blob = e && git_tree_entry_type(e) == GIT_OBJECT_BLOB;
+			err = 0;
+			if (!pass && !blob) {
+				err = git_index_remove_bypath(index, rel);
+			} else if (pass && blob) {
+				abs = path_join(workdir, rel);
+				if (!lstat(abs, &st))
+					wtscan_entry_stat(&entry, &st);
+				free(abs);
+				entry.path = rel;
+				entry.mode = git_tree_entry_filemode(e);
+				git_oid_cpy(&entry.id, git_tree_entry_id(e));
+				err = git_index_add(index, &entry);
+			}
+			git_tree_entry_free(e);
 		}
 	}
-	if ((err = git_index_write(index)) < 0)
-		ret = gitutil_error(err, "cannot write the index of '%s'", workdir);
-	else if (rename(tmp, dst))
-		ret = error("cannot rename '%s' to '%s': %s", tmp, dst, strerror(errno));
-cleanup:
-	if (ret)
-		unlink(tmp);
-	git_index_free(index);
-	free(dst);
-	free(tmp);
-	return ret;
+	if (err >= 0)
+		err = git_index_write(index);
+	if (err < 0)
+		return gitutil_error(err, "cannot write the index of '%s'", workdir);
+	return index_tree_record(wt, index, git_tree_id(tree));
 }
 
 /*
@@ -679,20 +862,20 @@ cleanup:
  * no work tree there to keep (nothing done), 0, or -1 (printed).
  */
 static int worktree_reset(size_t *touched, git_repository *repo, const char *path,
-			  const char *refname, const git_oid *onto, int synced)
+			  const char *refname, const git_oid *onto, git_index *synced)
 {
 	struct strvec paths = STRVEC_INIT;
 	git_repository *wt = NULL;
-	git_index *index = NULL;
+	git_index *index = NULL, *read = NULL;
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
 	git_reference *ref = NULL;
 	char *dotgit = path_join(path, ".git");
 	int err, ret = 1;
 
-	if (!file_exists(dotgit) || git_repository_open(&wt, path) < 0 ||
-	    !git_repository_is_worktree(wt) || git_repository_index(&index, wt) < 0 ||
-	    git_index_read(index, 0) < 0) {
+	if (!file_exists(dotgit) || !(wt = backport_attr_repo(path)) ||
+	    !git_repository_is_worktree(wt) ||
+	    !(index = synced ? synced : (read = worktree_index(wt)))) {
 		git_error_clear();
 		goto cleanup;
 	}
@@ -702,7 +885,7 @@ static int worktree_reset(size_t *touched, git_repository *repo, const char *pat
 		goto cleanup;
 	}
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-	ret = reset_paths(&paths, wt, index, tree, synced) || reset_files(path, wt, tree, &paths) ||
+	ret = reset_paths(&paths, wt, index, tree, !!synced) || reset_files(path, wt, tree, &paths) ||
 	      reset_index(wt, index, tree, &paths) ? -1 : 0;
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
 	if (!ret && (err = git_reference_create(&ref, repo, refname, onto, 1,
@@ -714,7 +897,7 @@ cleanup:
 	strvec_clear(&paths);
 	git_tree_free(tree);
 	git_commit_free(commit);
-	git_index_free(index);
+	git_index_free(read);
 	git_repository_free(wt);
 	free(dotgit);
 	return ret;
@@ -722,10 +905,10 @@ cleanup:
 
 int backport_worktree_checkout(long *touched, git_repository *repo, const char *name,
 			       const char *path, const char *refname, const git_oid *onto,
-			       unsigned flags)
+			       git_index *synced)
 {
 	size_t n = 0;
-	int ret = worktree_reset(&n, repo, path, refname, onto, !!(flags & BACKPORT_TREE_SYNCED));
+	int ret = worktree_reset(&n, repo, path, refname, onto, synced);
 
 	*touched = (long)n;
 	if (!ret)

@@ -47,7 +47,12 @@ struct loop {
 	/* the work tree's tree, once read in this run (reading stats every file) */
 	git_oid wt_tree;
 	int have_wt_tree;
-	/* the index is the work tree as read, nothing written since: the next checkout need not scan */
+	/*
+	 * wt_index: the work tree's index from that read (owned). wt_synced:
+	 * it is the work tree, nothing written since: the next checkout
+	 * takes it and need not scan nor read the index again.
+	 */
+	git_index *wt_index;
 	int wt_synced;
 	/* from that read: the new files .gitignore hides, named one a line, and their number */
 	struct strbuf wt_ignored;
@@ -71,7 +76,10 @@ static int loop_worktree_tree(git_oid *out, struct loop *l, const struct backpor
 		if (n || backport_index_begin(&l->paths))
 			return -1;
 		test_crash_point("index-writing");
-		n = backport_worktree_tree(&l->wt_tree, l->paths.tree, r, &l->wt_ignored);
+		git_index_free(l->wt_index);
+		l->wt_index = NULL;
+		n = backport_worktree_tree(&l->wt_tree, l->paths.tree, r, &l->wt_ignored,
+					   &l->wt_index);
 		backport_index_done(&l->paths);
 		if (n < 0)
 			return -1;
@@ -636,6 +644,8 @@ static int finish_patch(struct loop *l, const char *label, const struct backport
 static int remove_work_tree(struct loop *l)
 {
 	l->have_wt_tree = l->wt_synced = 0;
+	git_index_free(l->wt_index);
+	l->wt_index = NULL;
 	if (!dir_exists(l->paths.dir))
 		return 0;
 	if (backport_journal_begin(&l->paths, "finish",
@@ -715,10 +725,11 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	if (backport_journal_begin(&l->paths, "checkout", kit_patch_label(it->patch), NULL) ||
 	    mkdir_p(l->paths.dir, 0755) ||
 	    backport_worktree_checkout(&touched, l->repo, l->paths.wt_name, l->paths.tree,
-				       l->paths.refname, onto,
-				       l->wt_synced ? BACKPORT_TREE_SYNCED : 0))
+				       l->paths.refname, onto, l->wt_synced ? l->wt_index : NULL))
 		return -1;
 	l->wt_synced = 0;
+	git_index_free(l->wt_index);
+	l->wt_index = NULL;
 	err = backport_apply_in_tree(r, &report, l->repo, onto, l->paths.tree, m->diff,
 				     m->diff_len);
 	if (err) {
@@ -1456,6 +1467,7 @@ cleanup:
 	loop_close(&l);
 	backport_paths_release(&l.paths);
 	strbuf_release(&l.wt_ignored);
+	git_index_free(l.wt_index);
 	free(l.name);
 	free(l.last_label);
 	kit_release(&kit);
