@@ -71,14 +71,6 @@ int backport_apply_in_tree(struct backport_result *r, struct strbuf *report, git
 			   const git_oid *onto, const char *dir, const char *diff, size_t len);
 
 /*
- * Check out commit `onto` of `repo` as a git worktree `name` at `path`
- * (a new directory), on branch `refname` created there; the
- * repository's own HEAD, index and working tree are not touched.
- */
-int backport_worktree_add(git_repository *repo, const char *name, const char *path,
-			  const char *refname, const git_oid *onto);
-
-/*
  * Make the loop's work tree at `path` (worktree `name`, on branch
  * `refname`) commit `onto`'s tree for the next patch. A work tree kept
  * from the last stop is brought there as git am does: only the paths

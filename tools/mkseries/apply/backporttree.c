@@ -258,7 +258,12 @@ cleanup:
 	return ret;
 }
 
-int backport_worktree_add(git_repository *repo, const char *name, const char *path,
+/*
+ * Check out commit `onto` of `repo` as a git worktree `name` at `path`
+ * (a new directory), on branch `refname` created there; the
+ * repository's own HEAD, index and working tree are not touched.
+ */
+static int backport_worktree_add(git_repository *repo, const char *name, const char *path,
 			  const char *refname, const git_oid *onto)
 {
 	git_worktree_add_options opts = worktree_add_init;

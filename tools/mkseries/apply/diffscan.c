@@ -53,7 +53,7 @@ size_t trimmed_len(const char *s, size_t n)
  * s[0] is the opening quote; *used is set past the closing one.
  * Returns 0, or -1 when the quoting is malformed.
  */
-int unquote_c(struct strbuf *out, const char *s, size_t n, size_t *used)
+static int unquote_c(struct strbuf *out, const char *s, size_t n, size_t *used)
 {
 	size_t i = 1;
 
@@ -192,7 +192,8 @@ static int check_git_header(const char *s, size_t n, unsigned lineno, struct str
 	return 0;
 }
 
-int parse_num(const char **s, const char *end, long *out)
+/* Parse a decimal number (up to 10^9) at *s, before end, advancing *s. Returns 0 or -1. */
+static int parse_num(const char **s, const char *end, long *out)
 {
 	long v = 0;
 
@@ -209,7 +210,7 @@ int parse_num(const char **s, const char *end, long *out)
 }
 
 /* Parse "@@ -a[,b] +c[,d] @@"; an omitted count is 1, as in libgit2. */
-int parse_hunk_range(const char *s, size_t n, struct hunk_range *r)
+static int parse_hunk_range(const char *s, size_t n, struct hunk_range *r)
 {
 	const char *p = s + 4, *end = s + n;
 

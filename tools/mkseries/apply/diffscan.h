@@ -21,13 +21,6 @@ int line_iter_next(struct line_iter *it);
 int has_prefix(const char *line, size_t len, const char *prefix);
 /* n without the trailing newline and blanks of s. */
 size_t trimmed_len(const char *s, size_t n);
-/*
- * Unquote the C-style quoted name at s (it starts with '"') into out, as
- * git quotes names; *used gets the bytes read. Returns 0 or -1.
- */
-int unquote_c(struct strbuf *out, const char *s, size_t n, size_t *used);
-/* Parse a decimal number (up to 10^9) at *s, before end, advancing *s. Returns 0 or -1. */
-int parse_num(const char **s, const char *end, long *out);
 
 /* A hunk header's ranges; `tail` is what follows the closing "@@" (the function name). */
 struct hunk_range {
@@ -35,8 +28,6 @@ struct hunk_range {
 	int old_has_count, new_has_count;
 	const char *tail;
 };
-/* Parse "@@ -a[,b] +c[,d] @@"; an omitted count is 1, as in libgit2. 0 or -1. */
-int parse_hunk_range(const char *s, size_t n, struct hunk_range *r);
 
 /*
  * What a line of diff text is, as libgit2's parser would take it:

@@ -302,7 +302,8 @@ static int is_config_target(const char *s)
 	return 1;
 }
 
-char *compiler_version(const char *cross)
+/* The first line of `<cross>gcc --version`, or "none". Caller frees. */
+static char *compiler_version(const char *cross)
 {
 	char *gcc = xstrfmt("%sgcc", cross ? cross : "");
 	char *v = program_version(gcc, "none");
@@ -436,7 +437,8 @@ char *branch_compiler_missing(const struct kernel_branch *b)
 	return ret;
 }
 
-int branch_check_compiler(const struct kernel_branch *b)
+/* MKS_ECONFIG after printing, naming the Debian package, when b's cross compiler is not on PATH. */
+static int branch_check_compiler(const struct kernel_branch *b)
 {
 	char *why = branch_compiler_missing(b);
 	int ret = 0;

@@ -8,7 +8,6 @@
 #include "kit/model.h"
 #include "lib/util.h"
 
-
 /*
  * The first compiler error in a build log, as "file:line:col: error: ..."
  * with `srcdir` (and a following '/') stripped from the path; failing
@@ -45,13 +44,8 @@ struct build_opts {
 	const char *label;	/* "6.12 base", for the progress line */
 };
 
-/* MKS_ECONFIG after printing, naming the Debian package, when b's cross compiler is not on PATH. */
-int branch_check_compiler(const struct kernel_branch *b);
 /* What branch_check_compiler() says, or NULL when b's compiler is there. Caller frees. */
 char *branch_compiler_missing(const struct kernel_branch *b);
-
-/* The first line of `<cross>gcc --version`, or "none". Caller frees. */
-char *compiler_version(const char *cross);
 
 /*
  * The hash of the build's inputs besides the source (what a build's

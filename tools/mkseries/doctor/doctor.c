@@ -36,7 +36,8 @@ static const struct tree_cost costs[] = {
 	{ "6.12", 147, 400, 1640, 135 },
 };
 
-const struct tree_cost *tree_cost_of(const struct kernel_branch *b)
+/* The figures for b's tree: its own when measured, else the largest tree's. */
+static const struct tree_cost *tree_cost_of(const struct kernel_branch *b)
 {
 	const char *pkg = b->source.package, *v;
 	size_t i;

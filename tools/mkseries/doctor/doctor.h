@@ -81,7 +81,5 @@ struct tree_cost {
 	const char *branch;	/* "6.12": the tree it was measured on */
 	unsigned deb, objects, src, out;
 };
-/* The figures for b's tree: its own when measured, else the largest tree's. */
-const struct tree_cost *tree_cost_of(const struct kernel_branch *b);
 
 #endif

@@ -75,7 +75,11 @@ int arch_is_host(const struct arch_info *a)
 	return a && a == arch_host();
 }
 
-unsigned elf_machine_of(const void *data, size_t len)
+/*
+ * The ELF e_machine of the `len` bytes at `data`, or 0 when they are not
+ * an ELF file (too short, no magic). Reads both byte orders.
+ */
+static unsigned elf_machine_of(const void *data, size_t len)
 {
 	const unsigned char *p = data;
 

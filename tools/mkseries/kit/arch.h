@@ -44,11 +44,6 @@ const struct arch_info *arch_host(void);
 int arch_is_host(const struct arch_info *a);
 
 /*
- * The ELF e_machine of the `len` bytes at `data`, or 0 when they are not
- * an ELF file (too short, no magic). Reads both byte orders.
- */
-unsigned elf_machine_of(const void *data, size_t len);
-/*
  * "x86-64", "AArch64", "SPARC V9", "EM_<n>": an e_machine for messages;
  * buf (at least 32 bytes) holds the last kind. Returns the name.
  */

@@ -45,9 +45,6 @@ yaml_node_t *yfile_node(struct yfile *f, int index);
 /* The text of a scalar node (only scalars have one). */
 const char *ynode_text(const yaml_node_t *n);
 
-/* A plain scalar that YAML reads as null: `key:`, `key: ~`, `key: null`. */
-int ynode_is_null(const yaml_node_t *n);
-
 /* No node, or a null one: the key may as well not be there. */
 int ynode_absent(const yaml_node_t *n);
 
@@ -111,7 +108,6 @@ int valid_series_id(const char *s);
 
 /* Branch names end up in ref names and file names: keep them plain. */
 int valid_branch_name(const char *s);
-
 
 /* mm-regress names its cases with lowercase letters, digits and '_'. */
 int valid_case_name(const char *s);
@@ -181,6 +177,5 @@ void load_kernels(struct loader *ld);
 
 /* The checks that need the whole kit. */
 void check_kit(struct yfile *f);
-
 
 #endif

@@ -6,7 +6,8 @@
 
 const char *const build_variants[] = { "base", "kit", NULL };
 
-int variant_known(const char *variant)
+/* Whether `variant` is "base" or "kit". */
+static int variant_known(const char *variant)
 {
 	size_t i;
 

@@ -14,8 +14,6 @@
  * too (kit_refname() names them).
  */
 extern const char *const build_variants[];	/* NULL-terminated: "base", "kit" */
-/* Whether `variant` is "base" or "kit". */
-int variant_known(const char *variant);
 /* Whether `variant` could name a variant: base, kit, or [a-z0-9][a-z0-9-]*. */
 int variant_name_ok(const char *variant);
 
@@ -35,7 +33,6 @@ int variants_select(struct strvec *out, const struct strvec *given);
  * printing "unknown variant 'x' (known: base, kit, ...)".
  */
 int variants_check(const struct strvec *given, struct kernel_branch *const *sel, size_t nr);
-
 
 /*
  * The variants of b to work on: with `given` empty, all of them (base,

@@ -43,7 +43,7 @@ const char *ynode_text(const yaml_node_t *n)
 }
 
 /* A plain scalar that YAML reads as null: `key:`, `key: ~`, `key: null`. */
-int ynode_is_null(const yaml_node_t *n)
+static int ynode_is_null(const yaml_node_t *n)
 {
 	const char *v;
 

@@ -22,7 +22,8 @@
 /* ------------------------------------------------------------------ */
 /* Writing */
 
-void jw_str_raw(struct strbuf *sb, const char *s)
+/* s cleaned and quoted as a JSON string, appended to sb. */
+static void jw_str_raw(struct strbuf *sb, const char *s)
 {
 	struct strbuf c = STRBUF_INIT;
 	const char *p;
@@ -51,7 +52,8 @@ void jw_str_raw(struct strbuf *sb, const char *s)
 	strbuf_release(&c);
 }
 
-void jw_key(struct jw *w, const char *key)
+/* Start a member: comma, newline, indentation and, inside an object, the key. */
+static void jw_key(struct jw *w, const char *key)
 {
 	if (w->depth) {
 		if (!w->first[w->depth])

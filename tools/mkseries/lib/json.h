@@ -20,10 +20,6 @@ struct jw {
 	int first[32];
 };
 
-/* s cleaned and quoted as a JSON string, appended to sb. */
-void jw_str_raw(struct strbuf *sb, const char *s);
-/* Start a member: comma, newline, indentation and, inside an object, the key. */
-void jw_key(struct jw *w, const char *key);
 /* Open an object ('{') or array ('['); `key` NULL inside an array or at the top. */
 void jw_open(struct jw *w, const char *key, char bracket);
 void jw_close(struct jw *w, char bracket);

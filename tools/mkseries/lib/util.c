@@ -15,6 +15,8 @@
 
 #include "lib/util.h"
 
+static void test_crash_point_rm(const char *path);
+
 int mks_verbose = 1;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
@@ -838,7 +840,8 @@ void test_crash_point_tmp(const char *path)
 	test_crash_point_at("tmp", path);
 }
 
-void test_crash_point_rm(const char *path)
+/* test_crash_point("rm:<last component of path>"): remove_tree() has just unlinked the file. */
+static void test_crash_point_rm(const char *path)
 {
 	test_crash_point_at("rm", path);
 }
@@ -924,7 +927,8 @@ double mono_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-size_t edit_distance(const char *a, const char *b)
+/* Levenshtein distance between a and b: the edits from one to the other. */
+static size_t edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	size_t *row = xcalloc(lb + 1, sizeof(*row)), res;

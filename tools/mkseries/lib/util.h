@@ -199,8 +199,6 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 void test_crash_point(const char *step);
 /* test_crash_point("tmp:<last component of path>"): the file is written, not renamed yet. */
 void test_crash_point_tmp(const char *path);
-/* test_crash_point("rm:<last component of path>"): remove_tree() has just unlinked the file. */
-void test_crash_point_rm(const char *path);
 /*
  * The cache directory, of the repository, the work directories, Debian
  * packages, ccache and the KVM probe alike: $XDG_CACHE_HOME/mkseries when
@@ -217,8 +215,6 @@ int strp_cmp(const void *a, const void *b);
 char *path_join(const char *dir, const char *name);
 
 int starts_with(const char *s, const char *prefix);
-/* Levenshtein distance between a and b: the edits from one to the other. */
-size_t edit_distance(const char *a, const char *b);
 /* Whether `name` is what `typed` probably meant: at most two edits away, or begun by it. */
 int similar_name(const char *typed, const char *name);
 /* If s starts with prefix, set *out past it and return 1. */

@@ -404,7 +404,7 @@ const char *mail_trailer(const struct mail_patch *p, const char *key, size_t nth
 	return NULL;
 }
 
-void mail_patch_release(struct mail_patch *p)
+static void mail_patch_release(struct mail_patch *p)
 {
 	if (!p)
 		return;

@@ -52,7 +52,6 @@ struct mail_patch {
 int mail_parse_file(struct mail_patch **out, size_t *nr, const char *path);
 int mail_parse_buffer(struct mail_patch **out, size_t *nr, const char *buf, size_t len,
 		      const char *name);
-void mail_patch_release(struct mail_patch *p);
 
 /*
  * Split an mbox into one text per mail, at the separator lines git

@@ -15,6 +15,8 @@
 #include "record/record.h"
 #include "tree/workdir.h"
 
+static enum record_status record_status_parse(const char *word);
+
 static const char *const step_names[] = {
 	[STEP_IMPORT] = "import",
 	[STEP_APPLY] = "apply",
@@ -315,7 +317,7 @@ void record_item_setn(struct step_record *r, enum record_item f, size_t n, const
 	record_item_set(r, f, which, value);
 }
 
-enum record_status record_status_parse(const char *word)
+static enum record_status record_status_parse(const char *word)
 {
 	size_t i;
 

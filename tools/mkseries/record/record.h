@@ -152,7 +152,6 @@ void record_item_setn(struct step_record *r, enum record_item f, size_t n, const
 enum record_status record_status(const struct step_record *r);
 /* Of a declared variant in an apply record. */
 enum record_status record_variant_status(const struct step_record *r, const char *variant);
-enum record_status record_status_parse(const char *word);
 /* "ok", "failed", ...; "" for RS_NONE. */
 const char *record_status_name(enum record_status s);
 void record_set_status(struct step_record *r, enum record_status s);

@@ -6,6 +6,9 @@
 #include "report/report.h"
 #include "report/render.h"
 
+static char *report_timestamp(void);
+static char *report_tester(git_repository *repo);
+
 int report_format_parse(enum report_format *out, const char *name)
 {
 	static const struct {
@@ -98,7 +101,12 @@ static char *config_string(git_config *cfg, const char *name)
 	return ret;
 }
 
-char *report_tester(git_repository *repo)
+/*
+ * "Name <email>" for a Tested-by: from git's user.name and user.email,
+ * in repo's configuration (NULL: the user's global one). NULL when
+ * either is unset. Caller frees.
+ */
+static char *report_tester(git_repository *repo)
 {
 	git_config *cfg = NULL, *snap = NULL;
 	char *name = NULL, *email = NULL, *ret = NULL;
@@ -119,7 +127,8 @@ cleanup:
 	return ret;
 }
 
-char *report_timestamp(void)
+/* The current time as "2025-11-30T12:00:00Z". Caller frees. */
+static char *report_timestamp(void)
 {
 	char buf[32];
 	time_t now = time(NULL);

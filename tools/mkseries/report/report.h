@@ -50,16 +50,6 @@ int report_step(struct run_results *res, enum report_format fmt, const char *out
 		const struct report_opts *opts, FILE *log);
 
 /*
- * "Name <email>" for a Tested-by: from git's user.name and user.email,
- * in repo's configuration (NULL: the user's global one). NULL when
- * either is unset. Caller frees.
- */
-char *report_tester(git_repository *repo);
-
-/* The current time as "2025-11-30T12:00:00Z". Caller frees. */
-char *report_timestamp(void);
-
-/*
  * The fan-out plan as JSON (docs/report-json.md, "The plan"): each
  * branch's plan with its variants' plans, and the independent cells
  * (branch x variant: base, kit, each declared variant) with the command

@@ -72,7 +72,8 @@ const char *check_status_name(enum check_status s)
 	return (size_t)s < ARRAY_SIZE(check_names) ? check_names[s] : "?";
 }
 
-int check_status_parse(const char *name)
+/* The status named `name` ("ok", "not-run" ...); -1 when unknown. */
+static int check_status_parse(const char *name)
 {
 	return name_index(check_names, ARRAY_SIZE(check_names), name);
 }
@@ -146,7 +147,8 @@ const char *claim_origin_name(enum claim_origin o)
 	return (size_t)o < ARRAY_SIZE(origin_names) ? origin_names[o] : "?";
 }
 
-int claim_origin_parse(const char *name)
+/* The origin named `name`; -1 when unknown. */
+static int claim_origin_parse(const char *name)
 {
 	return name_index(origin_names, ARRAY_SIZE(origin_names), name);
 }

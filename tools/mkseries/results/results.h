@@ -28,8 +28,6 @@ enum check_status {
 };
 
 const char *check_status_name(enum check_status s);
-/* The status named `name` ("ok", "not-run" ...); -1 when unknown. */
-int check_status_parse(const char *name);
 
 struct check {
 	enum check_status status;
@@ -115,7 +113,6 @@ enum claim_origin {
 };
 
 const char *claim_origin_name(enum claim_origin o);	/* "series", "branch", "variant" */
-int claim_origin_parse(const char *name);
 
 /* A claim as a branch carries it: the kit's definition (its `line` unused) and whose it is. */
 struct claim {

@@ -113,7 +113,11 @@ cleanup:
 	return ret;
 }
 
-size_t *progress_count_cells(struct kernel_branch *const *sel, size_t nr,
+/*
+ * For "[cell 3/16]" on the progress lines: element i is the number of
+ * cells of the branches before sel[i], element nr all of them. Caller frees.
+ */
+static size_t *progress_count_cells(struct kernel_branch *const *sel, size_t nr,
 			     const struct strvec *given)
 {
 	size_t *first = xcalloc(nr + 1, sizeof(*first)), i;

@@ -18,13 +18,6 @@
 int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const char *branch,
 		 int all, const struct strvec *given);
 
-/*
- * For "[cell 3/16]" on the progress lines: element i is the number of
- * cells of the branches before sel[i], element nr all of them. Caller frees.
- */
-size_t *progress_count_cells(struct kernel_branch *const *sel, size_t nr,
-			     const struct strvec *given);
-
 /* One cell: a variant of a branch, with the branch's repository and locked work directory. */
 struct cell {
 	const struct kit *kit;

@@ -33,24 +33,27 @@ static void add_entry(struct cpio *c, const char *name, mode_t mode, unsigned nl
 	}
 }
 
-void cpio_add_dir(struct cpio *c, const char *name, mode_t mode)
+/* `name` is relative ("dev/console"); `mode` carries the type bits (S_IFDIR | 0755). */
+static void cpio_add_dir(struct cpio *c, const char *name, mode_t mode)
 {
 	add_entry(c, name, S_IFDIR | (mode & 07777), 2, 0, 0, NULL, 0);
 }
 
-void cpio_add_file(struct cpio *c, const char *name, mode_t mode, const void *data, size_t len)
+static void cpio_add_file(struct cpio *c, const char *name, mode_t mode, const void *data, size_t len)
 {
 	add_entry(c, name, S_IFREG | (mode & 07777), 1, 0, 0, data, len);
 }
 
-void cpio_add_node(struct cpio *c, const char *name, mode_t mode, unsigned major, unsigned minor)
+/* A character or block device node: mode is S_IFCHR or S_IFBLK plus permissions. */
+static void cpio_add_node(struct cpio *c, const char *name, mode_t mode, unsigned major, unsigned minor)
 {
 	if (!S_ISCHR(mode) && !S_ISBLK(mode))
 		BUG("cpio node '%s' is neither a character nor a block device", name);
 	add_entry(c, name, mode, 1, major, minor, NULL, 0);
 }
 
-void cpio_finish(struct cpio *c)
+/* Append the TRAILER!!! entry and pad to 512 bytes; nothing may be added after. */
+static void cpio_finish(struct cpio *c)
 {
 	if (c->finished)
 		return;
@@ -61,7 +64,7 @@ void cpio_finish(struct cpio *c)
 		strbuf_addch(&c->buf, '\0');
 }
 
-void cpio_release(struct cpio *c)
+static void cpio_release(struct cpio *c)
 {
 	strbuf_release(&c->buf);
 	c->next_ino = 1;

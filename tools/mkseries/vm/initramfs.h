@@ -20,15 +20,6 @@ struct cpio {
 };
 #define CPIO_INIT { STRBUF_INIT, 1, 0 }
 
-/* `name` is relative ("dev/console"); `mode` carries the type bits (S_IFDIR | 0755). */
-void cpio_add_dir(struct cpio *c, const char *name, mode_t mode);
-void cpio_add_file(struct cpio *c, const char *name, mode_t mode, const void *data, size_t len);
-/* A character or block device node: mode is S_IFCHR or S_IFBLK plus permissions. */
-void cpio_add_node(struct cpio *c, const char *name, mode_t mode, unsigned major, unsigned minor);
-/* Append the TRAILER!!! entry and pad to 512 bytes; nothing may be added after. */
-void cpio_finish(struct cpio *c);
-void cpio_release(struct cpio *c);
-
 /*
  * The archive mm-regress boots from: dev/ with dev/console (char 5:1),
  * proc/, sys/, tmp/ and init (0755) holding `init`. `out` gets the

@@ -108,7 +108,18 @@ void vm_probe_release(struct vm_probe *p)
 	memset(p, 0, sizeof(*p));
 }
 
-const char *vm_pick_accel(const char *want, const char *cache_dir, const char *qemu, char **note)
+/*
+ * The QEMU accelerator to use when `want` is "auto": "kvm" when /dev/kvm
+ * (or $MKSERIES_KVM_DEVICE) opens and an earlier probe with this host
+ * kernel and this QEMU found that a KVM guest really reaches mm-regress,
+ * "tcg" when either fails, or NULL when no probe has been made yet (the
+ * next KVM boot is the probe: a real boot, whose mm-regress must print
+ * its KTAP header in time). The answer is cached in <cache>/kvm-probe
+ * with the host's kernel release and `qemu --version`. *note (caller
+ * frees) says why KVM is not used. "kvm" and "tcg" are returned as they
+ * are.
+ */
+static const char *vm_pick_accel(const char *want, const char *cache_dir, const char *qemu, char **note)
 {
 	struct vm_probe probe;
 	char *release = NULL, *version = NULL;
@@ -174,7 +185,14 @@ int vm_record_probe(const char *cache_dir, const char *qemu, const char *accel, 
 	return ret;
 }
 
-const char *vm_timing(const char *accel, const struct kernel_boot *boot)
+/*
+ * What kind of time a boot under `accel` measures: "hardware" (KVM),
+ * "instructions" (TCG with boot.tcg-clock instructions: QEMU's icount),
+ * "modelled" (icount, and QEMU loads our tcg-cache plugin, which counts
+ * modelled cycles and misses) or "emulated" (TCG on the host's clock).
+ * A static string.
+ */
+static const char *vm_timing(const char *accel, const struct kernel_boot *boot)
 {
 	if (!strcmp(accel, "kvm"))
 		return "hardware";
@@ -193,7 +211,8 @@ static int instruction_paced(const char *accel, const struct kernel_boot *boot)
 	return !strcmp(t, "instructions") || !strcmp(t, "modelled");
 }
 
-char *vm_plugin_path(const char *initramfs)
+/* Where the plugin goes for a boot with this initramfs: its directory. Caller frees. */
+static char *vm_plugin_path(const char *initramfs)
 {
 	const char *slash = strrchr(initramfs, '/');
 

@@ -47,19 +47,6 @@ struct vm_opts {
 	struct test_inputs *key;
 };
 
-/*
- * The QEMU accelerator to use when `want` is "auto": "kvm" when /dev/kvm
- * (or $MKSERIES_KVM_DEVICE) opens and an earlier probe with this host
- * kernel and this QEMU found that a KVM guest really reaches mm-regress,
- * "tcg" when either fails, or NULL when no probe has been made yet (the
- * next KVM boot is the probe: a real boot, whose mm-regress must print
- * its KTAP header in time). The answer is cached in <cache>/kvm-probe
- * with the host's kernel release and `qemu --version`. *note (caller
- * frees) says why KVM is not used. "kvm" and "tcg" are returned as they
- * are.
- */
-const char *vm_pick_accel(const char *want, const char *cache_dir, const char *qemu, char **note);
-
 /* The KVM device: MKSERIES_KVM_DEVICE (tests point it at a file of their own), else /dev/kvm. */
 const char *vm_kvm_device(void);
 
@@ -89,19 +76,8 @@ char *vm_qemu_version(const char *qemu);
  */
 char *vm_qemu_binary_hash(const char *qemu);
 
-/*
- * What kind of time a boot under `accel` measures: "hardware" (KVM),
- * "instructions" (TCG with boot.tcg-clock instructions: QEMU's icount),
- * "modelled" (icount, and QEMU loads our tcg-cache plugin, which counts
- * modelled cycles and misses) or "emulated" (TCG on the host's clock).
- * A static string.
- */
-const char *vm_timing(const char *accel, const struct kernel_boot *boot);
-
 /* The tcg-cache plugin's file name, written next to the initramfs for modelled time. */
 #define VM_PLUGIN_NAME "tcg-cache.so"
-/* Where the plugin goes for a boot with this initramfs: its directory. Caller frees. */
-char *vm_plugin_path(const char *initramfs);
 
 /*
  * The QEMU command line for one boot: the branch's boot settings, the
