@@ -330,3 +330,18 @@ write_new_gcc() {
 	EOF_GCC
 	chmod +x "$1/gcc"
 }
+
+# bp_in KIT WD ARGS...: mkseries backport on KIT's branch t, with the
+# work directory $TRASH_DIRECTORY/WD; its output in out, its errors in err.
+bp_in() {
+	k=$1 wd=$2 &&
+	shift 2 &&
+	(cd "$k" && mkseries backport --branch t --workdir "$TRASH_DIRECTORY/$wd" "$@" >../out 2>../err)
+}
+
+# bp KIT ARGS...: bp_in with the work directory wd-KIT.
+bp() {
+	k=$1 &&
+	shift &&
+	bp_in "$k" "wd-$k" "$@"
+}

@@ -72,13 +72,6 @@ make_kit5() {
 	ls "$1"/patches/s/0006-lib-fix-f3.patch
 }
 
-# bp KIT WD ARGS...: mkseries backport on KIT's branch t, out and err kept.
-bp() {
-	k=$1 wd=$2 &&
-	shift 2 &&
-	(cd "$k" && mkseries backport --branch t --workdir "$TRASH_DIRECTORY/$wd" "$@" >../out 2>../err)
-}
-
 test_expect_success 'setup: five patches and a fixup, a stable tree with three of their lines changed' '
 	make_up5 up5 &&
 	make_kit5 k-blobs up5 &&
@@ -97,7 +90,7 @@ test_expect_success 'setup: five patches and a fixup, a stable tree with three o
 '
 
 test_expect_success 'with the blobs: the first patch conflicts' '
-	test_expect_code 1 bp k-blobs wd-b &&
+	test_expect_code 1 bp_in k-blobs wd-b &&
 	cat out &&
 	test_grep "s 1/5 does not apply" out &&
 	test_grep "conflict  lib/f1.c" out &&
@@ -110,7 +103,7 @@ test_expect_success 'with the blobs: the first patch conflicts' '
 test_expect_success 'with the blobs: resolved, the third patch conflicts on the first one'"'"'s backport' '
 	tree=wd-b/t/backport/tree &&
 	seq 1 12 | sed -e "s/^/f1 line /" -e "s/^f1 line 5\$/f1 line 5 stable upstream/" >$tree/lib/f1.c &&
-	test_expect_code 1 bp k-blobs wd-b --continue &&
+	test_expect_code 1 bp_in k-blobs wd-b --continue &&
 	cat out err &&
 	test_grep "recorded patches/s/t/0001-$ID_P1-lib-change-f1.patch" out &&
 	test_grep "s 3/5 does not apply" out &&
@@ -124,7 +117,7 @@ test_expect_success 'with the blobs: resolved, the third patch conflicts on the 
 test_expect_success 'with the blobs: the fixup after the resolved third patch conflicts with its resolution' '
 	tree=wd-b/t/backport/tree &&
 	seq 1 12 | sed -e "s/^/f3 line /" -e "s/^f3 line 5\$/f3 line 5 stable upstream/" >$tree/lib/f3.c &&
-	test_expect_code 1 bp k-blobs wd-b --continue &&
+	test_expect_code 1 bp_in k-blobs wd-b --continue &&
 	cat out err &&
 	test_grep "recorded patches/s/t/0002-$ID_P3-lib-change-f3.patch" out &&
 	test_grep "s fixup 1/1 does not apply" out &&
@@ -138,12 +131,12 @@ test_expect_success 'with the blobs: the fixup resolved, the last patch conflict
 	seq 1 12 | sed -e "s/^/f3 line /" -e "s/^f3 line 5\$/f3 line 5 stable upstream/" \
 		-e "s/^f3 line 6\$/f3 line 6 fixed/" >$tree/lib/f3.c &&
 	rm -f $tree/lib/f3.c.rej $tree/lib/f3.c.rej.why &&
-	test_expect_code 1 bp k-blobs wd-b --continue &&
+	test_expect_code 1 bp_in k-blobs wd-b --continue &&
 	cat out err &&
 	test_grep "recorded patches/s/t/0003-$ID_X-lib-fix-f3.patch" out &&
 	test_grep "s 5/5 does not apply" out &&
 	test_grep "conflict  lib/f5.c" out &&
-	bp k-blobs wd-b --skip -m "f5 keeps the stable line" &&
+	bp_in k-blobs wd-b --skip -m "f5 keeps the stable line" &&
 	cat out err &&
 	test_grep "t: refs/heads/mkseries/.* -> " out &&
 	test_grep "\"t\": { skip: \"f5 keeps the stable line\" }" k-blobs/series.yaml &&
@@ -183,7 +176,7 @@ test_expect_success 'with the blobs: plain apply takes the recorded backports' '
 '
 
 test_expect_success 'without the blobs: the first patch is left in a .rej' '
-	test_expect_code 1 bp k-noblobs wd-n &&
+	test_expect_code 1 bp_in k-noblobs wd-n &&
 	cat out &&
 	test_grep "s 1/5 does not apply" out &&
 	test_grep "rejected  lib/f1.c (1 of 1 hunks in lib/f1.c.rej" out &&
@@ -194,7 +187,7 @@ test_expect_success 'without the blobs: the third patch, with two entries applie
 	tree=wd-n/t/backport/tree &&
 	sed -i "s/^f1 line 5 stable\$/f1 line 5 stable upstream/" $tree/lib/f1.c &&
 	rm $tree/lib/f1.c.rej $tree/lib/f1.c.rej.why &&
-	test_expect_code 1 bp k-noblobs wd-n --continue &&
+	test_expect_code 1 bp_in k-noblobs wd-n --continue &&
 	cat out err &&
 	! test_grep "cannot read tree" err &&
 	test_grep "recorded patches/s/t/0001-$ID_P1-lib-change-f1.patch" out &&
@@ -207,9 +200,9 @@ test_expect_success 'without the blobs: --status, then the fixup after the resol
 	tree=wd-n/t/backport/tree &&
 	sed -i "s/^f3 line 5 stable\$/f3 line 5 stable upstream/" $tree/lib/f3.c &&
 	rm $tree/lib/f3.c.rej $tree/lib/f3.c.rej.why &&
-	bp k-noblobs wd-n --status &&
+	bp_in k-noblobs wd-n --status &&
 	test_grep "nothing left to resolve" out &&
-	test_expect_code 1 bp k-noblobs wd-n --continue &&
+	test_expect_code 1 bp_in k-noblobs wd-n --continue &&
 	cat out err &&
 	! test_grep "cannot read tree" err &&
 	test_grep "recorded patches/s/t/0002-$ID_P3-lib-change-f3.patch" out &&
@@ -222,7 +215,7 @@ test_expect_success 'without the blobs: the fixup resolved, the last patch is re
 	tree=wd-n/t/backport/tree &&
 	sed -i "s/^f3 line 6\$/f3 line 6 fixed/" $tree/lib/f3.c &&
 	rm $tree/lib/f3.c.rej $tree/lib/f3.c.rej.why &&
-	test_expect_code 1 bp k-noblobs wd-n --continue &&
+	test_expect_code 1 bp_in k-noblobs wd-n --continue &&
 	cat out err &&
 	test_grep "recorded patches/s/t/0003-$ID_X-lib-fix-f3.patch" out &&
 	test_grep "s 5/5 does not apply" out &&
@@ -232,7 +225,7 @@ test_expect_success 'without the blobs: the fixup resolved, the last patch is re
 '
 
 test_expect_success 'without the blobs: --abort after three resolutions leaves the kit as it was' '
-	bp k-noblobs wd-n --abort &&
+	bp_in k-noblobs wd-n --abort &&
 	cat out err &&
 	test_grep "removed patches/s/t/0001-$ID_P1-lib-change-f1.patch" out &&
 	test_grep "aborted" out &&
@@ -244,17 +237,17 @@ test_expect_success 'without the blobs: --abort after three resolutions leaves t
 '
 
 test_expect_success 'without the blobs: --skip at the first patch, then the loop runs again to the end' '
-	test_expect_code 1 bp k-noblobs wd-n &&
+	test_expect_code 1 bp_in k-noblobs wd-n &&
 	test_grep "s 1/5 does not apply" out &&
-	test_expect_code 1 bp k-noblobs wd-n --skip -m "f1 stays" &&
+	test_expect_code 1 bp_in k-noblobs wd-n --skip -m "f1 stays" &&
 	cat out err &&
 	test_grep "s 3/5 does not apply" out &&
-	test_expect_code 1 bp k-noblobs wd-n --skip -m "f3 stays" &&
+	test_expect_code 1 bp_in k-noblobs wd-n --skip -m "f3 stays" &&
 	cat out err &&
 	test_grep "s 5/5 does not apply" out &&
 	(cd k-noblobs && mkseries plan --branch t >../plan) &&
 	test_grep "which is not applied on t" plan &&
-	bp k-noblobs wd-n --skip -m "f5 stays" &&
+	bp_in k-noblobs wd-n --skip -m "f5 stays" &&
 	cat out err &&
 	git -C up5 log --format=%s stable..$(kit_ref k-noblobs t) >log &&
 	printf "%s\n" "lib: change f4" "lib: change f2" >log.expect &&
@@ -268,14 +261,14 @@ kit_copy() {
 
 test_expect_success '--continue refuses a marker triple in a file the loop did not merge, not a lone marker or an underline' '
 	kit_copy k-mark k-b0 &&
-	test_expect_code 1 bp k-mark wd-mark &&
+	test_expect_code 1 bp_in k-mark wd-mark &&
 	tree=wd-mark/t/backport/tree &&
 	seq 1 12 | sed -e "s/^/f1 line /" -e "s/^f1 line 5\$/f1 line 5 stable upstream/" >$tree/lib/f1.c &&
 	printf "<<<<<<<\nmine\n=======\ntheirs\n>>>>>>>\n" >>$tree/lib/f2.c &&
 	printf "<<<<<<< only one\n" >>$tree/lib/f4.c &&
 	printf "More\n=======\n" >>$tree/doc/t.rst &&
 	printf "New\n=======\n\nText.\n" >$tree/doc/new.rst &&
-	test_expect_code 1 bp k-mark wd-mark --continue &&
+	test_expect_code 1 bp_in k-mark wd-mark --continue &&
 	cat err &&
 	test_grep "not resolved yet" err &&
 	test_grep "^lib/f2.c:13: conflict marker left$" err &&
@@ -285,31 +278,31 @@ test_expect_success '--continue refuses a marker triple in a file the loop did n
 	! test_grep "lib/f4.c" err &&
 	! test -d k-mark/patches/s/t &&
 	sed -i "/^<<<<<<<\$/,/^>>>>>>>\$/d" $tree/lib/f2.c &&
-	test_expect_code 1 bp k-mark wd-mark --continue &&
+	test_expect_code 1 bp_in k-mark wd-mark --continue &&
 	test_grep "recorded patches/s/t/0001-" out &&
 	test_grep "s 3/5 does not apply" out
 '
 
 test_expect_success 'the loop.s own markers count alone; --accept-markers takes a file.s markers as meant, and is kept' '
 	kit_copy k-acc k-b0 &&
-	test_expect_code 1 bp k-acc wd-acc &&
+	test_expect_code 1 bp_in k-acc wd-acc &&
 	tree=wd-acc/t/backport/tree &&
 	test_grep "^<<<<<<< tree$" $tree/lib/f1.c &&
 	sed -i "/^<<<<<<< tree\$/d" $tree/lib/f1.c &&
-	test_expect_code 1 bp k-acc wd-acc --continue &&
+	test_expect_code 1 bp_in k-acc wd-acc --continue &&
 	test_grep "^lib/f1.c:[0-9]*: conflict marker left$" err &&
-	test_expect_code 2 bp k-acc wd-acc --accept-markers lib/f1.c &&
-	test_expect_code 1 bp k-acc wd-acc --continue --accept-markers lib/nosuch.c &&
+	test_expect_code 2 bp_in k-acc wd-acc --accept-markers lib/f1.c &&
+	test_expect_code 1 bp_in k-acc wd-acc --continue --accept-markers lib/nosuch.c &&
 	test_grep "^error: --accept-markers .lib/nosuch.c.: not a file of the work tree .*wd-acc/t/backport/tree. (a path as --status shows it, e.g. mm/mremap.c)$" err &&
 	echo left >$tree/lib/f1.c.rej &&
-	test_expect_code 1 bp k-acc wd-acc --continue --accept-markers lib/f1.c &&
+	test_expect_code 1 bp_in k-acc wd-acc --continue --accept-markers lib/f1.c &&
 	test_grep "^the conflict markers in lib/f1.c are taken as meant$" out &&
 	test_grep "^lib/f1.c.rej: still there$" err &&
 	! test_grep "conflict marker" err &&
-	test_expect_code 1 bp k-acc wd-acc --status &&
+	test_expect_code 1 bp_in k-acc wd-acc --status &&
 	test_grep "^  accepted  lib/f1.c (its conflict markers are meant: --accept-markers)$" out &&
 	rm $tree/lib/f1.c.rej &&
-	test_expect_code 1 bp k-acc wd-acc --continue &&
+	test_expect_code 1 bp_in k-acc wd-acc --continue &&
 	test_grep "recorded patches/s/t/0001-" out &&
 	grep -c "^+>>>>>>> upstream patch$" k-acc/patches/s/t/0001-*.patch >n &&
 	echo 1 >n.expect &&
@@ -318,34 +311,34 @@ test_expect_success 'the loop.s own markers count alone; --accept-markers takes 
 
 test_expect_success 'the conflict-marker-size attribute of the work tree is honoured' '
 	kit_copy k-size k-b0 &&
-	test_expect_code 1 bp k-size wd-size &&
+	test_expect_code 1 bp_in k-size wd-size &&
 	tree=wd-size/t/backport/tree &&
 	seq 1 12 | sed -e "s/^/f1 line /" -e "s/^f1 line 5\$/f1 line 5 stable upstream/" >$tree/lib/f1.c &&
 	printf "%s\n" "lib/f2.c conflict-marker-size=9" "lib/f4.c conflict-marker-size=9" >$tree/.gitattributes &&
 	printf "<<<<<<<\nmine\n=======\ntheirs\n>>>>>>>\n" >>$tree/lib/f2.c &&
 	printf "<<<<<<<<< a\nmine\n=========\ntheirs\n>>>>>>>>> b\n" >>$tree/lib/f4.c &&
-	test_expect_code 1 bp k-size wd-size --continue &&
+	test_expect_code 1 bp_in k-size wd-size --continue &&
 	test_grep "^lib/f4.c:13: conflict marker left$" err &&
 	! test_grep "lib/f2.c" err &&
 	sed -i "/^<<<<<<<<< a\$/d" $tree/lib/f4.c &&
-	test_expect_code 1 bp k-size wd-size --continue &&
+	test_expect_code 1 bp_in k-size wd-size --continue &&
 	test_grep "recorded patches/s/t/0001-" out
 '
 
 test_expect_success 'the note says what the resolution did to each file: dropped, redone, added' '
 	kit_copy k-note k-nb0 &&
-	test_expect_code 1 bp k-note wd-note &&
+	test_expect_code 1 bp_in k-note wd-note &&
 	tree=wd-note/t/backport/tree &&
 	rm $tree/lib/f1.c.rej $tree/lib/f1.c.rej.why &&
 	sed -i "s/^f2 line 9\$/f2 line 9 for t/" $tree/lib/f2.c &&
-	test_expect_code 1 bp k-note wd-note --continue &&
+	test_expect_code 1 bp_in k-note wd-note --continue &&
 	grep "^\[ Back Porter" k-note/patches/s/t/0001-*.patch >note &&
 	echo "[ Back Porter: backported to t; lib/f1.c (dropped) lib/f2.c (added: not in the patch) ]" >note.expect &&
 	test_cmp note.expect note &&
 	test_grep "s 3/5 does not apply" out &&
 	sed -i "s/^f3 line 5 stable\$/f3 line 5 stable upstream/" $tree/lib/f3.c &&
 	rm $tree/lib/f3.c.rej $tree/lib/f3.c.rej.why &&
-	test_expect_code 1 bp k-note wd-note --continue &&
+	test_expect_code 1 bp_in k-note wd-note --continue &&
 	grep "^\[ Back Porter" k-note/patches/s/t/0002-*.patch >note &&
 	echo "[ Back Porter: backported to t; lib/f3.c (rejected hunks redone) ]" >note.expect &&
 	test_cmp note.expect note
@@ -353,13 +346,13 @@ test_expect_success 'the note says what the resolution did to each file: dropped
 
 test_expect_success '--status counts the hunks of the .rej and exits 0 only when nothing is left' '
 	kit_copy k-st k-nb0 &&
-	test_expect_code 1 bp k-st wd-st &&
-	test_expect_code 1 bp k-st wd-st --status &&
+	test_expect_code 1 bp_in k-st wd-st &&
+	test_expect_code 1 bp_in k-st wd-st --status &&
 	cat out &&
 	test_grep "rejected  lib/f1.c (1 of 1 hunks in lib/f1.c.rej" out &&
 	test_grep "^lib/f1.c.rej: still there" out &&
 	rm wd-st/t/backport/tree/lib/f1.c.rej wd-st/t/backport/tree/lib/f1.c.rej.why &&
-	bp k-st wd-st --status &&
+	bp_in k-st wd-st --status &&
 	test_grep "nothing left to resolve: --continue records it" out
 '
 
@@ -385,22 +378,22 @@ test_expect_success 'the loop is found without --branch; with two loops, each is
 
 test_expect_success '--skip without -m says that it needs a reason' '
 	kit_copy k-sk k-nb0 &&
-	test_expect_code 1 bp k-sk wd-sk &&
-	test_expect_code 2 bp k-sk wd-sk --skip &&
+	test_expect_code 1 bp_in k-sk wd-sk &&
+	test_expect_code 2 bp_in k-sk wd-sk --skip &&
 	test_grep "error: --skip needs the reason it records in series.yaml: --skip -m \"why\"" err &&
-	test_expect_code 1 bp k-sk wd-sk --status
+	test_expect_code 1 bp_in k-sk wd-sk --status
 '
 
 test_expect_success '--abort keeps the edits made to series.yaml during the loop' '
 	kit_copy k-ed k-nb0 &&
-	test_expect_code 1 bp k-ed wd-ed &&
+	test_expect_code 1 bp_in k-ed wd-ed &&
 	tree=wd-ed/t/backport/tree &&
 	sed -i "s/^f1 line 5 stable\$/f1 line 5 stable upstream/" $tree/lib/f1.c &&
 	rm $tree/lib/f1.c.rej $tree/lib/f1.c.rej.why &&
-	test_expect_code 1 bp k-ed wd-ed --continue &&
+	test_expect_code 1 bp_in k-ed wd-ed --continue &&
 	test_grep "\"t\": { file: patches/s/t/0001-" k-ed/series.yaml &&
 	sed -i "s/title: \"lib: five changes\"/title: \"lib: five changes, edited\"/" k-ed/series.yaml &&
-	bp k-ed wd-ed --abort &&
+	bp_in k-ed wd-ed --abort &&
 	cat out &&
 	test_grep "series.yaml: the loop.s decisions taken out, the edits made meanwhile kept" out &&
 	sed "s/title: \"lib: five changes\"/title: \"lib: five changes, edited\"/" yaml.orig >yaml.expect &&
@@ -410,12 +403,12 @@ test_expect_success '--abort keeps the edits made to series.yaml during the loop
 
 test_expect_success '--abort works on a series.yaml that no longer loads' '
 	kit_copy k-br k-nb0 &&
-	test_expect_code 1 bp k-br wd-br &&
-	test_expect_code 1 bp k-br wd-br --skip -m "f1 stays" &&
+	test_expect_code 1 bp_in k-br wd-br &&
+	test_expect_code 1 bp_in k-br wd-br --skip -m "f1 stays" &&
 	test_grep "\"t\": { skip: \"f1 stays\" }" k-br/series.yaml &&
 	echo "  - id: [broken" >>k-br/series.yaml &&
 	(cd k-br && test_must_fail mkseries plan --branch t >../out 2>../err) &&
-	bp k-br wd-br --abort &&
+	bp_in k-br wd-br --abort &&
 	cat err out &&
 	test_grep "warning: series.yaml does not load; --abort takes the loop.s changes out all the same" err &&
 	test_grep "aborted" out &&

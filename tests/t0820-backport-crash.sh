@@ -31,12 +31,6 @@ loop_at() {
 	printf "static long move_pteps(void)\n{\n\treturn 0;\n}\n" >"wd-$1/t/backport/tree/mm/mremap.c"
 }
 
-# bp NAME ARGS...: the loop of kit NAME.
-bp() {
-	k=$1 && shift &&
-	(cd "$k" && mkseries backport --branch t --workdir "$TRASH_DIRECTORY/wd-$k" "$@" >../out 2>../err)
-}
-
 # no_leftovers NAME: no temporary file in kit NAME, no worktree
 # registration, work tree or ref lock of its loop in the repository.
 no_leftovers() {

@@ -59,13 +59,6 @@ make_kit3() {
 	} >"$1/series.yaml"
 }
 
-# bp KIT ARGS...: mkseries backport on KIT's branch t, out and err kept.
-bp() {
-	k=$1 &&
-	shift &&
-	(cd "$k" && mkseries backport --branch t --workdir "$TRASH_DIRECTORY/wd-$k" "$@" >../out 2>../err)
-}
-
 # id FILE: the inode and modification time (to the nanosecond) of FILE.
 id() {
 	stat -c "%i %y" "$1"
