@@ -75,21 +75,25 @@ UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 DEPS = $(MKS_OBJ:.o=.d) $(patsubst tests/unit/%.c,$(B)/obj/tests/%.d,$(UNIT_SRC))
 
 # Manual pages: docs/man/<page>.<section>.scd, built with scdoc into
-# $(B)/man/, where `mkseries help` finds them next to the binary. `make`
-# builds them when scdoc is installed (make deps installs it); `make man`
-# and `make install` require it.
+# $(B)/man/man<section>/ (a tree man(1) reads: MANPATH=build/man), where
+# `mkseries help` finds them next to the binary. `make` builds them when
+# scdoc is installed (make deps installs it); `make man` and `make
+# install` require it.
 MAN_SRC = $(wildcard docs/man/*.scd)
-MAN_PAGES = $(patsubst docs/man/%.scd,$(B)/man/%,$(MAN_SRC))
+MAN_PAGES = $(foreach s,$(MAN_SRC),$(B)/man/man$(subst .,,$(suffix $(basename $(s))))/$(notdir $(basename $(s))))
 SCDOC := $(shell command -v scdoc 2>/dev/null)
 
 all: $(B)/mkseries $(B)/tcg-cache.so $(if $(SCDOC),$(MAN_PAGES))
 
 man: $(MAN_PAGES)
 
-$(B)/man/%: docs/man/%.scd
-	@test -n "$(SCDOC)" || { echo "scdoc is not installed: run make deps (or apt-get install scdoc)" >&2; exit 1; }
-	@mkdir -p $(dir $@)
-	scdoc <$< >$@+ && mv $@+ $@
+define MAN_RULE
+$(B)/man/man$(1)/%: docs/man/%.scd
+	@test -n "$$(SCDOC)" || { echo "scdoc is not installed: run make deps (or apt-get install scdoc)" >&2; exit 1; }
+	@mkdir -p $$(dir $$@)
+	scdoc <$$< >$$@+ && mv $$@+ $$@
+endef
+$(foreach n,1 5,$(eval $(call MAN_RULE,$(n))))
 
 $(B)/obj/%.o: tools/%.c
 	@mkdir -p $(dir $@)

@@ -19,11 +19,14 @@ test_expect_success 'every command has a page, built next to the binary' '
 	test $(wc -l <pages) -ge 12 &&
 	while read -r cmd; do
 		test -f "$MAN_SRC/mkseries-$cmd.1.scd" &&
-		test -s "$MAN_OUT/mkseries-$cmd.1" ||
+		test -s "$MAN_OUT/man1/mkseries-$cmd.1" ||
 		{ echo "no manual page for $cmd"; return 1; }
 	done <pages &&
-	test -s "$MAN_OUT/mkseries.1" &&
-	test -s "$MAN_OUT/mkseries-kit.5"
+	test -s "$MAN_OUT/man1/mkseries.1" &&
+	test -s "$MAN_OUT/man5/mkseries-kit.5" &&
+	# a tree man(1) reads as it is
+	MANPATH="$MAN_OUT" MANPAGER=cat MANWIDTH=80 man mkseries-kit >kit.man &&
+	test_grep "series.yaml" kit.man
 '
 
 test_expect_success 'every page builds with scdoc, no warning' '
@@ -92,6 +95,40 @@ test_expect_success 'without man, help says so and names --help' '
 	(PATH=$PWD/nobin && export PATH && test_expect_code 1 "$MKSERIES_BIN" help apply 2>err) &&
 	test_grep "cannot run man to show mkseries-apply(1)" err &&
 	test_grep "'"'"'mkseries apply --help'"'"' lists its options" err
+'
+
+# check_doc_refs DIR: each `docs/NAME.md, "Title"` or `README.md, "Title"`
+# written in DIR's files names a file of the checkout with a heading that
+# starts with Title (a title may go on past a line's end); the ones that
+# do not are printed, and the check fails.
+check_doc_refs() {
+	grep -rhoE '(docs/[a-z-]+[.]md|README[.]md), \\?"[^"\\]+' "$1" |
+	sed -E 's/, \\?"/|/' | sort -u >doc-refs &&
+	test -s doc-refs &&
+	bad=0 &&
+	while IFS="|" read -r file title; do
+		if ! test -f "$SRC_DIR/$file" ||
+		   ! sed -n "s/^#* //p" "$SRC_DIR/$file" |
+		     awk -v t="$title" "index(\$0, t) == 1 { found = 1 } END { exit !found }"; then
+			echo "no section \"$title\" in $file" &&
+			bad=1
+		fi
+	done <doc-refs &&
+	test $bad = 0
+}
+
+test_expect_success 'every section of the docs the sources point to is there' '
+	check_doc_refs "$SRC_DIR/tools/mkseries" >missing &&
+	test_must_be_empty missing &&
+	test_grep "docs/kit.md|The kit: series.yaml" doc-refs &&
+	test_grep "docs/gitlab-ci.md|The matrix on GitLab CI" doc-refs
+'
+
+test_expect_success 'the check finds a pointer to a section that moved' '
+	mkdir -p moved &&
+	printf "/* see README.md, \"The kit: series.yaml\" */\n" >moved/a.c &&
+	test_must_fail check_doc_refs moved >missing &&
+	test_grep "no section \"The kit: series.yaml\" in README.md" missing
 '
 
 test_expect_success 'setup: a kit with two branches, variants and series' '

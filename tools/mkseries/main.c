@@ -68,7 +68,7 @@ static void unknown_command(const char *cmd)
 
 /*
  * The manual page `page` in section `section`: the one built next to this
- * binary (build/man/ in a source tree) when it is there, so that `mkseries
+ * binary (build/man/man<section>/ in a source tree) when it is there, so that `mkseries
  * help` in a checkout shows that checkout's pages, else the installed one,
  * as man(1) finds it. Returns only when man cannot be run.
  */
@@ -84,7 +84,7 @@ static int show_manual(const char *page, const char *section)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			strbuf_addf(&local, "%s/man/%s.%s", exe, page, section);
+			strbuf_addf(&local, "%s/man/man%s/%s.%s", exe, section, page, section);
 			if (!access(local.buf, R_OK)) {
 				argv[1] = "-l";
 				argv[2] = local.buf;
@@ -114,7 +114,7 @@ static int cmd_help(int argc, const char **argv)
 	if (!strcmp(argv[1], "kit")) {
 		ret = show_manual("mkseries-kit", "5");
 		if (ret)
-			fprintf(stderr, "hint: README.md, \"The kit: series.yaml\", has the same\n");
+			fprintf(stderr, "hint: docs/kit.md, \"The kit: series.yaml\", has the same\n");
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(commands); i++)

@@ -17,7 +17,7 @@ enum plan_action {
 	/*
 	 * a stable commit of the branch says it is this entry's upstream
 	 * commit, and the tree has only part of its change: apply refuses
-	 * until series.yaml decides (README "Stable backports")
+	 * until series.yaml decides (docs/apply.md, "Stable backports")
 	 */
 	PLAN_PARTIAL,
 };

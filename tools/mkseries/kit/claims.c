@@ -1,4 +1,4 @@
-/* kit/claims.c: performance claims and verdict settings, in series.yaml and the kernel files (README, "Verdicts"). */
+/* kit/claims.c: performance claims and verdict settings, in series.yaml and the kernel files (docs/verdicts.md, "Verdicts"). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>

@@ -28,7 +28,7 @@ struct kit_series;
 
 /*
  * A performance claim (`claims:` of a series, of a kernel file for its
- * kit cell, or of a declared variant; README "Verdicts"): metric
+ * kit cell, or of a declared variant; docs/verdicts.md, "Verdicts"): metric
  * CASE.NAME of the cell it is checked on is better or worse than another
  * cell's by at least `value` per cent and beyond the spread, or its mean
  * is above or below `value`.
@@ -175,7 +175,7 @@ struct kernel_variant {
 };
 
 /*
- * What a branch is (`kind:` in its kernel file; README "Kernels"):
+ * What a branch is (`kind:` in its kernel file; docs/kit.md, "The kit: kernels/<branch>.yaml"):
  * stable takes fixes only, as the upstream stable rules say; distro also
  * takes performance work whose gain a claim shows on that branch and
  * whose costs are declared (patches/NOTES.md, "Policy").

@@ -68,7 +68,7 @@ static const char header[] =
 	"# reports (`mkseries report --merge`) into JUnit, markdown, HTML and text,\n"
 	"# and fails when the merged verdict fails. Use it as .gitlab-ci.yml or as\n"
 	"# a child pipeline (trigger: include: artifact). Set the variables below\n"
-	"# for your site; README.md, \"The matrix on GitLab CI\", says how.\n";
+	"# for your site; docs/gitlab-ci.md, \"The matrix on GitLab CI\", says how.\n";
 
 struct emitter {
 	yaml_emitter_t e;
@@ -230,7 +230,7 @@ static void emit_cell(struct emitter *em, const struct plan_cell *c)
 	value(em, name);
 	open_node(em, MAPPING, 0);
 	job_common(em, "cells");
-	/* Cells do not wait for each other: the merge compares them (README). */
+	/* Cells do not wait for each other: the merge compares them (docs/gitlab-ci.md). */
 	key(em, "needs");
 	open_node(em, SEQUENCE, 1);
 	close_node(em, SEQUENCE);

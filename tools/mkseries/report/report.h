@@ -85,7 +85,7 @@ char *plan_cell_report_name(const char *branch, const char *variant);
 char *plan_cells_list(const struct plan_cell *cells, size_t nr);
 
 /*
- * The fan-out plan as a GitLab CI pipeline (README, "The matrix on GitLab
+ * The fan-out plan as a GitLab CI pipeline (docs/gitlab-ci.md, "The matrix on GitLab
  * CI"): a job per cell of plan_cells() and a job that merges their
  * reports. Every value that comes from the kit reaches the YAML quoted
  * and the jobs' shells only through variables: the script lines are the

@@ -105,7 +105,7 @@ const char *timing_words(enum timing_kind t, int terse);
 /* Whether numbers in this kind of time may fail a run (hardware, instruction-paced, modelled). */
 int timing_counts(enum timing_kind t);
 
-/* Where a claim comes from: it decides the cells it is checked on (README, "Verdicts"). */
+/* Where a claim comes from: it decides the cells it is checked on (docs/verdicts.md, "Verdicts"). */
 enum claim_origin {
 	CLAIM_OF_SERIES,	/* series.yaml: the kit where it is applied; above/below also where present */
 	CLAIM_OF_BRANCH,	/* kernels/<branch>.yaml: its kit cell */

@@ -8,7 +8,7 @@
 #include "results/results.h"
 
 /*
- * The rule for calling a performance change (README, "Verdicts"):
+ * The rule for calling a performance change (docs/verdicts.md, "Verdicts"):
  * both sides have at least VERDICT_MIN_SAMPLES samples, Welch's t-test
  * gives p < VERDICT_ALPHA, and |%change| reaches the larger of the
  * threshold (the kit's `verdicts: { threshold: N% }`, by default
@@ -167,7 +167,7 @@ int branch_passed(const struct branch_result *b);
 int results_failed(const struct run_results *r);
 
 /* ------------------------------------------------------------------ */
-/* Performance claims (README, "Verdicts") */
+/* Performance claims (docs/verdicts.md, "Verdicts") */
 
 enum claim_outcome {
 	CLAIM_NOT_CHECKED = 0,	/* emulated time, a metric missing or skipped, nothing to compare with */
@@ -206,7 +206,7 @@ void claim_judge_stats(struct claim_verdict *out, enum claim_kind kind, double v
 		       enum ktap_direction dir, const struct sample_stats *cell,
 		       const struct sample_stats *other);
 
-/* Whether claim cl of b is checked on cell c (README, "Verdicts": where claims are checked). */
+/* Whether claim cl of b is checked on cell c (docs/verdicts.md, "Verdicts": where claims are checked). */
 int claim_applies(const struct branch_result *b, const struct cell_result *c, const struct claim *cl);
 
 /*
