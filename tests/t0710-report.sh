@@ -294,8 +294,22 @@ test_expect_success 'usage errors exit 2; a branch never run exits 1' '
 	test_grep "unknown report format .yaml." err &&
 	test_expect_code 2 mkseries report --merge --branch t base.json 2>err &&
 	(cd kit && test_expect_code 1 mkseries report --workdir ../nowhere 2>../err) &&
-	test_grep "t: no results recorded (run: mkseries run --branch t)" err &&
-	test_grep "error: no results recorded" err
+	# said once, with the command that records them
+	grep "no results" err >said &&
+	echo "error: no results recorded for '"'"'t'"'"' (run: mkseries run --branch t)" >said.expect &&
+	test_cmp said.expect said &&
+	# two branches: each named, then the error
+	rm -rf kit2 &&
+	cp -R kit kit2 &&
+	sed "s/^name: t\$/name: u/" kit2/kernels/t.yaml >kit2/kernels/u.yaml &&
+	(cd kit2 && test_expect_code 1 mkseries report --all --workdir ../nowhere 2>../err) &&
+	cat >said.expect <<-\EOF &&
+	t: no results recorded (run: mkseries run --branch t)
+	u: no results recorded (run: mkseries run --branch u)
+	error: no results recorded for any of the 2 branches
+	EOF
+	grep "no results" err >said &&
+	test_cmp said.expect said
 '
 
 test_done

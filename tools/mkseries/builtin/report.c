@@ -46,8 +46,10 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 		if (r < 0) {
 			ret = 1;
 		} else if (!r) {
-			fprintf(stderr, "%s: no results recorded (run: mkseries run --branch %s)\n",
-				sel[i]->name, sel[i]->name);
+			/* one branch alone is said once, below */
+			if (nr > 1)
+				fprintf(stderr, "%s: no results recorded (run: mkseries run --branch %s)\n",
+					sel[i]->name, sel[i]->name);
 		} else {
 			results_mark_stale(&one.branches[0], &kit, sel[i], dir);
 			results_merge(res, &one);
@@ -57,8 +59,11 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 		free(dir);
 	}
 	if (!found && !ret) {
-		error("no results recorded%s%s%s", branch ? " for '" : "", branch ? branch : "",
-		      branch ? "'" : "");
+		if (nr == 1)
+			error("no results recorded for '%s' (run: mkseries run --branch %s)",
+			      sel[0]->name, sel[0]->name);
+		else
+			error("no results recorded for any of the %zu branches", nr);
 		ret = 1;
 	}
 	/* The claims and thresholds are the kit's as it is now, like the verdicts. */
