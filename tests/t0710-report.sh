@@ -110,6 +110,8 @@ test_expect_success 'the fan-out pieces of a fixture merge' '
 		"$DATA/cell-6.12-kit.json" >out 2>err &&
 	test_grep "^6.12 base " out &&
 	test_grep "^6.12 kit " out &&
+	# the other called change is an improvement, and says so
+	test_grep "^6.12 kit .*+23.8% perf_loop.us_per_iteration (worse) +1 better\$" out &&
 	test_must_be_empty err
 '
 

@@ -39,7 +39,7 @@ test_expect_success 'the page: matrices, claims, a chart per metric, all escaped
 	test_grep "^<!DOCTYPE html>" page.html &&
 	test_grep "<table id=\"series\">" page.html &&
 	test_grep "<th scope=\"row\">mremap-pte-batch</th><td class=\"warn\">skipped</td><td class=\"bad\">conflict</td><td class=\"ok\">applied</td>" page.html &&
-	test_grep "<th scope=\"row\">6.12 kit</th>.*+23.8% perf_loop.us_per_iteration (worse) +1 more" page.html &&
+	test_grep "<th scope=\"row\">6.12 kit</th>.*+23.8% perf_loop.us_per_iteration (worse) +1 better" page.html &&
 	test_grep "<th scope=\"row\">6.12 no-fix</th>" page.html &&
 	test_grep "<li>5.10 kit: build: mm/mremap.c:312:17: error: implicit declaration" page.html &&
 	test_grep "<span class=\"word ok\">held</span>6.12 kit: series mremap-pte-batch: mremap_pud_timing.move_1g_pud_aligned better by 50% than base (&quot;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quoted&quot;&quot;): held: -92.5% against base (kit 61.40, base 817 us)" page.html &&

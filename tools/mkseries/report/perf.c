@@ -517,7 +517,7 @@ int run_claim_next(const struct run_results *r, struct claim_walk *w)
 void perf_notable(struct strbuf *sb, const struct branch_comparison *bc)
 {
 	const struct metric_row *best = NULL;
-	size_t i, called = 0;
+	size_t i, worse = 0, better = 0;
 
 	if (!bc->comparable) {
 		strbuf_addstr(sb, bc->kit && bc->kit->nr_metrics && bc->nr ? "not compared" : "-");
@@ -532,7 +532,10 @@ void perf_notable(struct strbuf *sb, const struct branch_comparison *bc)
 
 		if (r->v.call != PERF_REGRESSION && r->v.call != PERF_IMPROVEMENT)
 			continue;
-		called++;
+		if (r->v.call == PERF_REGRESSION)
+			worse++;
+		else
+			better++;
 		/* Regressions first, then the largest change. */
 		if (!best || (r->v.call == PERF_REGRESSION && best->v.call != PERF_REGRESSION) ||
 		    (r->v.call == best->v.call && fabs(r->v.change_pct) > fabs(best->v.change_pct)))
@@ -544,6 +547,13 @@ void perf_notable(struct strbuf *sb, const struct branch_comparison *bc)
 	}
 	strbuf_addf(sb, "%+.1f%% %s (%s)", best->v.change_pct, metric_label(best->kit),
 		    best->v.call == PERF_REGRESSION ? "worse" : "better");
-	if (called > 1)
-		strbuf_addf(sb, " +%zu more", called - 1);
+	/* the others, each kind named: "+1 more" after a regression could be either */
+	if (best->v.call == PERF_REGRESSION)
+		worse--;
+	else
+		better--;
+	if (worse)
+		strbuf_addf(sb, " +%zu worse", worse);
+	if (better)
+		strbuf_addf(sb, " +%zu better", better);
 }
