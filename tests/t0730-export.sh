@@ -322,7 +322,13 @@ test_expect_success 'refused: an output directory that is not empty; no identity
 	mkdir nohome &&
 	(cd kit && HOME=$TRASH_DIRECTORY/nohome XDG_CONFIG_HOME=$TRASH_DIRECTORY/nohome \
 		test_expect_code 2 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
-	test_grep "who are you? set user.name and user.email" err &&
+	test_grep "^error: no user.name: mkseries signs off backports in your name: git config --global user.name .Your Name. && git config --global user.email you@example.org$" err &&
+	! test -e w &&
+	# a name and no address: the address is what is missing
+	printf "[user]\n\tname = Only Name\n" >nohome/.gitconfig &&
+	(cd kit && HOME=$TRASH_DIRECTORY/nohome XDG_CONFIG_HOME=$TRASH_DIRECTORY/nohome \
+		test_expect_code 2 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
+	test_grep "^error: no user.email: mkseries signs off backports in your name" err &&
 	! test -e w
 '
 

@@ -44,11 +44,11 @@ test_expect_success 'setup: a kit that runs' '
 test_expect_success 'an apply that cannot run (no git identity) keeps why, and report shows it' '
 	(cd kit && HOME="$TRASH_DIRECTORY/nobody" test_must_fail \
 		mkseries run --branch t --workdir ../work >../out 2>../err) &&
-	test_grep "^t: apply: FAILED apply could not run: who are you? set user.name and user.email" out &&
-	test_grep "^error: who are you?" err &&
-	test_grep "^evidence=apply could not run: who are you?" work/t/state/run.apply &&
+	test_grep "^t: apply: FAILED apply could not run: no user.name: mkseries signs off backports in your name: git config --global user.name" out &&
+	test_grep "^error: no user.name: " err &&
+	test_grep "^evidence=apply could not run: no user.name: " work/t/state/run.apply &&
 	report_all &&
-	cause_everywhere "apply could not run: who are you? set user.name and" &&
+	cause_everywhere "apply could not run: no user.name: mkseries signs off" &&
 	test_grep ! "see the error" report.text
 '
 

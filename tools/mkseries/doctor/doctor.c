@@ -165,10 +165,7 @@ static void check_identity(struct doctor *d)
 		    "git config --file ~/.gitconfig user.email you@example.org",
 		    gn, ge, ln ? "email" : "name");
 	else
-		add(d, DOCTOR_MISSING, "git identity",
-		    "no user.%s: mkseries signs off backports in your name: "
-		    "git config --global user.name 'Your Name' && "
-		    "git config --global user.email you@example.org",
+		add(d, DOCTOR_MISSING, "git identity", "no user.%s: " GIT_IDENTITY_HOWTO,
 		    ln || gn ? "email" : "name");
 	free(ln);
 	free(le);

@@ -260,9 +260,17 @@ int backporter_signature(git_signature **out, git_repository *repo)
 {
 	int err = git_signature_default(out, repo);
 
-	if (err == GIT_ENOTFOUND)
-		return error("who are you? set user.name and user.email with git config: "
-			     "mkseries signs off backports in your name");
+	if (err == GIT_ENOTFOUND) {
+		git_config *cfg = NULL;
+		git_config_entry *e = NULL;
+		int has_name = !git_repository_config_snapshot(&cfg, repo) &&
+			       !git_config_get_entry(&e, cfg, "user.name") && *e->value;
+
+		git_config_entry_free(e);
+		git_config_free(cfg);
+		git_error_clear();
+		return error("no user.%s: " GIT_IDENTITY_HOWTO, has_name ? "email" : "name");
+	}
 	if (err < 0)
 		return gitutil_error(err, "cannot read user.name/user.email");
 	return 0;

@@ -61,7 +61,18 @@ int ref_locked_error(git_repository *repo, const char *refname);
 int ref_update(git_repository *repo, const char *refname, const git_oid *target,
 	       const git_oid *expected, int force, const char *log_message);
 
-/* The backporter's signature from git config (user.name, user.email). */
+/*
+ * What follows "no user.name: " (or user.email) wherever mkseries finds
+ * no git identity: why it needs one and the commands that set it.
+ */
+#define GIT_IDENTITY_HOWTO "mkseries signs off backports in your name: " \
+	"git config --global user.name 'Your Name' && " \
+	"git config --global user.email you@example.org"
+
+/*
+ * The backporter's signature from git config (user.name, user.email).
+ * Without one: "no user.name: " GIT_IDENTITY_HOWTO, printed, and -1.
+ */
 int backporter_signature(git_signature **out, git_repository *repo);
 
 /* The first 12 hex digits of oid into buf (at least 13 bytes); returns buf. */
