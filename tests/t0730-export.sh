@@ -233,6 +233,23 @@ test_expect_success 'quilt: quilt push -a on the base gives the applied tree' '
 	test_cmp applied.tree quilt.tree
 '
 
+test_expect_success 'quilt: the README recipe adds them to a package that has patches of its own' '
+	mkdir -p pkg/debian/patches/debian &&
+	printf "%s\n" "--- a/OWN" "+++ b/OWN" "@@ -0,0 +1 @@" "+ours" \
+		>pkg/debian/patches/debian/own.patch &&
+	echo debian/own.patch >pkg/debian/patches/series &&
+	git -C linux archive $BASE | tar -x -C pkg &&
+	(cd pkg && cp -r ../debian-patches/*/ debian/patches/ &&
+	 cat ../debian-patches/series >>debian/patches/series &&
+	 QUILT_PATCHES=debian/patches quilt push -a -q >../quilt.out) &&
+	test_grep "^Now at patch debian/patches/features/all/mm-a-tuning-of-our-own.patch\$" quilt.out &&
+	echo ours >own.expect &&
+	test_cmp own.expect pkg/OWN &&
+	rm -rf pkg/debian pkg/.pc pkg/OWN &&
+	tree_of pkg >pkg.tree &&
+	test_cmp applied.tree pkg.tree
+'
+
 test_expect_success 'rpm: patch files and PatchNNNN lines; rpmbuild -bp gives the applied tree' '
 	(cd kit && mkseries export --branch 1.0 --format rpm --workdir ../work -o ../rpm/SOURCES >../out) &&
 	grep "^Patch" rpm/SOURCES/patches.spec >lines &&
