@@ -207,6 +207,25 @@ test_expect_success 'completion: branches, variants of the branch, series, forma
 	echo kit >expect && test_cmp expect out
 '
 
+test_expect_success 'completion: subcommands, mm-regress cases, claimed metrics, other kits' '
+	complete_words mkseries series "" >out &&
+	echo add >expect && test_cmp expect out &&
+	complete_words mkseries ci "" >out &&
+	echo gitlab >expect && test_cmp expect out &&
+	complete_words mkseries bisect --branch t --case mremap_pu >out &&
+	printf "mremap_pud\nmremap_pud_time\n" >expect && test_cmp expect out &&
+	# the kit of this repository makes claims
+	complete_words mkseries --kit "$SRC_DIR" bisect --branch 6.12 --claim "" >out &&
+	mkseries --kit "$SRC_DIR" --list=claims >claims &&
+	test_grep "^realloc_rate.calls_per_sec\$" claims &&
+	sort claims >expect &&
+	test_cmp expect out &&
+	mkdir -p cache/mkseries/work/kit-00000000 &&
+	(cd kit && XDG_CACHE_HOME=$TRASH_DIRECTORY/cache \
+		complete_words mkseries gc --drop "" >../out) &&
+	echo kit-00000000 >expect && test_cmp expect out
+'
+
 test_expect_success 'make install: the binary, the pages and the completion' '
 	make -s -C "$SRC_DIR" install DESTDIR="$PWD/stage" PREFIX=/usr >make.out 2>&1 &&
 	test -x stage/usr/bin/mkseries &&

@@ -5,6 +5,14 @@
 # (`mkseries --list=cmds`, `mkseries CMD --help`), branches, variants and
 # series from the kit (`mkseries --list=...`), so they never go stale.
 
+# The subcommands a command's --help shows in its usage lines ("add" of
+# "usage: mkseries series add ...").
+_mkseries_subcommands()
+{
+	"$1" "$2" --help 2>/dev/null |
+		sed -n "s/^ *\(usage\|or\): mkseries $2 \([a-z][a-z-]*\).*/\2/p" | sort -u
+}
+
 # The options a command's --help lists, one word each: "--branch -b ...".
 _mkseries_options()
 {
@@ -25,16 +33,16 @@ _mkseries()
 		cword=$COMP_CWORD
 	fi
 
-	local bin=${words[0]} cmd= branch= i
+	local bin=${words[0]} cmd= sub= branch= i
 	local -a kit=()
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
 		--kit) kit=(--kit "${words[i+1]}"); ((i++)) ;;
 		--kit=*) kit=("${words[i]}") ;;
-		-b | --branch) branch=${words[i+1]} ;;
+		-b | --branch) branch=${words[i+1]}; ((i++)) ;;
 		--branch=*) branch=${words[i]#--branch=} ;;
 		-*) ;;
-		*) [[ -z $cmd ]] && cmd=${words[i]} ;;
+		*) if [[ -z $cmd ]]; then cmd=${words[i]}; elif [[ -z $sub ]]; then sub=${words[i]}; fi ;;
 		esac
 	done
 
@@ -70,6 +78,16 @@ _mkseries()
 	--accel)
 		COMPREPLY=($(compgen -W "auto kvm tcg" -- "$cur"))
 		return ;;
+	--case)
+		# the cases of the mm-regress mkseries carries
+		COMPREPLY=($(compgen -W "$("$bin" regress --list 2>/dev/null)" -- "$cur"))
+		return ;;
+	--claim)
+		COMPREPLY=($(compgen -W "$("$bin" "${kit[@]}" --list=claims 2>/dev/null)" -- "$cur"))
+		return ;;
+	--drop)
+		COMPREPLY=($(compgen -W "$("$bin" "${kit[@]}" --list=kits 2>/dev/null)" -- "$cur"))
+		return ;;
 	esac
 
 	# Values given after "=" only (an optional value never takes the next word).
@@ -95,6 +113,10 @@ _mkseries()
 	if [[ $cur == -* ]]; then
 		[[ $cmd == help ]] && return
 		COMPREPLY=($(compgen -W "$(_mkseries_options "$bin" "$cmd") --no-progress" -- "$cur"))
+		return
+	fi
+	if [[ -z $sub && ($cmd == series || $cmd == ci) ]]; then
+		COMPREPLY=($(compgen -W "$(_mkseries_subcommands "$bin" "$cmd")" -- "$cur"))
 		return
 	fi
 	case $cmd in

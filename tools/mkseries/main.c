@@ -130,35 +130,89 @@ static int cmd_help(int argc, const char **argv)
 	return ret;
 }
 
+/* Each claim's CASE.NAME in `v`, once. */
+static void push_claims(struct strvec *v, const struct kit_claim *c, size_t nr)
+{
+	size_t i, j;
+
+	for (i = 0; i < nr; i++) {
+		char *m = xstrfmt("%s.%s", c[i].case_name, c[i].metric);
+
+		for (j = 0; j < v->nr && strcmp(v->v[j], m); j++)
+			;
+		if (j == v->nr)
+			strvec_push(v, m);
+		free(m);
+	}
+}
+
+/* The metrics the kit's claims name (series, kernel files, variants), for bisect --claim. */
+static void list_claims(const struct kit *kit)
+{
+	struct strvec v = STRVEC_INIT;
+	size_t i, j;
+
+	for (i = 0; i < kit->nr_series; i++)
+		push_claims(&v, kit->series[i].claims, kit->series[i].nr_claims);
+	for (i = 0; i < kit->nr_branches; i++) {
+		const struct kernel_branch *b = &kit->branches[i];
+
+		push_claims(&v, b->claims, b->nr_claims);
+		for (j = 0; j < b->nr_variants; j++)
+			push_claims(&v, b->variants[j].claims, b->variants[j].nr_claims);
+	}
+	for (i = 0; i < v.nr; i++)
+		puts(v.v[i]);
+	strvec_clear(&v);
+}
+
 /*
  * `mkseries --list=WHAT`: names one a line, for scripts and the bash
- * completion (contrib/completion/mkseries.bash): the commands, or the
- * kit's branches, variants (BRANCH/VARIANT, base and kit included) or
- * series.
+ * completion (contrib/completion/mkseries.bash): the commands; the
+ * kit's branches, variants (BRANCH/VARIANT, base and kit included),
+ * series or the metrics its claims name (CASE.NAME); or the other kits
+ * the cache holds (gc --drop).
  */
 static int list_names(const char *what)
 {
+	static const char *const whats[] = { "cmds", "branches", "variants", "series", "claims",
+					     "kits" };
 	struct kit kit = KIT_INIT;
 	size_t i, j;
+	char *yaml;
 
+	for (i = 0; i < ARRAY_SIZE(whats) && strcmp(what, whats[i]); i++)
+		;
+	if (i == ARRAY_SIZE(whats)) {
+		error("--list: '%s' is not one of cmds, branches, variants, series, claims, kits",
+		      shown(what));
+		return MKS_ECONFIG;
+	}
 	if (!strcmp(what, "cmds")) {
 		for (i = 0; i < ARRAY_SIZE(commands); i++)
 			puts(commands[i].name);
 		puts("help");
 		return 0;
 	}
-	if (strcmp(what, "branches") && strcmp(what, "variants") && strcmp(what, "series")) {
-		error("--list: '%s' is not one of cmds, branches, variants, series", shown(what));
-		return MKS_ECONFIG;
+	if (!strcmp(what, "kits")) {
+		/* outside a kit, every kit of the cache */
+		yaml = path_join(kit_dir(), "series.yaml");
+		i = file_exists(yaml) && !kit_open(&kit);
+		free(yaml);
+		gc_list_kits(i ? kit_id(&kit) : NULL);
+		kit_release(&kit);
+		return 0;
 	}
 	if (kit_open(&kit))
 		return MKS_ECONFIG;
+	if (!strcmp(what, "claims"))
+		list_claims(&kit);
 	if (!strcmp(what, "series")) {
 		for (i = 0; i < kit.nr_series; i++)
 			if (kit.series[i].id)
 				puts(kit.series[i].id);
 	}
-	for (i = 0; i < kit.nr_branches && strcmp(what, "series"); i++) {
+	for (i = 0; i < kit.nr_branches && (!strcmp(what, "branches") || !strcmp(what, "variants")); i++) {
 		const struct kernel_branch *b = &kit.branches[i];
 
 		if (!strcmp(what, "branches")) {

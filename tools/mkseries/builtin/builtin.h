@@ -18,6 +18,12 @@ int cmd_doctor(int argc, const char **argv);
 int cmd_ci(int argc, const char **argv);
 int cmd_series(int argc, const char **argv);
 int cmd_gc(int argc, const char **argv);
+/*
+ * `mkseries --list=kits`: the ids of the kits the cache holds work
+ * directories or refs of, one a line, but `current` (may be NULL): what
+ * gc --drop takes.
+ */
+int gc_list_kits(const char *current);
 int cmd_bisect(int argc, const char **argv);
 
 #endif

@@ -380,6 +380,55 @@ static void show_drops(const struct gc *gc, int pruned, const char *repo_path)
 		       "'git --git-dir %s gc --prune=now'\n", format_bytes(gc->drop_bytes), repo_path);
 }
 
+/* Free what a scan of the cache found. */
+static void gc_release(struct gc *gc)
+{
+	size_t i;
+
+	for (i = 0; i < gc->nr; i++) {
+		free(gc->kits[i].id);
+		free(gc->kits[i].dir);
+	}
+	free(gc->kits);
+	strvec_clear(&gc->drop_paths);
+	strvec_clear(&gc->drop_why);
+	strvec_clear(&gc->drop_refs);
+	strvec_clear(&gc->keep_debs);
+	free(gc->cache);
+}
+
+int gc_list_kits(const char *current)
+{
+	struct gc gc = { .drop_paths = STRVEC_INIT, .drop_why = STRVEC_INIT,
+			 .drop_refs = STRVEC_INIT, .keep_debs = STRVEC_INIT };
+	git_repository *repo = NULL;
+	char *repo_path, *work;
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+
+	if (!(gc.cache = mks_cache_dir()))
+		return 0;
+	repo_path = path_join(gc.cache, "linux.git");
+	if (dir_exists(repo_path) && !repo_open(&repo, repo_path, 0))
+		scan_repo(&gc, repo);
+	/* the names alone: the sizes scan_work() adds up take long on kernel trees */
+	work = path_join(gc.cache, "work");
+	for (d = opendir(work); d && (de = readdir(d));)
+		if (de->d_name[0] != '.')
+			find_kit(&gc, de->d_name, 1);
+	if (d)
+		closedir(d);
+	for (i = 0; i < gc.nr; i++)
+		if (!current || strcmp(current, gc.kits[i].id))
+			puts(gc.kits[i].id);
+	git_repository_free(repo);
+	free(work);
+	free(repo_path);
+	gc_release(&gc);
+	return 0;
+}
+
 int cmd_gc(int argc, const char **argv)
 {
 	struct strvec named = STRVEC_INIT;
@@ -445,19 +494,10 @@ int cmd_gc(int argc, const char **argv)
 	show_drops(&gc, do_prune, repo_path);
 cleanup:
 	ret = mks_exit_status(ret);
-	for (i = 0; i < gc.nr; i++) {
-		free(gc.kits[i].id);
-		free(gc.kits[i].dir);
-	}
-	free(gc.kits);
-	strvec_clear(&gc.drop_paths);
-	strvec_clear(&gc.drop_why);
-	strvec_clear(&gc.drop_refs);
-	strvec_clear(&gc.keep_debs);
+	gc_release(&gc);
 	strvec_clear(&named);
 	git_repository_free(repo);
 	kit_release(&kit);
 	free(repo_path);
-	free(gc.cache);
 	return ret;
 }
