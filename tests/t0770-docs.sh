@@ -60,6 +60,16 @@ test_expect_success 'every option of each command'"'"'s --help is in its page' '
 	test_must_be_empty missing
 '
 
+test_expect_success '-m means one thing in every command: backport'"'"'s --message' '
+	grep -v "^help\$" pages >cmds.m &&
+	while read -r cmd; do
+		{ mkseries $cmd --help >help.m 2>&1 || :; } &&
+		sed -n "s/^ *-m, \(--[a-z-]*\).*/$cmd \1/p" help.m || return 1
+	done <cmds.m >m &&
+	echo "backport --message" >expect &&
+	test_cmp expect m
+'
+
 test_expect_success 'the check finds an option left out of a page' '
 	cp -r "$MAN_SRC" pages.d &&
 	sed -i "/^\*--all\*\$/,+2d" pages.d/mkseries-apply.1.scd &&

@@ -47,10 +47,9 @@ _mkseries()
 	done
 
 	case $prev in
-	--kit | --repo | --workdir | -m | --mainline | --output | -o | --mbox)
-		if [[ $prev == -m && $cmd == backport ]]; then
-			return
-		fi
+	-m | --message)
+		return ;;	# backport --skip's reason: free text
+	--kit | --repo | --workdir | --mainline | --output | -o | --mbox)
 		if [[ $prev == --mbox || (($prev == --output || $prev == -o) && $cmd != export) ]]; then
 			COMPREPLY=($(compgen -f -- "$cur"))
 		else

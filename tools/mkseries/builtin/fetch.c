@@ -250,7 +250,7 @@ int cmd_fetch(int argc, const char **argv)
 	const char *mainline = NULL, *mbox = NULL;
 	int force = 0, ret = 0;
 	const struct option opts[] = {
-		OPT_STRING("mainline", 'm', &mainline, "DIR",
+		OPT_STRING("mainline", 0, &mainline, "DIR",
 		  "write the patches from this mainline repository, by upstream id"),
 		OPT_STRING("mbox", 0, &mbox, "FILE",
 		  "let b4 read the series from this mbox instead of lore"),

@@ -258,7 +258,7 @@ int cmd_fixups(int argc, const char **argv)
 	const char *mainline = NULL, *ref = NULL, *since = NULL, *format = "text";
 	int write = 0, json, ret = 0;
 	const struct option opts[] = {
-		OPT_STRING("mainline", 'm', &mainline, "DIR",
+		OPT_STRING("mainline", 0, &mainline, "DIR",
 		  "look for missing fixups in this mainline repository"),
 		OPT_STRING("ref", 0, &ref, "REF", "walk from REF (default HEAD)"),
 		OPT_STRING("since", 0, &since, "REV", "stop at commits reachable from REV"),

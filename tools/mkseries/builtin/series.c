@@ -319,7 +319,7 @@ static int series_add(int argc, const char **argv)
 	int force = 0, ret = 0;
 	const struct option opts[] = {
 		OPT_STRING("id", 0, &idopt, "ID", "the series' id (default: from the cover letter's subject)"),
-		OPT_STRING("mainline", 'm', &mainline, "DIR",
+		OPT_STRING("mainline", 0, &mainline, "DIR",
 		  "find upstream ids by subject in this mainline repository, then list missing fixups"),
 		OPT_STRING("ref", 0, &ref, "REF", "with --mainline: walk from REF (default HEAD)"),
 		OPT_BOOL("force", 'f', &force, "overwrite patch files that exist"),
