@@ -282,6 +282,43 @@ test_expect_success 'rpm: patch files and PatchNNNN lines; rpmbuild -bp gives th
 	test_cmp applied.tree rpm.tree
 '
 
+test_expect_success 'rpm: --start-number N puts them after a spec'"'"'s own patches; rpmbuild -bp applies all' '
+	(cd kit && mkseries export --branch 1.0 --format rpm --start-number 40 --workdir ../work \
+		-o ../rpm40/SOURCES >../out) &&
+	grep "^Patch" rpm40/SOURCES/patches.spec >lines &&
+	printf "%s\n" "Patch0040: 0040-mm-rename-ptes.patch" "Patch0041: 0041-mm-batch-ptes.patch" \
+		"Patch0042: 0042-mm-fix-batch-ptes.patch" "Patch0043: 0043-mm-fix-the-fix.patch" \
+		"Patch0044: 0044-madvise-split-locking.patch" \
+		"Patch0045: 0045-mm-add-gamma-for-quoted-reasons.patch" \
+		"Patch0046: 0046-mm-a-tuning-of-our-own.patch" >lines.expect &&
+	test_cmp lines.expect lines &&
+	test -s rpm40/SOURCES/0040-mm-rename-ptes.patch &&
+	! test -e rpm40/SOURCES/0001-mm-rename-ptes.patch &&
+	printf "%s\n" "--- a/OWN" "+++ b/OWN" "@@ -0,0 +1 @@" "+ours" >rpm40/SOURCES/own.patch &&
+	cp rpm/SOURCES/linux-1.0.tar.gz rpm40/SOURCES/ &&
+	mkdir -p rpm40/SPECS &&
+	sed "s/^Source0: .*/&\nPatch0001: own.patch/" rpm/SPECS/linux.spec >rpm40/SPECS/linux.spec &&
+	rpmbuild -bp --nodeps --define "_topdir $TRASH_DIRECTORY/rpm40" rpm40/SPECS/linux.spec \
+		>rpm40.out 2>&1 &&
+	echo ours >own.expect &&
+	test_cmp own.expect rpm40/BUILD/linux-1.0/OWN &&
+	rm rpm40/BUILD/linux-1.0/OWN &&
+	tree_of rpm40/BUILD/linux-1.0 >rpm40.tree &&
+	test_cmp applied.tree rpm40.tree
+'
+
+test_expect_success 'mbox: --start-number N numbers the mails'"'"' files from N; 0 is refused' '
+	(cd kit && mkseries export --branch 1.0 --format mbox --start-number 7 --workdir ../work \
+		-o ../mbox7 >../out) &&
+	test -s mbox7/0000-cover-letter.patch &&
+	test -s mbox7/0007-mm-rename-ptes.patch &&
+	test_grep "^Subject: \[PATCH 1.0.y 1/7\] mm: rename ptes\$" mbox7/0007-mm-rename-ptes.patch &&
+	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --format mbox --start-number 0 \
+		--workdir ../work -o ../mbox0 2>../err) &&
+	test_grep "^error: --start-number 0: patch files are numbered from 1 up\$" err &&
+	! test -e mbox0
+'
+
 test_expect_success 'refused: a bad format, branch or variant (exit 2)' '
 	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --format tar --workdir ../work 2>../err) &&
 	test_grep "unknown export format .tar. (mbox, quilt or rpm)" err &&

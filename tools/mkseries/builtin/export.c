@@ -18,6 +18,7 @@ struct export_args {
 	const char *variant, *output, *prefix, *workdir, *repo;
 	enum export_format fmt;
 	int force, all, all_patches;
+	unsigned start_number;	/* --start-number: 1 unless given */
 };
 
 /*
@@ -288,6 +289,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	s.variant = a->variant ? xstrdup(a->variant) : NULL;
 	s.refname = xstrdup(refname);
 	s.prefix = a->prefix ? xstrdup(a->prefix) : export_default_prefix(b->name);
+	s.first = a->start_number;
 	if (export_series_read(&s, repo, &base, &tip, me))
 		goto cleanup;
 	if (!s.nr) {
@@ -384,7 +386,7 @@ static int check_variant(const struct kernel_branch *b, const char *variant)
 
 int cmd_export(int argc, const char **argv)
 {
-	struct export_args a = { 0 };
+	struct export_args a = { .start_number = 1 };
 	struct kit kit = KIT_INIT;
 	const char *branch = NULL, *format = NULL;
 	struct strvec written = STRVEC_INIT, failed = STRVEC_INIT;
@@ -399,6 +401,8 @@ int cmd_export(int argc, const char **argv)
 		  "write into DIR, new or empty (default <branch>-<format>; with --all DIR/<branch>)"),
 		OPT_STRING("subject-prefix", 0, &a.prefix, "P",
 		  "mail subjects \"[P N/M]\" (default \"PATCH 6.12.y\" for branch 6.12)"),
+		OPT_UINT("start-number", 0, &a.start_number, "N",
+		  "number the patch files of mbox and rpm from N, not 1 (as git format-patch)"),
 		OPT_BOOL("force", 0, &a.force,
 		  "export a branch its last run did not verify (the cover letter says so), "
 		  "or a stable series that no longer applies once what stable refuses is left out"),
@@ -409,9 +413,14 @@ int cmd_export(int argc, const char **argv)
 		OPT_END(),
 	};
 	const char *usage = "mkseries export (--branch B | --all) [--variant V] --format mbox|quilt|rpm "
-			    "[--output DIR] [--subject-prefix P] [--force] [--all-patches]";
+			    "[--output DIR] [--subject-prefix P] [--start-number N] [--force] "
+			    "[--all-patches]";
 
 	parse_options_only(argc, argv, opts, usage);
+	if (!a.start_number) {
+		error("--start-number 0: patch files are numbered from 1 up");
+		return 2;
+	}
 	if (!format) {
 		error("say which format: --format mbox, quilt or rpm");
 		usage_with_options(usage, opts, 2);

@@ -50,6 +50,7 @@ struct export_series {
 	char *variant;		/* NULL for the kit */
 	char *refname;		/* the branch ref exported */
 	char *prefix;		/* "PATCH 6.12.y", or --subject-prefix */
+	size_t first;		/* the number of the first patch file (mbox, rpm): --start-number, else 1 */
 	char *exporter;		/* "Name <email>" */
 	git_oid base, tip;
 	char *stat;		/* diffstat of the whole series, base to tip */

@@ -42,6 +42,12 @@ static int write_one(const char *dir, const char *rel, const struct strbuf *data
 	return ret;
 }
 
+/* The number of s's first patch file: 1 unless --start-number said otherwise. */
+static size_t first_number(const struct export_series *s)
+{
+	return s->first ? s->first : 1;
+}
+
 /* "0003-mm-optimize-mremap-by-PTE-batching.patch" */
 static char *numbered_name(const struct export_patch *p, size_t n)
 {
@@ -180,7 +186,7 @@ static int write_mbox(const struct export_series *s, const char *dir,
 	export_cover_mail(&sb, s, cover);
 	ret = write_one(dir, "0000-cover-letter.patch", &sb, files);
 	for (i = 0; !ret && i < s->nr; i++) {
-		char *name = numbered_name(&s->v[i], i + 1);
+		char *name = numbered_name(&s->v[i], first_number(s) + i);
 
 		strbuf_reset(&sb);
 		export_patch_mail(&sb, s, i, s->prefix, s->nr);
@@ -236,12 +242,12 @@ static int write_rpm(const struct export_series *s, const char *dir, const char 
 	if (header)
 		strbuf_addf(&spec, "# %s\n", header);
 	for (i = 0; !ret && i < s->nr; i++) {
-		char *name = numbered_name(&s->v[i], i + 1);
+		char *name = numbered_name(&s->v[i], first_number(s) + i);
 
 		strbuf_reset(&sb);
 		export_patch_mail(&sb, s, i, "PATCH", 0);
 		ret = write_one(dir, name, &sb, files);
-		strbuf_addf(&spec, "Patch%04zu: %s\n", i + 1, name);
+		strbuf_addf(&spec, "Patch%04zu: %s\n", first_number(s) + i, name);
 		free(name);
 	}
 	if (!ret)
