@@ -373,6 +373,37 @@ test_expect_success FLOCK 'the lock message names the holder that writes its pid
 	wait
 '
 
+test_expect_success FLOCK 'the holder writes its pid and command line into the lock' '
+	mkseries --kit kit import --branch t >out &&
+	sed -n 2p "$REPO/mkseries.lock" >holder &&
+	echo "mkseries --kit kit import --branch t" >holder.expect &&
+	test_cmp holder.expect holder
+'
+
+test_expect_success FLOCK 'a second mkseries waits for the holder, naming it, then runs' '
+	: >"$REPO/mkseries.lock" &&
+	flock "$REPO/mkseries.lock" sh -c "printf \"4242\\nmkseries backport --branch t\\n\" \
+		>\"$REPO/mkseries.lock\"; touch holding; sleep 2" &
+	while ! test -e holding; do sleep 0.1; done &&
+	MKSERIES_LOCK_TIMEOUT= mkseries --kit kit import --branch t --force >out 2>err &&
+	wait &&
+	cat err &&
+	test_grep "^waiting for another mkseries (pid 4242: mkseries backport --branch t) to finish with .*; Ctrl-C stops waiting\$" err &&
+	test_grep "^t: " out
+'
+
+test_expect_success FLOCK 'MKSERIES_LOCK_TIMEOUT bounds the wait' '
+	rm -f holding &&
+	: >"$REPO/mkseries.lock" &&
+	flock "$REPO/mkseries.lock" sh -c "touch holding; sleep 4" &
+	while ! test -e holding; do sleep 0.1; done &&
+	test_expect_code 1 env MKSERIES_LOCK_TIMEOUT=1 mkseries --kit kit import --branch t --force 2>err &&
+	wait &&
+	cat err &&
+	test_grep "^waiting for another mkseries (pid unknown) to finish with " err &&
+	test_grep "is locked by another mkseries (pid unknown); waited MKSERIES_LOCK_TIMEOUT seconds for it\$" err
+'
+
 test_expect_success 'temporary objects an interrupted write left are removed under the lock' '
 	: >"$REPO/objects/tmp_object_git2_stale" &&
 	touch -d "1 hour ago" "$REPO/objects/tmp_object_git2_stale" &&

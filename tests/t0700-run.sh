@@ -69,13 +69,24 @@ test_expect_success 'a rerun with nothing changed is up to date at every step, a
 	test_grep "^2 cells: 2 ok" out
 '
 
-test_expect_success 'run will not start a branch while another mkseries holds its repository' '
+test_expect_success 'with MKSERIES_LOCK_TIMEOUT=0, run will not start a branch while another mkseries holds its repository' '
 	while_locked mkseries run --branch t --workdir ../work-locked &&
 	cat out err &&
 	echo 1 >code.expect &&
 	test_cmp code.expect code &&
 	test_grep "cannot lock the kernel repository: .*linux/.git/. is locked by another mkseries (pid .*)" out &&
 	test_grep ! "^t base: build:" out
+'
+
+test_expect_success 'by default, run waits for the mkseries that holds the repository, then runs' '
+	rm -f holding &&
+	flock linux/.git/mkseries.lock sh -c "printf \"4242\\nmkseries backport --branch t\\n\" \
+		>linux/.git/mkseries.lock; touch holding; sleep 2" &
+	while ! test -e holding; do sleep 0.1; done &&
+	(cd kit && MKSERIES_LOCK_TIMEOUT= mkseries run --branch t --workdir ../work-waits >../out 2>../err) &&
+	wait &&
+	test_grep "^waiting for another mkseries (pid 4242: mkseries backport --branch t) to finish with " err &&
+	test_grep "^t kit: test: " out
 '
 
 test_expect_success 'run holds the repository lock for import and apply, not while it builds' '

@@ -227,11 +227,24 @@ static int list_names(const char *what)
 	return 0;
 }
 
+/* The command line as the repository lock's holder note shows it: "mkseries run --all". */
+static void set_command_line(int argc, const char **argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int i;
+
+	strbuf_addstr(&sb, "mkseries");
+	for (i = 1; i < argc && sb.len < 200; i++)
+		strbuf_addf(&sb, " %s", shown(argv[i]));
+	mks_command_line = strbuf_detach(&sb, NULL);
+}
+
 int main(int argc, const char **argv)
 {
 	size_t i;
 	int ret, known;
 
+	set_command_line(argc, argv);
 	argv++;
 	argc--;
 	while (argc && argv[0][0] == '-') {

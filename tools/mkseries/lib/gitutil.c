@@ -165,12 +165,70 @@ static void read_holder(struct strbuf *holder, int fd)
 	}
 }
 
+/* MKSERIES_LOCK_TIMEOUT: how long to wait for the repository lock, in seconds; -1: for ever. */
+static long lock_timeout(void)
+{
+	const char *v = getenv("MKSERIES_LOCK_TIMEOUT");
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return -1;
+	n = strtol(v, &end, 10);
+	if (*end || n < 0) {
+		warning("MKSERIES_LOCK_TIMEOUT='%s' is not a number of seconds: waiting for ever",
+			shown(v));
+		return -1;
+	}
+	return n;
+}
+
+/* "pid 4242: mkseries run --all", or "pid 4242", from what the holder wrote. */
+static void describe_holder(struct strbuf *out, const struct strbuf *holder)
+{
+	const char *nl = memchr(holder->buf, '\n', holder->len);
+
+	strbuf_reset(out);
+	if (!holder->len) {
+		strbuf_addstr(out, "pid unknown");
+		return;
+	}
+	strbuf_addf(out, "pid %.*s", (int)(nl ? nl - holder->buf : (ptrdiff_t)holder->len),
+		    holder->buf);
+	if (nl && nl[1])
+		strbuf_addf(out, ": %s", shown(nl + 1));
+}
+
+/*
+ * Wait for the lock `fd` (held by another mkseries) as lock_timeout()
+ * says, having said once whom it waits for. 0 once it is ours, else -1.
+ */
+static int wait_for_lock(int fd, const char *repo_path, struct strbuf *who)
+{
+	long timeout = lock_timeout();
+	struct strbuf holder = STRBUF_INIT;
+	time_t start = time(NULL);
+
+	read_holder(&holder, fd);
+	describe_holder(who, &holder);
+	strbuf_release(&holder);
+	if (!timeout)
+		return -1;
+	fprintf(stderr, "waiting for another mkseries (%s) to finish with '%s'%s\n", who->buf,
+		repo_path, timeout > 0 ? "" : "; Ctrl-C stops waiting");
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (timeout > 0 && time(NULL) - start >= timeout)
+			return -1;
+		usleep(100000);
+	}
+	return 0;
+}
+
 int repo_lock(struct repo_lock *lk, git_repository *repo)
 {
 	char *path = path_join(git_repository_path(repo), "mkseries.lock");
-	struct strbuf holder = STRBUF_INIT;
+	struct strbuf who = STRBUF_INIT, me = STRBUF_INIT;
 	struct stat st;
-	char pid[32];
 	int fd, ret = 0;
 
 	/* the pid is written into it: never through a link, nor into what is not a file */
@@ -183,21 +241,22 @@ int repo_lock(struct repo_lock *lk, git_repository *repo)
 			close(fd);
 		goto cleanup;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		read_holder(&holder, fd);
-		ret = error_code(MKS_ELOCKED,
-				 "'%s' is locked by another mkseries (pid %s); wait for it to finish",
-				 git_repository_path(repo), holder.len ? holder.buf : "unknown");
+	if (flock(fd, LOCK_EX | LOCK_NB) && wait_for_lock(fd, git_repository_path(repo), &who)) {
+		ret = error_code(MKS_ELOCKED, "'%s' is locked by another mkseries (%s); %s",
+				 git_repository_path(repo), who.buf,
+				 lock_timeout() > 0 ? "waited MKSERIES_LOCK_TIMEOUT seconds for it" :
+				 "wait for it to finish");
 		close(fd);
 		goto cleanup;
 	}
-	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, strlen(pid), 0) < 0)
+	strbuf_addf(&me, "%ld\n%s\n", (long)getpid(), mks_command_line ? mks_command_line : "");
+	if (ftruncate(fd, 0) || pwrite(fd, me.buf, me.len, 0) < 0)
 		{ /* the pid is only a hint for the message above */ }
 	lk->fd = fd;
 	remove_stale_tmp_objects(repo);
 cleanup:
-	strbuf_release(&holder);
+	strbuf_release(&who);
+	strbuf_release(&me);
 	free(path);
 	return ret;
 }

@@ -40,8 +40,12 @@ int repo_open(git_repository **out, const char *path, int create);
 
 /*
  * A lock that keeps a second mkseries off the same repository
- * (flock on <gitdir>/mkseries.lock, released when the process dies).
- * Returns 0, or MKS_ELOCKED with a message naming the holder.
+ * (flock on <gitdir>/mkseries.lock, released when the process dies;
+ * its holder writes its pid and command line into it). When another
+ * mkseries holds it, repo_lock() says so once, naming the holder, and
+ * waits for it: for ever, or MKSERIES_LOCK_TIMEOUT seconds when set (0:
+ * not at all). Returns 0, or MKS_ELOCKED with a message naming the
+ * holder.
  */
 struct repo_lock {
 	int fd;

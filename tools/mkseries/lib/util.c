@@ -18,6 +18,7 @@
 static void test_crash_point_rm(const char *path);
 
 int mks_verbose = 1;
+char *mks_command_line;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
 

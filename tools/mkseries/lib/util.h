@@ -75,6 +75,8 @@ unsigned long long disk_usage(const char *path);
 
 /* Verbosity: 0 with -q, 1 by default, 2 with -v; and whether stderr is a terminal. */
 extern int mks_verbose;
+/* This process's command line ("mkseries run --all"), set by main(); NULL in tests. */
+extern char *mks_command_line;
 int mks_isatty_stderr(void);
 /* Whether to colour stdout: a TTY, and NO_COLOR unset or empty. */
 int mks_use_color(void);
