@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/gitutil.h"
@@ -740,6 +741,7 @@ static void test_repos_once(void)
 	struct kernel_repos rs = KERNEL_REPOS_INIT;
 	struct repo_lock other = REPO_LOCK_INIT;
 	struct strbuf err = STRBUF_INIT;
+	time_t t0;
 	git_repository *r1 = NULL, *r2 = NULL, *again = NULL;
 	char *cache = tmp_path("cache"), *own = tmp_path("own.git");
 	char *pid = xstrfmt("(pid %ld)", (long)getpid());
@@ -760,11 +762,21 @@ static void test_repos_once(void)
 
 	/* another holder (flock is per open file, so this stands for a second mkseries) */
 	repo_open(&again, git_repository_path(r1), 0);
+	setenv("MKSERIES_LOCK_TIMEOUT", "0", 1);
 	capture_start();
-	is_int(repo_lock(&other, again), MKS_ELOCKED, "held: another lock is refused");
+	is_int(repo_lock(&other, again), MKS_ELOCKED, "held, no wait: another lock is refused");
 	capture_end(&err);
-	ok(strstr(err.buf, "is locked by another mkseries") && strstr(err.buf, pid),
-	   "naming the holder's pid: %s", err.buf);
+	ok(strstr(err.buf, "is locked by another mkseries") && strstr(err.buf, pid) &&
+	   !strstr(err.buf, "waiting"), "naming the holder's pid, at once: %s", err.buf);
+	strbuf_reset(&err);
+	setenv("MKSERIES_LOCK_TIMEOUT", "1", 1);
+	t0 = time(NULL);
+	capture_start();
+	is_int(repo_lock(&other, again), MKS_ELOCKED, "held for longer than MKSERIES_LOCK_TIMEOUT");
+	capture_end(&err);
+	ok(time(NULL) - t0 >= 1, "it waited for it first");
+	ok(strstr(err.buf, "waited MKSERIES_LOCK_TIMEOUT seconds"), "and says so: %s", err.buf);
+	unsetenv("MKSERIES_LOCK_TIMEOUT");
 
 	is_int(kernel_repos_open(&r2, &rs, &kit, &b2, own, KERNEL_REPO_CREATE), 0,
 	       "--repo elsewhere: another repository");
