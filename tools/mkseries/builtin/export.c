@@ -300,12 +300,9 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	if (b->kind == BRANCH_STABLE && !a->all_patches &&
 	    stable_filter(&s, repo, kit, b, a->variant, a->force))
 		goto cleanup;
-	title = cover_title(recorded ? br : NULL, s.prefix);
-	verdict = verdict_text(br, recorded, s.exporter, verified);
-	header = header_text(repo, br, a->variant, &tip, verified, why.buf);
-	cover.title = title;
-	cover.verdict = verdict;
-	cover.header = header;
+	cover.title = title = cover_title(recorded ? br : NULL, s.prefix);
+	cover.verdict = verdict = verdict_text(br, recorded, s.exporter, verified);
+	cover.header = header = header_text(repo, br, a->variant, &tip, verified, why.buf);
 	dir = default_output(b, a, several);
 	if (export_write(&s, a->fmt, dir, &cover, &files))
 		goto cleanup;
