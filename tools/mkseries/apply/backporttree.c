@@ -809,9 +809,8 @@ static int reset_files(const char *path, git_repository *wt, git_tree *tree,
  * repository as owner) `tree`, as reset_files() made `paths`: each of
  * them removed from it or given the tree's blob and the stat data of
  * the file written now; every other entry is already the tree's
- * (reset_paths()), stat data and all, and so is the tree cache of every
- * directory above none of `paths`: the next git_index_write_tree() then
- * writes only the trees a resolution changed, and no tree is read here.
+ * (reset_paths()), stat data and all. No tree is read here: the record
+ * written after it names `tree` as the index's (index_tree_record()).
  * Written through index.lock, as git does: a kill leaves the old index
  * or the new one. Without an owner, libgit2 does not rediff the entries
  * written in the index's own second (its racy-clean check): the next

@@ -200,12 +200,12 @@ static void describe_holder(struct strbuf *out, const struct strbuf *holder)
 }
 
 /*
- * Wait for the lock `fd` (held by another mkseries) as lock_timeout()
- * says, having said once whom it waits for. 0 once it is ours, else -1.
+ * Wait for the lock `fd` (held by another mkseries) `timeout` seconds
+ * (-1: for ever, 0: not at all), having said once whom it waits for;
+ * the holder is described in `who`. 0 once it is ours, else -1.
  */
-static int wait_for_lock(int fd, const char *repo_path, struct strbuf *who)
+static int wait_for_lock(int fd, const char *repo_path, long timeout, struct strbuf *who)
 {
-	long timeout = lock_timeout();
 	struct strbuf holder = STRBUF_INIT;
 	time_t start = time(NULL);
 
@@ -229,6 +229,7 @@ int repo_lock(struct repo_lock *lk, git_repository *repo)
 	char *path = path_join(git_repository_path(repo), "mkseries.lock");
 	struct strbuf who = STRBUF_INIT, me = STRBUF_INIT;
 	struct stat st;
+	long timeout;
 	int fd, ret = 0;
 
 	/* the pid is written into it: never through a link, nor into what is not a file */
@@ -241,10 +242,11 @@ int repo_lock(struct repo_lock *lk, git_repository *repo)
 			close(fd);
 		goto cleanup;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) && wait_for_lock(fd, git_repository_path(repo), &who)) {
+	if (flock(fd, LOCK_EX | LOCK_NB) &&
+	    wait_for_lock(fd, git_repository_path(repo), timeout = lock_timeout(), &who)) {
 		ret = error_code(MKS_ELOCKED, "'%s' is locked by another mkseries (%s); %s",
 				 git_repository_path(repo), who.buf,
-				 lock_timeout() > 0 ? "waited MKSERIES_LOCK_TIMEOUT seconds for it" :
+				 timeout > 0 ? "waited MKSERIES_LOCK_TIMEOUT seconds for it" :
 				 "wait for it to finish");
 		close(fd);
 		goto cleanup;
