@@ -57,10 +57,10 @@ GCL_DIR = tests/gitlab-ci-local
 
 B ?= build
 # tools/mkseries: main.c and builtin/ on top of folders that are the
-# layers, lowest rank first. A folder uses its own files and those of
-# lower rank only (tests/check-layers.sh); each builds into an archive.
-# Includes name the folder: #include "kit/model.h".
-MKS_LAYERS = lib kit patches tree apply record build vm doctor results run report export
+# layers. tools/mkseries/LAYERS names them, lowest first, and what each
+# may use (tests/check-layers.sh holds the code to it); each builds into
+# an archive. Includes name the folder: #include "kit/model.h".
+MKS_LAYERS := $(shell sed -n 's/^\([a-z0-9_]*\):.*/\1/p' tools/mkseries/LAYERS)
 MKS_INCLUDES = -Itools/mkseries
 layer_objs = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/mkseries/$(1)/*.c))
 LAYER_LIBS = $(patsubst %,$(B)/lib/libmks-%.a,$(MKS_LAYERS))

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply/apply.h"
+#include "diff/apply.h"
 #include "lib/gitutil.h"
 
 #define DIRS 50

@@ -1,4 +1,4 @@
-/* fuzz-apply.c: libFuzzer target for apply_diff() (apply/apply.c): a diff applied to a small tree in an in-memory repository. */
+/* fuzz-apply.c: libFuzzer target for apply_diff() (diff/apply.c): a diff applied to a small tree in an in-memory repository. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +7,8 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/repository.h>
 
-#include "apply/apply.h"
-#include "apply/present.h"
+#include "diff/apply.h"
+#include "diff/present.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,8 +1,8 @@
-/* fuzz-binary.c: libFuzzer target for the checks of "GIT binary patch" hunks (apply/diffbinary.c) made before libgit2 inflates them. */
+/* fuzz-binary.c: libFuzzer target for the checks of "GIT binary patch" hunks (diff/diffbinary.c) made before libgit2 inflates them. */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "apply/apply.h"
+#include "diff/apply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "vm/ktap.h"
+#include "console/ktap.h"
 #include "results/results.h"
 #include "lib/util.h"
 

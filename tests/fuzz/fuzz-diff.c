@@ -1,9 +1,9 @@
-/* fuzz-diff.c: libFuzzer target for the diff reader (apply/diffscan.c, diffreverse.c): the path checks and the reversal apply and backport run before libgit2 sees a diff. */
+/* fuzz-diff.c: libFuzzer target for the diff reader (diff/diffscan.c, diffreverse.c): the path checks and the reversal apply and backport run before libgit2 sees a diff. */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "apply/apply.h"
-#include "apply/diffscan.h"
+#include "diff/apply.h"
+#include "diff/diffscan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply/apply.h"
-#include "apply/present.h"
+#include "diff/apply.h"
+#include "diff/present.h"
 #include "lib/gitutil.h"
 #include "tap.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm/console.h"
-#include "vm/ktap.h"
+#include "console/console.h"
+#include "console/ktap.h"
 #include "results/results.h"
 #include "fixture.h"
 #include "tap.h"

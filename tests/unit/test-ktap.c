@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vm/ktap.h"
+#include "console/ktap.h"
 #include "vm/regress.h"
 #include "fixture.h"
 #include "tap.h"

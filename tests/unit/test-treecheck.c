@@ -1,6 +1,6 @@
 /* test-treecheck.c: unit tests for the path and .gitmodules rules of every tree mkseries writes. */
 #include "tap.h"
-#include "tree/treecheck.h"
+#include "lib/treecheck.h"
 
 static void check_path(const char *path, const char *want)
 {

@@ -19,7 +19,7 @@
  * Each region (and the whole run) the plugin prints as one line:
  * "mkseries-cycles: WHAT COUNTER=N ... cycles=N", the counters in
  * TCG_CACHE_COUNTERS' order, then the modelled cycles made of them.
- * vm/ktap.c reads the line back by these names.
+ * console/ktap.c reads the line back by these names.
  */
 #define TCG_CACHE_LINE "mkseries-cycles:"
 #define TCG_CACHE_COUNTERS(X) \

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply/apply.h"
+#include "diff/apply.h"
 #include "apply/applyplan.h"
-#include "apply/present.h"
+#include "diff/present.h"
 #include "apply/backport.h"
 #include "lib/gitutil.h"
 #include "lib/watchdog.h"

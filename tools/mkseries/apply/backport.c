@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply/apply.h"
+#include "diff/apply.h"
 #include "apply/backport.h"
 #include "lib/fs.h"
 #include "patches/patchfile.h"

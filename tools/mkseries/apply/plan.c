@@ -12,7 +12,7 @@
 #include "patches/mail.h"
 #include "apply/plan.h"
 #include "patches/stable.h"
-#include "apply/present.h"
+#include "diff/present.h"
 #include "tree/tree.h"
 #include "lib/util.h"
 

@@ -13,7 +13,7 @@
 #include "lib/util.h"
 #include "results/verdict.h"
 #include "run/cells.h"
-#include "vm/ktap.h"
+#include "console/ktap.h"
 #include "vm/vm.h"
 
 enum bisect_mode { BISECT_BUILD, BISECT_BOOT, BISECT_CASE, BISECT_CLAIM };

@@ -10,7 +10,7 @@
 #include "lib/options.h"
 #include "report/report.h"
 #include "results/collect.h"
-#include "results/stale.h"
+#include "run/stale.h"
 #include "tree/tree.h"
 #include "tree/workdir.h"
 

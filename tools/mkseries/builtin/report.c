@@ -8,7 +8,7 @@
 #include "lib/options.h"
 #include "report/report.h"
 #include "results/results.h"
-#include "results/stale.h"
+#include "run/stale.h"
 #include "kit/select.h"
 #include "lib/util.h"
 #include "kit/variants.h"

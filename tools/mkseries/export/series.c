@@ -7,7 +7,7 @@
 #include "lib/gitutil.h"
 #include "patches/fixref.h"
 #include "report/report.h"
-#include "results/stale.h"
+#include "run/stale.h"
 #include "results/verdict.h"
 
 /* The end of the line at s: its newline, or the end of the string. */

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "apply/apply.h"
+#include "diff/apply.h"
 #include "apply/plan.h"
 #include "export/export.h"
 #include "lib/gitutil.h"

@@ -355,3 +355,20 @@ char *kit_claim_text(const struct kit_claim *c)
 	}
 	return xstrfmt("%s.%s", case_name, metric);
 }
+
+static const char *const kind_names[] = {
+	[CLAIM_BETTER] = "better",
+	[CLAIM_WORSE] = "worse",
+	[CLAIM_ABOVE] = "above",
+	[CLAIM_BELOW] = "below",
+};
+
+const char *claim_kind_name(enum claim_kind k)
+{
+	return (size_t)k < ARRAY_SIZE(kind_names) && kind_names[k] ? kind_names[k] : "?";
+}
+
+int claim_kind_parse(const char *name)
+{
+	return name_index(kind_names, ARRAY_SIZE(kind_names), name);
+}

@@ -385,6 +385,10 @@ int kit_policy_takes(const struct kit *kit, const struct kernel_branch *b,
  */
 char *kit_claim_text(const struct kit_claim *c);
 
+/* "better", "worse", "above", "below"; "?" / -1 when unknown. */
+const char *claim_kind_name(enum claim_kind k);
+int claim_kind_parse(const char *name);
+
 /*
  * "mremap-pte-batch 2/2" or "mremap-pte-batch fixup 1/2" into buf (size
  * bytes, cut to fit); returns buf.

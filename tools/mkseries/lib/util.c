@@ -960,3 +960,13 @@ int similar_name(const char *typed, const char *name)
 {
 	return edit_distance(typed, name) <= 2 || starts_with(name, typed);
 }
+
+int name_index(const char *const *names, size_t nr, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < nr; i++)
+		if (names[i] && !strcmp(names[i], name))
+			return (int)i;
+	return -1;
+}

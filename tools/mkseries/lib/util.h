@@ -11,6 +11,9 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The index of `name` in the table names[0..nr) (NULL entries skipped); -1 when absent or name is NULL. */
+int name_index(const char *const *names, size_t nr, const char *name);
+
 /* Named failures that callers handle; anything else is -1. */
 enum {
 	MKS_ERROR = -1,

@@ -16,34 +16,9 @@ static void json_check(struct jw *w, const char *key, const struct check *c)
 }
 
 /* words[v], or "?" for a value the table does not name. */
-static const char *word_of(const char *const *words, size_t nr, int v)
-{
-	return v >= 0 && (size_t)v < nr && words[v] ? words[v] : "?";
-}
-
-static const char *case_status_word(enum ktap_status s)
-{
-	static const char *const words[] = {
-		[KTAP_PASS] = "pass", [KTAP_FAIL] = "fail",
-		[KTAP_SKIP] = "skip", [KTAP_TODO] = "todo",
-	};
-
-	return word_of(words, ARRAY_SIZE(words), s);
-}
-
 static const char *direction_word(enum ktap_direction d)
 {
 	return d == KTAP_HIGHER_IS_BETTER ? "higher_is_better" : "lower_is_better";
-}
-
-static const char *claim_kind_word(enum claim_kind k)
-{
-	static const char *const words[] = {
-		[CLAIM_BETTER] = "better", [CLAIM_WORSE] = "worse",
-		[CLAIM_ABOVE] = "above", [CLAIM_BELOW] = "below",
-	};
-
-	return word_of(words, ARRAY_SIZE(words), k);
 }
 
 /* What a claim says and whose it is: the members a report reads back. */
@@ -54,7 +29,7 @@ static void json_claim_members(struct jw *w, const struct claim *cl)
 	jw_string(w, "origin", claim_origin_name(cl->origin));
 	jw_string(w, "owner", cl->owner);
 	jw_string(w, "metric", metric);
-	jw_string(w, "kind", claim_kind_word(cl->c.kind));
+	jw_string(w, "kind", claim_kind_name(cl->c.kind));
 	jw_number(w, "value", cl->c.value);
 	jw_string(w, "than", cl->c.than);
 	jw_string(w, "why", cl->c.why);
@@ -135,7 +110,7 @@ static void json_cell(struct jw *w, const struct branch_result *b, const struct 
 	for (i = 0; i < c->nr_cases; i++) {
 		jw_open(w, NULL, '{');
 		jw_string(w, "name", c->cases[i].name);
-		jw_string(w, "status", case_status_word(c->cases[i].status));
+		jw_string(w, "status", ktap_status_name(c->cases[i].status));
 		jw_string(w, "evidence", c->cases[i].evidence);
 		jw_bool(w, "expected_fail", c->cases[i].expected_fail);
 		jw_close(w, '}');

@@ -4,7 +4,7 @@
 
 #include "lib/json.h"
 #include "report/report.h"
-#include "apply/present.h"
+#include "diff/present.h"
 #include "kit/variants.h"
 
 static void describe_source(struct strbuf *sb, const struct kernel_branch *b)

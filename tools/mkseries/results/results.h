@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "apply/applyplan.h"
-#include "vm/ktap.h"
+#include "console/ktap.h"
 #include "apply/plan.h"
 #include "lib/util.h"
 
@@ -28,6 +28,8 @@ enum check_status {
 };
 
 const char *check_status_name(enum check_status s);
+/* The status named `name` ("ok", "not-run" ...); -1 when unknown. */
+int check_status_parse(const char *name);
 
 struct check {
 	enum check_status status;
@@ -113,6 +115,8 @@ enum claim_origin {
 };
 
 const char *claim_origin_name(enum claim_origin o);	/* "series", "branch", "variant" */
+/* The origin named `name`; -1 when unknown. */
+int claim_origin_parse(const char *name);
 
 /* A claim as a branch carries it: the kit's definition (its `line` unused) and whose it is. */
 struct claim {
@@ -228,6 +232,8 @@ struct cell_result *branch_cell(struct branch_result *b, const char *variant);
 const struct cell_result *branch_find_cell(const struct branch_result *b, const char *variant);
 struct series_result *branch_add_series(struct branch_result *b, const char *id, const char *title);
 
+/* Free nr claims and the array that holds them. */
+void claims_release(struct claim *cl, size_t nr);
 void branch_result_release(struct branch_result *b);
 void cell_result_release(struct cell_result *c);
 

@@ -17,68 +17,6 @@ void metric_stats(struct sample_stats *out, const struct metric_result *m)
 	out->stddev = out->n > 1 ? m->stddev : 0;
 }
 
-/*
- * The continued fraction of the incomplete beta function, evaluated with
- * the modified Lentz method; it converges fast for x < (a+1)/(a+b+2).
- */
-static double beta_fraction(double a, double b, double x)
-{
-	const double tiny = 1e-300, eps = 1e-15;
-	double c = 1, d, h;
-	int m;
-
-	d = 1 - (a + b) * x / (a + 1);
-	if (fabs(d) < tiny)
-		d = tiny;
-	d = 1 / d;
-	h = d;
-	for (m = 1; m <= 500; m++) {
-		double even = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
-		double odd = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
-		double step;
-
-		d = 1 + even * d;
-		c = 1 + even / c;
-		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-		if (fabs(c) < tiny)
-			c = tiny;
-		h *= d * c;
-		d = 1 + odd * d;
-		c = 1 + odd / c;
-		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-		if (fabs(c) < tiny)
-			c = tiny;
-		step = d * c;
-		h *= step;
-		if (fabs(step - 1) < eps)
-			break;
-	}
-	return h;
-}
-
-/* The regularised incomplete beta function I_x(a, b). */
-static double incomplete_beta(double a, double b, double x)
-{
-	double front;
-
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
-	if (x < (a + 1) / (a + b + 2))
-		return front * beta_fraction(a, b, x) / a;
-	return 1 - front * beta_fraction(b, a, 1 - x) / b;
-}
-
-double t_two_sided_p(double t, double df)
-{
-	if (isnan(t) || df <= 0)
-		return NAN;
-	if (isinf(t))
-		return 0;
-	return incomplete_beta(df / 2, 0.5, df / (df + t * t));
-}
 
 static const char *const call_names[] = {
 	[PERF_NO_CALL] = "no-call",
@@ -93,17 +31,6 @@ const char *perf_call_name(enum perf_call c)
 	return (size_t)c < ARRAY_SIZE(call_names) ? call_names[c] : "?";
 }
 
-/* Welch's two-sided p for a difference of means; with no spread at all, 1 or 0. */
-static double welch_p(const struct sample_stats *a, const struct sample_stats *b)
-{
-	double va = a->stddev * a->stddev / a->n, vb = b->stddev * b->stddev / b->n;
-	double se2 = va + vb, diff = b->mean - a->mean, df;
-
-	if (se2 == 0)
-		return diff == 0 ? 1 : 0;
-	df = se2 * se2 / (va * va / (a->n - 1) + vb * vb / (b->n - 1));
-	return t_two_sided_p(diff / sqrt(se2), df);
-}
 
 /* The pooled relative standard deviation of two sides, in per cent of |mean|. */
 static double pooled_pct(const struct sample_stats *a, const struct sample_stats *b, double mean)
@@ -139,7 +66,7 @@ void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
 	}
 	diff = kit->mean - base->mean;
 	/* No noise at all (instruction-paced samples): any difference is real. */
-	out->p = welch_p(base, kit);
+	out->p = stats_welch_p(base, kit);
 	pooled = pooled_pct(base, kit, base->mean);
 	out->threshold_pct = fmax(threshold_pct > 0 ? threshold_pct : VERDICT_MIN_CHANGE_PCT,
 				  VERDICT_NOISE_FACTOR * pooled);
@@ -544,7 +471,7 @@ void claim_judge_stats(struct claim_verdict *out, enum claim_kind kind, double v
 	out->change_pct = (cell->mean - other->mean) / fabs(other->mean) * 100;
 	out->spread_pct = VERDICT_NOISE_FACTOR * pooled_pct(cell, other, other->mean);
 	if (cell->n >= VERDICT_MIN_SAMPLES && other->n >= VERDICT_MIN_SAMPLES)
-		out->p = welch_p(other, cell);
+		out->p = stats_welch_p(other, cell);
 	/* The change in the metric's good direction, then in the claimed one. */
 	gain = dir == KTAP_HIGHER_IS_BETTER ? out->change_pct : -out->change_pct;
 	wanted = kind == CLAIM_BETTER ? gain : -gain;

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "vm/console.h"
+#include "console/console.h"
 #include "results/results.h"
 
 /*
@@ -25,9 +25,6 @@
 
 /* A metric's statistics: from its samples when it has them, else as recorded. */
 void metric_stats(struct sample_stats *out, const struct metric_result *m);
-
-/* Two-sided p-value of Student's t with df degrees of freedom (df > 0). */
-double t_two_sided_p(double t, double df);
 
 enum perf_call {
 	PERF_NO_CALL = 0,	/* cannot tell: too few samples, nothing to compare */

@@ -15,7 +15,7 @@
 #include "lib/gitutil.h"
 #include "tree/tarimport.h"
 #include "lib/progress.h"
-#include "tree/treecheck.h"
+#include "lib/treecheck.h"
 #include "lib/util.h"
 
 /* ------------------------------------------------------------------ */

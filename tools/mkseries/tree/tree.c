@@ -13,7 +13,7 @@
 #include "lib/progress.h"
 #include "tree/tarimport.h"
 #include "tree/tree.h"
-#include "tree/treecheck.h"
+#include "lib/treecheck.h"
 #include "tree/workdir.h"
 #include "lib/util.h"
 

@@ -11,9 +11,9 @@
 
 #include "kit/arch.h"
 #include "lib/progress.h"
-#include "vm/console.h"
+#include "console/console.h"
 #include "vm/initramfs.h"
-#include "vm/ktap.h"
+#include "console/ktap.h"
 #include "vm/regress.h"
 #include "lib/state.h"
 #include "record/key.h"

@@ -1,8 +1,8 @@
-/* tree/treecheck.c: what a path or a .gitmodules must be before mkseries writes it into a tree (git fsck's rules). */
+/* lib/treecheck.c: what a path or a .gitmodules must be before mkseries writes it into a tree (git fsck's rules). */
 #include <ctype.h>
 #include <string.h>
 
-#include "tree/treecheck.h"
+#include "lib/treecheck.h"
 
 /* Length of a code point HFS+ ignores when comparing names (git's is_hfs_dotgit), or 0. */
 static size_t hfs_ignorable(const unsigned char *s, size_t n)

@@ -1,4 +1,4 @@
-/* apply/lines.h: a file's text or a hunk as an array of lines that point into it, for finding hunks in trees. */
+/* diff/lines.h: a file's text or a hunk as an array of lines that point into it, for finding hunks in trees. */
 #ifndef MKSERIES_LINES_H
 #define MKSERIES_LINES_H
 

@@ -1,4 +1,4 @@
-/* apply/apply.h: apply one diff to a tree in memory, touching only the paths it names. */
+/* diff/apply.h: apply one diff to a tree in memory, touching only the paths it names. */
 #ifndef MKSERIES_APPLY_H
 #define MKSERIES_APPLY_H
 

@@ -1,9 +1,9 @@
-/* apply/lines.c: a file's text or a hunk as an array of lines that point into it. */
+/* diff/lines.c: a file's text or a hunk as an array of lines that point into it. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply/diffscan.h"
-#include "apply/lines.h"
+#include "diff/diffscan.h"
+#include "diff/lines.h"
 #include "lib/util.h"
 
 void lines_push(struct lines *l, const char *p, size_t n)

@@ -1,4 +1,4 @@
-/* results/stale.c: a recorded result compared with what the kit, QEMU and mkseries would run now. */
+/* run/stale.c: a recorded result compared with what the kit, QEMU and mkseries would run now. */
 #include <string.h>
 #include <time.h>
 
@@ -7,7 +7,7 @@
 #include "kit/arch.h"
 #include "record/key.h"
 #include "record/record.h"
-#include "results/stale.h"
+#include "run/stale.h"
 #include "vm/regress.h"
 #include "vm/vm.h"
 

@@ -1,4 +1,4 @@
-/* apply/diffreverse.c: the reverse of a diff, to tell whether its change is in a tree already. */
+/* diff/diffreverse.c: the reverse of a diff, to tell whether its change is in a tree already. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdarg.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply/apply.h"
-#include "apply/diffscan.h"
+#include "diff/apply.h"
+#include "diff/diffscan.h"
 
 /* Swap the a/ and b/ side prefixes of a path as written ("a/x", "\"b/x\""). */
 static void add_swapped_side(struct strbuf *sb, const char *s, size_t n)

@@ -1,9 +1,9 @@
-/* vm/console.c: judge what a cell's consoles show, in one order for the test step and the report. */
+/* console/console.c: judge what a cell's consoles show, in one order for the test step and the report. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm/console.h"
+#include "console/console.h"
 
 /* ------------------------------------------------------------------ */
 /* Expected failures */

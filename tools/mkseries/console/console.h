@@ -1,10 +1,10 @@
-/* vm/console.h: judge what a cell's consoles show, in one order for the test step and the report. */
+/* console/console.h: judge what a cell's consoles show, in one order for the test step and the report. */
 #ifndef MKSERIES_CONSOLE_H
 #define MKSERIES_CONSOLE_H
 
 #include <stddef.h>
 
-#include "vm/ktap.h"
+#include "console/ktap.h"
 #include "lib/util.h"
 
 /*

@@ -1,12 +1,12 @@
-/* apply/present.c: whether a patch's change is already in a tree, hunk by hunk, for plan and apply alike. */
+/* diff/present.c: whether a patch's change is already in a tree, hunk by hunk, for plan and apply alike. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply/apply.h"
-#include "apply/diffscan.h"
-#include "apply/lines.h"
-#include "apply/present.h"
+#include "diff/apply.h"
+#include "diff/diffscan.h"
+#include "diff/lines.h"
+#include "diff/present.h"
 #include "lib/gitutil.h"
 
 /* How far apart two changes of one hunk may be found, beyond their distance in the hunk. */

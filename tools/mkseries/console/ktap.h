@@ -1,9 +1,10 @@
-/* vm/ktap.h: read mm-regress's KTAP out of a console log, and find kernel splats in the same log. */
+/* console/ktap.h: read mm-regress's KTAP out of a console log, and find kernel splats in the same log. */
 #ifndef MKSERIES_KTAP_H
 #define MKSERIES_KTAP_H
 
 #include <stddef.h>
 
+#include "lib/stats.h"
 #include "lib/util.h"
 
 /* The diagnostic mm-regress prints last ("# mm-regress: done"), without "# ". */
@@ -15,6 +16,10 @@ enum ktap_status {
 	KTAP_SKIP,	/* "# SKIP" directive, with "ok" or "not ok" */
 	KTAP_TODO,	/* "# TODO" directive: an expected failure */
 };
+
+/* "pass", "fail", "skip", "todo": a case's status in reports; -1 / "?" when unknown. */
+const char *ktap_status_name(enum ktap_status s);
+int ktap_status_parse(const char *name);
 
 /* One result line and the diagnostics printed since the previous one. */
 struct ktap_case {
@@ -185,13 +190,5 @@ const char *console_splat_kind_name(enum console_splat_kind kind);
 /* Whether a run is complete (header, plan, every result, done marker), whatever its cases did. */
 int ktap_complete(const struct ktap_result *k);
 
-/* The mean and spread of a metric's samples. */
-struct sample_stats {
-	unsigned n;
-	double mean;
-	double stddev;		/* sample standard deviation (n - 1); 0 when n < 2 */
-};
-
-void sample_stats(struct sample_stats *out, const double *v, size_t n);
 
 #endif

@@ -1,4 +1,4 @@
-/* tree/treecheck.h: what a path or a .gitmodules must be before mkseries writes it into a tree (git fsck's rules). */
+/* lib/treecheck.h: what a path or a .gitmodules must be before mkseries writes it into a tree (git fsck's rules). */
 #ifndef MKSERIES_TREECHECK_H
 #define MKSERIES_TREECHECK_H
 

@@ -1,4 +1,4 @@
-/* apply/diffscan.h: the apply module's reading of diff text, shared by its checks, its reversing and its hunk moves. */
+/* diff/diffscan.h: the apply module's reading of diff text, shared by its checks, its reversing and its hunk moves. */
 #ifndef MKSERIES_DIFFSCAN_H
 #define MKSERIES_DIFFSCAN_H
 

@@ -1,4 +1,4 @@
-/* vm/ktap.c: parse mm-regress's KTAP from a console log and spot kernel splats in it. */
+/* console/ktap.c: parse mm-regress's KTAP from a console log and spot kernel splats in it. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "vm/ktap.h"
+#include "console/ktap.h"
 #include "../../tcg-cache/contract.h"
 
 /* A sample line waiting for the metric line that summarises it. */
@@ -879,21 +879,19 @@ int ktap_complete(const struct ktap_result *k)
 	       k->done && !k->bail_out;
 }
 
-void sample_stats(struct sample_stats *out, const double *v, size_t n)
-{
-	double sum = 0, sq = 0;
-	size_t i;
+static const char *const status_names[] = {
+	[KTAP_PASS] = "pass",
+	[KTAP_FAIL] = "fail",
+	[KTAP_SKIP] = "skip",
+	[KTAP_TODO] = "todo",
+};
 
-	memset(out, 0, sizeof(*out));
-	out->n = (unsigned)n;
-	if (!n)
-		return;
-	for (i = 0; i < n; i++)
-		sum += v[i];
-	out->mean = sum / n;
-	if (n < 2)
-		return;
-	for (i = 0; i < n; i++)
-		sq += (v[i] - out->mean) * (v[i] - out->mean);
-	out->stddev = sqrt(sq / (n - 1));
+const char *ktap_status_name(enum ktap_status s)
+{
+	return (size_t)s < ARRAY_SIZE(status_names) ? status_names[s] : "?";
+}
+
+int ktap_status_parse(const char *name)
+{
+	return name_index(status_names, ARRAY_SIZE(status_names), name);
 }

@@ -1,4 +1,4 @@
-/* apply/present.h: whether a patch's change is already in a tree, file by file and hunk by hunk. */
+/* diff/present.h: whether a patch's change is already in a tree, file by file and hunk by hunk. */
 #ifndef MKSERIES_PRESENT_H
 #define MKSERIES_PRESENT_H
 

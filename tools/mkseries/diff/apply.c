@@ -1,4 +1,4 @@
-/* apply/apply.c: apply a git diff to a tree in memory, touching only the paths it names. */
+/* diff/apply.c: apply a git diff to a tree in memory, touching only the paths it names. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdarg.h>
@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply/apply.h"
-#include "apply/diffscan.h"
-#include "apply/lines.h"
+#include "diff/apply.h"
+#include "diff/diffscan.h"
+#include "diff/lines.h"
 #include "lib/gitutil.h"
-#include "tree/treecheck.h"
+#include "lib/treecheck.h"
 
 /* Lines of context shown around a hunk that does not apply. */
 #define REPORT_CONTEXT 3

@@ -1,4 +1,4 @@
-/* apply/diffscan.c: reading diff text line by line as libgit2 would, and checking the paths and names it gives. */
+/* diff/diffscan.c: reading diff text line by line as libgit2 would, and checking the paths and names it gives. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdarg.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply/apply.h"
-#include "apply/diffscan.h"
-#include "tree/treecheck.h"
+#include "diff/apply.h"
+#include "diff/diffscan.h"
+#include "lib/treecheck.h"
 
 void line_iter_init(struct line_iter *it, const char *buf, size_t len)
 {

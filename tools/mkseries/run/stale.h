@@ -1,4 +1,4 @@
-/* results/stale.h: whether a recorded result is still what the kit, its kernels file, QEMU and mkseries would give. */
+/* run/stale.h: whether a recorded result is still what the kit, its kernels file, QEMU and mkseries would give. */
 #ifndef MKSERIES_STALE_H
 #define MKSERIES_STALE_H
 

@@ -1,4 +1,4 @@
-/* apply/diffbinary.c: checking "GIT binary patch" hunks as git does, before libgit2 inflates them. */
+/* diff/diffbinary.c: checking "GIT binary patch" hunks as git does, before libgit2 inflates them. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 
 #include <gio/gio.h>
 
-#include "apply/apply.h"
-#include "apply/diffscan.h"
+#include "diff/apply.h"
+#include "diff/diffscan.h"
 
 /*
  * A "GIT binary patch" section is checked here before libgit2 parses
