@@ -474,43 +474,90 @@ static void fail(struct build_result *res, struct step_record *st, const char *f
 	record_set(st, RF_FAILURE, res->failure);
 }
 
+/* Start out/.config from b's config base: a make target, or a file of the kit copied. */
+static int config_from_base(struct build_result *res, struct step_record *st, struct make_ctx *m,
+			    const struct kit *kit, const struct kernel_branch *b,
+			    const char *config_path)
+{
+	const char *base = b->config_base;
+	char *base_file = kit_file(kit, base);
+	struct strbuf sb = STRBUF_INIT;
+	int status, ret = 0;
+
+	if (is_config_target(base) && !file_exists(base_file)) {
+		status = run_make(m, base);
+		if (status)
+			fail(res, st, "make %s failed (exit %d): see %s", base, status, m->log);
+	} else if (strbuf_read_file(&sb, base_file) ||
+		   write_file_atomic(config_path, sb.buf, sb.len)) {
+		ret = error("cannot copy config base '%s' to '%s': %s", base_file, config_path,
+			    strerror(errno));
+	}
+	strbuf_release(&sb);
+	free(base_file);
+	return ret;
+}
+
+/*
+ * Whether the fragment's lines stuck in the final config: those the
+ * tree's Kconfig does not know are noted and skipped; any other that
+ * did not stick fails the build, each named in its details.
+ */
+static void config_check_stuck(struct build_result *res, struct step_record *st,
+			       struct make_ctx *m, const char *config,
+			       const struct kconfig_frag *frag)
+{
+	struct strvec missing = STRVEC_INIT, absent = STRVEC_INIT, syms = STRVEC_INIT;
+	struct strbuf why = STRBUF_INIT;
+	size_t i;
+
+	if (!kconfig_check(NULL, NULL, config, frag, NULL, NULL))
+		return;
+	kconfig_symbols(&syms, m->src, m->arch->srcarch);
+	kconfig_check(&missing, &absent, config, frag, kconfig_symbol_defined, &syms);
+	if (absent.nr) {
+		strbuf_addstr(&why, "not in this tree's Kconfig, skipped:");
+		for (i = 0; i < absent.nr; i++)
+			strbuf_addf(&why, " %s", absent.v[i]);
+		res->notes = strbuf_detach(&why, NULL);
+		record_set(st, RF_NOTES, res->notes);
+	}
+	if (missing.nr) {
+		strbuf_addf(&why, "%zu config option%s did not stick: %s", missing.nr,
+			    missing.nr > 1 ? "s" : "", missing.v[0]);
+		if (missing.nr > 1)
+			strbuf_addf(&why, " (and %zu more)", missing.nr - 1);
+		fail(res, st, "%s", why.buf);
+		strbuf_reset(&why);
+		for (i = 0; i < missing.nr; i++)
+			strbuf_addf(&why, "%s%s", i ? "\n" : "", missing.v[i]);
+		res->details = strbuf_detach(&why, NULL);
+		record_set(st, RF_DETAILS, res->details);
+	}
+	strbuf_release(&why);
+	strvec_clear(&syms);
+	strvec_clear(&missing);
+	strvec_clear(&absent);
+}
+
 /* Configure out/: the base config, the fragment's lines, olddefconfig, then the check. */
 static int configure(struct build_result *res, struct step_record *st, struct make_ctx *m,
 		     const struct kit *kit, const struct kernel_branch *b,
 		     const struct kconfig_frag *frag)
 {
-	const char *base = b->config_base;
 	char *config_path = path_join(m->out, ".config");
-	char *base_file = kit_file(kit, base);
-	struct strbuf config = STRBUF_INIT, merged = STRBUF_INIT;
-	struct strvec missing = STRVEC_INIT, absent = STRVEC_INIT, syms = STRVEC_INIT;
-	struct strbuf before = STRBUF_INIT;
+	struct strbuf config = STRBUF_INIT, merged = STRBUF_INIT, before = STRBUF_INIT;
 	struct stat before_st;
-	int status, ret = 0, had_config;
+	int status, ret, had_config;
 
 	/*
 	 * The config is made anew every time; when it comes out the same,
 	 * its old mtime is put back so that make does not resync and relink.
 	 */
 	had_config = !stat(config_path, &before_st) && !strbuf_read_file(&before, config_path);
-	if (is_config_target(base) && !file_exists(base_file)) {
-		status = run_make(m, base);
-		if (status) {
-			fail(res, st, "make %s failed (exit %d): see %s", base, status, m->log);
-			goto cleanup;
-		}
-	} else {
-		struct strbuf sb = STRBUF_INIT;
-
-		if (strbuf_read_file(&sb, base_file) ||
-		    write_file_atomic(config_path, sb.buf, sb.len)) {
-			ret = error("cannot copy config base '%s' to '%s': %s", base_file,
-				    config_path, strerror(errno));
-			strbuf_release(&sb);
-			goto cleanup;
-		}
-		strbuf_release(&sb);
-	}
+	ret = config_from_base(res, st, m, kit, b, config_path);
+	if (ret || res->status == BUILD_FAILED)
+		goto cleanup;
 	if (strbuf_read_file(&config, config_path)) {
 		fail(res, st, "the config base wrote no .config");
 		goto cleanup;
@@ -526,35 +573,9 @@ static int configure(struct build_result *res, struct step_record *st, struct ma
 		fail(res, st, "make olddefconfig failed (exit %d): see %s", status, m->log);
 		goto cleanup;
 	}
-	if (kconfig_check(NULL, NULL, config.buf, frag, NULL, NULL)) {
-		struct strbuf why = STRBUF_INIT;
-		size_t i;
-
-		kconfig_symbols(&syms, m->src, m->arch->srcarch);
-		kconfig_check(&missing, &absent, config.buf, frag, kconfig_symbol_defined, &syms);
-		if (absent.nr) {
-			strbuf_addstr(&why, "not in this tree's Kconfig, skipped:");
-			for (i = 0; i < absent.nr; i++)
-				strbuf_addf(&why, " %s", absent.v[i]);
-			res->notes = strbuf_detach(&why, NULL);
-			record_set(st, RF_NOTES, res->notes);
-		}
-		if (missing.nr) {
-			strbuf_addf(&why, "%zu config option%s did not stick: %s", missing.nr,
-				    missing.nr > 1 ? "s" : "", missing.v[0]);
-			if (missing.nr > 1)
-				strbuf_addf(&why, " (and %zu more)", missing.nr - 1);
-			fail(res, st, "%s", why.buf);
-			strbuf_reset(&why);
-			for (i = 0; i < missing.nr; i++)
-				strbuf_addf(&why, "%s%s", i ? "\n" : "", missing.v[i]);
-			res->details = strbuf_detach(&why, NULL);
-			record_set(st, RF_DETAILS, res->details);
-		}
-		strbuf_release(&why);
-		if (missing.nr)
-			goto cleanup;
-	}
+	config_check_stuck(res, st, m, config.buf, frag);
+	if (res->status == BUILD_FAILED)
+		goto cleanup;
 	res->config_hash = blob_hash_hex(config.buf, config.len);
 	record_set(st, RF_CONFIG_HASH, res->config_hash);
 	if (had_config && before.len == config.len && !memcmp(before.buf, config.buf, config.len)) {
@@ -564,12 +585,8 @@ static int configure(struct build_result *res, struct step_record *st, struct ma
 	}
 cleanup:
 	strbuf_release(&before);
-	strvec_clear(&syms);
-	strvec_clear(&missing);
-	strvec_clear(&absent);
 	strbuf_release(&merged);
 	strbuf_release(&config);
-	free(base_file);
 	free(config_path);
 	return ret;
 }
@@ -859,104 +876,140 @@ static int write_tree(struct build_result *res, struct step_record *st, git_repo
 	return 0;
 }
 
+/* One build of a variant: its inputs, record and paths, from prepare to release. */
+struct build_job {
+	struct build_result *res;
+	const struct build_opts *opts;
+	const struct kernel_branch *b;
+	const char *variant;
+	struct kconfig_frag frag;
+	struct strbuf inputs, parts;	/* the build's inputs, and their parts' names */
+	char *inputs_hash;
+	struct step_record st;
+	struct step_key key;
+	struct ccache_plan cp;
+	char *src, *out, *logdir, *vmlinux;
+	size_t full_objects;		/* what the last full build of these inputs made */
+	int seeded;			/* out/ was seeded from base's */
+	int fresh;			/* no vmlinux yet: make builds every object */
+};
+
+static void build_job_release(struct build_job *j)
+{
+	ccache_plan_release(&j->cp);
+	kconfig_frag_release(&j->frag);
+	strbuf_release(&j->inputs);
+	strbuf_release(&j->parts);
+	record_release(&j->st);
+	step_key_release(&j->key);
+	free(j->inputs_hash);
+	free(j->vmlinux);
+	free(j->logdir);
+	free(j->out);
+	free(j->src);
+}
+
+/* The inputs, paths and record of j; *uptodate when its record still stands. */
+static int build_job_prepare(struct build_job *j, int *uptodate, git_repository *repo,
+			     const struct kit *kit, const git_oid *commit)
+{
+	const char *workdir = j->opts->workdir;
+	int ret;
+
+	if ((ret = branch_check_compiler(j->b)) ||
+	    (ret = build_inputs(&j->inputs, &j->parts, &j->frag, kit, j->b)))
+		return ret;
+	j->inputs_hash = blob_hash_hex(j->inputs.buf, j->inputs.len);
+	if ((ret = ccache_plan_make(&j->cp, j->b)))
+		return ret;
+	j->src = workdir_path(workdir, WD_SRC, NULL);
+	j->out = workdir_path(workdir, WD_OUT, j->variant);
+	j->logdir = workdir_path(workdir, WD_LOGS, NULL);
+	j->res->log = workdir_path(workdir, WD_BUILD_LOG, j->variant);
+	j->res->bzimage = path_join(j->out, branch_image(j->b));
+	j->vmlinux = path_join(j->out, "vmlinux");
+	if (strcmp(j->variant, "base") && !dir_exists(j->out))
+		j->seeded = seed_from_base(workdir, j->out, j->inputs_hash);
+	if (mkdir_p(j->out, 0755) || mkdir_p(j->logdir, 0755))
+		return error("cannot create '%s': %s", workdir, strerror(errno));
+	if ((ret = build_key(&j->key, repo, commit, j->inputs_hash)) ||
+	    (ret = record_read(&j->st, workdir, STEP_BUILD, j->variant)))
+		return ret;
+	*uptodate = up_to_date(&j->st, &j->key, j->opts->force, &j->res->why);
+	if (*uptodate)
+		return 0;
+	say_inputs_changed(&j->res->why, &j->st, j->b, j->inputs_hash, j->parts.buf);
+	j->full_objects = last_full_objects(&j->st, workdir, j->inputs_hash);
+	j->fresh = !file_exists(j->vmlinux);
+	return 0;
+}
+
+/* Write the tree, configure and make, with the progress line; the record says how it went. */
+static int build_job_make(struct build_job *j, git_repository *repo, const struct kit *kit,
+			  const git_oid *commit, double start)
+{
+	struct build_progress pg = { .line = PROGRESS_INIT, .start = start };
+	struct make_ctx m = { 0 };
+	int ret = 0;
+
+	pg.label = j->opts->label ? j->opts->label : j->variant;
+	pg.expect = j->fresh ? j->full_objects : 0;
+	progress_init(&pg.line, j->opts->progress, 0.1);
+	snprintf(pg.last, sizeof(pg.last), "writing the source tree");
+	build_progress_draw(&pg, 1);
+	if (!write_tree(j->res, &j->st, repo, commit, j->src)) {
+		make_ctx_init(&m, repo, commit, j->b, j->opts, &j->cp, j->src, j->out, j->res->log);
+		m.pg = &pg;
+		append_log(j->res->log, "%s# make -j%u\n", j->cp.log.buf, m.jobs);
+		pg.last[0] = '\0';
+		ret = configure_and_make(j->res, &j->st, &m, kit, j->b, &j->frag);
+	}
+	if (j->res->status == BUILD_OK) {
+		record_setf(&j->st, RF_OBJECTS, "%zu", pg.objects);
+		if (j->fresh || j->full_objects)
+			record_setf(&j->st, RF_OBJECTS_FULL, "%zu",
+				    j->fresh ? pg.objects : j->full_objects);
+	}
+	progress_clear(&pg.line);
+	free(m.timestamp);
+	return ret;
+}
+
 static int build_run(struct build_result *res, git_repository *repo, const struct kit *kit,
 		     const struct kernel_branch *b, const char *variant, const git_oid *commit,
 		     const struct build_opts *opts)
 {
-	struct kconfig_frag frag = KCONFIG_FRAG_INIT;
-	struct strbuf inputs = STRBUF_INIT, parts = STRBUF_INIT;
-	struct step_record st = STEP_RECORD_INIT;
-	struct step_key key = STEP_KEY_INIT;
-	struct build_progress pg = { PROGRESS_INIT, NULL, 0, "", 0, 0, 0, 0 };
-	struct make_ctx m = { 0 };
-	struct ccache_plan cp = CCACHE_PLAN_INIT;
-	char *src = NULL, *out = NULL, *logdir = NULL, *inputs_hash = NULL;
-	char *vmlinux = NULL;
+	struct build_job j = {
+		.res = res, .opts = opts, .b = b, .variant = variant,
+		.frag = KCONFIG_FRAG_INIT, .inputs = STRBUF_INIT, .parts = STRBUF_INIT,
+		.st = STEP_RECORD_INIT, .key = STEP_KEY_INIT, .cp = CCACHE_PLAN_INIT,
+	};
 	char commit_hex[GIT_OID_HEXSZ + 1];
 	double start = mono_seconds();
-	size_t full_objects = 0;
-	int ret = 0, seeded = 0, fresh = 0;
+	int ret, uptodate = 0;
 
 	memset(res, 0, sizeof(*res));
 	strbuf_init(&res->why, 0);
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
-	if ((ret = branch_check_compiler(b)))
-		return ret;
-	ret = build_inputs(&inputs, &parts, &frag, kit, b);
+	ret = build_job_prepare(&j, &uptodate, repo, kit, commit);
+	if (ret || uptodate) {
+		if (!ret)
+			uptodate_result(res, &j.st);
+		goto cleanup;
+	}
+	record_release(&j.st);
+	record_set(&j.st, RF_INPUT_PARTS, j.parts.buf);
+	ret = build_start(res, &j.st, opts->workdir, b, variant, commit_hex, j.inputs_hash,
+			  &j.key, j.seeded);
 	if (ret)
 		goto cleanup;
-	inputs_hash = blob_hash_hex(inputs.buf, inputs.len);
-	if ((ret = ccache_plan_make(&cp, b)))
-		goto cleanup;
-
-	src = workdir_path(opts->workdir, WD_SRC, NULL);
-	out = workdir_path(opts->workdir, WD_OUT, variant);
-	logdir = workdir_path(opts->workdir, WD_LOGS, NULL);
-	res->log = workdir_path(opts->workdir, WD_BUILD_LOG, variant);
-	res->bzimage = path_join(out, branch_image(b));
-	vmlinux = path_join(out, "vmlinux");
-	if (strcmp(variant, "base") && !dir_exists(out))
-		seeded = seed_from_base(opts->workdir, out, inputs_hash);
-	if (mkdir_p(out, 0755) || mkdir_p(logdir, 0755)) {
-		ret = error("cannot create '%s': %s", opts->workdir, strerror(errno));
-		goto cleanup;
-	}
-	if ((ret = build_key(&key, repo, commit, inputs_hash)) ||
-	    (ret = record_read(&st, opts->workdir, STEP_BUILD, variant)))
-		goto cleanup;
-	if (up_to_date(&st, &key, opts->force, &res->why)) {
-		uptodate_result(res, &st);
-		goto cleanup;
-	}
-	say_inputs_changed(&res->why, &st, b, inputs_hash, parts.buf);
-	full_objects = last_full_objects(&st, opts->workdir, inputs_hash);
-	/* No vmlinux yet: make builds every object, as the last full build did. */
-	fresh = !file_exists(vmlinux);
-	record_release(&st);
-	record_set(&st, RF_INPUT_PARTS, parts.buf);
-	ret = build_start(res, &st, opts->workdir, b, variant, commit_hex, inputs_hash, &key,
-			  seeded);
-	if (ret)
-		goto cleanup;
-
-	pg.label = opts->label ? opts->label : variant;
-	pg.start = start;
-	pg.expect = fresh ? full_objects : 0;
-	progress_init(&pg.line, opts->progress, 0.1);
-	snprintf(pg.last, sizeof(pg.last), "writing the source tree");
-	build_progress_draw(&pg, 1);
-	if (write_tree(res, &st, repo, commit, src))
-		goto done;
-
-	make_ctx_init(&m, repo, commit, b, opts, &cp, src, out, res->log);
-	m.pg = &pg;
-	append_log(res->log, "%s# make -j%u\n", cp.log.buf, m.jobs);
-	pg.last[0] = '\0';
-	ret = configure_and_make(res, &st, &m, kit, b, &frag);
-	if (res->status == BUILD_OK) {
-		record_setf(&st, RF_OBJECTS, "%zu", pg.objects);
-		if (fresh || full_objects)
-			record_setf(&st, RF_OBJECTS_FULL, "%zu", fresh ? pg.objects : full_objects);
-	}
-done:
-	progress_clear(&pg.line);
+	ret = build_job_make(&j, repo, kit, commit, start);
 	res->seconds = mono_seconds() - start;
-	record_setf(&st, RF_SECONDS, "%.1f", res->seconds);
+	record_setf(&j.st, RF_SECONDS, "%.1f", res->seconds);
 	if (!ret)
-		ret = record_write(&st, opts->workdir, STEP_BUILD, variant);
+		ret = record_write(&j.st, opts->workdir, STEP_BUILD, variant);
 cleanup:
-	ccache_plan_release(&cp);
-	free(m.timestamp);
-	kconfig_frag_release(&frag);
-	strbuf_release(&inputs);
-	strbuf_release(&parts);
-	record_release(&st);
-	step_key_release(&key);
-	free(inputs_hash);
-	free(vmlinux);
-	free(logdir);
-	free(out);
-	free(src);
+	build_job_release(&j);
 	return ret;
 }
 
