@@ -16,7 +16,10 @@
 # which objects use it. A use of a file in a folder the user's LAYERS line
 # does not name fails ("uses: ..."), naming both files and the symbol, as
 # does an #include of such a folder's header, an object in no known folder,
-# a LAYERS line naming a folder below it or unknown, and a use LAYERS names
+# a LAYERS line naming a folder below it or unknown, an error printed
+# where it should be kept (print_error() outside builtin/ and the folders
+# LAYERS' "prints errors:" line names) or kept where it should be printed
+# (error() in builtin/), and a use LAYERS names
 # that nothing makes (the file is the graph, printed on success; checked
 # only on a whole tree of sources, as a header may give types alone). Two or
 # more files that reach each other through calls form a cycle: each is
@@ -75,6 +78,11 @@ FILENAME == lf {
 	sub(/#.*/, "")
 	if (!NF)
 		next
+	if ($1 == "prints" && $2 == "errors:") {
+		for (i = 3; i <= NF; i++)
+			printer[$i] = 1
+		next
+	}
 	if ($1 !~ /^[a-z0-9_]+:$/) {
 		printf "layers: %s:%d: not \"folder: uses...\": %s\n", FILENAME, FNR, $0
 		next
@@ -111,7 +119,15 @@ $1 == "def" || $1 == "use" {
 	}
 }
 $1 == "def" { def[$3] = $2; next }
-$1 == "use" { use[++n] = $2 SUBSEP $3; next }
+$1 == "use" {
+	use[++n] = $2 SUBSEP $3
+	f = folder($2)
+	if (f == "builtin" && ($3 == "error" || $3 == "error_code"))
+		printf "errors: %s uses %s(): a builtin prints its errors (print_error)\n", $2, $3
+	if (f != "builtin" && !(f in printer) && ($3 == "print_error" || $3 == "print_error_code"))
+		printf "errors: %s uses %s(): below the folders that print, an error is kept (error()) and returned\n", $2, $3
+	next
+}
 $1 == "inc" {
 	ff = folder($2)
 	if (!(($3) in rank) && $3 != "builtin")
@@ -244,7 +260,7 @@ done >>"$tmp/problems"
 grep '^note:' "$tmp/problems" || :
 if grep -qv '^note:' "$tmp/problems"; then
 	grep -v '^note:' "$tmp/problems"
-	echo "check-layers: $(grep -c '^cycle:' "$tmp/problems" || :) cycle(s), $(grep -c '^uses:' "$tmp/problems" || :) use(s) against $LAYERS_FILE, $(grep -c '^layers:' "$tmp/problems" || :) fault(s) in it, $(grep -c '^size:' "$tmp/problems" || :) over the sizes" >&2
+	echo "check-layers: $(grep -c '^cycle:' "$tmp/problems" || :) cycle(s), $(grep -c '^uses:' "$tmp/problems" || :) use(s) against $LAYERS_FILE, $(grep -c '^layers:' "$tmp/problems" || :) fault(s) in it, $(grep -c '^errors:' "$tmp/problems" || :) error(s) printed or kept on the wrong side, $(grep -c '^size:' "$tmp/problems" || :) over the sizes" >&2
 	exit 1
 fi
 echo "check-layers: in $OBJDIR and $SRCDIR, every use and #include is one $LAYERS_FILE names, no cycle, no function over 100 lines or file over 1500; the folders use:"

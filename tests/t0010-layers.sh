@@ -35,7 +35,7 @@ test_expect_success 'a lib file calling into report fails, naming the file, the 
 	printf "void %s(void);\nvoid planted(void) { %s(); }\n" "$sym" "$sym" | plant o1 lib/planted &&
 	test_expect_code 1 "$CHECK" o1 /nonexistent >out 2>err &&
 	test_grep "^uses: lib/planted.o uses $sym, defined in report/report.o: lib may use only itself$" out &&
-	test_grep "0 cycle(s), 1 use(s) against .*LAYERS, 0 fault(s) in it, 0 over the sizes" err
+	test_grep "0 cycle(s), 1 use(s) against .*LAYERS, 0 fault(s) in it, 0 error(s) printed or kept on the wrong side, 0 over the sizes" err
 '
 
 test_expect_success 'a library file calling a builtin fails too' '
@@ -95,6 +95,21 @@ test_expect_success 'an #include of a folder LAYERS does not name fails, with it
 	test_grep "1 use(s) against" err
 '
 
+test_expect_success 'below run/ an error is kept, not printed; a builtin prints, not keeps' '
+	cp -R objs o5 &&
+	printf "int print_error(const char *, ...);\nint planted(void) { return print_error(\"x\"); }\n" |
+		plant o5 build/planted &&
+	printf "int error(const char *, ...);\nint planted_cmd(void) { return error(\"x\"); }\n" |
+		plant o5 builtin/planted &&
+	printf "int print_error(const char *, ...);\nint planted_run(void) { return print_error(\"x\"); }\n" |
+		plant o5 run/planted &&
+	test_expect_code 1 "$CHECK" o5 /nonexistent >out 2>err &&
+	test_grep "^errors: build/planted.o uses print_error(): below the folders that print, an error is kept (error()) and returned$" out &&
+	test_grep "^errors: builtin/planted.o uses error(): a builtin prints its errors (print_error)$" out &&
+	test_grep ! "run/planted" out &&
+	test_grep "2 error(s) printed or kept on the wrong side" err
+'
+
 test_expect_success 'a function over 100 lines, or a file over 1500, fails the size check, named' '
 	mkdir -p src/kit &&
 	{
@@ -107,7 +122,7 @@ test_expect_success 'a function over 100 lines, or a file over 1500, fails the s
 	} >src/kit/long.c &&
 	test_expect_code 1 "$CHECK" objs src >out 2>err &&
 	test_grep "^size: src/kit/long.c:1: long_one() has 103 lines (over 100)$" out &&
-	test_grep "0 cycle(s), 0 use(s) against .*, 0 fault(s) in it, 1 over the sizes" err &&
+	test_grep "0 cycle(s), 0 use(s) against .*, 0 fault(s) in it, 0 error(s) .*, 1 over the sizes" err &&
 	sed -i "/^	n++;$/d" src/kit/long.c &&
 	"$CHECK" objs src >out &&
 	for i in $(seq 1 1501); do echo "/* line */"; done >src/kit/big.c &&

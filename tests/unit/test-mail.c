@@ -24,6 +24,7 @@ static char cap_buf[8192];
 
 static void capture_begin(void)
 {
+	error_flush();
 	fflush(stderr);
 	cap_file = tmpfile();
 	if (!cap_file)
@@ -36,6 +37,7 @@ static const char *capture_end(void)
 {
 	size_t n;
 
+	error_flush();
 	fflush(stderr);
 	dup2(cap_saved, 2);
 	close(cap_saved);

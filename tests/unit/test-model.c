@@ -95,6 +95,7 @@ static int load_capture(struct kit *kit, const char *cwd, const char *arg, struc
 		BUG("cannot redirect stderr");
 	dup2(fd, 2);
 	ret = kit_load(kit, arg);
+	error_flush();
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -1700,6 +1701,7 @@ static int check_capture(const struct kernel_branch *b, struct strbuf *err)
 		BUG("cannot redirect stderr");
 	dup2(fd, 2);
 	ret = kernel_source_check(b);
+	error_flush();
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

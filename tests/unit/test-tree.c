@@ -120,6 +120,7 @@ static void capture_end(struct strbuf *err)
 {
 	char *p = tmp_path("stderr");
 
+	error_flush();
 	fflush(stderr);
 	dup2(saved_fd, 2);
 	close(saved_fd);

@@ -41,6 +41,7 @@ static void usage(int status)
 	FILE *f = status ? stderr : stdout;
 	size_t i;
 
+	error_flush();
 	fprintf(f, "usage: mkseries [--kit DIR] [-q | -v] [--progress=auto|always|never] "
 		   "<command> [<options>]\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
@@ -93,7 +94,7 @@ static int show_manual(const char *page, const char *section)
 	}
 	fflush(stdout);
 	execvp(argv[0], (char *const *)argv);
-	error("cannot run man to show %s(%s): %s", page, section, strerror(errno));
+	print_error("cannot run man to show %s(%s): %s", page, section, strerror(errno));
 	strbuf_release(&local);
 	return 1;
 }
@@ -184,7 +185,7 @@ static int list_names(const char *what)
 	for (i = 0; i < ARRAY_SIZE(whats) && strcmp(what, whats[i]); i++)
 		;
 	if (i == ARRAY_SIZE(whats)) {
-		error("--list: '%s' is not one of cmds, branches, variants, series, claims, kits",
+		print_error("--list: '%s' is not one of cmds, branches, variants, series, claims, kits",
 		      shown(what));
 		return MKS_ECONFIG;
 	}
@@ -239,11 +240,18 @@ static void set_command_line(int argc, const char **argv)
 	mks_command_line = strbuf_detach(&sb, NULL);
 }
 
+/* Whatever was kept and not yet said is said before mkseries exits. */
+static void flush_errors_at_exit(void)
+{
+	error_flush();
+}
+
 int main(int argc, const char **argv)
 {
 	size_t i;
 	int ret, known;
 
+	atexit(flush_errors_at_exit);
 	set_command_line(argc, argv);
 	argv++;
 	argc--;
@@ -283,6 +291,7 @@ int main(int argc, const char **argv)
 		unknown_command(argv[0]);
 	gitutil_init();
 	ret = commands[i].fn(argc, argv);
+	error_flush();
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "error: cannot write to standard output: %s\n", strerror(errno));
 		return ret ? ret : 1;

@@ -580,15 +580,16 @@ static struct presence *item_presence(struct plan *plan, const struct plan_item 
 	struct presence *pr = NULL;
 	size_t nr = 0;
 	char *path;
-	int was, err;
+	size_t mark;
+	int err;
 
 	if (!plan->repo || !it->source)
 		return NULL;
 	path = path_join(plan->kit->dir, it->source);
 	/* a broken file is said once, by the subject's reading or by apply */
-	was = error_mute(1);
+	mark = error_mark();
 	err = mail_parse_file(&mails, &nr, path);
-	error_mute(was);
+	error_drop(mark);
 	if (!err && nr == 1 && mails[0].diff) {
 		pr = xcalloc(1, sizeof(*pr));
 		if (presence_check(pr, plan->repo, &plan->base, mails[0].diff, mails[0].diff_len,

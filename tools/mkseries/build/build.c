@@ -1017,18 +1017,17 @@ int build_variant(struct build_result *res, git_repository *repo, const struct k
 		  const struct kernel_branch *b, const char *variant, const git_oid *commit,
 		  const struct build_opts *opts)
 {
-	struct strbuf errors = STRBUF_INIT;
+	size_t mark = error_mark();
 	int ret;
 
-	error_capture_push(&errors);
 	ret = build_run(res, repo, kit, b, variant, commit, opts);
-	error_capture_pop(&errors);
 	if (ret) {
-		/* Why it could not run, in its record and for the caller. */
+		/* Why it could not run, in its record and for the caller (the errors stay kept). */
 		free(res->failure);
-		res->failure = xstrdup(errors.len ? errors.buf : "no error was printed");
+		res->failure = error_since(mark);
+		if (!res->failure)
+			res->failure = xstrdup("no error was given");
 		record_module_error(opts->workdir, STEP_BUILD, b->name, variant, res->failure);
 	}
-	strbuf_release(&errors);
 	return ret;
 }

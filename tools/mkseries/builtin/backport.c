@@ -112,7 +112,7 @@ static int loop_kit_reloaded(struct loop *l)
 {
 	l->b = kit_find_branch(l->kit, l->name);
 	if (!l->b)
-		return error("branch '%s' is gone from the kit", shown(l->name));
+		return print_error("branch '%s' is gone from the kit", shown(l->name));
 	return 0;
 }
 
@@ -144,7 +144,7 @@ static const struct kit_patch *find_entry(const struct kit *kit, const char *sid
 	unsigned long i = index ? strtoul(index, NULL, 10) : 0;
 
 	if (!s || !list || !index) {
-		error("the loop's state names series '%s', which the kit no longer has",
+		print_error("the loop's state names series '%s', which the kit no longer has",
 		      sid ? sid : "?");
 		return NULL;
 	}
@@ -152,7 +152,7 @@ static const struct kit_patch *find_entry(const struct kit *kit, const char *sid
 		return &s->patches[i];
 	if (!strcmp(list, "fixups") && i < s->nr_fixups)
 		return &s->fixups[i];
-	error("series '%s' has no entry %lu in '%s' any more", sid, i + 1, list);
+	print_error("series '%s' has no entry %lu in '%s' any more", sid, i + 1, list);
 	return NULL;
 }
 
@@ -215,11 +215,11 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 	int ret = 0;
 
 	if (strbuf_read_file(&text, path)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+		ret = print_error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
 	if (strbuf_read_file(&own, mine) && strbuf_read_file(&own, l->paths.yaml_orig)) {
-		ret = error("cannot read '%s': %s", l->paths.yaml_orig, strerror(errno));
+		ret = print_error("cannot read '%s': %s", l->paths.yaml_orig, strerror(errno));
 		goto cleanup;
 	}
 	strbuf_add(&orig, text.buf, text.len);
@@ -241,13 +241,13 @@ static int add_decision(struct loop *l, const struct kit_patch *p, const char *b
 		strbuf_add(&own, text.buf, text.len);
 	}
 	if (write_file_atomic(next, own.buf, own.len)) {
-		ret = error("cannot write '%s': %s", next, strerror(errno));
+		ret = print_error("cannot write '%s': %s", next, strerror(errno));
 		goto cleanup;
 	}
 	if (yamledit_commit(kit, dir, path, &text, &orig, what))
 		ret = -1;
 	else if (rename(next, mine))
-		ret = error("cannot rename '%s' to '%s': %s", next, mine, strerror(errno));
+		ret = print_error("cannot rename '%s' to '%s': %s", next, mine, strerror(errno));
 cleanup:
 	strbuf_release(&own);
 	strbuf_release(&orig);
@@ -282,9 +282,9 @@ static int edit_file(const char *path)
 	cmd.terminal = 1;
 	status = child_run(&cmd);
 	if (status < 0 || cmd.exec_errno)
-		ret = error("cannot run the editor '%s'", shown(cmd.argv.v[0]));
+		ret = print_error("cannot run the editor '%s'", shown(cmd.argv.v[0]));
 	else if (status)
-		ret = error("the editor '%s' failed; nothing recorded", shown(cmd.argv.v[0]));
+		ret = print_error("the editor '%s' failed; nothing recorded", shown(cmd.argv.v[0]));
 	child_release(&cmd);
 	free(copy);
 	return ret;
@@ -328,13 +328,13 @@ static int worktree_change(git_oid *tree_id, git_commit **onto_c, struct loop *l
 
 	*onto_c = NULL;
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
-		return error("the loop's state has no valid 'onto' commit");
+		return print_error("the loop's state has no valid 'onto' commit");
 	if (loop_worktree_tree(tree_id, l, r))
 		return -1;
 	if ((err = git_commit_lookup(onto_c, l->repo, &onto)) < 0)
 		return gitutil_error(err, "cannot read commit %s", oid_short(&onto));
 	if (git_oid_equal(tree_id, git_commit_tree_id(*onto_c)))
-		return error("the work tree has no change left; use --skip -m \"why\" to skip the patch");
+		return print_error("the work tree has no change left; use --skip -m \"why\" to skip the patch");
 	return 0;
 }
 
@@ -346,7 +346,7 @@ static int edit_message(struct loop *l, char **message)
 	int ret = -1;
 
 	if (write_file_atomic(msgfile, *message, strlen(*message)))
-		error("cannot write '%s': %s", msgfile, strerror(errno));
+		print_error("cannot write '%s': %s", msgfile, strerror(errno));
 	else if (!edit_file(msgfile) && !strbuf_read_file(&edited, msgfile))
 		ret = 0;
 	if (!ret) {
@@ -465,7 +465,7 @@ static int keep_replaced(struct loop *l, const char *replaces)
 	free(abs);
 	strbuf_release(&old);
 	if (err) {
-		error("cannot keep a copy of '%s': %s", replaces, strerror(errno));
+		print_error("cannot keep a copy of '%s': %s", replaces, strerror(errno));
 		free(bak);
 		return -1;
 	}
@@ -518,7 +518,7 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 	if (mail_parse_file(&mails, &nr_mails, src) < 0)
 		goto cleanup;
 	if (nr_mails != 1) {
-		error("'%s' holds %zu patches; the kit names one patch per file", src, nr_mails);
+		print_error("'%s' holds %zu patches; the kit names one patch per file", src, nr_mails);
 		goto cleanup;
 	}
 	message = backport_message(l, p, &mails[0], r, onto_c, &tree_id);
@@ -636,7 +636,7 @@ static int finish_patch(struct loop *l, const char *label, const struct backport
 	if (!drop_tree)
 		backport_remove_rejects(l->paths.tree, r);
 	if (unlink(l->paths.patch) && errno != ENOENT)
-		return error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
+		return print_error("cannot remove '%s': %s", l->paths.patch, strerror(errno));
 	return backport_journal_done(&l->paths);
 }
 
@@ -737,7 +737,7 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 			struct strbuf msg = STRBUF_INIT;
 
 			strbuf_add_indented(&msg, report.buf, "  ");
-			error("refusing %s onto '%s' in the backport loop\n  from %s\n%s",
+			print_error("refusing %s onto '%s' in the backport loop\n  from %s\n%s",
 			      kit_patch_label(it->patch), l->b->name, shown(it->source), msg.buf);
 			strbuf_release(&msg);
 		}
@@ -790,11 +790,11 @@ static int run_loop(struct loop *l)
 		it = &plan.items[o.failed];
 		fprintf(stderr, "%s", o.report.buf);
 		if (l->opts->series && strcmp(l->opts->series, it->patch->series->id)) {
-			error("that patch is not of series '%s': resolve it first", l->opts->series);
+			print_error("that patch is not of series '%s': resolve it first", l->opts->series);
 			goto next;
 		}
 		if (it->action == PLAN_SQUASH) {
-			error("%s is squashed into the patch before it; the loop works on patches "
+			print_error("%s is squashed into the patch before it; the loop works on patches "
 			      "of their own (declare it without `squash` to work on it)",
 			      kit_patch_label(it->patch));
 			goto next;
@@ -808,7 +808,7 @@ static int run_loop(struct loop *l)
 			goto next;
 		src = path_join(l->kit->dir, it->source);
 		if (mail_parse_file(&mails, &nr_mails, src) < 0 || nr_mails != 1 || !mails[0].diff) {
-			error("'%s' does not hold one patch", it->source);
+			print_error("'%s' does not hold one patch", it->source);
 			goto next;
 		}
 		if (apply_in_work_tree(&r, l, &before.tip, it, &mails[0]))
@@ -859,7 +859,7 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 	size_t i;
 
 	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
-		return error("the loop's state has no valid 'onto' commit");
+		return print_error("the loop's state has no valid 'onto' commit");
 	if (loop_worktree_tree(&tree, l, r))
 		return -1;
 	backport_state_list(&accepted, st, "accepted");
@@ -904,7 +904,7 @@ static int accept_markers(struct loop *l, struct state *st)
 
 		if (!*path || *path == '/' || !strcmp(path, "..") || !strncmp(path, "../", 3) ||
 		    strstr(path, "/../") || !file_exists(abs))
-			ret = error("--accept-markers '%s': not a file of the work tree '%s' (a path "
+			ret = print_error("--accept-markers '%s': not a file of the work tree '%s' (a path "
 				    "as --status shows it, e.g. mm/mremap.c)", shown(path),
 				    l->paths.tree);
 		for (k = 0; k < have.nr && !ret && !dup; k++)
@@ -1024,7 +1024,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		goto cleanup;
 	if (!state_get(&st, "label")) {
 		if (!file_exists(l->paths.loop)) {
-			error("no backport loop in progress on '%s'", l->b->name);
+			print_error("no backport loop in progress on '%s'", l->b->name);
 			/* what a loop killed as it ended left is nobody's */
 			backport_loop_remove(&l->paths);
 			ret = 2;
@@ -1100,7 +1100,7 @@ static int check_same_kit(const struct loop *l)
 	if (state_read(&st, l->paths.loop))
 		ret = -1;
 	else if ((kit = state_get(&st, "kit")) && strcmp(kit, l->kit->dir))
-		ret = error("the backport loop in '%s' was started in the kit '%s', not here",
+		ret = print_error("the backport loop in '%s' was started in the kit '%s', not here",
 			    l->paths.dir, kit);
 	state_release(&st);
 	return ret;
@@ -1129,7 +1129,7 @@ static int restore_series_yaml(struct loop *l)
 	if (strbuf_read_file(&base, next) && strbuf_read_file(&base, mine))
 		goto cleanup;	/* the loop wrote no decision */
 	if (strbuf_read_file(&orig, l->paths.yaml_orig) || strbuf_read_file(&now, path)) {
-		ret = error("cannot read '%s' or '%s': %s", path, l->paths.yaml_orig,
+		ret = print_error("cannot read '%s' or '%s': %s", path, l->paths.yaml_orig,
 			    strerror(errno));
 		goto cleanup;
 	}
@@ -1144,13 +1144,13 @@ static int restore_series_yaml(struct loop *l)
 		goto cleanup;
 	}
 	if (!res.automergeable) {
-		ret = error("series.yaml was edited where the loop wrote its decisions: it is left "
+		ret = print_error("series.yaml was edited where the loop wrote its decisions: it is left "
 			    "as it is; the kit's file before the loop is '%s'", l->paths.yaml_orig);
 		goto cleanup;
 	}
 	if (fs_write_beneath(l->kit->dir, "series.yaml", res.ptr, res.len, 0644, FS_REFUSE_LINK,
 			     &why))
-		ret = error("cannot restore the kit's series.yaml: %s", why.buf);
+		ret = print_error("cannot restore the kit's series.yaml: %s", why.buf);
 	else if (res.len != orig.len || memcmp(res.ptr, orig.buf, orig.len))
 		printf("series.yaml: the loop's decisions taken out, the edits made meanwhile kept\n");
 cleanup:
@@ -1202,10 +1202,10 @@ static int put_back_files(struct loop *l, const struct state *st)
 			break;
 		strbuf_reset(&why);
 		if (strbuf_read_file(&old, bak))
-			ret = error("cannot put back '%s': %s", rel, strerror(errno));
+			ret = print_error("cannot put back '%s': %s", rel, strerror(errno));
 		else if (fs_write_beneath(l->kit->dir, rel, old.buf, old.len, 0644, FS_REFUSE_LINK,
 					  &why))
-			ret = error("cannot put back '%s': %s", shown(rel), why.buf);
+			ret = print_error("cannot put back '%s': %s", shown(rel), why.buf);
 		else
 			printf("put back %s\n", rel);
 		strbuf_release(&old);
@@ -1230,7 +1230,7 @@ static int put_back_files(struct loop *l, const struct state *st)
 			/* the loop never wrote it: it writes nothing beyond a link */
 			printf("left %s alone: %s\n", shown(rel), why.buf);
 		else if (err)
-			ret = error("cannot remove '%s': %s", shown(rel), why.buf);
+			ret = print_error("cannot remove '%s': %s", shown(rel), why.buf);
 		remove_empty_dirs(l->kit->dir, rel);
 		crash_point("removed-file");
 	}
@@ -1254,7 +1254,7 @@ static int cmd_abort(struct loop *l)
 	int ret = 0;
 
 	if (!file_exists(l->paths.loop) && !file_exists(l->paths.patch)) {
-		error("no backport loop in progress on '%s'", l->b->name);
+		print_error("no backport loop in progress on '%s'", l->b->name);
 		/* what a loop killed as it ended left is nobody's */
 		backport_loop_remove(&l->paths);
 		return 2;
@@ -1301,13 +1301,13 @@ static int cmd_start(struct loop *l)
 	int ret = 1;
 
 	if (file_exists(l->paths.loop) || file_exists(l->paths.patch)) {
-		error("a backport loop is in progress on '%s' (mkseries backport --branch %s "
+		print_error("a backport loop is in progress on '%s' (mkseries backport --branch %s "
 		      "--status): --continue, --skip or --abort it first", l->b->name, l->b->name);
 		ret = 2;
 		goto cleanup;
 	}
 	if (strbuf_read_file(&yaml, path)) {
-		error("cannot read '%s': %s", path, strerror(errno));
+		print_error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
 	state_set(&st, "branch", l->b->name);
@@ -1356,7 +1356,7 @@ static int find_loop_branch(const char **out, const struct kit *kit, const char 
 		backport_paths_release(&lp);
 	}
 	if (n > 1)
-		error("backport loops are in progress on %zu branches; name one:\n%s", n,
+		print_error("backport loops are in progress on %zu branches; name one:\n%s", n,
 		      found.buf);
 	strbuf_release(&found);
 	if (n != 1)
@@ -1415,7 +1415,7 @@ int cmd_backport(int argc, const char **argv)
 	    (skip_msg && !skip) || (lo.accept.nr && !cont))
 		usage_with_options(usage, opts, 2);
 	if (skip && (!skip_msg || !*skip_msg)) {
-		error("--skip needs the reason it records in series.yaml: --skip -m \"why\"");
+		print_error("--skip needs the reason it records in series.yaml: --skip -m \"why\"");
 		return 2;
 	}
 	lo.series = nr == 1 ? argv[0] : NULL;
@@ -1429,7 +1429,7 @@ int cmd_backport(int argc, const char **argv)
 		if (!ret && status)
 			printf("no backport loop in progress in this kit\n");
 		else if (!ret)
-			error("no backport loop in progress in this kit (start one with "
+			print_error("no backport loop in progress in this kit (start one with "
 			      "mkseries backport --branch B)");
 		kit_release(&kit);
 		strvec_clear(&lo.accept);

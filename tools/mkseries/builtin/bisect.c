@@ -49,7 +49,7 @@ static int list_commits(git_oid **out, size_t *nr, git_repository *repo, const g
 	while (!git_oid_equal(&cur, base)) {
 		if (git_commit_lookup(&c, repo, &cur) || !git_commit_parentcount(c)) {
 			git_commit_free(c);
-			return error("%s does not grow from the branch's base %s: apply it again",
+			return print_error("%s does not grow from the branch's base %s: apply it again",
 				     refname, git_oid_tostr_s(base));
 		}
 		ALLOC_GROW(*out, *nr + 1, alloc);
@@ -312,13 +312,13 @@ static int bisect_cell(const struct cell *c, void *data)
 	if (variant_resolve(&base, &base_ref, &why, c->repo, c->kit, c->b, "base") ||
 	    variant_resolve(&head, &refname, &why, c->repo, c->kit, c->b, c->variant)) {
 		if (why.len)
-			error("%s %s: %s", c->b->name, c->variant, why.buf);
+			print_error("%s %s: %s", c->b->name, c->variant, why.buf);
 		goto out;
 	}
 	if (list_commits(&commits, &n, c->repo, &base, &head, refname))
 		goto out;
 	if (!n) {
-		error("%s %s: nothing is applied on the base: nothing to bisect", c->b->name, c->variant);
+		print_error("%s %s: nothing is applied on the base: nothing to bisect", c->b->name, c->variant);
 		goto out;
 	}
 	printf("%s %s: bisecting the %zu commit%s of %s above base %.12s\n", c->b->name, c->variant,
@@ -381,7 +381,7 @@ static int read_base(const struct cell *c, const struct strvec *variants, void *
 		a->threshold = VERDICT_MIN_CHANGE_PCT;
 	path = workdir_path(c->workdir, WD_CONSOLE_LOG, "base");
 	if (strbuf_read_file(&log, path) || ktap_parse(&a->base, log.buf, log.len))
-		ret = error_code(1, "%s: --claim compares with base's last boot, and there is none "
+		ret = print_error_code(1, "%s: --claim compares with base's last boot, and there is none "
 				    "in %s: run mkseries test --branch %s --variant base first",
 				 c->b->name, path, c->b->name);
 	strbuf_release(&log);
@@ -428,21 +428,21 @@ int cmd_bisect(int argc, const char **argv)
 	if (parse_options(argc, argv, opts, usage))
 		usage_with_options(usage, opts, 2);
 	if (!branch || (!!kase + !!claim + boot + build) != 1) {
-		error(!branch ? "which branch? name it with --branch"
+		print_error(!branch ? "which branch? name it with --branch"
 			      : "say what fails: one of --case NAME, --claim METRIC, --boot, --build");
 		usage_with_options(usage, opts, 2);
 	}
 	if (!strcmp(variant, "base")) {
-		error("--variant base: the base has no applied commits to search");
+		print_error("--variant base: the base has no applied commits to search");
 		return 2;
 	}
 	if (kase && !case_name_ok(kase)) {
-		error("--case '%s': name a case of mm-regress as it prints it, letters, digits "
+		print_error("--case '%s': name a case of mm-regress as it prints it, letters, digits "
 		      "and '_' (mkseries regress --list shows them)", shown(kase));
 		return 2;
 	}
 	if (claim && (!strchr(claim, '.') || claim[0] == '.' || !strchr(claim, '.')[1])) {
-		error("--claim '%s': a metric is CASE.NAME, as mm-regress prints it", shown(claim));
+		print_error("--claim '%s': a metric is CASE.NAME, as mm-regress prints it", shown(claim));
 		return 2;
 	}
 	args.mode = build ? BISECT_BUILD : boot ? BISECT_BOOT : kase ? BISECT_CASE : BISECT_CLAIM;

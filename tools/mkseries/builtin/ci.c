@@ -20,7 +20,7 @@ static int select_ci_branches(struct kernel_branch ***out, size_t *nr, const str
 	if (!branches->nr)
 		return select_branches(out, nr, kit, NULL, all, 1);
 	if (all)
-		return error("--all and --branch choose the branches two ways: give one of them");
+		return print_error("--all and --branch choose the branches two ways: give one of them");
 	for (i = 0; i < branches->nr; i++) {
 		struct kernel_branch **one = NULL;
 		size_t n = 0;
@@ -61,9 +61,9 @@ int cmd_ci(int argc, const char **argv)
 	nr_args = parse_options(argc, argv, opts, usage);
 	if (nr_args != 1 || strcmp(argv[0], "gitlab")) {
 		if (!nr_args)
-			error("which CI system? (gitlab)");
+			print_error("which CI system? (gitlab)");
 		else
-			error("unknown CI system '%s' (gitlab)", argv[0]);
+			print_error("unknown CI system '%s' (gitlab)", argv[0]);
 		usage_with_options(usage, opts, 2);
 	}
 	if (kit_open(&kit)) {
@@ -85,7 +85,7 @@ int cmd_ci(int argc, const char **argv)
 	plan_render_gitlab(&sb, ptrs, nr_plans);
 	if (output) {
 		if (write_file_atomic(output, sb.buf, sb.len)) {
-			error("cannot write '%s': %s", output, strerror(errno));
+			print_error("cannot write '%s': %s", output, strerror(errno));
 			ret = 1;
 		}
 	} else {

@@ -45,7 +45,7 @@ static int stable_filter(struct export_series *s, git_repository *repo, const st
 	if (export_stable_filter(s, repo, &plan, force))
 		goto cleanup;
 	if (!s->nr) {
-		error("'%s' is a stable branch and its policy leaves out every patch applied: "
+		print_error("'%s' is a stable branch and its policy leaves out every patch applied: "
 		      "nothing to export (export them anyway: --all-patches)", b->name);
 		goto cleanup;
 	}
@@ -165,7 +165,7 @@ static int applied_tip(git_oid *tip, git_oid *base, git_repository *repo,
 	if (err == GIT_ENOTFOUND) {
 		git_error_clear();
 		if (!quiet)
-			error("'%s'%s%s is not applied: no '%s' in '%s' (apply it: mkseries apply "
+			print_error("'%s'%s%s is not applied: no '%s' in '%s' (apply it: mkseries apply "
 			      "--branch %s)", b->name, variant ? " variant " : "",
 			      variant ? variant : "", refname, git_repository_path(repo), b->name);
 		return 1;
@@ -177,14 +177,14 @@ static int applied_tip(git_oid *tip, git_oid *base, git_repository *repo,
 	err = tree_base(base, repo, b);
 	if (err == MKS_ENOTFOUND) {
 		if (!quiet)
-			error("'%s' is not applied: it was never imported (apply it: mkseries apply "
+			print_error("'%s' is not applied: it was never imported (apply it: mkseries apply "
 			      "--branch %s)", b->name, b->name);
 		return 1;
 	}
 	if (err)
 		return 1;
 	if (!git_oid_equal(tip, base) && git_graph_descendant_of(repo, tip, base) != 1) {
-		error("'%s' does not grow from the base of '%s' (%s): the base was imported again "
+		print_error("'%s' does not grow from the base of '%s' (%s): the base was imported again "
 		      "since (apply again: mkseries apply --branch %s)", refname, b->name,
 		      oid_short(base), b->name);
 		return 1;
@@ -278,7 +278,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	if (!recorded)
 		strbuf_addf(&why, "'%s' was never run: nothing verifies it", b->name);
 	if (!verified && !a->force) {
-		error("%s; not exported (verify it: mkseries run --branch %s; or export it "
+		print_error("%s; not exported (verify it: mkseries run --branch %s; or export it "
 		      "unverified with --force)", why.buf, b->name);
 		goto cleanup;
 	}
@@ -293,7 +293,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	if (export_series_read(&s, repo, &base, &tip, me))
 		goto cleanup;
 	if (!s.nr) {
-		error("'%s' has nothing applied: '%s' is its base %s", b->name, refname,
+		print_error("'%s' has nothing applied: '%s' is its base %s", b->name, refname,
 		      oid_short(&base));
 		goto cleanup;
 	}
@@ -342,7 +342,7 @@ static int check_all_targets(const struct kit *kit, const struct export_args *a)
 	}
 	if (!bad)
 		return 0;
-	error("--all exports every branch or none: %zu of its %zu directories %s not new or empty; "
+	print_error("--all exports every branch or none: %zu of its %zu directories %s not new or empty; "
 	      "empty or remove %s, or export elsewhere with --output", bad, kit->nr_branches,
 	      bad == 1 ? "is" : "are", bad == 1 ? "it" : "them");
 	return 1;
@@ -361,7 +361,7 @@ static void say_partial(const struct strvec *written, const struct strvec *faile
 	strbuf_addstr(&sb, "; not exported: ");
 	for (i = 0; i < failed->nr; i++)
 		strbuf_addf(&sb, "%s%s", i ? ", " : "", failed->v[i]);
-	error("--all exported %s (see above)", sb.buf);
+	print_error("--all exported %s (see above)", sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -376,7 +376,7 @@ static int check_variant(const struct kernel_branch *b, const char *variant)
 			return 0;
 	for (i = 0; i < b->nr_variants; i++)
 		strbuf_addf(&known, ", %s", b->variants[i].name);
-	error("'%s' has no variant '%s' (it has: kit%s)", b->name, shown(variant), known.buf);
+	print_error("'%s' has no variant '%s' (it has: kit%s)", b->name, shown(variant), known.buf);
 	strbuf_release(&known);
 	return MKS_ECONFIG;
 }
@@ -415,24 +415,24 @@ int cmd_export(int argc, const char **argv)
 
 	parse_options_only(argc, argv, opts, usage);
 	if (!a.start_number) {
-		error("--start-number 0: patch files are numbered from 1 up");
+		print_error("--start-number 0: patch files are numbered from 1 up");
 		return 2;
 	}
 	if (!format) {
-		error("say which format: --format mbox, quilt or rpm");
+		print_error("say which format: --format mbox, quilt or rpm");
 		usage_with_options(usage, opts, 2);
 	}
 	if (export_format_parse(&a.fmt, format))
 		return 2;
 	if (!branch == !a.all) {
-		error(branch ? "--branch and --all cannot be used together" :
+		print_error(branch ? "--branch and --all cannot be used together" :
 			       "name a branch with --branch B, or use --all");
 		usage_with_options(usage, opts, 2);
 	}
 	if (a.variant && !strcmp(a.variant, "kit"))
 		a.variant = NULL;
 	if (a.variant && !strcmp(a.variant, "base")) {
-		error("variant 'base' is the branch without the kit: there is nothing to export");
+		print_error("variant 'base' is the branch without the kit: there is nothing to export");
 		return 2;
 	}
 	if (kit_open(&kit))
@@ -471,7 +471,7 @@ int cmd_export(int argc, const char **argv)
 		free(sel);
 		ret = 2;
 	} else if (a.all && !ret && skipped == done) {
-		error("the kit is applied on no branch (apply it: mkseries apply --all)");
+		print_error("the kit is applied on no branch (apply it: mkseries apply --all)");
 		ret = 1;
 	}
 	strvec_clear(&written);

@@ -47,13 +47,13 @@ static int fetch_mainline(struct fetched *out, const struct kit *kit, const stru
 
 		out[i].patch = p;
 		if (!len) {
-			ret = error("%s has no upstream id: fetch it with b4, or give it a file",
+			ret = print_error("%s has no upstream id: fetch it with b4, or give it a file",
 				    kit_patch_label(p));
 			continue;
 		}
 		if (git_oid_fromstrn(&oid, p->upstream, len) ||
 		    git_object_lookup_prefix(&obj, repo, &oid, len, GIT_OBJECT_COMMIT) < 0) {
-			ret = error("%s: commit %s is not in '%s'", kit_patch_label(p), p->upstream,
+			ret = print_error("%s: commit %s is not in '%s'", kit_patch_label(p), p->upstream,
 				    mainline);
 			continue;
 		}
@@ -146,7 +146,7 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 	int ret = 0;
 
 	if (!msgid) {
-		ret = error_code(MKS_ECONFIG,
+		ret = print_error_code(MKS_ECONFIG,
 				 "series '%s' has no message-id: give it 'message-id:' or a lore 'link:', "
 				 "or fetch from a mainline with --mainline DIR", s->id);
 		goto cleanup;
@@ -178,9 +178,9 @@ static int fetch_b4(struct fetched *out, const struct kit *kit, const struct kit
 		path = path_join(kit->dir, rel);
 		mail_patches_free(mp, nr);
 		if (!force && file_exists(path)) {
-			ret = error("%s exists; use --force to overwrite", rel);
+			ret = print_error("%s exists; use --force to overwrite", rel);
 		} else if (write_mail(path, mails.v[i])) {
-			ret = error("cannot write '%s': %s", rel, strerror(errno));
+			ret = print_error("cannot write '%s': %s", rel, strerror(errno));
 		} else if (!out[k].file) {
 			out[k].patch = p;
 			out[k].file = rel;
@@ -213,7 +213,7 @@ static int record_files(struct kit *kit, const struct kit_series *s, const struc
 	int ret = 0;
 
 	if (strbuf_read_file(&text, path)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+		ret = print_error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
 	strbuf_add(&orig, text.buf, text.len);
@@ -266,11 +266,11 @@ int cmd_fetch(int argc, const char **argv)
 
 	nargs = parse_options(argc, argv, opts, usage);
 	if (nargs != 1) {
-		error(nargs ? "name one series" : "which series? name it");
+		print_error(nargs ? "name one series" : "which series? name it");
 		usage_with_options(usage, opts, 2);
 	}
 	if (mainline && mbox) {
-		error("--mainline and --mbox cannot be used together");
+		print_error("--mainline and --mbox cannot be used together");
 		usage_with_options(usage, opts, 2);
 	}
 	if (kit_open(&kit))

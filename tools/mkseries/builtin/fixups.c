@@ -183,7 +183,7 @@ static int write_fixups(struct kit *kit, git_repository *repo, const struct fixu
 	int ret = 0;
 
 	if (strbuf_read_file(&text, path)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+		ret = print_error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
 	strbuf_add(&orig, text.buf, text.len);
@@ -274,12 +274,12 @@ int cmd_fixups(int argc, const char **argv)
 
 	parse_options_only(argc, argv, opts, usage);
 	if (strcmp(format, "text") && strcmp(format, "json")) {
-		error("unknown format '%s' (text or json)", format);
+		print_error("unknown format '%s' (text or json)", format);
 		usage_with_options(usage, opts, 2);
 	}
 	json = !strcmp(format, "json");
 	if (!mainline && (ref || since || write)) {
-		error("--ref, --since and --write need --mainline");
+		print_error("--ref, --since and --write need --mainline");
 		usage_with_options(usage, opts, 2);
 	}
 	if (kit_open(&kit))

@@ -84,7 +84,7 @@ static int scan_repo(struct gc *gc, git_repository *repo)
 	git_reference *ref;
 
 	if (git_reference_iterator_new(&it, repo))
-		return error("cannot list the refs of the kernel repository: %s", git_error_last()->message);
+		return print_error("cannot list the refs of the kernel repository: %s", git_error_last()->message);
 	while (!git_reference_next(&ref, it)) {
 		const char *name = git_reference_name(ref);
 		char *id = ref_kit_id(name);
@@ -327,7 +327,7 @@ static int prune(struct gc *gc, git_repository *repo)
 		char *p = path_join(gc->cache, gc->drop_paths.v[i]);
 
 		if (remove_tree(p))
-			ret = error("cannot remove '%s': %s", p, strerror(errno));
+			ret = print_error("cannot remove '%s': %s", p, strerror(errno));
 		free(p);
 	}
 	for (i = 0; repo && i < gc->nr; i++) {
@@ -340,7 +340,7 @@ static int prune(struct gc *gc, git_repository *repo)
 			char *id = ref_kit_id(git_reference_name(ref));
 
 			if (id && !strcmp(id, gc->kits[i].id) && git_reference_delete(ref))
-				ret = error("cannot delete '%s': %s", git_reference_name(ref),
+				ret = print_error("cannot delete '%s': %s", git_reference_name(ref),
 					    git_error_last()->message);
 			free(id);
 			git_reference_free(ref);
@@ -450,7 +450,7 @@ int cmd_gc(int argc, const char **argv)
 		usage_with_options(usage, opts, 2);
 	gc.cache = mks_cache_dir();
 	if (!gc.cache) {
-		error("no cache directory: neither XDG_CACHE_HOME (absolute) nor HOME is set");
+		print_error("no cache directory: neither XDG_CACHE_HOME (absolute) nor HOME is set");
 		return 2;
 	}
 	yaml = path_join(kit_dir(), "series.yaml");
@@ -466,7 +466,7 @@ int cmd_gc(int argc, const char **argv)
 	if (gc.kit)
 		for (i = 0; i < named.nr; i++)
 			if (!strcmp(named.v[i], kit_id(gc.kit))) {
-				ret = error_code(MKS_ECONFIG, "--drop %s: that is this kit", named.v[i]);
+				ret = print_error_code(MKS_ECONFIG, "--drop %s: that is this kit", named.v[i]);
 				goto cleanup;
 			}
 	repo_path = path_join(gc.cache, "linux.git");
@@ -479,7 +479,7 @@ int cmd_gc(int argc, const char **argv)
 		judge_kit(&gc, &gc.kits[i]);
 	for (i = 0; i < named.nr; i++)
 		if (!find_kit(&gc, named.v[i], 0)) {
-			ret = error_code(MKS_ECONFIG, "--drop %s: the cache holds no such kit", named.v[i]);
+			ret = print_error_code(MKS_ECONFIG, "--drop %s: the cache holds no such kit", named.v[i]);
 			goto cleanup;
 		}
 	show_cache(&gc);

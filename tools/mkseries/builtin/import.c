@@ -37,7 +37,7 @@ static int import_branch(const struct cell *c, const struct strvec *variants, vo
 		return mks_exit_status(err);
 	if (import_step_run(&commit, &line, repo, c->kit, b, c->workdir, flags)) {
 		printf("%s: %s\n", b->name, line.buf);
-		error("%s: nothing imported, '%s' left as it was", b->name, tree_base_refname(b));
+		print_error("%s: nothing imported, '%s' left as it was", b->name, tree_base_refname(b));
 	} else {
 		printf("%s: %s\n", b->name, line.buf);
 		ret = 0;

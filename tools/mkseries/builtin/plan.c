@@ -142,7 +142,7 @@ static int select_plan_branches(struct kernel_branch ***sel, size_t *nr, const s
 	if (names->nr <= 1)
 		return select_branches(sel, nr, kit, names->nr ? names->v[0] : NULL, all, 1);
 	if (all)
-		return error_code(MKS_ECONFIG, "--branch and --all cannot be used together");
+		return print_error_code(MKS_ECONFIG, "--branch and --all cannot be used together");
 	*sel = xcalloc(names->nr, sizeof(**sel));
 	*nr = 0;
 	for (i = 0; i < names->nr; i++) {
@@ -185,7 +185,7 @@ int cmd_plan(int argc, const char **argv)
 	parse_options_only(argc, argv, opts, usage);
 	json = !strcmp(format, "json");
 	if (!json && strcmp(format, "text")) {
-		error("unknown format '%s' (text or json)", format);
+		print_error("unknown format '%s' (text or json)", format);
 		usage_with_options(usage, opts, 2);
 	}
 	if (kit_open(&kit)) {

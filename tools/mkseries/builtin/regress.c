@@ -64,7 +64,7 @@ static int run_tmpfile(const char **argv)
 	path = xstrfmt("%s/mm-regress.XXXXXX", dir);
 	fd = mkstemp(path);
 	if (fd < 0) {
-		error("cannot create a temporary file in '%s': %s", dir, strerror(errno));
+		print_error("cannot create a temporary file in '%s': %s", dir, strerror(errno));
 		free(path);
 		return 1;
 	}
@@ -78,7 +78,7 @@ static int run_tmpfile(const char **argv)
 	c.use_exec_fd = 1;
 	c.exec_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c.exec_fd < 0) {
-		error("cannot open '%s': %s", path, strerror(errno));
+		print_error("cannot open '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
 	ret = child_run(&c);
@@ -105,7 +105,7 @@ int cmd_regress(int argc, const char **argv)
 	/* Everything after "--" is mm-regress's own, untouched. */
 	nr = parse_options_ex(argc, argv, opts, regress_usage, PARSE_OPT_KEEP_DASHDASH);
 	if (nr && strcmp(argv[0], "--")) {
-		error("unexpected argument '%s' (mm-regress options go after '--')", argv[0]);
+		print_error("unexpected argument '%s' (mm-regress options go after '--')", argv[0]);
 		usage_with_options(regress_usage, opts, 2);
 	}
 	strvec_push(&args, "mm-regress");

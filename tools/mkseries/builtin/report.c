@@ -60,10 +60,10 @@ static int collect(struct run_results *res, const char *branch, int all, const c
 	}
 	if (!found && !ret) {
 		if (nr == 1)
-			error("no results recorded for '%s' (run: mkseries run --branch %s)",
+			print_error("no results recorded for '%s' (run: mkseries run --branch %s)",
 			      sel[0]->name, sel[0]->name);
 		else
-			error("no results recorded for any of the %zu branches", nr);
+			print_error("no results recorded for any of the %zu branches", nr);
 		ret = 1;
 	}
 	/* The claims and thresholds are the kit's as it is now, like the verdicts. */
@@ -107,16 +107,16 @@ int cmd_report(int argc, const char **argv)
 		goto cleanup;
 	}
 	if (ro.html_url && fmt != REPORT_MARKDOWN) {
-		error("--html-url links charts from the markdown report: it needs --format markdown");
+		print_error("--html-url links charts from the markdown report: it needs --format markdown");
 		usage_with_options(usage, opts, 2);
 	}
 	if (merge) {
 		if (!nr) {
-			error("--merge needs the JSON reports to merge");
+			print_error("--merge needs the JSON reports to merge");
 			usage_with_options(usage, opts, 2);
 		}
 		if (branch || all || given.nr || workdir) {
-			error("--merge reads only the reports given: no --branch, --all, --variant or --workdir");
+			print_error("--merge reads only the reports given: no --branch, --all, --variant or --workdir");
 			usage_with_options(usage, opts, 2);
 		}
 		if (results_load_reports(&res, argv, nr, cells)) {
@@ -125,11 +125,11 @@ int cmd_report(int argc, const char **argv)
 		}
 	} else {
 		if (cells) {
-			error("--cells checks the reports --merge reads: it needs --merge");
+			print_error("--cells checks the reports --merge reads: it needs --merge");
 			usage_with_options(usage, opts, 2);
 		}
 		if (nr) {
-			error("unexpected argument '%s' (reports to merge need --merge)", argv[0]);
+			print_error("unexpected argument '%s' (reports to merge need --merge)", argv[0]);
 			usage_with_options(usage, opts, 2);
 		}
 		if (variants_select(&variants, &given)) {

@@ -102,7 +102,7 @@ int cmd_run(int argc, const char **argv)
 	strvec_init(&args.given);
 	results_init(&res);
 	if (parse_options(argc, argv, opts, usage)) {
-		error("unexpected argument '%s'%s", argv[0], run_step_parse_quiet(argv[0]) ?
+		print_error("unexpected argument '%s'%s", argv[0], run_step_parse_quiet(argv[0]) ?
 		      " (a step to force is given as --force=STEP)" : "");
 		usage_with_options(usage, opts, 2);
 	}
@@ -112,7 +112,7 @@ int cmd_run(int argc, const char **argv)
 	if (args.repeat == (unsigned)-1)
 		args.repeat = TEST_DEFAULT_REPEAT;
 	if (!args.repeat || args.repeat > 1000) {
-		error("--repeat must be between 1 and 1000, not %u", args.repeat);
+		print_error("--repeat must be between 1 and 1000, not %u", args.repeat);
 		usage_with_options(usage, opts, 2);
 	}
 	if (report_format_parse(&fmt, format) ||

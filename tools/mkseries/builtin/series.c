@@ -112,7 +112,7 @@ static int run_b4(struct thread *t, const char *msgid, const char *mbox)
 		if (mail_parse_buffer(&mp, &nr, t->texts.v[i], strlen(t->texts.v[i]), "b4's mbox") ||
 		    nr != 1 || !mp[0].subject || !*mp[0].subject) {
 			mail_patches_free(mp, nr);
-			ret = error("b4's mail %zu of the thread is not one patch with a subject", i + 1);
+			ret = print_error("b4's mail %zu of the thread is not one patch with a subject", i + 1);
 			goto cleanup;
 		}
 		t->mails[t->nr] = mp[0];
@@ -122,7 +122,7 @@ static int run_b4(struct thread *t, const char *msgid, const char *mbox)
 		t->nr++;
 	}
 	if (!t->nr) {
-		ret = error("b4 gave no patches%s%s", mbox ? " from " : "", mbox ? mbox : "");
+		ret = print_error("b4 gave no patches%s%s", mbox ? " from " : "", mbox ? mbox : "");
 		goto cleanup;
 	}
 	if (!t->title)
@@ -162,7 +162,7 @@ static int find_upstream(struct thread *t, const char *mainline, const char *ref
 		if (git_revwalk_new(&walk, repo) ||
 		    git_revparse_single(&obj, repo, ref ? ref : "HEAD") ||
 		    git_revwalk_push(walk, git_object_id(obj))) {
-			ret = error_code(MKS_ECONFIG, "'%s' names no commit in '%s'",
+			ret = print_error_code(MKS_ECONFIG, "'%s' names no commit in '%s'",
 					 ref ? ref : "HEAD", mainline);
 			git_object_free(obj);
 			goto cleanup;
@@ -238,14 +238,14 @@ static int write_patches(char **files, const struct kit *kit, const char *id, co
 		there = fs_exists_beneath(kit->dir, files[i], &scratch);
 		strbuf_release(&scratch);
 		if (!force && there == 1)
-			return error("%s exists; use --force to overwrite", files[i]);
+			return print_error("%s exists; use --force to overwrite", files[i]);
 	}
 	for (i = 0; i < t->nr; i++) {
 		struct strbuf why = STRBUF_INIT;
 
 		if (fs_write_beneath(kit->dir, files[i], t->texts.v[i], strlen(t->texts.v[i]), 0644,
 				     FS_REFUSE_LINK, &why)) {
-			error("cannot write '%s': %s", files[i], why.buf);
+			print_error("cannot write '%s': %s", files[i], why.buf);
 			strbuf_release(&why);
 			return -1;
 		}
@@ -276,7 +276,7 @@ static int add_to_kit(struct kit *kit, const char *id, const struct thread *t, c
 	e.patches = p;
 	e.nr_patches = t->nr;
 	if (strbuf_read_file(&text, path)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+		ret = print_error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
 	strbuf_add(&orig, text.buf, text.len);
@@ -334,26 +334,26 @@ static int series_add(int argc, const char **argv)
 	size_t i, nr_files = 0;
 
 	if (parse_options(argc, argv, opts, usage) != 1) {
-		error("name one message id or mbox file");
+		print_error("name one message id or mbox file");
 		usage_with_options(usage, opts, 2);
 	}
 	if (ref && !mainline) {
-		error("--ref needs --mainline");
+		print_error("--ref needs --mainline");
 		usage_with_options(usage, opts, 2);
 	}
 	if (!stat(argv[0], &st))
 		mbox = argv[0];
 	else if (!(msgid = bare_message_id(argv[0]))) {
-		error("'%s' is neither a file nor a message id (<id@host>, or a lore link)",
+		print_error("'%s' is neither a file nor a message id (<id@host>, or a lore link)",
 		      shown(argv[0]));
 		return 2;
 	}
 	if (mbox && !S_ISREG(st.st_mode)) {
-		error("'%s' is not a regular file", shown(mbox));
+		print_error("'%s' is not a regular file", shown(mbox));
 		return 2;
 	}
 	if (idopt && !valid_id(idopt)) {
-		error("--id '%s': a series id is [a-z0-9][a-z0-9._-]*", shown(idopt));
+		print_error("--id '%s': a series id is [a-z0-9][a-z0-9._-]*", shown(idopt));
 		return 2;
 	}
 	if (kit_open(&kit))
@@ -365,12 +365,12 @@ static int series_add(int argc, const char **argv)
 		goto cleanup;
 	id = idopt ? xstrdup(idopt) : id_from_title(t.title);
 	if (!valid_id(id)) {
-		ret = error_code(MKS_ECONFIG, "cannot make a series id from '%s': give one with --id",
+		ret = print_error_code(MKS_ECONFIG, "cannot make a series id from '%s': give one with --id",
 				 shown(t.title));
 		goto cleanup;
 	}
 	if (kit_find_series(&kit, id)) {
-		ret = error_code(MKS_ECONFIG, "the kit has a series '%s' already: give another with --id", id);
+		ret = print_error_code(MKS_ECONFIG, "the kit has a series '%s' already: give another with --id", id);
 		goto cleanup;
 	}
 	files = xcalloc(t.nr, sizeof(*files));
@@ -410,13 +410,13 @@ int cmd_series(int argc, const char **argv)
 	const char *help[] = { "add", "--help", NULL };
 
 	if (argc < 2) {
-		error("which 'series' subcommand? 'mkseries series add --help' says how to add one");
+		print_error("which 'series' subcommand? 'mkseries series add --help' says how to add one");
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return series_add(2, help);
 	if (!strcmp(argv[1], "add"))
 		return series_add(argc - 1, argv + 1);
-	error("unknown 'series' subcommand '%s' (add)", shown(argv[1]));
+	print_error("unknown 'series' subcommand '%s' (add)", shown(argv[1]));
 	return 2;
 }

@@ -66,6 +66,8 @@ void usage_with_options(const char *usage, const struct option *opts, int status
 	FILE *f = status ? stderr : stdout;
 	const char *or = strstr(usage, "\n   or: ");
 
+	/* what was wrong with the command line, before how to write it */
+	error_flush();
 	/* The common options end the first form, before any "or:" line. */
 	if (or)
 		fprintf(f, "usage: %.*s %s%s\n\n", (int)(or - usage), usage, COMMON_USAGE, or);

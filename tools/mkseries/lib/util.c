@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,59 +23,35 @@ char *mks_command_line;
 char strbuf_slopbuf[1];
 const char *empty_strvec[] = { NULL };
 
-/* Where error() also keeps its messages: every buffer pushed and not popped. */
-static struct strbuf *captures[8];
-static size_t nr_captures;
+/*
+ * The messages error() and error_code() kept and no one has printed
+ * yet, oldest first. A lock, as the scan and writer threads fail too.
+ */
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct strvec kept = STRVEC_INIT;
 
-void error_capture_push(struct strbuf *sb)
+static void print_line(const char *prefix, const char *msg, size_t len)
 {
-	if (nr_captures == ARRAY_SIZE(captures))
-		BUG("error captures nested deeper than %zu", ARRAY_SIZE(captures));
-	captures[nr_captures++] = sb;
-}
-
-void error_capture_pop(struct strbuf *sb)
-{
-	if (!nr_captures || captures[nr_captures - 1] != sb)
-		BUG("error_capture_pop() of a buffer that is not the last pushed");
-	nr_captures--;
-}
-
-static int errors_muted;
-
-int error_mute(int mute)
-{
-	int was = errors_muted;
-
-	errors_muted = mute;
-	return was;
-}
-
-static void vreport(const char *prefix, const char *fmt, va_list ap)
-{
-	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
-
-	if (errors_muted && !strcmp(prefix, "error: "))
-		return;
+	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addstr(&sb, prefix);
-	strbuf_vaddf(&msg, fmt, ap);
-	if (!strcmp(prefix, "error: ")) {
-		size_t i;
-
-		for (i = 0; i < nr_captures; i++) {
-			if (captures[i]->len)
-				strbuf_addstr(captures[i], "; ");
-			strbuf_add(captures[i], msg.buf, msg.len);
-		}
-	}
 	/* Messages quote patches, mails and consoles: keep their escapes off the terminal. */
-	strbuf_add_shown(&sb, msg.buf, msg.len, SHOWN_LINES);
+	strbuf_add_shown(&sb, msg, len, SHOWN_LINES);
 	strbuf_addch(&sb, '\n');
 	fflush(stdout);
 	fputs(sb.buf, stderr);
-	strbuf_release(&msg);
 	strbuf_release(&sb);
+}
+
+static void vkeep(const char *fmt, va_list ap)
+{
+	struct strbuf msg = STRBUF_INIT;
+
+	strbuf_vaddf(&msg, fmt, ap);
+	pthread_mutex_lock(&kept_lock);
+	strvec_push(&kept, msg.buf);
+	pthread_mutex_unlock(&kept_lock);
+	strbuf_release(&msg);
 }
 
 int error(const char *fmt, ...)
@@ -82,7 +59,7 @@ int error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("error: ", fmt, ap);
+	vkeep(fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -92,7 +69,83 @@ int error_code(int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("error: ", fmt, ap);
+	vkeep(fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+size_t error_mark(void)
+{
+	size_t nr;
+
+	pthread_mutex_lock(&kept_lock);
+	nr = kept.nr;
+	pthread_mutex_unlock(&kept_lock);
+	return nr;
+}
+
+char *error_since(size_t mark)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	pthread_mutex_lock(&kept_lock);
+	for (i = mark; i < kept.nr; i++)
+		strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", kept.v[i]);
+	pthread_mutex_unlock(&kept_lock);
+	return sb.len ? strbuf_detach(&sb, NULL) : NULL;
+}
+
+void error_drop(size_t mark)
+{
+	pthread_mutex_lock(&kept_lock);
+	while (kept.nr > mark) {
+		free((char *)kept.v[--kept.nr]);
+		kept.v[kept.nr] = NULL;
+	}
+	pthread_mutex_unlock(&kept_lock);
+}
+
+int error_flush(void)
+{
+	int nr;
+	size_t i;
+
+	pthread_mutex_lock(&kept_lock);
+	nr = (int)kept.nr;
+	for (i = 0; i < kept.nr; i++)
+		print_line("error: ", kept.v[i], strlen(kept.v[i]));
+	strvec_clear(&kept);
+	pthread_mutex_unlock(&kept_lock);
+	return nr;
+}
+
+static void vprint(const char *prefix, const char *fmt, va_list ap)
+{
+	struct strbuf msg = STRBUF_INIT;
+
+	error_flush();
+	strbuf_vaddf(&msg, fmt, ap);
+	print_line(prefix, msg.buf, msg.len);
+	strbuf_release(&msg);
+}
+
+int print_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int print_error_code(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint("error: ", fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -138,7 +191,7 @@ void warning(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("warning: ", fmt, ap);
+	vprint("warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -147,7 +200,7 @@ void die(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("fatal: ", fmt, ap);
+	vprint("fatal: ", fmt, ap);
 	va_end(ap);
 	exit(2);
 }

@@ -24,33 +24,39 @@ enum {
 	MKS_EUNSAFE = -6,     /* input reaches outside where it may */
 };
 
-/* Print "error: ..." to stderr and return -1, so `return error(...)` reads well. */
+/*
+ * Errors are kept, not printed, where they happen: below run/, a function
+ * that fails says why with error() or error_code() and returns the code,
+ * as libgit2 keeps git_error_last() for its caller. The messages wait, in
+ * order, until a builtin or run/ prints them: print_error() (its own,
+ * after those waiting), error_flush(), warning(), die(), and the end of
+ * the command. So a step can record the words the user will see
+ * (error_since()), and a look-ahead can drop what a later step says
+ * itself (error_drop()). tests/check-layers.sh holds each side to its
+ * functions.
+ */
+/* Keep "msg" and return -1, so `return error(...)` reads well. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/*
- * From error_capture_push(sb) to error_capture_pop(sb), error() and
- * error_code() also append each message to sb ("; " between two), so
- * that a step can keep the cause of its failure in its record in the
- * words the user saw. Captures nest: a message goes to every buffer
- * pushed, and they are popped in the reverse order.
- */
-struct strbuf;
-void error_capture_push(struct strbuf *sb);
-void error_capture_pop(struct strbuf *sb);
-/*
- * While `mute` is set, error() and error_code() print nothing (they
- * still return): for a caller that only looks ahead at what a later
- * step reports itself, as plan reads the patch apply will read. Returns
- * the previous setting, to restore.
- */
-int error_mute(int mute);
 /* Same as error() but returns the given code. */
 int error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* How many messages wait now: a mark for error_since() and error_drop(). */
+size_t error_mark(void);
+/* The messages kept since `mark`, "; " between two; NULL when none. */
+char *error_since(size_t mark);
+/* Forget the messages kept since `mark`. */
+void error_drop(size_t mark);
+/* Print every waiting message as "error: ...", oldest first; how many there were. */
+int error_flush(void);
+/* For builtins and run/: print the waiting messages, then "error: msg"; -1 or the code. */
+int print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int print_error_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * The exit status of a command whose work returned err: 0 for 0, 2 for
  * MKS_ECONFIG (the kit or the command line is wrong), 1 for any other
  * failure. The one place a code becomes an exit status.
  */
 int mks_exit_status(int err);
+/* Print the waiting errors, then "warning: msg". */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print and exit(2): only for usage errors in cmd_* and for running out of memory. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

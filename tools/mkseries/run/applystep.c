@@ -51,18 +51,20 @@ int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, con
 {
 	struct tree_import_info info;
 	struct step_record st = STEP_RECORD_INIT;
-	struct strbuf errors = STRBUF_INIT;
+	size_t mark = error_mark();
+	char *errors;
 	int ret = 0;
 
-	error_capture_push(&errors);
 	ret = tree_import_ex(base, &info, repo, kit, b, flags);
-	error_capture_pop(&errors);
 	if (ret) {
 		char *what = source_name(b);
 
+		errors = error_since(mark);
+		error_flush();
 		record_set_status(&st, RS_FAILED);
 		record_setf(&st, RF_EVIDENCE, "cannot import %s: %s", what,
-			    errors.len ? errors.buf : "no error was printed");
+			    errors ? errors : "no error was given");
+		free(errors);
 		strbuf_addf(out, "FAILED %s", record_get(&st, RF_EVIDENCE));
 		free(what);
 		ret = -1;
@@ -77,18 +79,17 @@ int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, con
 		ret = -1;
 	tree_import_info_release(&info);
 	record_release(&st);
-	strbuf_release(&errors);
 	return ret;
 }
 
 int apply_step_plan(struct apply_step *s, const struct kit *kit, const struct kernel_branch *b,
 		    struct strbuf *why)
 {
-	struct strbuf errors = STRBUF_INIT;
+	size_t mark = error_mark();
+	char *errors;
 	int ret = 0;
 
 	s->b = b;
-	error_capture_push(&errors);
 	s->vplans = xcalloc(b->nr_variants + 1, sizeof(*s->vplans));
 	s->vapplied = xcalloc(b->nr_variants + 1, sizeof(*s->vapplied));
 	s->verr = xcalloc(b->nr_variants + 1, sizeof(*s->verr));
@@ -107,10 +108,11 @@ int apply_step_plan(struct apply_step *s, const struct kit *kit, const struct ke
 			ret = MKS_ECONFIG;
 		}
 	}
-	error_capture_pop(&errors);
-	if (ret && errors.len)
-		strbuf_addf(why, ": %s", errors.buf);
-	strbuf_release(&errors);
+	errors = ret ? error_since(mark) : NULL;
+	if (errors)
+		strbuf_addf(why, ": %s", errors);
+	free(errors);
+	error_flush();
 	return ret;
 }
 
@@ -323,11 +325,12 @@ int apply_step_run(struct apply_step *s, git_repository *repo, const git_oid *ba
 		   const char *workdir, const struct apply_step_opts *opts)
 {
 	struct step_key key = STEP_KEY_INIT;
-	struct strbuf names = STRBUF_INIT, errors = STRBUF_INIT;
+	struct strbuf names = STRBUF_INIT;
 	git_signature *me = NULL;
+	size_t mark = error_mark();
+	char *errors;
 	int ret = -1;
 
-	error_capture_push(&errors);
 	s->refname = kit_refname(s->plan.kit, s->b, NULL);
 	if (replan_at(s, repo, base)) {
 		ret = MKS_ECONFIG;
@@ -357,19 +360,20 @@ error:
 	/* Not an outcome of the kit: recorded as an error, retried next time. */
 	record_release(&s->rec);
 	record_set_status(&s->rec, RS_ERROR);
+	errors = error_since(mark);
 	record_setf(&s->rec, RF_EVIDENCE, "apply could not run: %s",
-		    errors.len ? errors.buf : "no error was printed");
+		    errors ? errors : "no error was given");
+	free(errors);
 	strbuf_reset(&s->why);
 	strbuf_addstr(&s->why, record_get(&s->rec, RF_EVIDENCE));
 	record_write(&s->rec, workdir, STEP_APPLY, NULL);
 	s->ran = s->applied = 0;
 	memset(s->vapplied, 0, s->b->nr_variants * sizeof(*s->vapplied));
 cleanup:
-	error_capture_pop(&errors);
+	error_flush();
 	git_signature_free(me);
 	step_key_release(&key);
 	strbuf_release(&names);
-	strbuf_release(&errors);
 	return ret;
 }
 

@@ -29,18 +29,20 @@ int select_cells(struct kit *kit, struct kernel_branch ***sel, size_t *nr, const
 	return ret > 0 ? MKS_ECONFIG : ret;
 }
 
-/* Tell the loop that b cannot start: `what` failed, and errors is what it printed. */
+/* Print the errors kept since mark, and tell the loop that b cannot start: `what` failed, for them. */
 static void not_started(const struct cell_loop *loop, const struct kit *kit,
 			const struct kernel_branch *b, const struct strvec *variants,
-			const char *what, const struct strbuf *errors)
+			const char *what, size_t mark)
 {
-	char *why;
+	char *errors = error_since(mark), *why;
 
-	if (!loop->not_started_fn)
-		return;
-	why = errors->len ? xstrfmt("%s: %s", what, errors->buf) : xstrdup(what);
-	loop->not_started_fn(kit, b, variants, why, loop->data);
-	free(why);
+	error_flush();
+	if (loop->not_started_fn) {
+		why = errors ? xstrfmt("%s: %s", what, errors) : xstrdup(what);
+		loop->not_started_fn(kit, b, variants, why, loop->data);
+		free(why);
+	}
+	free(errors);
 }
 
 /*
@@ -53,17 +55,16 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 {
 	struct workdir_lock lock = WORKDIR_LOCK_INIT;
 	struct strvec variants = STRVEC_INIT;
-	struct strbuf errors = STRBUF_INIT;
+	size_t mark = error_mark();
 	struct cell c = { kit, b, NULL, repos, loop->repo, NULL, NULL };
 	char *workdir;
 	size_t i;
-	int err, ret = 0, capturing = 1, skip;
+	int err, ret = 0, skip;
 
-	error_capture_push(&errors);
 	workdir = branch_workdir(kit, loop->workdir, b);
 	variants_of_branch(&variants, b, loop->given);
 	if (!workdir) {
-		not_started(loop, kit, b, &variants, "no work directory", &errors);
+		not_started(loop, kit, b, &variants, "no work directory", mark);
 		ret = 2;
 		goto cleanup;
 	}
@@ -71,23 +72,22 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 	err = kernel_repos_open(&c.repo, repos, kit, b, loop->repo,
 				loop->create_repo ? KERNEL_REPO_CREATE : 0);
 	if (err) {
-		not_started(loop, kit, b, &variants, "cannot open the kernel repository", &errors);
+		not_started(loop, kit, b, &variants, "cannot open the kernel repository", mark);
 		ret = mks_exit_status(err);
 		goto cleanup;
 	}
 	if (workdir_lock(&lock, workdir)) {
 		/* what workdir_lock() printed says it best; its short reason when it printed nothing */
-		char *what = errors.len ? xstrdup("its work directory") :
+		char *what = error_mark() > mark ? xstrdup("its work directory") :
 				xstrfmt("its work directory: %s", lock.why ? lock.why : "in use");
 
-		not_started(loop, kit, b, &variants, what, &errors);
+		not_started(loop, kit, b, &variants, what, mark);
 		free(what);
 		ret = 1;
 		goto cleanup;
 	}
-	/* From here on, each step keeps the errors of its own. */
-	error_capture_pop(&errors);
-	capturing = 0;
+	/* From here on, each step prints and keeps the errors of its own. */
+	error_flush();
 	/* A nonzero exit status of branch_fn skips the cells. */
 	ret = loop->branch_fn ? loop->branch_fn(&c, &variants, loop->data) : 0;
 	skip = ret != 0;
@@ -104,11 +104,8 @@ static int visit_branch(const struct cell_loop *loop, const struct kit *kit,
 	if (loop->branch_end_fn)
 		loop->branch_end_fn(&c, &variants, loop->data);
 cleanup:
-	if (capturing)
-		error_capture_pop(&errors);
 	workdir_unlock(&lock);
 	strvec_clear(&variants);
-	strbuf_release(&errors);
 	free(workdir);
 	return ret;
 }

@@ -78,13 +78,11 @@ static void apply_changes(struct strbuf *out, const struct kit *kit, const struc
 	struct step_record ar = STEP_RECORD_INIT, ir = STEP_RECORD_INIT;
 	struct step_key key = STEP_KEY_INIT;
 	struct strvec names = STRVEC_INIT, found = STRVEC_INIT;
-	struct strbuf errors = STRBUF_INIT;
 	struct plan *plans = xcalloc(kb->nr_variants + 1, sizeof(*plans));
 	const struct plan **ptrs = xcalloc(kb->nr_variants + 1, sizeof(*ptrs));
 	size_t i, nr = 0;
 	git_oid base;
 
-	error_capture_push(&errors);
 	if (record_read(&ar, workdir, STEP_APPLY, NULL) || record_read(&ir, workdir, STEP_IMPORT, NULL) ||
 	    !record_get(&ar, RF_KEY) || !record_get(&ir, RF_BASE) ||
 	    git_oid_fromstr(&base, record_get(&ir, RF_BASE)))
@@ -112,7 +110,6 @@ static void apply_changes(struct strbuf *out, const struct kit *kit, const struc
 say:
 	say_changed(out, &names, &ar, kb);
 cleanup:
-	error_capture_pop(&errors);
 	for (i = 0; i < nr; i++)
 		plan_release(&plans[i]);
 	free(plans);
@@ -120,7 +117,6 @@ cleanup:
 	step_key_release(&key);
 	strvec_clear(&names);
 	strvec_clear(&found);
-	strbuf_release(&errors);
 	record_release(&ar);
 	record_release(&ir);
 }
@@ -188,13 +184,11 @@ static void cell_changes(struct strbuf *out, const struct cell_result *c,
 void results_mark_stale(struct branch_result *b, const struct kit *kit,
 			const struct kernel_branch *kb, const char *workdir)
 {
-	struct strbuf applied = STRBUF_INIT, sb = STRBUF_INIT, errors = STRBUF_INIT;
+	struct strbuf applied = STRBUF_INIT, sb = STRBUF_INIT;
 	char *inputs, *input_parts = NULL, *qemu_version, *qemu_binary, *regress;
 	size_t i;
 
-	error_capture_push(&errors);
 	inputs = build_inputs_hash(kit, kb, &input_parts);
-	error_capture_pop(&errors);
 	qemu_version = vm_qemu_version(kb->boot.qemu);
 	qemu_binary = vm_qemu_binary_hash(kb->boot.qemu);
 	regress = mm_regress_hash(branch_arch(kb)->machine);
@@ -217,7 +211,6 @@ void results_mark_stale(struct branch_result *b, const struct kit *kit,
 	free(regress);
 	strbuf_release(&applied);
 	strbuf_release(&sb);
-	strbuf_release(&errors);
 }
 
 const struct cell_result *branch_first_stale(const struct branch_result *b, const char *variant)

@@ -320,8 +320,10 @@ static int run_begin(const struct cell *c, const struct strvec *variants, void *
 {
 	struct run_loop *rl = data;
 	struct branch_run *br = &rl->br;
-	struct strbuf why = STRBUF_INIT, errors = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT;
 	git_repository *locked;
+	size_t mark;
+	char *errors;
 	int ret = 0;
 
 	memset(br, 0, sizeof(*br));
@@ -333,15 +335,18 @@ static int run_begin(const struct cell *c, const struct strvec *variants, void *
 	br->repo = c->repo;
 	br->apply = (struct apply_step)APPLY_STEP_INIT;
 	if (apply_step_plan(&br->apply, c->kit, c->b, &why)) {
+		error_flush();
 		branch_not_started(rl->res, c->b, variants, why.buf);
 		ret = 2;
 		goto cleanup;
 	}
-	error_capture_push(&errors);
+	mark = error_mark();
 	ret = kernel_repos_open(&locked, c->repos, c->kit, c->b, c->repo_opt, KERNEL_REPO_LOCK);
-	error_capture_pop(&errors);
 	if (ret) {
-		strbuf_addf(&why, "cannot lock the kernel repository: %s", errors.buf);
+		errors = error_since(mark);
+		error_flush();
+		strbuf_addf(&why, "cannot lock the kernel repository: %s", errors ? errors : "");
+		free(errors);
 		branch_not_started(rl->res, c->b, variants, why.buf);
 		ret = 1;
 		goto cleanup;
@@ -355,7 +360,6 @@ static int run_begin(const struct cell *c, const struct strvec *variants, void *
 	kernel_repos_unlock(c->repos);
 cleanup:
 	strbuf_release(&why);
-	strbuf_release(&errors);
 	return ret;
 }
 

@@ -38,15 +38,14 @@ int test_step_run(struct test_step *t, const struct kernel_branch *b, const char
 {
 	const struct kernel_variant *declared = branch_find_variant(b, variant);
 	struct step_key key = STEP_KEY_INIT;
-	struct strbuf errors = STRBUF_INIT;
+	size_t mark = error_mark();
 	struct vm_opts opts = { 0 };
 	struct strvec argv = STRVEC_INIT;
 	struct test_inputs in = { 0 };
 	char *image_hash = NULL, *cmdline = NULL, *regress_hash = NULL, *plugin_hash = NULL;
-	char *qemu_version = NULL, *qemu_binary = NULL;
+	char *qemu_version = NULL, *qemu_binary = NULL, *errors;
 	int err, known, ret = 0;
 
-	error_capture_push(&errors);
 	/* mm-regress takes its options from the kernel command line (mm_regress=A,B). */
 	cmdline = xstrfmt("mm_regress=--repeat,%u", o->repeat);
 	opts.accel = o->accel;
@@ -96,13 +95,14 @@ int test_step_run(struct test_step *t, const struct kernel_branch *b, const char
 error:
 	/* vm/ never ran: the record says why, and the next run tries again. */
 	strbuf_reset(&t->why);
-	strbuf_addf(&t->why, "the boot could not run: %s", errors.len ? errors.buf : "no error was printed");
+	errors = error_since(mark);
+	strbuf_addf(&t->why, "the boot could not run: %s", errors ? errors : "no error was given");
+	free(errors);
 	record_module_error(workdir, STEP_TEST, b->name, variant, t->why.buf);
 	ret = -1;
 cleanup:
-	error_capture_pop(&errors);
+	error_flush();
 	step_key_release(&key);
-	strbuf_release(&errors);
 	strvec_clear(&argv);
 	free(qemu_version);
 	free(qemu_binary);

@@ -963,18 +963,17 @@ cleanup:
 int vm_test_variant(struct vm_result *res, const struct kernel_branch *b, const char *bzimage,
 		    const char *workdir, const char *variant, const struct vm_opts *opts)
 {
-	struct strbuf errors = STRBUF_INIT;
+	size_t mark = error_mark();
 	int ret;
 
-	error_capture_push(&errors);
 	ret = test_run(res, b, bzimage, workdir, variant, opts);
-	error_capture_pop(&errors);
 	if (ret) {
-		/* Why it could not run, in its record and for the caller. */
+		/* Why it could not run, in its record and for the caller (the errors stay kept). */
 		free(res->failure);
-		res->failure = xstrdup(errors.len ? errors.buf : "no error was printed");
+		res->failure = error_since(mark);
+		if (!res->failure)
+			res->failure = xstrdup("no error was given");
 		record_module_error(workdir, STEP_TEST, b->name, variant, res->failure);
 	}
-	strbuf_release(&errors);
 	return ret;
 }
