@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -12,6 +13,109 @@
 #include "lib/fs.h"
 #include "lib/gitutil.h"
 #include "tree/workdir.h"
+
+static const char *const loop_key_names[LK__NR] = {
+	[LK_BRANCH] = "branch",
+	[LK_KIT] = "kit",
+	[LK_KIT_REF] = "kit_ref",
+	[LK_KEEP] = "keep",
+	[LK_CREATED] = "created",
+	[LK_REPLACED] = "replaced",
+	[LK_BACKUP] = "backup",
+	[LK_SERIES] = "series",
+	[LK_LIST] = "list",
+	[LK_INDEX] = "index",
+	[LK_LABEL] = "label",
+	[LK_UPSTREAM] = "upstream",
+	[LK_SUBJECT] = "subject",
+	[LK_SOURCE] = "source",
+	[LK_REPLACES] = "replaces",
+	[LK_ONTO] = "onto",
+	[LK_TREE] = "tree",
+	[LK_TARGET] = "target",
+	[LK_RECORDED] = "recorded",
+	[LK_DECIDED] = "decided",
+	[LK_ACCEPTED] = "accepted",
+	[LK_FILE] = "file",
+	[LK_HOW] = "how",
+	[LK_HUNKS] = "hunks",
+	[LK_REJECTED] = "rejected",
+	[LK_MOVED] = "moved",
+	[LK_REJ] = "rej",
+	[LK_MARKERS] = "markers",
+	[LK_WROTE] = "wrote",
+	[LK_STEP] = "step",
+	[LK_PID] = "pid",
+	[LK_TIME] = "time",
+};
+
+const char *loop_key_name(enum loop_key k)
+{
+	if ((size_t)k >= LK__NR || !loop_key_names[k])
+		BUG("loop state key %d has no name", (int)k);
+	return loop_key_names[k];
+}
+
+const char *loop_state_get(const struct state *st, enum loop_key k)
+{
+	return state_get(st, loop_key_name(k));
+}
+
+void loop_state_set(struct state *st, enum loop_key k, const char *value)
+{
+	state_set(st, loop_key_name(k), value);
+}
+
+void loop_state_setf(struct state *st, enum loop_key k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	state_vsetf(st, loop_key_name(k), fmt, ap);
+	va_end(ap);
+}
+
+/* "<key>.<i>": the name of item i of indexed key k. Caller frees. */
+static char *loop_key_at(enum loop_key k, size_t i)
+{
+	return xstrfmt("%s.%zu", loop_key_name(k), i);
+}
+
+const char *loop_state_get_at(const struct state *st, enum loop_key k, size_t i)
+{
+	char *key = loop_key_at(k, i);
+	const char *v = state_get(st, key);
+
+	free(key);
+	return v;
+}
+
+void loop_state_set_at(struct state *st, enum loop_key k, size_t i, const char *value)
+{
+	char *key = loop_key_at(k, i);
+
+	state_set(st, key, value);
+	free(key);
+}
+
+size_t loop_state_append(struct state *st, enum loop_key k, const char *value)
+{
+	size_t i = 0;
+
+	while (loop_state_get_at(st, k, i))
+		i++;
+	loop_state_set_at(st, k, i, value);
+	return i;
+}
+
+void loop_state_list(struct strvec *out, const struct state *st, enum loop_key k)
+{
+	size_t i;
+	const char *v;
+
+	for (i = 0; (v = loop_state_get_at(st, k, i)); i++)
+		strvec_push(out, v);
+}
 
 int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
 			const struct kernel_branch *b)
@@ -108,12 +212,12 @@ int backport_journal_begin(const struct backport_paths *lp, const char *step, co
 	struct state j = STATE_INIT;
 	int ret;
 
-	state_set(&j, "step", step);
-	state_set(&j, "label", label ? label : "");
-	state_setf(&j, "pid", "%ld", (long)getpid());
-	state_setf(&j, "time", "%lld", (long long)time(NULL));
+	loop_state_set(&j, LK_STEP, step);
+	loop_state_set(&j, LK_LABEL, label ? label : "");
+	loop_state_setf(&j, LK_PID, "%ld", (long)getpid());
+	loop_state_setf(&j, LK_TIME, "%lld", (long long)time(NULL));
 	if (file)
-		state_set(&j, "file", file);
+		loop_state_set(&j, LK_FILE, file);
 	ret = state_write(&j, lp->journal);
 	state_release(&j);
 	return ret;
@@ -151,7 +255,7 @@ static const char *step_name(const char *step)
 /* "mkseries pid 123, no longer running[, 5 s ago]" for the journal `j`. */
 static void journal_who(struct strbuf *sb, const struct state *j, int when)
 {
-	const char *pid = state_get(j, "pid"), *t = state_get(j, "time");
+	const char *pid = loop_state_get(j, LK_PID), *t = loop_state_get(j, LK_TIME);
 
 	strbuf_addf(sb, "mkseries pid %s", pid ? pid : "?");
 	if (pid && kill((pid_t)atol(pid), 0) && errno == ESRCH)
@@ -179,7 +283,7 @@ static int pid_gone(const char *pid)
 static int journal_unlock(const char *lock, const char *what, const struct state *j, int status,
 			  struct strbuf *said)
 {
-	const char *t = state_get(j, "time"), *pid = state_get(j, "pid");
+	const char *t = loop_state_get(j, LK_TIME), *pid = loop_state_get(j, LK_PID);
 	struct strbuf who = STRBUF_INIT;
 	struct stat st;
 	long long age;
@@ -194,7 +298,7 @@ static int journal_unlock(const char *lock, const char *what, const struct state
 	if (ours && status) {
 		strbuf_addf(said, "  %s is locked: '%s' (%lld s old) was left by %s, killed while "
 			    "%s; --continue or --abort removes it\n", what, lock, age, who.buf,
-			    step_name(state_get(j, "step")));
+			    step_name(loop_state_get(j, LK_STEP)));
 	} else if (ours && !unlink(lock)) {
 		strbuf_addf(said, "removed the lock '%s' on %s (%lld s old), left by %s\n", lock,
 			    what, age, who.buf);
@@ -256,9 +360,9 @@ int backport_index_begin(const struct backport_paths *lp)
 	struct state w = STATE_INIT;
 	int ret;
 
-	state_set(&w, "step", "index");
-	state_setf(&w, "pid", "%ld", (long)getpid());
-	state_setf(&w, "time", "%lld", (long long)time(NULL));
+	loop_state_set(&w, LK_STEP, "index");
+	loop_state_setf(&w, LK_PID, "%ld", (long)getpid());
+	loop_state_setf(&w, LK_TIME, "%lld", (long long)time(NULL));
 	ret = state_write(&w, lp->index_writer);
 	state_release(&w);
 	return ret;
@@ -324,8 +428,8 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 		return 0;
 	if (state_read(&j, lp->journal))
 		goto cleanup;
-	step = state_get(&j, "step") ? state_get(&j, "step") : "";
-	file = state_get(&j, "file");
+	step = loop_state_get(&j, LK_STEP) ? loop_state_get(&j, LK_STEP) : "";
+	file = loop_state_get(&j, LK_FILE);
 	journal_who(&who, &j, 1);
 	if (!strcmp(step, "abort")) {
 		/* half the kit may be put back already: going on would build on that */
@@ -341,14 +445,14 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 		goto cleanup;
 	}
 	strbuf_addf(said, "the loop was killed while %s of %s (%s)\n", step_name(step),
-		    shown(state_get(&j, "label")), who.buf);
+		    shown(loop_state_get(&j, LK_LABEL)), who.buf);
 	if (!strcmp(step, "checkout") || !strcmp(step, "finish")) {
 		int tree_kept;
 
 		if (state_read(&st, lp->patch))
 			goto cleanup;
 		/* the `patch` state written: the checkout was done */
-		tree_kept = !strcmp(step, "checkout") && state_get(&st, "label");
+		tree_kept = !strcmp(step, "checkout") && loop_state_get(&st, LK_LABEL);
 		if (!tree_kept) {
 			if (journal_unlock_refs(lp, repo, &j, 0, said) ||
 			    backport_worktree_remove(repo, lp->wt_name, lp->tree, lp->refname))
@@ -392,7 +496,7 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
 
 	if (!file_exists(lp->journal) || state_read(&j, lp->journal))
 		goto cleanup;
-	step = state_get(&j, "step") ? state_get(&j, "step") : "";
+	step = loop_state_get(&j, LK_STEP) ? loop_state_get(&j, LK_STEP) : "";
 	journal_who(&who, &j, 1);
 	if (!strcmp(step, "abort")) {
 		strbuf_addf(said, "backport loop on '%s': interrupted: its --abort was killed (%s)\n"
@@ -403,22 +507,22 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
 		goto cleanup;
 	}
 	strbuf_addf(said, "backport loop on '%s': interrupted: killed while %s of %s (%s)\n",
-		    branch, step_name(step), shown(state_get(&j, "label")), who.buf);
+		    branch, step_name(step), shown(loop_state_get(&j, LK_LABEL)), who.buf);
 	if (repo)
 		journal_unlock_refs(lp, repo, &j, 1, said);
 	if (!strcmp(step, "finish")) {
 		strbuf_addf(said, "  it is %s; --continue removes what is left of its work tree "
 			    "and goes on,\n  --abort drops the loop\n",
-			    state_get(patch, "recorded") ? "recorded" : "recorded or skipped");
+			    loop_state_get(patch, LK_RECORDED) ? "recorded" : "recorded or skipped");
 		ret = 1;
-	} else if (!strcmp(step, "checkout") && !state_get(patch, "label")) {
+	} else if (!strcmp(step, "checkout") && !loop_state_get(patch, LK_LABEL)) {
 		strbuf_addstr(said, "  --continue removes the half checked-out tree and checks it "
 			      "out again,\n  --abort drops the loop\n");
 		ret = 1;
-	} else if (state_get(&j, "file")) {
+	} else if (loop_state_get(&j, LK_FILE)) {
 		strbuf_addf(said, "  --continue removes the temporary file it left beside %s and "
 			    "does the step again; --abort drops the loop\n",
-			    shown(state_get(&j, "file")));
+			    shown(loop_state_get(&j, LK_FILE)));
 	}
 cleanup:
 	strbuf_release(&who);
@@ -459,23 +563,11 @@ void backport_remove_temp_files(const char *kit_dir, const char *rel, struct str
 }
 
 /* The number under key "<key>.<i>" of the state, 0 when absent. */
-static size_t state_size(const struct state *st, const char *key, size_t i)
+static size_t state_size(const struct state *st, enum loop_key k, size_t i)
 {
-	char *k = xstrfmt("%s.%zu", key, i);
-	const char *v = state_get(st, k);
+	const char *v = loop_state_get_at(st, k, i);
 
-	free(k);
 	return v ? (size_t)strtoul(v, NULL, 10) : 0;
-}
-
-/* The value under key "<key>.<i>" of the state, or NULL. */
-static const char *state_at(const struct state *st, const char *key, size_t i)
-{
-	char *k = xstrfmt("%s.%zu", key, i);
-	const char *v = state_get(st, k);
-
-	free(k);
-	return v;
 }
 
 void backport_result_from_state(struct backport_result *r, const struct state *st)
@@ -483,7 +575,7 @@ void backport_result_from_state(struct backport_result *r, const struct state *s
 	size_t i;
 
 	for (i = 0;; i++) {
-		const char *path = state_at(st, "file", i), *how = state_at(st, "how", i), *v;
+		const char *path = loop_state_get_at(st, LK_FILE, i), *how = loop_state_get_at(st, LK_HOW, i), *v;
 		struct backport_file *f;
 
 		if (!path || !how)
@@ -493,27 +585,18 @@ void backport_result_from_state(struct backport_result *r, const struct state *s
 		memset(f, 0, sizeof(*f));
 		f->path = xstrdup(path);
 		f->how = (enum backport_how)atoi(how);
-		f->hunks = state_size(st, "hunks", i);
-		f->rejected = state_size(st, "rejected", i);
-		f->markers = (unsigned)state_size(st, "markers", i);
-		if ((v = state_at(st, "moved", i)) && *v)
+		f->hunks = state_size(st, LK_HUNKS, i);
+		f->rejected = state_size(st, LK_REJECTED, i);
+		f->markers = (unsigned)state_size(st, LK_MARKERS, i);
+		if ((v = loop_state_get_at(st, LK_MOVED, i)) && *v)
 			f->moved = xstrdup(v);
 		/* a loop an older mkseries started named it <path>.rej */
-		v = state_at(st, "rej", i);
+		v = loop_state_get_at(st, LK_REJ, i);
 		f->rej = v && *v ? xstrdup(v) : xstrfmt("%s.rej", path);
 		/* a loop an older mkseries started has none: what it wrote is not known */
-		if ((v = state_at(st, "wrote", i)) && !git_oid_fromstr(&f->wrote, v))
+		if ((v = loop_state_get_at(st, LK_WROTE, i)) && !git_oid_fromstr(&f->wrote, v))
 			f->wrote_known = 1;
 	}
-}
-
-/* state_set() of "<key>.<i>". */
-static void state_set_at(struct state *st, const char *key, size_t i, const char *v)
-{
-	char *k = xstrfmt("%s.%zu", key, i);
-
-	state_set(st, k, v);
-	free(k);
 }
 
 void backport_result_to_state(struct state *st, const struct backport_result *r)
@@ -524,29 +607,20 @@ void backport_result_to_state(struct state *st, const struct backport_result *r)
 	for (i = 0; i < r->nr; i++) {
 		const struct backport_file *f = &r->files[i];
 
-		state_set_at(st, "file", i, f->path);
+		loop_state_set_at(st, LK_FILE, i, f->path);
 		snprintf(num, sizeof(num), "%d", (int)f->how);
-		state_set_at(st, "how", i, num);
+		loop_state_set_at(st, LK_HOW, i, num);
 		snprintf(num, sizeof(num), "%zu", f->hunks);
-		state_set_at(st, "hunks", i, num);
+		loop_state_set_at(st, LK_HUNKS, i, num);
 		snprintf(num, sizeof(num), "%zu", f->rejected);
-		state_set_at(st, "rejected", i, num);
-		state_set_at(st, "moved", i, f->moved ? f->moved : "");
-		state_set_at(st, "rej", i, f->rej);
+		loop_state_set_at(st, LK_REJECTED, i, num);
+		loop_state_set_at(st, LK_MOVED, i, f->moved ? f->moved : "");
+		loop_state_set_at(st, LK_REJ, i, f->rej);
 		snprintf(num, sizeof(num), "%u", f->markers);
-		state_set_at(st, "markers", i, num);
+		loop_state_set_at(st, LK_MARKERS, i, num);
 		if (f->wrote_known)
-			state_set_at(st, "wrote", i, git_oid_tostr_s(&f->wrote));
+			loop_state_set_at(st, LK_WROTE, i, git_oid_tostr_s(&f->wrote));
 	}
-}
-
-void backport_state_list(struct strvec *out, const struct state *st, const char *key)
-{
-	size_t i;
-	const char *v;
-
-	for (i = 0; (v = state_at(st, key, i)); i++)
-		strvec_push(out, v);
 }
 
 /* Delete ref `name` when it is there; its lock is named. */
@@ -574,12 +648,12 @@ int backport_abort_refs(git_repository *repo, const struct state *loop, const ch
 			struct strbuf *said)
 {
 	struct strvec keep = STRVEC_INIT;
-	const char *was = state_get(loop, "kit_ref");
+	const char *was = loop_state_get(loop, LK_KIT_REF);
 	git_oid old, now;
 	size_t i;
 	int ret = 0;
 
-	backport_state_list(&keep, loop, "keep");
+	loop_state_list(&keep, loop, LK_KEEP);
 	for (i = 0; i < keep.nr; i++)
 		if (delete_ref(repo, keep.v[i], said))
 			ret = -1;

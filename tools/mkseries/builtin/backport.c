@@ -290,28 +290,16 @@ static int edit_file(const char *path)
 	return ret;
 }
 
-/* Note in the loop's state that the loop wrote `rel` (key "created") or replaced it ("replaced"). */
-static int add_loop_file(const char *loop_path, const char *key, const char *rel)
+/* Note in the loop's state that the loop wrote `rel` (LK_CREATED), replaced it (LK_REPLACED)... */
+static int add_loop_file(const char *loop_path, enum loop_key key, const char *rel)
 {
 	struct state st = STATE_INIT;
-	size_t i;
-	int ret;
+	int ret = -1;
 
-	if (state_read(&st, loop_path)) {
-		state_release(&st);
-		return -1;
+	if (!state_read(&st, loop_path)) {
+		loop_state_append(&st, key, rel);
+		ret = state_write(&st, loop_path);
 	}
-	for (i = 0;; i++) {
-		char *k = xstrfmt("%s.%zu", key, i);
-		int have = state_get(&st, k) != NULL;
-
-		if (!have)
-			state_set(&st, k, rel);
-		free(k);
-		if (!have)
-			break;
-	}
-	ret = state_write(&st, loop_path);
 	state_release(&st);
 	return ret;
 }
@@ -327,7 +315,7 @@ static int worktree_change(git_oid *tree_id, git_commit **onto_c, struct loop *l
 	int err;
 
 	*onto_c = NULL;
-	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
+	if (git_oid_fromstr(&onto, loop_state_get(st, LK_ONTO) ? loop_state_get(st, LK_ONTO) : ""))
 		return error("the loop's state has no valid 'onto' commit");
 	if (loop_worktree_tree(tree_id, l, r))
 		return -1;
@@ -420,7 +408,7 @@ static int write_backport_commit(git_oid *out, struct loop *l, const struct kit_
 	}
 	keep = xstrfmt("%s%s", l->paths.keep_prefix, git_oid_tostr_s(out));
 	/* noted first: --abort deletes the keep refs of the backports it drops */
-	if (add_loop_file(l->paths.loop, "keep", keep) ||
+	if (add_loop_file(l->paths.loop, LK_KEEP, keep) ||
 	    backport_journal_begin(&l->paths, "keep", kit_patch_label(p), NULL)) {
 		ret = -1;
 		goto cleanup;
@@ -469,8 +457,8 @@ static int keep_replaced(struct loop *l, const char *replaces)
 		free(bak);
 		return -1;
 	}
-	err = add_loop_file(l->paths.loop, "replaced", replaces) ||
-	      add_loop_file(l->paths.loop, "backup", bak);
+	err = add_loop_file(l->paths.loop, LK_REPLACED, replaces) ||
+	      add_loop_file(l->paths.loop, LK_BACKUP, bak);
 	free(bak);
 	return err ? -1 : 0;
 }
@@ -494,7 +482,7 @@ static int backport_target(char **rel, struct loop *l, const char *replaces,
 				  m->subject && *m->subject ? m->subject :
 				  p->subject ? p->subject : "backport");
 	free(dir);
-	return add_loop_file(l->paths.loop, "created", *rel) ? -1 : 0;
+	return add_loop_file(l->paths.loop, LK_CREATED, *rel) ? -1 : 0;
 }
 
 /*
@@ -509,12 +497,12 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 	git_oid tree_id, commit_id;
 	git_commit *onto_c = NULL;
 	char *src = NULL, *message = NULL, *rel = NULL, *written = NULL;
-	const char *replaces = state_get(st, "replaces");
+	const char *replaces = loop_state_get(st, LK_REPLACES);
 	int ret = -1;
 
 	if (worktree_change(&tree_id, &onto_c, l, st, r))
 		goto cleanup;
-	src = path_join(l->kit->dir, state_get(st, "source"));
+	src = path_join(l->kit->dir, loop_state_get(st, LK_SOURCE));
 	if (mail_parse_file(&mails, &nr_mails, src) < 0)
 		goto cleanup;
 	if (nr_mails != 1) {
@@ -530,12 +518,12 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 	 * written: a --continue killed while writing it writes the same
 	 * file again, not a second one numbered after it.
 	 */
-	if (state_get(st, "target") && *state_get(st, "target")) {
-		rel = xstrdup(state_get(st, "target"));
+	if (loop_state_get(st, LK_TARGET) && *loop_state_get(st, LK_TARGET)) {
+		rel = xstrdup(loop_state_get(st, LK_TARGET));
 	} else {
 		if (backport_target(&rel, l, replaces, p, &mails[0]))
 			goto cleanup;
-		state_set(st, "target", rel);
+		loop_state_set(st, LK_TARGET, rel);
 		if (state_write(st, l->paths.patch))
 			goto cleanup;
 	}
@@ -544,9 +532,9 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
 		goto cleanup;
 	crash_point("written");
-	state_set(st, "recorded", rel);
+	loop_state_set(st, LK_RECORDED, rel);
 	if (replaces && *replaces)
-		state_set(st, "decided", "1");
+		loop_state_set(st, LK_DECIDED, "1");
 	if (state_write(st, l->paths.patch) || backport_journal_done(&l->paths))
 		goto cleanup;
 	printf("recorded %s\n", rel);
@@ -575,17 +563,17 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		printf("series.yaml: %s on '%s': already recorded\n", label, bname);
 	} else if (!declared) {
 		strbuf_addstr(&flow, "{ file: ");
-		yaml_scalar(&flow, state_get(st, "recorded"));
+		yaml_scalar(&flow, loop_state_get(st, LK_RECORDED));
 		strbuf_addstr(&flow, " }");
 		err = backport_journal_begin(&l->paths, "decide", label, "series.yaml") ||
 		      add_decision(l, p, bname, flow.buf, "the new backport");
 		/* reloaded even when the decision was refused (yamledit_commit()) */
 		if (loop_kit_reloaded(l) || err)
 			goto cleanup;
-		printf("series.yaml: %s on '%s': %s\n", label, bname, state_get(st, "recorded"));
+		printf("series.yaml: %s on '%s': %s\n", label, bname, loop_state_get(st, LK_RECORDED));
 		crash_point("decided");
 	}
-	state_set(st, "decided", "1");
+	loop_state_set(st, LK_DECIDED, "1");
 	if (state_write(st, l->paths.patch) || backport_journal_done(&l->paths))
 		goto cleanup;
 	ret = 0;
@@ -605,13 +593,13 @@ cleanup:
 static int record_backport(struct loop *l, struct state *st, const struct kit_patch *p,
 			   const struct backport_result *r)
 {
-	if (!state_get(st, "recorded")) {
+	if (!loop_state_get(st, LK_RECORDED)) {
 		if (record_file(l, st, p, r))
 			return -1;
 		/* the file written, series.yaml not yet */
 		crash_point("recorded");
 	}
-	if (state_get(st, "decided"))
+	if (loop_state_get(st, LK_DECIDED))
 		return 0;
 	return record_decision(l, st, p);
 }
@@ -682,17 +670,17 @@ static void kit_applied(struct loop *l, const struct apply_outcome *o)
 static void set_patch_state(struct state *st, const struct loop *l, const struct plan_item *it,
 			    const git_oid *onto, const struct backport_result *r)
 {
-	state_set(st, "branch", l->b->name);
-	state_set(st, "series", it->patch->series->id);
-	state_set(st, "list", it->patch->is_fixup ? "fixups" : "patches");
-	state_setf(st, "index", "%d", it->patch->index - 1);
-	state_set(st, "label", kit_patch_label(it->patch));
-	state_set(st, "upstream", it->patch->upstream ? it->patch->upstream : "");
-	state_set(st, "subject", it->subject ? it->subject : "");
-	state_set(st, "source", it->source);
-	state_set(st, "replaces", it->branch_backport ? it->source : "");
-	state_set(st, "onto", git_oid_tostr_s(onto));
-	state_set(st, "tree", l->paths.tree);
+	loop_state_set(st, LK_BRANCH, l->b->name);
+	loop_state_set(st, LK_SERIES, it->patch->series->id);
+	loop_state_set(st, LK_LIST, it->patch->is_fixup ? "fixups" : "patches");
+	loop_state_setf(st, LK_INDEX, "%d", it->patch->index - 1);
+	loop_state_set(st, LK_LABEL, kit_patch_label(it->patch));
+	loop_state_set(st, LK_UPSTREAM, it->patch->upstream ? it->patch->upstream : "");
+	loop_state_set(st, LK_SUBJECT, it->subject ? it->subject : "");
+	loop_state_set(st, LK_SOURCE, it->source);
+	loop_state_set(st, LK_REPLACES, it->branch_backport ? it->source : "");
+	loop_state_set(st, LK_ONTO, git_oid_tostr_s(onto));
+	loop_state_set(st, LK_TREE, l->paths.tree);
 	backport_result_to_state(st, r);
 }
 
@@ -821,7 +809,7 @@ static int run_loop(struct loop *l)
 		if (!backport_result_needs_work(&r)) {
 			printf("every file applied or merged cleanly: recording it\n");
 			if (record_backport(l, &st, it->patch, &r) ||
-			    finish_patch(l, state_get(&st, "label"), &r, 0))
+			    finish_patch(l, loop_state_get(&st, LK_LABEL), &r, 0))
 				goto next;
 			again = 1;
 			goto next;
@@ -858,11 +846,11 @@ static int loop_leftovers(struct strbuf *left, struct loop *l, const struct stat
 	int n = (int)backport_leftovers(left, r, l->paths.tree), m;
 	size_t i;
 
-	if (git_oid_fromstr(&onto, state_get(st, "onto") ? state_get(st, "onto") : ""))
+	if (git_oid_fromstr(&onto, loop_state_get(st, LK_ONTO) ? loop_state_get(st, LK_ONTO) : ""))
 		return error("the loop's state has no valid 'onto' commit");
 	if (loop_worktree_tree(&tree, l, r))
 		return -1;
-	backport_state_list(&accepted, st, "accepted");
+	loop_state_list(&accepted, st, LK_ACCEPTED);
 	m = backport_new_markers(left, &marked, l->repo, &onto, &tree, l->paths.tree, r,
 				 &accepted);
 	strvec_clear(&accepted);
@@ -896,10 +884,10 @@ static int accept_markers(struct loop *l, struct state *st)
 
 	if (!l->opts->accept.nr)
 		return 0;
-	backport_state_list(&have, st, "accepted");
+	loop_state_list(&have, st, LK_ACCEPTED);
 	for (i = 0; i < l->opts->accept.nr && !ret; i++) {
 		const char *path = l->opts->accept.v[i];
-		char *abs = path_join(l->paths.tree, path), *key;
+		char *abs = path_join(l->paths.tree, path);
 		int dup = 0;
 
 		if (!*path || *path == '/' || !strcmp(path, "..") || !strncmp(path, "../", 3) ||
@@ -910,10 +898,8 @@ static int accept_markers(struct loop *l, struct state *st)
 		for (k = 0; k < have.nr && !ret && !dup; k++)
 			dup = !strcmp(have.v[k], path);
 		if (!ret && !dup) {
-			key = xstrfmt("accepted.%zu", have.nr);
-			state_set(st, key, path);
+			loop_state_set_at(st, LK_ACCEPTED, have.nr, path);
 			strvec_push(&have, path);
-			free(key);
 			printf("the conflict markers in %s are taken as meant\n", shown(path));
 		}
 		free(abs);
@@ -940,7 +926,7 @@ static void print_accepted(const struct state *st)
 	struct strvec acc = STRVEC_INIT;
 	size_t i;
 
-	backport_state_list(&acc, st, "accepted");
+	loop_state_list(&acc, st, LK_ACCEPTED);
 	for (i = 0; i < acc.nr; i++)
 		printf("  accepted  %s (its conflict markers are meant: --accept-markers)\n",
 		       shown(acc.v[i]));
@@ -965,7 +951,7 @@ static int cmd_status(struct loop *l)
 	}
 	fputs(left.buf, stdout);
 	strbuf_reset(&left);
-	if (!(v = state_get(&st, "label"))) {
+	if (!(v = loop_state_get(&st, LK_LABEL))) {
 		int between = file_exists(l->paths.loop);
 
 		if (between)
@@ -981,22 +967,22 @@ static int cmd_status(struct loop *l)
 	}
 	backport_result_from_state(&r, &st);
 	printf("backport loop on '%s'\n", l->b->name);
-	printf("  series:  %s\n", shown(state_get(&st, "series")));
-	printf("  patch:   %s %s %s\n", shown(v), shown(state_get(&st, "upstream")),
-	       shown(state_get(&st, "subject")));
-	printf("  from:    %s\n", shown(state_get(&st, "source")));
-	printf("  tree:    %s (at %.12s)\n", shown(state_get(&st, "tree")),
-	       state_get(&st, "onto") ? state_get(&st, "onto") : "?");
+	printf("  series:  %s\n", shown(loop_state_get(&st, LK_SERIES)));
+	printf("  patch:   %s %s %s\n", shown(v), shown(loop_state_get(&st, LK_UPSTREAM)),
+	       shown(loop_state_get(&st, LK_SUBJECT)));
+	printf("  from:    %s\n", shown(loop_state_get(&st, LK_SOURCE)));
+	printf("  tree:    %s (at %.12s)\n", shown(loop_state_get(&st, LK_TREE)),
+	       loop_state_get(&st, LK_ONTO) ? loop_state_get(&st, LK_ONTO) : "?");
 	print_files(&r, l->paths.tree);
 	print_accepted(&st);
-	if (!state_get(&st, "recorded") && !work_tree_there(l)) {
+	if (!loop_state_get(&st, LK_RECORDED) && !work_tree_there(l)) {
 		printf("the work tree %s is gone; --continue checks the patch out again, "
 		       "--abort drops the loop\n", l->paths.tree);
 		nleft = 1;
-	} else if (state_get(&st, "recorded")) {
+	} else if (loop_state_get(&st, LK_RECORDED)) {
 		/* a --continue was killed after the patch was written: what is left is its own */
-		printf("recorded as %s; %s\n", shown(state_get(&st, "recorded")),
-		       state_get(&st, "decided") ?
+		printf("recorded as %s; %s\n", shown(loop_state_get(&st, LK_RECORDED)),
+		       loop_state_get(&st, LK_DECIDED) ?
 		       "--continue removes the work tree and goes on" :
 		       "--continue adds its decision to series.yaml and goes on");
 		nleft = 0;
@@ -1022,7 +1008,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 
 	if (state_read(&st, l->paths.patch))
 		goto cleanup;
-	if (!state_get(&st, "label")) {
+	if (!loop_state_get(&st, LK_LABEL)) {
 		if (!file_exists(l->paths.loop)) {
 			error("no backport loop in progress on '%s'", l->b->name);
 			/* what a loop killed as it ended left is nobody's */
@@ -1034,8 +1020,8 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		ret = run_loop(l);
 		goto cleanup;
 	}
-	p = find_entry(l->kit, state_get(&st, "series"), state_get(&st, "list"),
-		       state_get(&st, "index"));
+	p = find_entry(l->kit, loop_state_get(&st, LK_SERIES), loop_state_get(&st, LK_LIST),
+		       loop_state_get(&st, LK_INDEX));
 	if (!p)
 		goto cleanup;
 	if (skip_reason) {
@@ -1056,11 +1042,11 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 			goto cleanup;
 		crash_point("skipped");
 	} else {
-		if (!state_get(&st, "recorded") && !work_tree_there(l)) {
+		if (!loop_state_get(&st, LK_RECORDED) && !work_tree_there(l)) {
 			/* nothing there to record: the patch is checked out again */
 			printf("the work tree %s is gone: checking %s out again\n", l->paths.tree,
-			       shown(state_get(&st, "label")));
-			ret = finish_patch(l, state_get(&st, "label"), NULL, 1) ? 1 : run_loop(l);
+			       shown(loop_state_get(&st, LK_LABEL)));
+			ret = finish_patch(l, loop_state_get(&st, LK_LABEL), NULL, 1) ? 1 : run_loop(l);
 			goto cleanup;
 		}
 		backport_result_from_state(&r, &st);
@@ -1079,7 +1065,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 	/* p is stale once a decision reloaded the kit */
 	if (skip_reason)
 		backport_result_from_state(&r, &st);
-	if (finish_patch(l, state_get(&st, "label"), &r, 0))
+	if (finish_patch(l, loop_state_get(&st, LK_LABEL), &r, 0))
 		goto cleanup;
 	crash_point("finished");
 	ret = run_loop(l);
@@ -1099,7 +1085,7 @@ static int check_same_kit(const struct loop *l)
 
 	if (state_read(&st, l->paths.loop))
 		ret = -1;
-	else if ((kit = state_get(&st, "kit")) && strcmp(kit, l->kit->dir))
+	else if ((kit = loop_state_get(&st, LK_KIT)) && strcmp(kit, l->kit->dir))
 		ret = error("the backport loop in '%s' was started in the kit '%s', not here",
 			    l->paths.dir, kit);
 	state_release(&st);
@@ -1192,12 +1178,10 @@ static int put_back_files(struct loop *l, const struct state *st)
 	int err, ret = 0;
 
 	for (i = 0;; i++) {
-		char *k = xstrfmt("replaced.%zu", i), *kb = xstrfmt("backup.%zu", i);
-		const char *rel = state_get(st, k), *bak = state_get(st, kb);
+		const char *rel = loop_state_get_at(st, LK_REPLACED, i);
+		const char *bak = loop_state_get_at(st, LK_BACKUP, i);
 		struct strbuf old = STRBUF_INIT;
 
-		free(k);
-		free(kb);
 		if (!rel || !bak)
 			break;
 		strbuf_reset(&why);
@@ -1212,10 +1196,8 @@ static int put_back_files(struct loop *l, const struct state *st)
 	}
 	crash_point("put-back");
 	for (i = 0;; i++) {
-		char *k = xstrfmt("created.%zu", i);
-		const char *rel = state_get(st, k);
+		const char *rel = loop_state_get_at(st, LK_CREATED, i);
 
-		free(k);
 		if (!rel)
 			break;
 		strbuf_reset(&why);
@@ -1310,11 +1292,11 @@ static int cmd_start(struct loop *l)
 		error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
-	state_set(&st, "branch", l->b->name);
-	state_set(&st, "kit", l->kit->dir);
+	loop_state_set(&st, LK_BRANCH, l->b->name);
+	loop_state_set(&st, LK_KIT, l->kit->dir);
 	/* for --abort: the kit's ref as it was ("": none) */
 	ref = kit_refname(l->kit, l->b, NULL);
-	state_set(&st, "kit_ref", git_reference_name_to_id(&tip, l->repo, ref) ? "" :
+	loop_state_set(&st, LK_KIT_REF, git_reference_name_to_id(&tip, l->repo, ref) ? "" :
 		  git_oid_tostr_s(&tip));
 	git_error_clear();
 	free(ref);
