@@ -206,13 +206,46 @@ int backport_loop_remove(const struct backport_paths *lp)
 	return 0;
 }
 
-int backport_journal_begin(const struct backport_paths *lp, const char *step, const char *label,
-			   const char *file)
+/* Each step's name in the journal, and what it was doing, for messages. */
+static const struct {
+	const char *name, *doing;
+} steps[BS__NR] = {
+	[BS_CHECKOUT] = { "checkout", "checking out the work tree" },
+	[BS_RECORD] = { "record", "writing the recorded patch" },
+	[BS_DECIDE] = { "decide", "writing the decision into series.yaml" },
+	[BS_FINISH] = { "finish", "removing the work tree and the loop's branch" },
+	[BS_KEEP] = { "keep", "writing the ref that keeps the recorded backport" },
+	[BS_ABORT] = { "abort", "dropping the loop (--abort)" },
+	[BS_INDEX] = { "index", "writing the work tree's index" },
+};
+
+/* The step journal `j` names; BS__NR for none this mkseries knows. */
+static enum backport_step journal_step(const struct state *j)
+{
+	const char *step = loop_state_get(j, LK_STEP);
+	int i;
+
+	for (i = 0; step && i < BS__NR; i++)
+		if (!strcmp(step, steps[i].name))
+			return (enum backport_step)i;
+	return BS__NR;
+}
+
+/* What step `s` was doing, for messages. */
+static const char *step_doing(enum backport_step s)
+{
+	return s < BS__NR ? steps[s].doing : "an unknown step";
+}
+
+int backport_journal_begin(const struct backport_paths *lp, enum backport_step step,
+			   const char *label, const char *file)
 {
 	struct state j = STATE_INIT;
 	int ret;
 
-	loop_state_set(&j, LK_STEP, step);
+	if ((size_t)step >= BS__NR)
+		BUG("journal step %d", (int)step);
+	loop_state_set(&j, LK_STEP, steps[step].name);
 	loop_state_set(&j, LK_LABEL, label ? label : "");
 	loop_state_setf(&j, LK_PID, "%ld", (long)getpid());
 	loop_state_setf(&j, LK_TIME, "%lld", (long long)time(NULL));
@@ -228,28 +261,6 @@ int backport_journal_done(const struct backport_paths *lp)
 	if (unlink(lp->journal) && errno != ENOENT)
 		return error("cannot remove '%s': %s", lp->journal, strerror(errno));
 	return 0;
-}
-
-/* What step `step` of the journal was doing, for messages. */
-static const char *step_name(const char *step)
-{
-	if (!step)
-		return "an unknown step";
-	if (!strcmp(step, "checkout"))
-		return "checking out the work tree";
-	if (!strcmp(step, "record"))
-		return "writing the recorded patch";
-	if (!strcmp(step, "decide"))
-		return "writing the decision into series.yaml";
-	if (!strcmp(step, "finish"))
-		return "removing the work tree and the loop's branch";
-	if (!strcmp(step, "abort"))
-		return "dropping the loop (--abort)";
-	if (!strcmp(step, "index"))
-		return "writing the work tree's index";
-	if (!strcmp(step, "keep"))
-		return "writing the ref that keeps the recorded backport";
-	return "an unknown step";
 }
 
 /* "mkseries pid 123, no longer running[, 5 s ago]" for the journal `j`. */
@@ -298,7 +309,7 @@ static int journal_unlock(const char *lock, const char *what, const struct state
 	if (ours && status) {
 		strbuf_addf(said, "  %s is locked: '%s' (%lld s old) was left by %s, killed while "
 			    "%s; --continue or --abort removes it\n", what, lock, age, who.buf,
-			    step_name(loop_state_get(j, LK_STEP)));
+			    step_doing(journal_step(j)));
 	} else if (ours && !unlink(lock)) {
 		strbuf_addf(said, "removed the lock '%s' on %s (%lld s old), left by %s\n", lock,
 			    what, age, who.buf);
@@ -360,7 +371,7 @@ int backport_index_begin(const struct backport_paths *lp)
 	struct state w = STATE_INIT;
 	int ret;
 
-	loop_state_set(&w, LK_STEP, "index");
+	loop_state_set(&w, LK_STEP, steps[BS_INDEX].name);
 	loop_state_setf(&w, LK_PID, "%ld", (long)getpid());
 	loop_state_setf(&w, LK_TIME, "%lld", (long long)time(NULL));
 	ret = state_write(&w, lp->index_writer);
@@ -421,6 +432,7 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 	struct state j = STATE_INIT, st = STATE_INIT;
 	struct strbuf who = STRBUF_INIT;
 	const char *step, *file;
+	enum backport_step bs;
 	int ret = -1;
 
 	remove_dead_temps(lp, said);
@@ -429,9 +441,10 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 	if (state_read(&j, lp->journal))
 		goto cleanup;
 	step = loop_state_get(&j, LK_STEP) ? loop_state_get(&j, LK_STEP) : "";
+	bs = journal_step(&j);
 	file = loop_state_get(&j, LK_FILE);
 	journal_who(&who, &j, 1);
-	if (!strcmp(step, "abort")) {
+	if (bs == BS_ABORT) {
 		/* half the kit may be put back already: going on would build on that */
 		if (aborting) {
 			strbuf_addf(said, "an --abort of this loop was killed (%s): "
@@ -444,32 +457,32 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 		ret = aborting ? 0 : -1;
 		goto cleanup;
 	}
-	strbuf_addf(said, "the loop was killed while %s of %s (%s)\n", step_name(step),
+	strbuf_addf(said, "the loop was killed while %s of %s (%s)\n", step_doing(bs),
 		    shown(loop_state_get(&j, LK_LABEL)), who.buf);
-	if (!strcmp(step, "checkout") || !strcmp(step, "finish")) {
+	if (bs == BS_CHECKOUT || bs == BS_FINISH) {
 		int tree_kept;
 
 		if (state_read(&st, lp->patch))
 			goto cleanup;
 		/* the `patch` state written: the checkout was done */
-		tree_kept = !strcmp(step, "checkout") && loop_state_get(&st, LK_LABEL);
+		tree_kept = bs == BS_CHECKOUT && loop_state_get(&st, LK_LABEL);
 		if (!tree_kept) {
 			if (journal_unlock_refs(lp, repo, &j, 0, said) ||
 			    backport_worktree_remove(repo, lp->wt_name, lp->tree, lp->refname))
 				goto cleanup;
-			if (!strcmp(step, "finish") && unlink(lp->patch) && errno != ENOENT) {
+			if (bs == BS_FINISH && unlink(lp->patch) && errno != ENOENT) {
 				error("cannot remove '%s': %s", lp->patch, strerror(errno));
 				goto cleanup;
 			}
 		}
 		strbuf_addf(said, "%s\n", tree_kept ? "the work tree was checked out before that" :
-			    !strcmp(step, "finish") ?
+			    bs == BS_FINISH ?
 			    "removed what was left of its work tree and branch" :
 			    "removed the half checked-out work tree");
-	} else if (!strcmp(step, "record") || !strcmp(step, "decide")) {
+	} else if (bs == BS_RECORD || bs == BS_DECIDE) {
 		if (file)
 			backport_remove_temp_files(kit_dir, file, said);
-	} else if (!strcmp(step, "keep")) {
+	} else if (bs == BS_KEEP) {
 		/* the commit is written, its keep ref maybe not: the rerun writes both again */
 		if (journal_unlock_refs(lp, repo, &j, 0, said))
 			goto cleanup;
@@ -491,14 +504,14 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
 {
 	struct state j = STATE_INIT;
 	struct strbuf who = STRBUF_INIT;
-	const char *step;
+	enum backport_step bs;
 	int ret = 0;
 
 	if (!file_exists(lp->journal) || state_read(&j, lp->journal))
 		goto cleanup;
-	step = loop_state_get(&j, LK_STEP) ? loop_state_get(&j, LK_STEP) : "";
+	bs = journal_step(&j);
 	journal_who(&who, &j, 1);
-	if (!strcmp(step, "abort")) {
+	if (bs == BS_ABORT) {
 		strbuf_addf(said, "backport loop on '%s': interrupted: its --abort was killed (%s)\n"
 			    "  the kit may be half put back; --abort finishes it\n", branch, who.buf);
 		if (repo)
@@ -507,15 +520,15 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
 		goto cleanup;
 	}
 	strbuf_addf(said, "backport loop on '%s': interrupted: killed while %s of %s (%s)\n",
-		    branch, step_name(step), shown(loop_state_get(&j, LK_LABEL)), who.buf);
+		    branch, step_doing(bs), shown(loop_state_get(&j, LK_LABEL)), who.buf);
 	if (repo)
 		journal_unlock_refs(lp, repo, &j, 1, said);
-	if (!strcmp(step, "finish")) {
+	if (bs == BS_FINISH) {
 		strbuf_addf(said, "  it is %s; --continue removes what is left of its work tree "
 			    "and goes on,\n  --abort drops the loop\n",
 			    loop_state_get(patch, LK_RECORDED) ? "recorded" : "recorded or skipped");
 		ret = 1;
-	} else if (!strcmp(step, "checkout") && !loop_state_get(patch, LK_LABEL)) {
+	} else if (bs == BS_CHECKOUT && !loop_state_get(patch, LK_LABEL)) {
 		strbuf_addstr(said, "  --continue removes the half checked-out tree and checks it "
 			      "out again,\n  --abort drops the loop\n");
 		ret = 1;

@@ -87,8 +87,13 @@ int backport_loop_remove(const struct backport_paths *lp);
  *   abort     --abort under way: only --abort goes on (it does it all
  *             again); the loop's directory goes last, the journal with it
  */
-int backport_journal_begin(const struct backport_paths *lp, const char *step, const char *label,
-			   const char *file);
+enum backport_step {
+	BS_CHECKOUT, BS_RECORD, BS_DECIDE, BS_FINISH, BS_KEEP, BS_ABORT,
+	BS_INDEX,	/* index.writer's: the work tree's index being written */
+	BS__NR
+};
+int backport_journal_begin(const struct backport_paths *lp, enum backport_step step,
+			   const char *label, const char *file);
 int backport_journal_done(const struct backport_paths *lp);
 
 /*

@@ -409,7 +409,7 @@ static int write_backport_commit(git_oid *out, struct loop *l, const struct kit_
 	keep = xstrfmt("%s%s", l->paths.keep_prefix, git_oid_tostr_s(out));
 	/* noted first: --abort deletes the keep refs of the backports it drops */
 	if (add_loop_file(l->paths.loop, LK_KEEP, keep) ||
-	    backport_journal_begin(&l->paths, "keep", kit_patch_label(p), NULL)) {
+	    backport_journal_begin(&l->paths, BS_KEEP, kit_patch_label(p), NULL)) {
 		ret = -1;
 		goto cleanup;
 	}
@@ -528,7 +528,7 @@ static int record_file(struct loop *l, struct state *st, const struct kit_patch 
 			goto cleanup;
 	}
 	crash_point("target");
-	if (backport_journal_begin(&l->paths, "record", kit_patch_label(p), rel) ||
+	if (backport_journal_begin(&l->paths, BS_RECORD, kit_patch_label(p), rel) ||
 	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
 		goto cleanup;
 	crash_point("written");
@@ -565,7 +565,7 @@ static int record_decision(struct loop *l, struct state *st, const struct kit_pa
 		strbuf_addstr(&flow, "{ file: ");
 		yaml_scalar(&flow, loop_state_get(st, LK_RECORDED));
 		strbuf_addstr(&flow, " }");
-		err = backport_journal_begin(&l->paths, "decide", label, "series.yaml") ||
+		err = backport_journal_begin(&l->paths, BS_DECIDE, label, "series.yaml") ||
 		      add_decision(l, p, bname, flow.buf, "the new backport");
 		/* reloaded even when the decision was refused (yamledit_commit()) */
 		if (loop_kit_reloaded(l) || err)
@@ -617,7 +617,7 @@ static int finish_patch(struct loop *l, const char *label, const struct backport
 	l->have_wt_tree = 0;
 	free(l->last_label);
 	l->last_label = xstrdup(label ? label : "");
-	if (backport_journal_begin(&l->paths, "finish", label, NULL) ||
+	if (backport_journal_begin(&l->paths, BS_FINISH, label, NULL) ||
 	    (drop_tree && backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree,
 						   l->paths.refname)))
 		return -1;
@@ -636,7 +636,7 @@ static int remove_work_tree(struct loop *l)
 	l->wt_index = NULL;
 	if (!dir_exists(l->paths.dir))
 		return 0;
-	if (backport_journal_begin(&l->paths, "finish",
+	if (backport_journal_begin(&l->paths, BS_FINISH,
 				   l->last_label ? l->last_label : "the last patch", NULL) ||
 	    backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
 		return -1;
@@ -710,7 +710,7 @@ static int apply_in_work_tree(struct backport_result *r, struct loop *l, const g
 	int err;
 
 	l->have_wt_tree = 0;
-	if (backport_journal_begin(&l->paths, "checkout", kit_patch_label(it->patch), NULL) ||
+	if (backport_journal_begin(&l->paths, BS_CHECKOUT, kit_patch_label(it->patch), NULL) ||
 	    mkdir_p(l->paths.dir, 0755) ||
 	    backport_worktree_checkout(&touched, l->repo, l->paths.wt_name, l->paths.tree,
 				       l->paths.refname, onto, l->wt_synced ? l->wt_index : NULL))
@@ -1034,7 +1034,7 @@ static int cmd_resume(struct loop *l, const char *skip_reason)
 		       branch_decisions(l->b));
 		/* a --skip killed after series.yaml was written: the decision is ours */
 		err = patch_decision(p, branch_decisions(l->b)) ? 0 :
-		      backport_journal_begin(&l->paths, "decide", kit_patch_label(p), "series.yaml") ||
+		      backport_journal_begin(&l->paths, BS_DECIDE, kit_patch_label(p), "series.yaml") ||
 		      add_decision(l, p, branch_decisions(l->b), flow.buf, "the skip") ||
 		      backport_journal_done(&l->paths);
 		strbuf_release(&flow);
@@ -1241,7 +1241,7 @@ static int cmd_abort(struct loop *l)
 		backport_loop_remove(&l->paths);
 		return 2;
 	}
-	if (backport_journal_begin(&l->paths, "abort", NULL, NULL) ||
+	if (backport_journal_begin(&l->paths, BS_ABORT, NULL, NULL) ||
 	    state_read(&st, l->paths.loop)) {
 		ret = 1;
 		goto cleanup;
