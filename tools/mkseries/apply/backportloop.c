@@ -188,6 +188,19 @@ int backport_loop_begin(const struct backport_paths *lp, const char *yaml, size_
 	return ret;
 }
 
+int backport_loop_note(const struct backport_paths *lp, enum loop_key key, const char *rel)
+{
+	struct state st = STATE_INIT;
+	int ret = -1;
+
+	if (!state_read(&st, lp->loop)) {
+		loop_state_append(&st, key, rel);
+		ret = state_write(&st, lp->loop);
+	}
+	state_release(&st);
+	return ret;
+}
+
 int backport_loop_remove(const struct backport_paths *lp)
 {
 	if (remove_tree(lp->ended) && errno != ENOENT)

@@ -10,6 +10,41 @@
 #include "lib/util.h"
 
 /*
+ * The keys of the loop's state files (`loop`, `patch`, the journal and
+ * index.writer), each spelled once, in backportloop.c's table. An
+ * indexed key holds one value per item, under "<key>.0", "<key>.1", ...
+ * The names are the files' format: a loop an older mkseries started
+ * reads the same.
+ */
+enum loop_key {
+	/* `loop`: the loop as a whole */
+	LK_BRANCH,	/* the branch (also in `patch`) */
+	LK_KIT,		/* the kit's directory: the loop is that kit's */
+	LK_KIT_REF,	/* the kit's ref before the loop, "" when there was none */
+	LK_KEEP,	/* indexed: the refs that keep the recorded backports */
+	LK_CREATED,	/* indexed: the kit files the loop wrote */
+	LK_REPLACED,	/* indexed: the kit files it rewrote... */
+	LK_BACKUP,	/* ...and, at the same index, the copy of each as it was */
+	/* `patch`: the patch worked on */
+	LK_SERIES, LK_LIST, LK_INDEX,	/* its entry: series id, "patches"/"fixups", index */
+	LK_LABEL,	/* kit_patch_label() (also the journal's) */
+	LK_UPSTREAM, LK_SUBJECT, LK_SOURCE,
+	LK_REPLACES,	/* the branch's recorded backport it rewrites, "" when none */
+	LK_ONTO,	/* the commit the work tree was checked out from */
+	LK_TREE,	/* the work tree's path */
+	LK_TARGET,	/* the kit file the backport goes to, once chosen */
+	LK_RECORDED,	/* that file, once written */
+	LK_DECIDED,	/* "1" once its decision is in series.yaml */
+	LK_ACCEPTED,	/* indexed: the files --accept-markers took as meant */
+	/* `patch`, indexed: each file of backport_result */
+	LK_FILE,	/* its path (and the journal's kit file, not indexed) */
+	LK_HOW, LK_HUNKS, LK_REJECTED, LK_MOVED, LK_REJ, LK_MARKERS, LK_WROTE,
+	/* the journal and index.writer */
+	LK_STEP, LK_PID, LK_TIME,
+	LK__NR
+};
+
+/*
  * Where the loop of branch b keeps its state: <workdir>/backport/, with
  * `loop` (what the loop wrote to the kit, for --abort), `patch` (the
  * patch being worked on), `journal` (the step under way, see below),
@@ -52,6 +87,13 @@ void backport_paths_release(struct backport_paths *lp);
  */
 int backport_loop_begin(const struct backport_paths *lp, const char *yaml, size_t len,
 			const struct state *loop);
+
+/*
+ * Note in the `loop` state that the loop wrote kit file `rel`
+ * (LK_CREATED), replaced it (LK_REPLACED, with its copy in LK_BACKUP)
+ * or made a ref (LK_KEEP), for --abort. Returns 0 or -1.
+ */
+int backport_loop_note(const struct backport_paths *lp, enum loop_key key, const char *rel);
 
 /*
  * End the loop, finished or dropped: its directory goes as one piece
@@ -145,41 +187,6 @@ int backport_abort_refs(git_repository *repo, const struct state *loop, const ch
  */
 void backport_result_to_state(struct state *st, const struct backport_result *r);
 void backport_result_from_state(struct backport_result *r, const struct state *st);
-
-/*
- * The keys of the loop's state files (`loop`, `patch`, the journal and
- * index.writer), each spelled once, in backportloop.c's table. An
- * indexed key holds one value per item, under "<key>.0", "<key>.1", ...
- * The names are the files' format: a loop an older mkseries started
- * reads the same.
- */
-enum loop_key {
-	/* `loop`: the loop as a whole */
-	LK_BRANCH,	/* the branch (also in `patch`) */
-	LK_KIT,		/* the kit's directory: the loop is that kit's */
-	LK_KIT_REF,	/* the kit's ref before the loop, "" when there was none */
-	LK_KEEP,	/* indexed: the refs that keep the recorded backports */
-	LK_CREATED,	/* indexed: the kit files the loop wrote */
-	LK_REPLACED,	/* indexed: the kit files it rewrote... */
-	LK_BACKUP,	/* ...and, at the same index, the copy of each as it was */
-	/* `patch`: the patch worked on */
-	LK_SERIES, LK_LIST, LK_INDEX,	/* its entry: series id, "patches"/"fixups", index */
-	LK_LABEL,	/* kit_patch_label() (also the journal's) */
-	LK_UPSTREAM, LK_SUBJECT, LK_SOURCE,
-	LK_REPLACES,	/* the branch's recorded backport it rewrites, "" when none */
-	LK_ONTO,	/* the commit the work tree was checked out from */
-	LK_TREE,	/* the work tree's path */
-	LK_TARGET,	/* the kit file the backport goes to, once chosen */
-	LK_RECORDED,	/* that file, once written */
-	LK_DECIDED,	/* "1" once its decision is in series.yaml */
-	LK_ACCEPTED,	/* indexed: the files --accept-markers took as meant */
-	/* `patch`, indexed: each file of backport_result */
-	LK_FILE,	/* its path (and the journal's kit file, not indexed) */
-	LK_HOW, LK_HUNKS, LK_REJECTED, LK_MOVED, LK_REJ, LK_MARKERS, LK_WROTE,
-	/* the journal and index.writer */
-	LK_STEP, LK_PID, LK_TIME,
-	LK__NR
-};
 
 /* The key's name in the files. */
 const char *loop_key_name(enum loop_key k);
