@@ -142,100 +142,120 @@ static int apply_in_work_tree(struct backport_result *r, struct backport_loop *l
 }
 
 /*
+ * Patch `it`, item o->failed of `plan`, does not apply: its tree (the
+ * base `base` and the items before it: *before) checked out in the work
+ * tree, and the patch applied there as well as it goes (*r). Returns 0,
+ * or -1 (printed).
+ */
+static int check_out_failed(struct apply_outcome *before, struct backport_result *r,
+			    struct backport_loop *l, struct plan *plan,
+			    const struct apply_outcome *o, const git_oid *base)
+{
+	const struct plan_item *it = &plan->items[o->failed];
+	struct mail_patch *mails = NULL;
+	size_t nr_mails = 0, keep = plan->nr;
+	char *src;
+	int err;
+
+	if (l->opts->series && strcmp(l->opts->series, it->patch->series->id))
+		return error("that patch is not of series '%s': resolve it first", l->opts->series);
+	if (it->action == PLAN_SQUASH)
+		return error("%s is squashed into the patch before it; the loop works on patches "
+			     "of their own (declare it without `squash` to work on it)",
+			     kit_patch_label(it->patch));
+	/* the commits of the items before the failing one: its tree to work in */
+	plan->nr = o->failed;
+	err = plan_apply(before, l->repo, plan, base, NULL, NULL, l->me);
+	plan->nr = keep;
+	if (err)
+		return -1;
+	src = path_join(l->kit->dir, it->source);
+	if (mail_parse_file(&mails, &nr_mails, src) < 0 || nr_mails != 1 || !mails[0].diff)
+		err = error("'%s' does not hold one patch", it->source);
+	else
+		err = apply_in_work_tree(r, l, &before->tip, it, &mails[0]);
+	mail_patches_free(mails, nr_mails);
+	free(src);
+	return err;
+}
+
+/*
+ * Item o->failed of `plan` does not apply: checked out, its state
+ * written. A clean result is recorded at once: 0, the loop goes on.
+ * Otherwise the loop stops there for the backporter, or failed
+ * (printed): 1, the exit status.
+ */
+static int stop_at(struct backport_loop *l, struct plan *plan, const struct apply_outcome *o,
+		   const git_oid *base)
+{
+	const struct plan_item *it = &plan->items[o->failed];
+	struct apply_outcome before;
+	struct backport_result r = { 0 };
+	struct state st = STATE_INIT;
+	int ret = 1;
+
+	apply_outcome_init(&before);
+	if (check_out_failed(&before, &r, l, plan, o, base))
+		goto cleanup;
+	test_crash_point("checked-out");
+	set_patch_state(&st, l, it, &before.tip, &r);
+	if (state_write(&st, l->paths.patch) || backport_journal_done(&l->paths))
+		goto cleanup;
+	if (l->ops && l->ops->checked_out)
+		l->ops->checked_out(l, it, &before, &r);
+	if (!backport_result_needs_work(&r)) {
+		backport_loop_say(l, "every file applied or merged cleanly: recording it\n");
+		if (!backport_loop_record(l, &st, it->patch, &r) &&
+		    !finish_patch(l, loop_state_get(&st, LK_LABEL), &r, 0))
+			ret = 0;
+		goto cleanup;
+	}
+	if (l->ops && l->ops->stopped)
+		l->ops->stopped(l);
+cleanup:
+	state_release(&st);
+	backport_result_release(&r);
+	apply_outcome_release(&before);
+	return ret;
+}
+
+/*
  * Apply the kit; at the first patch that does not apply, check out the
  * tree before it and apply it there as well as possible. A clean result
  * is recorded at once and the loop goes on. Returns the exit status.
  */
 static int run_loop(struct backport_loop *l)
 {
-	int ret = 1, err;
+	int ret, again;
 
-	for (;;) {
+	do {
 		struct plan plan = PLAN_INIT;
-		struct apply_outcome o, before;
-		struct backport_result r = { 0 };
-		struct state st = STATE_INIT;
-		const struct plan_item *it;
-		struct mail_patch *mails = NULL;
-		size_t nr_mails = 0, keep;
-		char *src = NULL;
+		struct apply_outcome o;
 		git_oid base;
-		int again = 0;
+		int err;
 
+		ret = 1;
+		again = 0;
 		apply_outcome_init(&o);
-		apply_outcome_init(&before);
 		if (plan_build(&plan, l->kit, l->b)) {
 			ret = 2;
-			goto next;
-		}
-		if ((err = tree_import(&base, l->repo, l->kit, l->b, 0)))
-			goto next;
-		err = branch_apply(&o, l->repo, &plan, &base, NULL, l->me, "mkseries backport");
-		if (!err) {
+		} else if (tree_import(&base, l->repo, l->kit, l->b, 0)) {
+			;	/* printed */
+		} else if (!(err = branch_apply(&o, l->repo, &plan, &base, NULL, l->me,
+						"mkseries backport"))) {
 			kit_applied(l, &o);
 			ret = 0;
-			goto next;
+		} else if (err == MKS_EAPPLYFAIL) {
+			fprintf(stderr, "%s", o.report.buf);
+			/* recorded: the kit changed, plan and apply again */
+			again = !stop_at(l, &plan, &o, &base);
+		} else if (err == MKS_EUNSAFE) {
+			fprintf(stderr, "error: %s", o.report.buf);
 		}
-		if (err != MKS_EAPPLYFAIL) {
-			if (err == MKS_EUNSAFE)
-				fprintf(stderr, "error: %s", o.report.buf);
-			goto next;
-		}
-		it = &plan.items[o.failed];
-		fprintf(stderr, "%s", o.report.buf);
-		if (l->opts->series && strcmp(l->opts->series, it->patch->series->id)) {
-			error("that patch is not of series '%s': resolve it first", l->opts->series);
-			goto next;
-		}
-		if (it->action == PLAN_SQUASH) {
-			error("%s is squashed into the patch before it; the loop works on patches "
-			      "of their own (declare it without `squash` to work on it)",
-			      kit_patch_label(it->patch));
-			goto next;
-		}
-		/* the commits of the items before the failing one: its tree to work in */
-		keep = plan.nr;
-		plan.nr = o.failed;
-		err = plan_apply(&before, l->repo, &plan, &base, NULL, NULL, l->me);
-		plan.nr = keep;
-		if (err)
-			goto next;
-		src = path_join(l->kit->dir, it->source);
-		if (mail_parse_file(&mails, &nr_mails, src) < 0 || nr_mails != 1 || !mails[0].diff) {
-			error("'%s' does not hold one patch", it->source);
-			goto next;
-		}
-		if (apply_in_work_tree(&r, l, &before.tip, it, &mails[0]))
-			goto next;
-		test_crash_point("checked-out");
-		set_patch_state(&st, l, it, &before.tip, &r);
-		if (state_write(&st, l->paths.patch) || backport_journal_done(&l->paths))
-			goto next;
-		if (l->ops && l->ops->checked_out)
-			l->ops->checked_out(l, it, &before, &r);
-		if (!backport_result_needs_work(&r)) {
-			backport_loop_say(l, "every file applied or merged cleanly: recording it\n");
-			if (backport_loop_record(l, &st, it->patch, &r) ||
-			    finish_patch(l, loop_state_get(&st, LK_LABEL), &r, 0))
-				goto next;
-			again = 1;
-			goto next;
-		}
-		if (l->ops && l->ops->stopped)
-			l->ops->stopped(l);
-		ret = 1;
-next:
-		state_release(&st);
-		mail_patches_free(mails, nr_mails);
-		free(src);
-		backport_result_release(&r);
-		apply_outcome_release(&before);
 		apply_outcome_release(&o);
 		plan_release(&plan);
-		if (!again)
-			return ret;
-		/* the kit changed: plan and apply again */
-	}
+	} while (again);
+	return ret;
 }
 
 int backport_loop_resume(struct backport_loop *l, const char *skip_reason)
