@@ -14,7 +14,7 @@
  */
 static int restore_series_yaml(struct backport_loop *l)
 {
-	char *mine = path_join(l->paths.dir, "series.yaml.loop"), *next = xstrfmt("%s.next", mine);
+	const char *mine = l->paths.yaml_loop, *next = l->paths.yaml_next;
 	char *path = path_join(l->kit->dir, "series.yaml");
 	struct strbuf base = STRBUF_INIT, now = STRBUF_INIT, orig = STRBUF_INIT, why = STRBUF_INIT;
 	git_merge_file_input in_base, in_now, in_orig;
@@ -61,8 +61,6 @@ cleanup:
 	strbuf_release(&now);
 	strbuf_release(&base);
 	free(path);
-	free(next);
-	free(mine);
 	return ret;
 }
 

@@ -135,6 +135,9 @@ int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const 
 	lp->patch = path_join(lp->dir, "patch");
 	lp->journal = path_join(lp->dir, "journal");
 	lp->yaml_orig = path_join(lp->dir, "series.yaml.orig");
+	lp->yaml_loop = path_join(lp->dir, "series.yaml.loop");
+	lp->yaml_next = xstrfmt("%s.next", lp->yaml_loop);
+	lp->message = path_join(lp->dir, "MESSAGE");
 	lp->tree = path_join(lp->dir, "tree");
 	lp->backup = path_join(lp->dir, "replaced");
 	lp->index_writer = path_join(lp->dir, "index.writer");
@@ -158,6 +161,9 @@ void backport_paths_release(struct backport_paths *lp)
 	free(lp->patch);
 	free(lp->journal);
 	free(lp->yaml_orig);
+	free(lp->yaml_loop);
+	free(lp->yaml_next);
+	free(lp->message);
 	free(lp->tree);
 	free(lp->backup);
 	free(lp->index_writer);

@@ -48,11 +48,19 @@ enum loop_key {
  * Where the loop of branch b keeps its state: <workdir>/backport/, with
  * `loop` (what the loop wrote to the kit, for --abort), `patch` (the
  * patch being worked on), `journal` (the step under way, see below),
- * series.yaml.orig, and tree/, the git worktree. The one place that
- * names the loop's directory, worktree and branch. Every string owned.
+ * series.yaml.orig, series.yaml.loop, and tree/, the git worktree. The
+ * one place that names the loop's directory, its files, worktree and
+ * branch. Every string owned.
  */
 struct backport_paths {
 	char *dir, *loop, *patch, *journal, *yaml_orig, *backup, *tree, *wt_name, *refname;
+	/*
+	 * series.yaml.loop: the kit's series.yaml as it was with the loop's
+	 * decisions only, and yaml_next (".next") that copy with the decision
+	 * being written, until series.yaml has it; --abort's merge base
+	 */
+	char *yaml_loop, *yaml_next;
+	char *message;	/* the commit message --continue -e edits */
 	char *ended;	/* beside dir: where backport_loop_remove() puts it to remove it */
 	char *starting;	/* beside dir: where backport_loop_begin() writes it before it is there */
 	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */

@@ -34,8 +34,8 @@ int backport_loop_decide(struct backport_loop *l, const struct kit_patch *p, con
 	struct kit *kit = l->kit;
 	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir);
 	char *sid = xstrdup(p->series->id), *list = p->is_fixup ? "fixups" : "patches";
-	char *mine = path_join(l->paths.dir, "series.yaml.loop"), *bname = xstrdup(branch);
-	char *next = xstrfmt("%s.next", mine);
+	const char *mine = l->paths.yaml_loop, *next = l->paths.yaml_next;
+	char *bname = xstrdup(branch);
 	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT, own = STRBUF_INIT;
 	size_t index = (size_t)p->index - 1;
 	int ret = 0;
@@ -79,8 +79,6 @@ cleanup:
 	strbuf_release(&orig);
 	strbuf_release(&text);
 	free(bname);
-	free(next);
-	free(mine);
 	free(sid);
 	free(dir);
 	free(path);
@@ -142,7 +140,7 @@ static int worktree_change(git_oid *tree_id, git_commit **onto_c, struct backpor
 static int edit_message(struct backport_loop *l, char **message)
 {
 	struct strbuf edited = STRBUF_INIT;
-	char *msgfile = path_join(l->paths.dir, "MESSAGE");
+	const char *msgfile = l->paths.message;
 	int ret = -1;
 
 	if (write_file_atomic(msgfile, *message, strlen(*message)))
@@ -154,7 +152,6 @@ static int edit_message(struct backport_loop *l, char **message)
 		*message = strbuf_detach(&edited, NULL);
 	}
 	strbuf_release(&edited);
-	free(msgfile);
 	return ret;
 }
 
