@@ -6,6 +6,24 @@
 #include "lib/fs.h"
 #include "lib/gitutil.h"
 
+/* A three-way merge of `now` and `orig` from `base`, into *res (git_merge_file_result_free()). */
+static int merge_texts(git_merge_file_result *res, const struct strbuf *base,
+		       const struct strbuf *now, const struct strbuf *orig)
+{
+	git_merge_file_input in_base, in_now, in_orig;
+
+	git_merge_file_input_init(&in_base, GIT_MERGE_FILE_INPUT_VERSION);
+	git_merge_file_input_init(&in_now, GIT_MERGE_FILE_INPUT_VERSION);
+	git_merge_file_input_init(&in_orig, GIT_MERGE_FILE_INPUT_VERSION);
+	in_base.ptr = base->buf;
+	in_base.size = base->len;
+	in_now.ptr = now->buf;
+	in_now.size = now->len;
+	in_orig.ptr = orig->buf;
+	in_orig.size = orig->len;
+	return git_merge_file(res, &in_base, &in_now, &in_orig, NULL);
+}
+
 /*
  * Take the loop's decisions out of series.yaml and keep the rest: a
  * three-way merge of the kit's file now (the user's edits and the
@@ -14,32 +32,21 @@
  */
 static int restore_series_yaml(struct backport_loop *l)
 {
-	const char *mine = l->paths.yaml_loop, *next = l->paths.yaml_next;
 	char *path = path_join(l->kit->dir, "series.yaml");
 	struct strbuf base = STRBUF_INIT, now = STRBUF_INIT, orig = STRBUF_INIT, why = STRBUF_INIT;
-	git_merge_file_input in_base, in_now, in_orig;
 	git_merge_file_result res = { 0 };
 	int err, ret = 0;
 
-	git_merge_file_input_init(&in_base, GIT_MERGE_FILE_INPUT_VERSION);
-	git_merge_file_input_init(&in_now, GIT_MERGE_FILE_INPUT_VERSION);
-	git_merge_file_input_init(&in_orig, GIT_MERGE_FILE_INPUT_VERSION);
-
 	/* a --continue killed while writing a decision left it in .next (backport_loop_decide()) */
-	if (strbuf_read_file(&base, next) && strbuf_read_file(&base, mine))
+	if (strbuf_read_file(&base, l->paths.yaml_next) &&
+	    strbuf_read_file(&base, l->paths.yaml_loop))
 		goto cleanup;	/* the loop wrote no decision */
 	if (strbuf_read_file(&orig, l->paths.yaml_orig) || strbuf_read_file(&now, path)) {
 		ret = error("cannot read '%s' or '%s': %s", path, l->paths.yaml_orig,
 			    strerror(errno));
 		goto cleanup;
 	}
-	in_base.ptr = base.buf;
-	in_base.size = base.len;
-	in_now.ptr = now.buf;
-	in_now.size = now.len;
-	in_orig.ptr = orig.buf;
-	in_orig.size = orig.len;
-	if ((err = git_merge_file(&res, &in_base, &in_now, &in_orig, NULL)) < 0) {
+	if ((err = merge_texts(&res, &base, &now, &orig)) < 0) {
 		ret = gitutil_error(err, "cannot take the loop's decisions out of '%s'", path);
 		goto cleanup;
 	}

@@ -28,58 +28,72 @@ static char *backport_dir(const struct kit_series *s, const struct kernel_branch
 	return dir;
 }
 
+/* Where a decision goes, and what it says. */
+struct decision_at {
+	char *sid, *branch;	/* owned: the kit they came from is loaded again */
+	const char *list, *flow;
+	size_t index;
+};
+
+/*
+ * The loop's copy with the decision goes to series.yaml.loop.next
+ * first, and becomes series.yaml.loop once the kit's file is written:
+ * killed in between, --abort takes the decision out with .next as the
+ * base (taking out one the kit's file does not have yet changes
+ * nothing), and a rerun adds it to series.yaml.loop again. The user may
+ * have moved entries: then the copy is the kit's file as it will be
+ * (`text`, the decision in it).
+ */
+static int write_loop_copy(struct backport_loop *l, const struct decision_at *at,
+			   struct strbuf *own, const struct strbuf *text)
+{
+	if (yamledit_add_branch_decision(own, l->paths.yaml_loop, at->sid, at->list, at->index,
+					 at->branch, at->flow)) {
+		strbuf_reset(own);
+		strbuf_add(own, text->buf, text->len);
+	}
+	if (write_file_atomic(l->paths.yaml_next, own->buf, own->len))
+		return error("cannot write '%s': %s", l->paths.yaml_next, strerror(errno));
+	return 0;
+}
+
 int backport_loop_decide(struct backport_loop *l, const struct kit_patch *p, const char *branch,
 			 const char *flow, const char *what)
 {
-	struct kit *kit = l->kit;
-	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir);
-	char *sid = xstrdup(p->series->id), *list = p->is_fixup ? "fixups" : "patches";
-	const char *mine = l->paths.yaml_loop, *next = l->paths.yaml_next;
-	char *bname = xstrdup(branch);
+	char *path = path_join(l->kit->dir, "series.yaml"), *dir = xstrdup(l->kit->dir);
+	struct decision_at at = {
+		.sid = xstrdup(p->series->id), .branch = xstrdup(branch),
+		.list = p->is_fixup ? "fixups" : "patches", .flow = flow,
+		.index = (size_t)p->index - 1,
+	};
 	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT, own = STRBUF_INIT;
-	size_t index = (size_t)p->index - 1;
-	int ret = 0;
+	int ret = -1;
 
 	if (strbuf_read_file(&text, path)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+		error("cannot read '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
-	if (strbuf_read_file(&own, mine) && strbuf_read_file(&own, l->paths.yaml_orig)) {
-		ret = error("cannot read '%s': %s", l->paths.yaml_orig, strerror(errno));
+	if (strbuf_read_file(&own, l->paths.yaml_loop) &&
+	    strbuf_read_file(&own, l->paths.yaml_orig)) {
+		error("cannot read '%s': %s", l->paths.yaml_orig, strerror(errno));
 		goto cleanup;
 	}
 	strbuf_add(&orig, text.buf, text.len);
-	if (yamledit_add_branch_decision(&text, path, sid, list, index, bname, flow)) {
-		ret = -1;
+	if (yamledit_add_branch_decision(&text, path, at.sid, at.list, at.index, at.branch, flow) ||
+	    write_loop_copy(l, &at, &own, &text) ||
+	    yamledit_commit(l->kit, dir, path, &text, &orig, what))
 		goto cleanup;
-	}
-	/*
-	 * The loop's copy with the decision goes to series.yaml.loop.next
-	 * first, and becomes series.yaml.loop once the kit's file is
-	 * written: killed in between, --abort takes the decision out with
-	 * .next as the base (taking out one the kit's file does not have
-	 * yet changes nothing), and a rerun adds it to series.yaml.loop
-	 * again. The user may have moved entries: then the copy is the
-	 * kit's file as it will be.
-	 */
-	if (yamledit_add_branch_decision(&own, mine, sid, list, index, bname, flow)) {
-		strbuf_reset(&own);
-		strbuf_add(&own, text.buf, text.len);
-	}
-	if (write_file_atomic(next, own.buf, own.len)) {
-		ret = error("cannot write '%s': %s", next, strerror(errno));
-		goto cleanup;
-	}
-	if (yamledit_commit(kit, dir, path, &text, &orig, what))
-		ret = -1;
-	else if (rename(next, mine))
-		ret = error("cannot rename '%s' to '%s': %s", next, mine, strerror(errno));
+	if (rename(l->paths.yaml_next, l->paths.yaml_loop))
+		error("cannot rename '%s' to '%s': %s", l->paths.yaml_next, l->paths.yaml_loop,
+		      strerror(errno));
+	else
+		ret = 0;
 cleanup:
 	strbuf_release(&own);
 	strbuf_release(&orig);
 	strbuf_release(&text);
-	free(bname);
-	free(sid);
+	free(at.branch);
+	free(at.sid);
 	free(dir);
 	free(path);
 	return ret;
