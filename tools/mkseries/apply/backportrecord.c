@@ -308,9 +308,43 @@ static int backport_target(char **rel, struct backport_loop *l, const char *repl
 	return backport_loop_note(&l->paths, LK_CREATED, *rel) ? -1 : 0;
 }
 
+/* The one patch of the file the state `st` names, in *mails (*nr is 1). 0 or -1 (printed). */
+static int read_source(struct mail_patch **mails, size_t *nr, const struct backport_loop *l,
+		       const struct state *st)
+{
+	char *src = path_join(l->kit->dir, loop_state_get(st, LK_SOURCE));
+	int ret = mail_parse_file(mails, nr, src) < 0 ? -1 : 0;
+
+	if (!ret && *nr != 1)
+		ret = error("'%s' holds %zu patches; the kit names one patch per file", src, *nr);
+	free(src);
+	return ret;
+}
+
+/*
+ * The kit file the backport goes to (*rel, caller frees). Its name is
+ * chosen once and kept in the state before it is written: a --continue
+ * killed while writing it writes the same file again, not a second one
+ * numbered after it.
+ */
+static int record_target(char **rel, struct backport_loop *l, struct state *st,
+			 const struct kit_patch *p, const struct mail_patch *m)
+{
+	const char *target = loop_state_get(st, LK_TARGET);
+
+	if (target && *target) {
+		*rel = xstrdup(target);
+		return 0;
+	}
+	if (backport_target(rel, l, loop_state_get(st, LK_REPLACES), p, m))
+		return -1;
+	loop_state_set(st, LK_TARGET, *rel);
+	return state_write(st, l->paths.patch);
+}
+
 /*
  * The first step of recording: commit the work tree and write it as the
- * branch's patch file, then mark "recorded" in the state file.
+ * branch's patch file, then mark it recorded in the state file.
  */
 static int record_file(struct backport_loop *l, struct state *st, const struct kit_patch *p,
 		       const struct backport_result *r)
@@ -319,37 +353,17 @@ static int record_file(struct backport_loop *l, struct state *st, const struct k
 	size_t nr_mails = 0;
 	git_oid tree_id, commit_id;
 	git_commit *onto_c = NULL;
-	char *src = NULL, *message = NULL, *rel = NULL, *written = NULL;
+	char *message = NULL, *rel = NULL, *written = NULL;
 	const char *replaces = loop_state_get(st, LK_REPLACES);
 	int ret = -1;
 
-	if (worktree_change(&tree_id, &onto_c, l, st, r))
+	if (worktree_change(&tree_id, &onto_c, l, st, r) || read_source(&mails, &nr_mails, l, st))
 		goto cleanup;
-	src = path_join(l->kit->dir, loop_state_get(st, LK_SOURCE));
-	if (mail_parse_file(&mails, &nr_mails, src) < 0)
-		goto cleanup;
-	if (nr_mails != 1) {
-		error("'%s' holds %zu patches; the kit names one patch per file", src, nr_mails);
-		goto cleanup;
-	}
 	message = backport_message(l, p, &mails[0], r, onto_c, &tree_id);
 	if (!message ||
-	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message))
+	    write_backport_commit(&commit_id, l, p, &mails[0], &tree_id, onto_c, message) ||
+	    record_target(&rel, l, st, p, &mails[0]))
 		goto cleanup;
-	/*
-	 * The file's name is chosen once and kept in the state before it is
-	 * written: a --continue killed while writing it writes the same
-	 * file again, not a second one numbered after it.
-	 */
-	if (loop_state_get(st, LK_TARGET) && *loop_state_get(st, LK_TARGET)) {
-		rel = xstrdup(loop_state_get(st, LK_TARGET));
-	} else {
-		if (backport_target(&rel, l, replaces, p, &mails[0]))
-			goto cleanup;
-		loop_state_set(st, LK_TARGET, rel);
-		if (state_write(st, l->paths.patch))
-			goto cleanup;
-	}
 	test_crash_point("target");
 	if (backport_journal_begin(&l->paths, BS_RECORD, kit_patch_label(p), rel) ||
 	    patch_write_commit(&written, l->repo, &commit_id, l->kit->dir, rel, NULL, 0, 1))
@@ -366,7 +380,6 @@ cleanup:
 	free(written);
 	free(rel);
 	free(message);
-	free(src);
 	git_commit_free(onto_c);
 	mail_patches_free(mails, nr_mails);
 	return ret;
