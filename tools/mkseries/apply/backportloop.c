@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -12,6 +13,109 @@
 #include "lib/fs.h"
 #include "lib/gitutil.h"
 #include "tree/workdir.h"
+
+static const char *const loop_key_names[LK__NR] = {
+	[LK_BRANCH] = "branch",
+	[LK_KIT] = "kit",
+	[LK_KIT_REF] = "kit_ref",
+	[LK_KEEP] = "keep",
+	[LK_CREATED] = "created",
+	[LK_REPLACED] = "replaced",
+	[LK_BACKUP] = "backup",
+	[LK_SERIES] = "series",
+	[LK_LIST] = "list",
+	[LK_INDEX] = "index",
+	[LK_LABEL] = "label",
+	[LK_UPSTREAM] = "upstream",
+	[LK_SUBJECT] = "subject",
+	[LK_SOURCE] = "source",
+	[LK_REPLACES] = "replaces",
+	[LK_ONTO] = "onto",
+	[LK_TREE] = "tree",
+	[LK_TARGET] = "target",
+	[LK_RECORDED] = "recorded",
+	[LK_DECIDED] = "decided",
+	[LK_ACCEPTED] = "accepted",
+	[LK_FILE] = "file",
+	[LK_HOW] = "how",
+	[LK_HUNKS] = "hunks",
+	[LK_REJECTED] = "rejected",
+	[LK_MOVED] = "moved",
+	[LK_REJ] = "rej",
+	[LK_MARKERS] = "markers",
+	[LK_WROTE] = "wrote",
+	[LK_STEP] = "step",
+	[LK_PID] = "pid",
+	[LK_TIME] = "time",
+};
+
+const char *loop_key_name(enum loop_key k)
+{
+	if ((size_t)k >= LK__NR || !loop_key_names[k])
+		BUG("loop state key %d has no name", (int)k);
+	return loop_key_names[k];
+}
+
+const char *loop_state_get(const struct state *st, enum loop_key k)
+{
+	return state_get(st, loop_key_name(k));
+}
+
+void loop_state_set(struct state *st, enum loop_key k, const char *value)
+{
+	state_set(st, loop_key_name(k), value);
+}
+
+void loop_state_setf(struct state *st, enum loop_key k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	state_vsetf(st, loop_key_name(k), fmt, ap);
+	va_end(ap);
+}
+
+/* "<key>.<i>": the name of item i of indexed key k. Caller frees. */
+static char *loop_key_at(enum loop_key k, size_t i)
+{
+	return xstrfmt("%s.%zu", loop_key_name(k), i);
+}
+
+const char *loop_state_get_at(const struct state *st, enum loop_key k, size_t i)
+{
+	char *key = loop_key_at(k, i);
+	const char *v = state_get(st, key);
+
+	free(key);
+	return v;
+}
+
+void loop_state_set_at(struct state *st, enum loop_key k, size_t i, const char *value)
+{
+	char *key = loop_key_at(k, i);
+
+	state_set(st, key, value);
+	free(key);
+}
+
+size_t loop_state_append(struct state *st, enum loop_key k, const char *value)
+{
+	size_t i = 0;
+
+	while (loop_state_get_at(st, k, i))
+		i++;
+	loop_state_set_at(st, k, i, value);
+	return i;
+}
+
+void loop_state_list(struct strvec *out, const struct state *st, enum loop_key k)
+{
+	size_t i;
+	const char *v;
+
+	for (i = 0; (v = loop_state_get_at(st, k, i)); i++)
+		strvec_push(out, v);
+}
 
 int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
 			const struct kernel_branch *b)
@@ -31,6 +135,9 @@ int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const 
 	lp->patch = path_join(lp->dir, "patch");
 	lp->journal = path_join(lp->dir, "journal");
 	lp->yaml_orig = path_join(lp->dir, "series.yaml.orig");
+	lp->yaml_loop = path_join(lp->dir, "series.yaml.loop");
+	lp->yaml_next = xstrfmt("%s.next", lp->yaml_loop);
+	lp->message = path_join(lp->dir, "MESSAGE");
 	lp->tree = path_join(lp->dir, "tree");
 	lp->backup = path_join(lp->dir, "replaced");
 	lp->index_writer = path_join(lp->dir, "index.writer");
@@ -54,6 +161,9 @@ void backport_paths_release(struct backport_paths *lp)
 	free(lp->patch);
 	free(lp->journal);
 	free(lp->yaml_orig);
+	free(lp->yaml_loop);
+	free(lp->yaml_next);
+	free(lp->message);
 	free(lp->tree);
 	free(lp->backup);
 	free(lp->index_writer);
@@ -84,6 +194,19 @@ int backport_loop_begin(const struct backport_paths *lp, const char *yaml, size_
 	return ret;
 }
 
+int backport_loop_note(const struct backport_paths *lp, enum loop_key key, const char *rel)
+{
+	struct state st = STATE_INIT;
+	int ret = -1;
+
+	if (!state_read(&st, lp->loop)) {
+		loop_state_append(&st, key, rel);
+		ret = state_write(&st, lp->loop);
+	}
+	state_release(&st);
+	return ret;
+}
+
 int backport_loop_remove(const struct backport_paths *lp)
 {
 	if (remove_tree(lp->ended) && errno != ENOENT)
@@ -102,18 +225,51 @@ int backport_loop_remove(const struct backport_paths *lp)
 	return 0;
 }
 
-int backport_journal_begin(const struct backport_paths *lp, const char *step, const char *label,
-			   const char *file)
+/* Each step's name in the journal, and what it was doing, for messages. */
+static const struct {
+	const char *name, *doing;
+} steps[BS__NR] = {
+	[BS_CHECKOUT] = { "checkout", "checking out the work tree" },
+	[BS_RECORD] = { "record", "writing the recorded patch" },
+	[BS_DECIDE] = { "decide", "writing the decision into series.yaml" },
+	[BS_FINISH] = { "finish", "removing the work tree and the loop's branch" },
+	[BS_KEEP] = { "keep", "writing the ref that keeps the recorded backport" },
+	[BS_ABORT] = { "abort", "dropping the loop (--abort)" },
+	[BS_INDEX] = { "index", "writing the work tree's index" },
+};
+
+/* The step journal `j` names; BS__NR for none this mkseries knows. */
+static enum backport_step journal_step(const struct state *j)
+{
+	const char *step = loop_state_get(j, LK_STEP);
+	int i;
+
+	for (i = 0; step && i < BS__NR; i++)
+		if (!strcmp(step, steps[i].name))
+			return (enum backport_step)i;
+	return BS__NR;
+}
+
+/* What step `s` was doing, for messages. */
+static const char *step_doing(enum backport_step s)
+{
+	return s < BS__NR ? steps[s].doing : "an unknown step";
+}
+
+int backport_journal_begin(const struct backport_paths *lp, enum backport_step step,
+			   const char *label, const char *file)
 {
 	struct state j = STATE_INIT;
 	int ret;
 
-	state_set(&j, "step", step);
-	state_set(&j, "label", label ? label : "");
-	state_setf(&j, "pid", "%ld", (long)getpid());
-	state_setf(&j, "time", "%lld", (long long)time(NULL));
+	if ((size_t)step >= BS__NR)
+		BUG("journal step %d", (int)step);
+	loop_state_set(&j, LK_STEP, steps[step].name);
+	loop_state_set(&j, LK_LABEL, label ? label : "");
+	loop_state_setf(&j, LK_PID, "%ld", (long)getpid());
+	loop_state_setf(&j, LK_TIME, "%lld", (long long)time(NULL));
 	if (file)
-		state_set(&j, "file", file);
+		loop_state_set(&j, LK_FILE, file);
 	ret = state_write(&j, lp->journal);
 	state_release(&j);
 	return ret;
@@ -126,32 +282,10 @@ int backport_journal_done(const struct backport_paths *lp)
 	return 0;
 }
 
-/* What step `step` of the journal was doing, for messages. */
-static const char *step_name(const char *step)
-{
-	if (!step)
-		return "an unknown step";
-	if (!strcmp(step, "checkout"))
-		return "checking out the work tree";
-	if (!strcmp(step, "record"))
-		return "writing the recorded patch";
-	if (!strcmp(step, "decide"))
-		return "writing the decision into series.yaml";
-	if (!strcmp(step, "finish"))
-		return "removing the work tree and the loop's branch";
-	if (!strcmp(step, "abort"))
-		return "dropping the loop (--abort)";
-	if (!strcmp(step, "index"))
-		return "writing the work tree's index";
-	if (!strcmp(step, "keep"))
-		return "writing the ref that keeps the recorded backport";
-	return "an unknown step";
-}
-
 /* "mkseries pid 123, no longer running[, 5 s ago]" for the journal `j`. */
 static void journal_who(struct strbuf *sb, const struct state *j, int when)
 {
-	const char *pid = state_get(j, "pid"), *t = state_get(j, "time");
+	const char *pid = loop_state_get(j, LK_PID), *t = loop_state_get(j, LK_TIME);
 
 	strbuf_addf(sb, "mkseries pid %s", pid ? pid : "?");
 	if (pid && kill((pid_t)atol(pid), 0) && errno == ESRCH)
@@ -179,7 +313,7 @@ static int pid_gone(const char *pid)
 static int journal_unlock(const char *lock, const char *what, const struct state *j, int status,
 			  struct strbuf *said)
 {
-	const char *t = state_get(j, "time"), *pid = state_get(j, "pid");
+	const char *t = loop_state_get(j, LK_TIME), *pid = loop_state_get(j, LK_PID);
 	struct strbuf who = STRBUF_INIT;
 	struct stat st;
 	long long age;
@@ -194,7 +328,7 @@ static int journal_unlock(const char *lock, const char *what, const struct state
 	if (ours && status) {
 		strbuf_addf(said, "  %s is locked: '%s' (%lld s old) was left by %s, killed while "
 			    "%s; --continue or --abort removes it\n", what, lock, age, who.buf,
-			    step_name(state_get(j, "step")));
+			    step_doing(journal_step(j)));
 	} else if (ours && !unlink(lock)) {
 		strbuf_addf(said, "removed the lock '%s' on %s (%lld s old), left by %s\n", lock,
 			    what, age, who.buf);
@@ -256,9 +390,9 @@ int backport_index_begin(const struct backport_paths *lp)
 	struct state w = STATE_INIT;
 	int ret;
 
-	state_set(&w, "step", "index");
-	state_setf(&w, "pid", "%ld", (long)getpid());
-	state_setf(&w, "time", "%lld", (long long)time(NULL));
+	loop_state_set(&w, LK_STEP, steps[BS_INDEX].name);
+	loop_state_setf(&w, LK_PID, "%ld", (long)getpid());
+	loop_state_setf(&w, LK_TIME, "%lld", (long long)time(NULL));
 	ret = state_write(&w, lp->index_writer);
 	state_release(&w);
 	return ret;
@@ -317,6 +451,7 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 	struct state j = STATE_INIT, st = STATE_INIT;
 	struct strbuf who = STRBUF_INIT;
 	const char *step, *file;
+	enum backport_step bs;
 	int ret = -1;
 
 	remove_dead_temps(lp, said);
@@ -324,10 +459,11 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 		return 0;
 	if (state_read(&j, lp->journal))
 		goto cleanup;
-	step = state_get(&j, "step") ? state_get(&j, "step") : "";
-	file = state_get(&j, "file");
+	step = loop_state_get(&j, LK_STEP) ? loop_state_get(&j, LK_STEP) : "";
+	bs = journal_step(&j);
+	file = loop_state_get(&j, LK_FILE);
 	journal_who(&who, &j, 1);
-	if (!strcmp(step, "abort")) {
+	if (bs == BS_ABORT) {
 		/* half the kit may be put back already: going on would build on that */
 		if (aborting) {
 			strbuf_addf(said, "an --abort of this loop was killed (%s): "
@@ -340,32 +476,32 @@ int backport_journal_recover(const struct backport_paths *lp, git_repository *re
 		ret = aborting ? 0 : -1;
 		goto cleanup;
 	}
-	strbuf_addf(said, "the loop was killed while %s of %s (%s)\n", step_name(step),
-		    shown(state_get(&j, "label")), who.buf);
-	if (!strcmp(step, "checkout") || !strcmp(step, "finish")) {
+	strbuf_addf(said, "the loop was killed while %s of %s (%s)\n", step_doing(bs),
+		    shown(loop_state_get(&j, LK_LABEL)), who.buf);
+	if (bs == BS_CHECKOUT || bs == BS_FINISH) {
 		int tree_kept;
 
 		if (state_read(&st, lp->patch))
 			goto cleanup;
 		/* the `patch` state written: the checkout was done */
-		tree_kept = !strcmp(step, "checkout") && state_get(&st, "label");
+		tree_kept = bs == BS_CHECKOUT && loop_state_get(&st, LK_LABEL);
 		if (!tree_kept) {
 			if (journal_unlock_refs(lp, repo, &j, 0, said) ||
 			    backport_worktree_remove(repo, lp->wt_name, lp->tree, lp->refname))
 				goto cleanup;
-			if (!strcmp(step, "finish") && unlink(lp->patch) && errno != ENOENT) {
+			if (bs == BS_FINISH && unlink(lp->patch) && errno != ENOENT) {
 				error("cannot remove '%s': %s", lp->patch, strerror(errno));
 				goto cleanup;
 			}
 		}
 		strbuf_addf(said, "%s\n", tree_kept ? "the work tree was checked out before that" :
-			    !strcmp(step, "finish") ?
+			    bs == BS_FINISH ?
 			    "removed what was left of its work tree and branch" :
 			    "removed the half checked-out work tree");
-	} else if (!strcmp(step, "record") || !strcmp(step, "decide")) {
+	} else if (bs == BS_RECORD || bs == BS_DECIDE) {
 		if (file)
 			backport_remove_temp_files(kit_dir, file, said);
-	} else if (!strcmp(step, "keep")) {
+	} else if (bs == BS_KEEP) {
 		/* the commit is written, its keep ref maybe not: the rerun writes both again */
 		if (journal_unlock_refs(lp, repo, &j, 0, said))
 			goto cleanup;
@@ -387,14 +523,14 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
 {
 	struct state j = STATE_INIT;
 	struct strbuf who = STRBUF_INIT;
-	const char *step;
+	enum backport_step bs;
 	int ret = 0;
 
 	if (!file_exists(lp->journal) || state_read(&j, lp->journal))
 		goto cleanup;
-	step = state_get(&j, "step") ? state_get(&j, "step") : "";
+	bs = journal_step(&j);
 	journal_who(&who, &j, 1);
-	if (!strcmp(step, "abort")) {
+	if (bs == BS_ABORT) {
 		strbuf_addf(said, "backport loop on '%s': interrupted: its --abort was killed (%s)\n"
 			    "  the kit may be half put back; --abort finishes it\n", branch, who.buf);
 		if (repo)
@@ -403,22 +539,22 @@ int backport_journal_status(const struct backport_paths *lp, git_repository *rep
 		goto cleanup;
 	}
 	strbuf_addf(said, "backport loop on '%s': interrupted: killed while %s of %s (%s)\n",
-		    branch, step_name(step), shown(state_get(&j, "label")), who.buf);
+		    branch, step_doing(bs), shown(loop_state_get(&j, LK_LABEL)), who.buf);
 	if (repo)
 		journal_unlock_refs(lp, repo, &j, 1, said);
-	if (!strcmp(step, "finish")) {
+	if (bs == BS_FINISH) {
 		strbuf_addf(said, "  it is %s; --continue removes what is left of its work tree "
 			    "and goes on,\n  --abort drops the loop\n",
-			    state_get(patch, "recorded") ? "recorded" : "recorded or skipped");
+			    loop_state_get(patch, LK_RECORDED) ? "recorded" : "recorded or skipped");
 		ret = 1;
-	} else if (!strcmp(step, "checkout") && !state_get(patch, "label")) {
+	} else if (bs == BS_CHECKOUT && !loop_state_get(patch, LK_LABEL)) {
 		strbuf_addstr(said, "  --continue removes the half checked-out tree and checks it "
 			      "out again,\n  --abort drops the loop\n");
 		ret = 1;
-	} else if (state_get(&j, "file")) {
+	} else if (loop_state_get(&j, LK_FILE)) {
 		strbuf_addf(said, "  --continue removes the temporary file it left beside %s and "
 			    "does the step again; --abort drops the loop\n",
-			    shown(state_get(&j, "file")));
+			    shown(loop_state_get(&j, LK_FILE)));
 	}
 cleanup:
 	strbuf_release(&who);
@@ -459,23 +595,11 @@ void backport_remove_temp_files(const char *kit_dir, const char *rel, struct str
 }
 
 /* The number under key "<key>.<i>" of the state, 0 when absent. */
-static size_t state_size(const struct state *st, const char *key, size_t i)
+static size_t state_size(const struct state *st, enum loop_key k, size_t i)
 {
-	char *k = xstrfmt("%s.%zu", key, i);
-	const char *v = state_get(st, k);
+	const char *v = loop_state_get_at(st, k, i);
 
-	free(k);
 	return v ? (size_t)strtoul(v, NULL, 10) : 0;
-}
-
-/* The value under key "<key>.<i>" of the state, or NULL. */
-static const char *state_at(const struct state *st, const char *key, size_t i)
-{
-	char *k = xstrfmt("%s.%zu", key, i);
-	const char *v = state_get(st, k);
-
-	free(k);
-	return v;
 }
 
 void backport_result_from_state(struct backport_result *r, const struct state *st)
@@ -483,7 +607,7 @@ void backport_result_from_state(struct backport_result *r, const struct state *s
 	size_t i;
 
 	for (i = 0;; i++) {
-		const char *path = state_at(st, "file", i), *how = state_at(st, "how", i), *v;
+		const char *path = loop_state_get_at(st, LK_FILE, i), *how = loop_state_get_at(st, LK_HOW, i), *v;
 		struct backport_file *f;
 
 		if (!path || !how)
@@ -493,27 +617,18 @@ void backport_result_from_state(struct backport_result *r, const struct state *s
 		memset(f, 0, sizeof(*f));
 		f->path = xstrdup(path);
 		f->how = (enum backport_how)atoi(how);
-		f->hunks = state_size(st, "hunks", i);
-		f->rejected = state_size(st, "rejected", i);
-		f->markers = (unsigned)state_size(st, "markers", i);
-		if ((v = state_at(st, "moved", i)) && *v)
+		f->hunks = state_size(st, LK_HUNKS, i);
+		f->rejected = state_size(st, LK_REJECTED, i);
+		f->markers = (unsigned)state_size(st, LK_MARKERS, i);
+		if ((v = loop_state_get_at(st, LK_MOVED, i)) && *v)
 			f->moved = xstrdup(v);
 		/* a loop an older mkseries started named it <path>.rej */
-		v = state_at(st, "rej", i);
+		v = loop_state_get_at(st, LK_REJ, i);
 		f->rej = v && *v ? xstrdup(v) : xstrfmt("%s.rej", path);
 		/* a loop an older mkseries started has none: what it wrote is not known */
-		if ((v = state_at(st, "wrote", i)) && !git_oid_fromstr(&f->wrote, v))
+		if ((v = loop_state_get_at(st, LK_WROTE, i)) && !git_oid_fromstr(&f->wrote, v))
 			f->wrote_known = 1;
 	}
-}
-
-/* state_set() of "<key>.<i>". */
-static void state_set_at(struct state *st, const char *key, size_t i, const char *v)
-{
-	char *k = xstrfmt("%s.%zu", key, i);
-
-	state_set(st, k, v);
-	free(k);
 }
 
 void backport_result_to_state(struct state *st, const struct backport_result *r)
@@ -524,29 +639,20 @@ void backport_result_to_state(struct state *st, const struct backport_result *r)
 	for (i = 0; i < r->nr; i++) {
 		const struct backport_file *f = &r->files[i];
 
-		state_set_at(st, "file", i, f->path);
+		loop_state_set_at(st, LK_FILE, i, f->path);
 		snprintf(num, sizeof(num), "%d", (int)f->how);
-		state_set_at(st, "how", i, num);
+		loop_state_set_at(st, LK_HOW, i, num);
 		snprintf(num, sizeof(num), "%zu", f->hunks);
-		state_set_at(st, "hunks", i, num);
+		loop_state_set_at(st, LK_HUNKS, i, num);
 		snprintf(num, sizeof(num), "%zu", f->rejected);
-		state_set_at(st, "rejected", i, num);
-		state_set_at(st, "moved", i, f->moved ? f->moved : "");
-		state_set_at(st, "rej", i, f->rej);
+		loop_state_set_at(st, LK_REJECTED, i, num);
+		loop_state_set_at(st, LK_MOVED, i, f->moved ? f->moved : "");
+		loop_state_set_at(st, LK_REJ, i, f->rej);
 		snprintf(num, sizeof(num), "%u", f->markers);
-		state_set_at(st, "markers", i, num);
+		loop_state_set_at(st, LK_MARKERS, i, num);
 		if (f->wrote_known)
-			state_set_at(st, "wrote", i, git_oid_tostr_s(&f->wrote));
+			loop_state_set_at(st, LK_WROTE, i, git_oid_tostr_s(&f->wrote));
 	}
-}
-
-void backport_state_list(struct strvec *out, const struct state *st, const char *key)
-{
-	size_t i;
-	const char *v;
-
-	for (i = 0; (v = state_at(st, key, i)); i++)
-		strvec_push(out, v);
 }
 
 /* Delete ref `name` when it is there; its lock is named. */
@@ -574,12 +680,12 @@ int backport_abort_refs(git_repository *repo, const struct state *loop, const ch
 			struct strbuf *said)
 {
 	struct strvec keep = STRVEC_INIT;
-	const char *was = state_get(loop, "kit_ref");
+	const char *was = loop_state_get(loop, LK_KIT_REF);
 	git_oid old, now;
 	size_t i;
 	int ret = 0;
 
-	backport_state_list(&keep, loop, "keep");
+	loop_state_list(&keep, loop, LK_KEEP);
 	for (i = 0; i < keep.nr; i++)
 		if (delete_ref(repo, keep.v[i], said))
 			ret = -1;

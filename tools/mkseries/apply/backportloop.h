@@ -10,14 +10,57 @@
 #include "lib/util.h"
 
 /*
+ * The keys of the loop's state files (`loop`, `patch`, the journal and
+ * index.writer), each spelled once, in backportloop.c's table. An
+ * indexed key holds one value per item, under "<key>.0", "<key>.1", ...
+ * The names are the files' format: a loop an older mkseries started
+ * reads the same.
+ */
+enum loop_key {
+	/* `loop`: the loop as a whole */
+	LK_BRANCH,	/* the branch (also in `patch`) */
+	LK_KIT,		/* the kit's directory: the loop is that kit's */
+	LK_KIT_REF,	/* the kit's ref before the loop, "" when there was none */
+	LK_KEEP,	/* indexed: the refs that keep the recorded backports */
+	LK_CREATED,	/* indexed: the kit files the loop wrote */
+	LK_REPLACED,	/* indexed: the kit files it rewrote... */
+	LK_BACKUP,	/* ...and, at the same index, the copy of each as it was */
+	/* `patch`: the patch worked on */
+	LK_SERIES, LK_LIST, LK_INDEX,	/* its entry: series id, "patches"/"fixups", index */
+	LK_LABEL,	/* kit_patch_label() (also the journal's) */
+	LK_UPSTREAM, LK_SUBJECT, LK_SOURCE,
+	LK_REPLACES,	/* the branch's recorded backport it rewrites, "" when none */
+	LK_ONTO,	/* the commit the work tree was checked out from */
+	LK_TREE,	/* the work tree's path */
+	LK_TARGET,	/* the kit file the backport goes to, once chosen */
+	LK_RECORDED,	/* that file, once written */
+	LK_DECIDED,	/* "1" once its decision is in series.yaml */
+	LK_ACCEPTED,	/* indexed: the files --accept-markers took as meant */
+	/* `patch`, indexed: each file of backport_result */
+	LK_FILE,	/* its path (and the journal's kit file, not indexed) */
+	LK_HOW, LK_HUNKS, LK_REJECTED, LK_MOVED, LK_REJ, LK_MARKERS, LK_WROTE,
+	/* the journal and index.writer */
+	LK_STEP, LK_PID, LK_TIME,
+	LK__NR
+};
+
+/*
  * Where the loop of branch b keeps its state: <workdir>/backport/, with
  * `loop` (what the loop wrote to the kit, for --abort), `patch` (the
  * patch being worked on), `journal` (the step under way, see below),
- * series.yaml.orig, and tree/, the git worktree. The one place that
- * names the loop's directory, worktree and branch. Every string owned.
+ * series.yaml.orig, series.yaml.loop, and tree/, the git worktree. The
+ * one place that names the loop's directory, its files, worktree and
+ * branch. Every string owned.
  */
 struct backport_paths {
 	char *dir, *loop, *patch, *journal, *yaml_orig, *backup, *tree, *wt_name, *refname;
+	/*
+	 * series.yaml.loop: the kit's series.yaml as it was with the loop's
+	 * decisions only, and yaml_next (".next") that copy with the decision
+	 * being written, until series.yaml has it; --abort's merge base
+	 */
+	char *yaml_loop, *yaml_next;
+	char *message;	/* the commit message --continue -e edits */
 	char *ended;	/* beside dir: where backport_loop_remove() puts it to remove it */
 	char *starting;	/* beside dir: where backport_loop_begin() writes it before it is there */
 	char *keep_prefix;	/* refs that keep each recorded backport's commit (and its trees) */
@@ -54,6 +97,13 @@ int backport_loop_begin(const struct backport_paths *lp, const char *yaml, size_
 			const struct state *loop);
 
 /*
+ * Note in the `loop` state that the loop wrote kit file `rel`
+ * (LK_CREATED), replaced it (LK_REPLACED, with its copy in LK_BACKUP)
+ * or made a ref (LK_KEEP), for --abort. Returns 0 or -1.
+ */
+int backport_loop_note(const struct backport_paths *lp, enum loop_key key, const char *rel);
+
+/*
  * End the loop, finished or dropped: its directory goes as one piece
  * (renamed to lp->ended, then removed), so that a kill leaves either
  * the whole loop, for --continue and --abort, or none of it; never a
@@ -87,8 +137,13 @@ int backport_loop_remove(const struct backport_paths *lp);
  *   abort     --abort under way: only --abort goes on (it does it all
  *             again); the loop's directory goes last, the journal with it
  */
-int backport_journal_begin(const struct backport_paths *lp, const char *step, const char *label,
-			   const char *file);
+enum backport_step {
+	BS_CHECKOUT, BS_RECORD, BS_DECIDE, BS_FINISH, BS_KEEP, BS_ABORT,
+	BS_INDEX,	/* index.writer's: the work tree's index being written */
+	BS__NR
+};
+int backport_journal_begin(const struct backport_paths *lp, enum backport_step step,
+			   const char *label, const char *file);
 int backport_journal_done(const struct backport_paths *lp);
 
 /*
@@ -141,7 +196,19 @@ int backport_abort_refs(git_repository *repo, const struct state *loop, const ch
 void backport_result_to_state(struct state *st, const struct backport_result *r);
 void backport_result_from_state(struct backport_result *r, const struct state *st);
 
-/* The values of keys "<key>.0", "<key>.1", ... of `st`, in order, pushed to `out`. */
-void backport_state_list(struct strvec *out, const struct state *st, const char *key);
+/* The key's name in the files. */
+const char *loop_key_name(enum loop_key k);
+/* As state_get()/state_set(), of key k. */
+const char *loop_state_get(const struct state *st, enum loop_key k);
+void loop_state_set(struct state *st, enum loop_key k, const char *value);
+void loop_state_setf(struct state *st, enum loop_key k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Of indexed key k: the value of item i ("<key>.<i>"), or NULL; set it. */
+const char *loop_state_get_at(const struct state *st, enum loop_key k, size_t i);
+void loop_state_set_at(struct state *st, enum loop_key k, size_t i, const char *value);
+/* Of indexed key k: `value` set as the item after the last; returns its index. */
+size_t loop_state_append(struct state *st, enum loop_key k, const char *value);
+/* The items of indexed key k, in order, pushed to `out`. */
+void loop_state_list(struct strvec *out, const struct state *st, enum loop_key k);
 
 #endif
