@@ -159,32 +159,32 @@ int backport_loop_abort(struct backport_loop *l)
 		error("no backport loop in progress on '%s'", l->b->name);
 		/* what a loop killed as it ended left is nobody's */
 		backport_loop_remove(&l->paths);
-		return 2;
+		return MKS_ECONFIG;
 	}
 	if (backport_journal_begin(&l->paths, BS_ABORT, NULL, NULL) ||
 	    state_read(&st, l->paths.loop)) {
-		ret = 1;
+		ret = -1;
 		goto cleanup;
 	}
 	if (backport_worktree_remove(l->repo, l->paths.wt_name, l->paths.tree, l->paths.refname))
-		ret = 1;
+		ret = -1;
 	backport_remove_temp_files(l->kit->dir, "series.yaml", &why);
 	backport_loop_say(l, "%s", why.buf);
 	if (restore_series_yaml(l)) {
 		/* its decisions still name the loop's files: they stay with them */
-		ret = 1;
+		ret = -1;
 		goto cleanup;
 	}
 	test_crash_point("yaml-restored");
 	if (put_back_files(l, &st))
-		ret = 1;
+		ret = -1;
 	strbuf_reset(&why);
 	kit_ref = kit_refname(l->kit, l->b, NULL);
 	if (backport_abort_refs(l->repo, &st, kit_ref, &why))
-		ret = 1;
+		ret = -1;
 	backport_loop_say(l, "%s", why.buf);
 	if (!ret && backport_loop_remove(&l->paths))
-		ret = 1;
+		ret = -1;
 	if (!ret)
 		backport_loop_say(l, "backport loop on '%s' aborted; the kit is as it was "
 				  "before it\n", l->b->name);

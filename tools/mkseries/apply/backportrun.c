@@ -133,7 +133,7 @@ int backport_loop_find_branch(const char **out, const struct kit *kit, const cha
 
 		if (backport_paths_init(&lp, kit, workdir, &kit->branches[i])) {
 			strbuf_release(&found);
-			return 2;
+			return MKS_ECONFIG;
 		}
 		if (file_exists(lp.loop) || file_exists(lp.patch)) {
 			strbuf_addf(&found, "  mkseries backport --branch %s ...\n",
@@ -149,7 +149,7 @@ int backport_loop_find_branch(const char **out, const struct kit *kit, const cha
 	strbuf_release(&found);
 	if (n != 1)
 		*out = NULL;
-	return (int)(n > 1 ? 2 : n);
+	return n > 1 ? MKS_ECONFIG : (int)n;
 }
 
 int backport_loop_setup(struct backport_loop *l, struct kit *kit,
@@ -163,11 +163,11 @@ int backport_loop_setup(struct backport_loop *l, struct kit *kit,
 	l->b = kit_find_branch(kit, l->name);
 	if (!l->b) {
 		kit_unknown_branch(kit, l->name);
-		return 2;
+		return MKS_ECONFIG;
 	}
 	if (lo->series && !kit_find_series(kit, lo->series)) {
 		kit_unknown_series(kit, lo->series);
-		return 2;
+		return MKS_ECONFIG;
 	}
-	return backport_paths_init(&l->paths, kit, workdir, l->b) ? 2 : 0;
+	return backport_paths_init(&l->paths, kit, workdir, l->b) ? MKS_ECONFIG : 0;
 }

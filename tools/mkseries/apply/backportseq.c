@@ -183,7 +183,7 @@ static int check_out_failed(struct apply_outcome *before, struct backport_result
  * Item o->failed of `plan` does not apply: checked out, its state
  * written. A clean result is recorded at once: 0, the loop goes on.
  * Otherwise the loop stops there for the backporter, or failed
- * (printed): 1, the exit status.
+ * (kept): -1.
  */
 static int stop_at(struct backport_loop *l, struct plan *plan, const struct apply_outcome *o,
 		   const git_oid *base)
@@ -192,7 +192,7 @@ static int stop_at(struct backport_loop *l, struct plan *plan, const struct appl
 	struct apply_outcome before;
 	struct backport_result r = { 0 };
 	struct state st = STATE_INIT;
-	int ret = 1;
+	int ret = -1;
 
 	apply_outcome_init(&before);
 	if (check_out_failed(&before, &r, l, plan, o, base))
@@ -222,7 +222,9 @@ cleanup:
 /*
  * Apply the kit; at the first patch that does not apply, check out the
  * tree before it and apply it there as well as possible. A clean result
- * is recorded at once and the loop goes on. Returns the exit status.
+ * is recorded at once and the loop goes on. Returns 0 when the kit
+ * applies, -1 when it stopped at a patch or failed, MKS_ECONFIG when the
+ * kit does not plan.
  */
 static int run_loop(struct backport_loop *l)
 {
@@ -234,11 +236,11 @@ static int run_loop(struct backport_loop *l)
 		git_oid base;
 		int err;
 
-		ret = 1;
+		ret = -1;
 		again = 0;
 		apply_outcome_init(&o);
 		if (plan_build(&plan, l->kit, l->b)) {
-			ret = 2;
+			ret = MKS_ECONFIG;
 		} else if (tree_import(&base, l->repo, l->kit, l->b, 0)) {
 			;	/* printed */
 		} else if (!(err = branch_apply(&o, l->repo, &plan, &base, NULL, l->me,
@@ -266,7 +268,7 @@ int backport_loop_resume(struct backport_loop *l, const char *skip_reason)
 	struct backport_result r = { 0 };
 	struct strbuf left = STRBUF_INIT;
 	const struct kit_patch *p;
-	int ret = 1, err;
+	int ret = -1, err;
 
 	if (state_read(&st, l->paths.patch))
 		goto cleanup;
@@ -275,7 +277,7 @@ int backport_loop_resume(struct backport_loop *l, const char *skip_reason)
 			error("no backport loop in progress on '%s'", l->b->name);
 			/* what a loop killed as it ended left is nobody's */
 			backport_loop_remove(&l->paths);
-			ret = 2;
+			ret = MKS_ECONFIG;
 			goto cleanup;
 		}
 		/* interrupted between two patches: go on */
@@ -308,7 +310,7 @@ int backport_loop_resume(struct backport_loop *l, const char *skip_reason)
 			/* nothing there to record: the patch is checked out again */
 			backport_loop_say(l, "the work tree %s is gone: checking %s out again\n",
 					  l->paths.tree, shown(loop_state_get(&st, LK_LABEL)));
-			ret = finish_patch(l, loop_state_get(&st, LK_LABEL), NULL, 1) ? 1 : run_loop(l);
+			ret = finish_patch(l, loop_state_get(&st, LK_LABEL), NULL, 1) ? -1 : run_loop(l);
 			goto cleanup;
 		}
 		backport_result_from_state(&r, &st);
@@ -345,12 +347,12 @@ int backport_loop_start(struct backport_loop *l)
 	struct state st = STATE_INIT;
 	char *path = path_join(l->kit->dir, "series.yaml"), *ref;
 	git_oid tip;
-	int ret = 1;
+	int ret = -1;
 
 	if (file_exists(l->paths.loop) || file_exists(l->paths.patch)) {
 		error("a backport loop is in progress on '%s' (mkseries backport --branch %s "
 		      "--status): --continue, --skip or --abort it first", l->b->name, l->b->name);
-		ret = 2;
+		ret = MKS_ECONFIG;
 		goto cleanup;
 	}
 	if (strbuf_read_file(&yaml, path)) {

@@ -79,7 +79,7 @@ struct backport_loop {
 /*
  * The loop of branch `branch` of `kit` (may point into it: copied),
  * with options `lo` and `ops` (both kept, not copied), its paths.
- * 0, or 2 (printed). backport_loop_release() in any case.
+ * 0, or MKS_ECONFIG (kept). backport_loop_release() in any case.
  */
 int backport_loop_setup(struct backport_loop *l, struct kit *kit,
 			const struct backport_loop_opts *lo, const struct backport_loop_ops *ops,
@@ -91,7 +91,7 @@ void backport_loop_release(struct backport_loop *l);
 /*
  * The branch whose loop is in progress when no --branch is given, as
  * git am and git rebase find theirs. Returns 1 with *out set when the
- * kit has one loop in progress, 0 when none, 2 when several (printed).
+ * kit has one loop in progress, 0 when none, MKS_ECONFIG when several (kept).
  */
 int backport_loop_find_branch(const char **out, const struct kit *kit, const char *workdir);
 
@@ -102,9 +102,10 @@ int backport_loop_recover(struct backport_loop *l, int aborting);
 
 /*
  * The loop's commands, the repository open and locked, the journal
- * recovered. Each returns the exit status: 0 the kit applies (or, for
- * --abort, is as it was), 1 stopped at a patch to resolve or failed
- * (printed), 2 nothing to do it on (printed).
+ * recovered. Each returns 0 when the kit applies (or, for --abort, is as
+ * it was), -1 when it stopped at a patch to resolve or failed, and
+ * MKS_ECONFIG when there is nothing to do it on (kept: the caller prints,
+ * mks_exit_status() makes them 0, 1 and 2).
  */
 int backport_loop_start(struct backport_loop *l);
 /* --continue, or --skip when skip_reason is set. */

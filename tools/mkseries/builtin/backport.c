@@ -208,8 +208,10 @@ int cmd_backport(int argc, const char **argv)
 		strvec_clear(&lo.accept);
 		return !ret && status ? 0 : 2;
 	}
-	if ((ret = backport_loop_setup(&l, &kit, &lo, &print_ops, branch, workdir)))
+	if ((ret = backport_loop_setup(&l, &kit, &lo, &print_ops, branch, workdir))) {
+		ret = mks_exit_status(ret);
 		goto cleanup;
+	}
 	branch = NULL;	/* it may point into the kit, which backport_loop_decide() reloads */
 	if (status) {
 		/* read only: no lock, the repository only when there is a tree to look at */
@@ -230,11 +232,11 @@ int cmd_backport(int argc, const char **argv)
 	else if (backport_loop_recover(&l, abort_))
 		ret = 1;
 	else if (abort_)
-		ret = backport_loop_abort(&l);
+		ret = mks_exit_status(backport_loop_abort(&l));
 	else if (cont || skip)
-		ret = backport_loop_resume(&l, skip ? skip_msg : NULL);
+		ret = mks_exit_status(backport_loop_resume(&l, skip ? skip_msg : NULL));
 	else
-		ret = backport_loop_start(&l);
+		ret = mks_exit_status(backport_loop_start(&l));
 cleanup:
 	backport_loop_release(&l);
 	kit_release(&kit);

@@ -57,7 +57,7 @@ static int import_log(const struct kit *kit, const struct kernel_branch *b,
 	int err = kernel_repos_open(&repo, &args->repos, kit, b, args->repo, 0);
 
 	if (err)
-		return mks_exit_status(err);
+		return err;
 	if (tree_import_log(&out, repo, b) == 0)
 		printf("%s: no import recorded\n", b->name);
 	else
@@ -97,7 +97,7 @@ int cmd_import(int argc, const char **argv)
 		/* reads the repository only: no work directory, no lock */
 		ret = for_each_selected_branch(branch, all, 0, log_one, &args);
 		kernel_repos_release(&args.repos);
-		return ret < 0 ? 2 : ret;
+		return mks_exit_status(ret);
 	}
 	return for_each_branch_of("import", branch, all, workdir, repo, import_branch, &args);
 }

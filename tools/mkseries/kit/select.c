@@ -184,7 +184,7 @@ int for_each_selected_branch(const char *branch, int all, int default_all,
 	for (i = 0; i < nr; i++) {
 		int r = fn(&kit, sel[i], data);
 
-		if (r > ret)
+		if (!ret)
 			ret = r;
 	}
 	free(sel);

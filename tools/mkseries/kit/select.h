@@ -37,9 +37,9 @@ int select_branches(struct kernel_branch ***out, size_t *nr, const struct kit *k
 
 /*
  * Open the kit, choose its branches as select_branches() does and call
- * fn on each in turn. Returns the highest value fn returned (a command's
- * exit status: one branch's failure does not stop the next), or
- * MKS_ECONFIG (printed) when the kit or the choice does not do.
+ * fn on each in turn; fn returns 0 or a negative code (MKS_E*), and one
+ * branch's failure does not stop the next. Returns 0, the first code fn
+ * returned, or MKS_ECONFIG (kept) when the kit or the choice does not do.
  */
 int for_each_selected_branch(const char *branch, int all, int default_all,
 			     int (*fn)(const struct kit *kit, const struct kernel_branch *b,

@@ -181,7 +181,9 @@ int test_key(struct step_key *k, const struct test_inputs *in)
 	step_key_add(k, "qemu-version", "%s", in->qemu_version ? in->qemu_version : "unknown");
 	step_key_add(k, "qemu-binary", "%s", in->qemu_binary ? in->qemu_binary : "missing");
 	/* How it is judged and repeated, and the kernels file's boot settings as written. */
-	step_key_add(k, "accel", "%s", in->accel ? in->accel : "auto");
+	if (!in->accel)
+		BUG("test inputs without the accelerator asked for (the loader defaults it)");
+	step_key_add(k, "accel", "%s", in->accel);
 	step_key_add(k, "mode", "%s", in->full ? "full" : "quick");
 	step_key_add(k, "repeat", "%u", in->repeat);
 	step_key_add(k, "boots", "%u", in->boots);

@@ -13,7 +13,7 @@
 static void test_inputs_of(struct test_inputs *in, const struct kernel_branch *b,
 			   const struct kernel_variant *declared, const struct test_step_opts *o)
 {
-	in->accel = o->accel ? o->accel : b->boot.accel ? b->boot.accel : "auto";
+	in->accel = o->accel ? o->accel : b->boot.accel;
 	in->full = o->full;
 	in->repeat = o->repeat;
 	in->boots = o->boots ? o->boots : b->boot.boots;

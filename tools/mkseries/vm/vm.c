@@ -744,10 +744,10 @@ static int write_boot_files(const char *initramfs, const struct kernel_branch *b
 	return ret;
 }
 
-/* The accelerator asked for: the option, else the branch's boot.accel, else auto. */
+/* The accelerator asked for: the option, else the branch's boot.accel (the loader's default: auto). */
 static const char *wanted_accel(const struct kernel_branch *b, const struct vm_opts *opts)
 {
-	return opts->accel ? opts->accel : b->boot.accel ? b->boot.accel : "auto";
+	return opts->accel ? opts->accel : b->boot.accel;
 }
 
 /*
