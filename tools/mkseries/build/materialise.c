@@ -528,43 +528,34 @@ static int is_file_mode(unsigned mode)
 	       mode == GIT_FILEMODE_LINK;
 }
 
-static int materialise_diff(struct writer *w, git_tree *old, git_tree *tree)
+/* The diff's removals, first, so that a path that turns from file to directory is free. */
+static int diff_removals(struct writer *w, git_diff *diff)
 {
-	git_diff *diff = NULL;
-	git_diff_options opts;
-	struct manifest *mf = w->mf;
-	size_t i, n, nr_old = mf->nr;
-	int ret = 0, err;
+	size_t i, n = git_diff_num_deltas(diff);
 
-	w->careful = 1;
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags = GIT_DIFF_SKIP_BINARY_CHECK;
-	err = git_diff_tree_to_tree(&diff, w->repo, old, tree, &opts);
-	if (err < 0) {
-		ret = gitutil_error(err, "cannot compare trees");
-		goto cleanup;
-	}
-	n = git_diff_num_deltas(diff);
-
-	/* Removals first, so a path that turns from file to directory is free. */
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		struct mf_entry *e;
 
 		if (d->status != GIT_DELTA_DELETED && d->status != GIT_DELTA_TYPECHANGE)
 			continue;
-		if (!safe_path(d->old_file.path)) {
-			ret = error_code(MKS_EUNSAFE, "refusing to remove '%s'", d->old_file.path);
-			goto cleanup;
-		}
-		if (remove_one(w, d->old_file.path)) {
-			ret = -1;
-			goto cleanup;
-		}
-		e = manifest_find(mf, d->old_file.path);
+		if (!safe_path(d->old_file.path))
+			return error_code(MKS_EUNSAFE, "refusing to remove '%s'", d->old_file.path);
+		if (remove_one(w, d->old_file.path))
+			return -1;
+		e = manifest_find(w->mf, d->old_file.path);
 		if (e)
 			e->state = ENTRY_GONE;
 	}
+	return 0;
+}
+
+/* The diff's additions and changes; the manifest's first nr_old entries are sorted. */
+static int diff_writes(struct writer *w, git_diff *diff, size_t nr_old)
+{
+	struct manifest *mf = w->mf;
+	size_t i, n = git_diff_num_deltas(diff);
+
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		struct mf_entry *e;
@@ -572,20 +563,16 @@ static int materialise_diff(struct writer *w, git_tree *old, git_tree *tree)
 		if (d->status != GIT_DELTA_ADDED && d->status != GIT_DELTA_MODIFIED &&
 		    d->status != GIT_DELTA_TYPECHANGE)
 			continue;
-		if (!safe_path(d->new_file.path)) {
-			ret = error_code(MKS_EUNSAFE, "refusing to write '%s'", d->new_file.path);
-			goto cleanup;
-		}
+		if (!safe_path(d->new_file.path))
+			return error_code(MKS_EUNSAFE, "refusing to write '%s'", d->new_file.path);
 		if (!is_file_mode(d->new_file.mode)) {
 			char *path = xstrfmt("%s/%s", w->dir, d->new_file.path);
+			int failed = ensure_parents(w, d->new_file.path) ||
+				     (mkdir(path, 0755) && errno != EEXIST);
 
-			if (ensure_parents(w, d->new_file.path) ||
-			    (mkdir(path, 0755) && errno != EEXIST)) {
-				free(path);
-				ret = error("cannot create directory for '%s'", d->new_file.path);
-				goto cleanup;
-			}
 			free(path);
+			if (failed)
+				return error("cannot create directory for '%s'", d->new_file.path);
 			continue;
 		}
 		/* Entries added in this loop sit past nr_old, unsorted: search only the old part. */
@@ -593,15 +580,19 @@ static int materialise_diff(struct writer *w, git_tree *old, git_tree *tree)
 			    sizeof(*mf->e), entry_cmp);
 		if (!e)
 			e = manifest_add(mf, d->new_file.path);
-		if (write_one(w, d->new_file.path, &d->new_file.id, d->new_file.mode, e)) {
-			ret = -1;
-			goto cleanup;
-		}
+		if (write_one(w, d->new_file.path, &d->new_file.id, d->new_file.mode, e))
+			return -1;
 	}
+	return 0;
+}
 
-	/* What the diff did not touch must still be as it was written; repair anything else. */
+/* What the diff did not touch must still be as it was written: repair anything else. */
+static int repair_untouched(struct writer *w, size_t nr_old)
+{
+	size_t i;
+
 	for (i = 0; i < nr_old; i++) {
-		struct mf_entry *e = &mf->e[i];
+		struct mf_entry *e = &w->mf->e[i];
 		struct stat st;
 
 		if (e->state != ENTRY_KEEP)
@@ -610,20 +601,36 @@ static int materialise_diff(struct writer *w, git_tree *old, git_tree *tree)
 		strbuf_addf(&w->path, "%s/%s", w->dir, e->path);
 		if (!lstat(w->path.buf, &st) && entry_matches_disk(e, &st))
 			continue;
-		if (!safe_path(e->path)) {
-			ret = error_code(MKS_EUNSAFE, "refusing to write '%s'", e->path);
-			goto cleanup;
-		}
-		if (write_one(w, e->path, &e->oid, e->mode, e)) {
-			ret = -1;
-			goto cleanup;
-		}
+		if (!safe_path(e->path))
+			return error_code(MKS_EUNSAFE, "refusing to write '%s'", e->path);
+		if (write_one(w, e->path, &e->oid, e->mode, e))
+			return -1;
 		w->st->repaired++;
 	}
-	for (i = 0; i < mf->nr; i++)
-		if (mf->e[i].state != ENTRY_GONE)
+	return 0;
+}
+
+static int materialise_diff(struct writer *w, git_tree *old, git_tree *tree)
+{
+	git_diff *diff = NULL;
+	git_diff_options opts;
+	size_t i, nr_old = w->mf->nr;
+	int ret, err;
+
+	w->careful = 1;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_SKIP_BINARY_CHECK;
+	err = git_diff_tree_to_tree(&diff, w->repo, old, tree, &opts);
+	if (err < 0)
+		return gitutil_error(err, "cannot compare trees");
+	ret = diff_removals(w, diff);
+	if (!ret)
+		ret = diff_writes(w, diff, nr_old);
+	if (!ret)
+		ret = repair_untouched(w, nr_old);
+	for (i = 0; !ret && i < w->mf->nr; i++)
+		if (w->mf->e[i].state != ENTRY_GONE)
 			w->st->total++;
-cleanup:
 	git_diff_free(diff);
 	return ret;
 }
