@@ -229,6 +229,12 @@ git_yaml() {
 	fi
 }
 
+# follow_up_ref REF: kit/kernels/t.yaml, branch t following REF of the
+# repository up (in the trash directory), its stable history read from v1.0.
+follow_up_ref() {
+	git_yaml kit t "$TRASH_DIRECTORY/up" "$1, release: v1.0"
+}
+
 # plain_kit KIT REPO: a kit with no series whose one branch t is REPO at
 # v1.0, configured from tinyconfig.
 plain_kit() {
