@@ -301,9 +301,11 @@ $4}"
 }
 
 # while_locked CMD...: CMD, in kit/, while another process holds the
-# repository lock of linux/; its output in out and err, its exit code in code.
+# repository lock of $LOCKED_REPO (a git directory; linux/.git when
+# unset); its output in out and err, its exit code in code.
 while_locked() {
-	flock linux/.git/mkseries.lock sh -c 'cd kit && "$@" >../out 2>../err; echo $? >../code' while_locked "$@"
+	flock "${LOCKED_REPO:-linux/.git}/mkseries.lock" \
+		sh -c 'cd kit && "$@" >../out 2>../err; echo $? >../code' while_locked "$@"
 }
 
 # setup_fake_run KIT: the synthetic upstream in linux/ and a kit in KIT whose
