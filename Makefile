@@ -72,7 +72,12 @@ CMD_OBJ = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/mkseries/main.c too
 REGRESS_SRC = $(wildcard tools/mm-regress/*.c)
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
-DEPS = $(MKS_OBJ:.o=.d) $(patsubst tests/unit/%.c,$(B)/obj/tests/%.d,$(UNIT_SRC))
+# Test helpers (tests/helper/, as git's t/helper/): programs the shell tests
+# call, built with the units but no unit test themselves.
+HELPER_SRC = $(wildcard tests/helper/*.c)
+HELPER_BIN = $(patsubst tests/helper/%.c,$(B)/tests/helper/%,$(HELPER_SRC))
+DEPS = $(MKS_OBJ:.o=.d) $(patsubst tests/unit/%.c,$(B)/obj/tests/%.d,$(UNIT_SRC)) \
+	$(patsubst tests/helper/%.c,$(B)/obj/tests/helper/%.d,$(HELPER_SRC))
 
 # Manual pages: docs/man/<page>.<section>.scd, built with scdoc into
 # $(B)/man/man<section>/ (a tree man(1) reads: MANPATH=build/man), where
@@ -167,6 +172,11 @@ $(B)/tests/%: tests/unit/%.c $(LAYER_LIBS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(PKG_CFLAGS) -MMD -MP -MF $(B)/obj/tests/$*.d $(MKS_INCLUDES) -Itests/unit -o $@ $< \
 		$(LINK_LIBS) $(PKG_LIBS) -lm
 
+$(B)/tests/helper/%: tests/helper/%.c $(LAYER_LIBS)
+	@mkdir -p $(dir $@) $(B)/obj/tests/helper
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(PKG_CFLAGS) -MMD -MP -MF $(B)/obj/tests/helper/$*.d $(MKS_INCLUDES) -o $@ $< \
+		$(LINK_LIBS) $(PKG_LIBS) -lm
+
 -include $(DEPS)
 
 deps:
@@ -189,7 +199,7 @@ deps:
 		cd $(GCL_DIR) && npm ci --no-audit --no-fund; \
 	fi
 
-units: $(UNIT_BIN)
+units: $(UNIT_BIN) $(HELPER_BIN)
 
 # The whole suite: C unit tests, then the shell tests, under prove.
 test: deps

@@ -229,6 +229,12 @@ git_yaml() {
 	fi
 }
 
+# follow_up_ref REF: kit/kernels/t.yaml, branch t following REF of the
+# repository up (in the trash directory), its stable history read from v1.0.
+follow_up_ref() {
+	git_yaml kit t "$TRASH_DIRECTORY/up" "$1, release: v1.0"
+}
+
 # plain_kit KIT REPO: a kit with no series whose one branch t is REPO at
 # v1.0, configured from tinyconfig.
 plain_kit() {
@@ -295,9 +301,11 @@ $4}"
 }
 
 # while_locked CMD...: CMD, in kit/, while another process holds the
-# repository lock of linux/; its output in out and err, its exit code in code.
+# repository lock of $LOCKED_REPO (a git directory; linux/.git when
+# unset); its output in out and err, its exit code in code.
 while_locked() {
-	flock linux/.git/mkseries.lock sh -c 'cd kit && "$@" >../out 2>../err; echo $? >../code' while_locked "$@"
+	flock "${LOCKED_REPO:-linux/.git}/mkseries.lock" \
+		sh -c 'cd kit && "$@" >../out 2>../err; echo $? >../code' while_locked "$@"
 }
 
 # setup_fake_run KIT: the synthetic upstream in linux/ and a kit in KIT whose

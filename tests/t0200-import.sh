@@ -354,23 +354,50 @@ test_expect_success '--help describes the options' '
 
 test_lazy_prereq FLOCK 'command -v flock'
 
+# hold_repo_lock WHEN TEXT: in the background, hold the repository's lock
+# as another mkseries does, TEXT (printf %b) written into it at once (WHEN
+# "now") or once the file go appears ("late"), until the file release
+# appears. It returns once the lock is held, the file holding made. A
+# test waiting for a message of the mkseries it starts in the background
+# empties err first: what an earlier test left there is no answer.
+hold_repo_lock() {
+	rm -f holding go release &&
+	: >"$REPO/mkseries.lock" &&
+	{ flock "$REPO/mkseries.lock" sh -c '
+		if [ "$1" = now ]; then printf "%b" "$2" >"$3"; fi
+		touch holding
+		if [ "$1" = late ]; then
+			while ! test -e go && ! test -e release; do sleep 0.1; done
+			printf "%b" "$2" >"$3"
+		fi
+		while ! test -e release; do sleep 0.1; done' hold_repo_lock "$1" "$2" "$REPO/mkseries.lock" & } &&
+	while ! test -e holding; do sleep 0.1; done
+}
+
 test_expect_success FLOCK 'the repository is locked during an import' '
-	flock "$REPO/mkseries.lock" sleep 3 &
-	sleep 1 &&
-	test_expect_code 1 mkseries --kit kit import --branch t --force 2>err &&
+	LOCKED_REPO=$REPO &&
+	while_locked mkseries import --branch t --force &&
 	cat err &&
-	test_grep "is locked by another mkseries" err &&
-	wait
+	echo 1 >code.expect &&
+	test_cmp code.expect code &&
+	test_grep "is locked by another mkseries (.*); wait for it to finish$" err
 '
 
-test_expect_success FLOCK 'the lock message names the holder that writes its pid just after locking' '
-	: >"$REPO/mkseries.lock" &&
-	flock "$REPO/mkseries.lock" sh -c "sleep 0.5; echo 4242 >\"$REPO/mkseries.lock\"; sleep 1" &
-	sleep 0.2 &&
-	test_expect_code 1 mkseries --kit kit import --branch t --force 2>err &&
+test_expect_success FLOCK 'a holder that writes its pid after locking is named once it has' '
+	test_when_finished "touch release && wait" &&
+	hold_repo_lock late "4242\nmkseries backport --branch t\n" &&
+	: >err &&
+	{ MKSERIES_LOCK_TIMEOUT= mkseries --kit kit import --branch t --force >out 2>err & } &&
+	mks=$! &&
+	wait_for err "waiting for another mkseries (pid unknown)" &&
+	touch go &&
+	wait_for err "(pid 4242: " &&
+	touch release &&
+	wait $mks &&
 	cat err &&
-	test_grep "is locked by another mkseries (pid 4242)" err &&
-	wait
+	test_grep "^waiting for another mkseries (pid unknown) to finish with .*; Ctrl-C stops waiting\$" err &&
+	test_grep "^waiting for another mkseries (pid 4242: mkseries backport --branch t) to finish with .*; Ctrl-C stops waiting\$" err &&
+	test_grep "^t: " out
 '
 
 test_expect_success FLOCK 'the holder writes its pid and command line into the lock' '
@@ -381,24 +408,24 @@ test_expect_success FLOCK 'the holder writes its pid and command line into the l
 '
 
 test_expect_success FLOCK 'a second mkseries waits for the holder, naming it, then runs' '
-	: >"$REPO/mkseries.lock" &&
-	flock "$REPO/mkseries.lock" sh -c "printf \"4242\\nmkseries backport --branch t\\n\" \
-		>\"$REPO/mkseries.lock\"; touch holding; sleep 2" &
-	while ! test -e holding; do sleep 0.1; done &&
-	MKSERIES_LOCK_TIMEOUT= mkseries --kit kit import --branch t --force >out 2>err &&
-	wait &&
+	test_when_finished "touch release && wait" &&
+	hold_repo_lock now "4242\nmkseries backport --branch t\n" &&
+	: >err &&
+	{ MKSERIES_LOCK_TIMEOUT= mkseries --kit kit import --branch t --force >out 2>err & } &&
+	mks=$! &&
+	wait_for err "waiting for another mkseries" &&
+	touch release &&
+	wait $mks &&
 	cat err &&
 	test_grep "^waiting for another mkseries (pid 4242: mkseries backport --branch t) to finish with .*; Ctrl-C stops waiting\$" err &&
+	test $(grep -c "^waiting" err) = 1 &&
 	test_grep "^t: " out
 '
 
 test_expect_success FLOCK 'MKSERIES_LOCK_TIMEOUT bounds the wait' '
-	rm -f holding &&
-	: >"$REPO/mkseries.lock" &&
-	flock "$REPO/mkseries.lock" sh -c "touch holding; sleep 4" &
-	while ! test -e holding; do sleep 0.1; done &&
+	test_when_finished "touch release && wait" &&
+	hold_repo_lock now "" &&
 	test_expect_code 1 env MKSERIES_LOCK_TIMEOUT=1 mkseries --kit kit import --branch t --force 2>err &&
-	wait &&
 	cat err &&
 	test_grep "^waiting for another mkseries (pid unknown) to finish with " err &&
 	test_grep "is locked by another mkseries (pid unknown); waited MKSERIES_LOCK_TIMEOUT seconds for it\$" err

@@ -5,11 +5,6 @@
 
 up_short() { git -C up rev-parse --short=12 "$1"; }
 
-# The kit's branch t follows REF of up, grown from v1.0.
-follow_up_ref() {
-	git_yaml kit t "$TRASH_DIRECTORY/up" "$1, release: v1.0"
-}
-
 test_expect_success 'setup: upstream, a stable branch with backports of A1 and A2, and the kit' '
 	make_upstream up &&
 	make_kit kit up &&

@@ -3,11 +3,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
 
-# The kit's branch t: REF of up, its stable history read from v1.0.
-follow() {
-	git_yaml kit t "$TRASH_DIRECTORY/up" "$1, release: v1.0"
-}
-
 test_expect_success 'setup: upstream X touching two files in three hunks, and stable branches' '
 	git init -q up &&
 	mkdir up/mm &&
@@ -68,7 +63,7 @@ test_expect_success 'setup: upstream X touching two files in three hunks, and st
 . ./ids
 
 test_expect_success 'a stable commit with part of X: plan says partial, with the hunks missing' '
-	follow v1.0.1 &&
+	follow_up_ref v1.0.1 &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	cat out &&
 	test_grep "^    partial  locks 1/1 " out &&
@@ -132,7 +127,7 @@ test_expect_success 'partial, and series.yaml gives a backport of the missing pa
 
 test_expect_success 'a stable commit with all of X under other context: present in plan and apply' '
 	cp series.yaml.orig kit/series.yaml &&
-	follow v1.0.2 &&
+	follow_up_ref v1.0.2 &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	cat out &&
 	test_grep "^    present  locks 1/1 " out &&
@@ -144,7 +139,7 @@ test_expect_success 'a stable commit with all of X under other context: present 
 '
 
 test_expect_success 'X merged with no stable wording: present by content in plan and apply' '
-	follow master &&
+	follow_up_ref master &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	cat out &&
 	test_grep "^    present  locks 1/1 " out &&
@@ -167,7 +162,7 @@ test_expect_success 'a stable commit that names X and carries none of it: partia
 	git -C up commit -q -a -m "mm: something else" -m "commit $X upstream." &&
 	git -C up tag v1.0.3 &&
 	git -C up checkout -q master &&
-	follow v1.0.3 &&
+	follow_up_ref v1.0.3 &&
 	(cd kit && mkseries plan --branch t >../out) &&
 	test_grep "^    partial  locks 1/1 " out &&
 	test_grep "but the tree has 0 of the 3 hunks of .*; missing: mm/a.c hunk 1 of 2 (@@ -1,5 +1,6 @@), mm/a.c hunk 2 of 2 (@@ -14,5 +15,6 @@), mm/b.c hunk 1 of 1 (@@ -1,4 +1,4 @@)\$" out &&

@@ -120,7 +120,10 @@ test_expect_success 'one state file per step: import, apply, and per cell its bu
 	test_grep "^key=[0-9a-f]\{40\}$" work/t/state/kit.build &&
 	test_grep "^bzimage=.*/out-kit/" work/t/state/kit.build &&
 	test_grep "^key=[0-9a-f]\{40\}$" work/t/state/kit.test &&
-	test_grep "^console=.*/logs/kit-console.log$" work/t/state/kit.test
+	test_grep "^console=.*/logs/kit-console.log$" work/t/state/kit.test &&
+	for f in work/t/state/*; do
+		test_grep "^format=2$" "$f" || return 1
+	done
 '
 
 test_expect_success 'mkseries build or test alone, then mkseries run: the run takes them as they are' '
@@ -163,7 +166,7 @@ test_expect_success 'mkseries apply alone, then mkseries run: the run applies no
 '
 
 # to_old_format DIR: rewrite DIR/state as versions before one record per step
-# kept it: the module's file (<variant>.<step>, with "finished") and the run's
+# kept it (format 1, no format key): the module's file (<variant>.<step>, with "finished") and the run's
 # (run.<variant>.<step>: key, key parts, outcome, what the test ran). A step
 # that still has its two files is left as it is.
 to_old_format() {
@@ -174,7 +177,7 @@ to_old_format() {
 		grep -E "^(key|key_parts|status|bzimage_hash|repeat|started)=" "$1/state/$f" \
 			>"$1/state/run.$f" &&
 		echo "finished=$at" >>"$1/state/run.$f" &&
-		sed -i -E -e "/^(key|key_parts|at|bzimage_hash|repeat)=/d" "$1/state/$f" &&
+		sed -i -E -e "/^(key|key_parts|at|bzimage_hash|repeat|format)=/d" "$1/state/$f" &&
 		echo "finished=$at" >>"$1/state/$f" || return 1
 	done
 }
@@ -215,6 +218,23 @@ test_expect_success 'old files of different work (or a run error) are stale: tha
 	test_grep "^key=" work/t/state/kit.build &&
 	run_t &&
 	test $(grep -c ": up to date" out) = 6
+'
+
+test_expect_success 'a record of a newer mkseries (format 3) is ignored, said once, and its step done again' '
+	run_t &&
+	test $(grep -c ": up to date" out) = 6 &&
+	sed -i -e "/^format=/d" -e "\$a format=3" work/t/state/kit.test &&
+	test_grep "^format=3$" work/t/state/kit.test &&
+	run_t &&
+	test_grep "^warning: ignoring state file .*/work/t/state/kit.test.: format 3 is not one this mkseries reads (1 to 2), a newer mkseries wrote it; its step counts as not done$" out &&
+	test $(grep -c "^warning: ignoring state file" out) = 1 &&
+	steps_rerun >actual &&
+	echo "kit test" >expect &&
+	test_cmp expect actual &&
+	test_grep "^format=2$" work/t/state/kit.test &&
+	run_t &&
+	test $(grep -c ": up to date" out) = 6 &&
+	test_grep ! "^warning:" out
 '
 
 test_expect_success 'modelled cycles, then another cache model (boot.tcg-cache), redo the tests only' '

@@ -2,27 +2,11 @@
 # t0760-costs-policy.sh: costs declared per metric, checked on recorded runs; a branch's kind and the policy rule plan shows.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
+. "$TEST_DIRECTORY/lib-record.sh"
 
 DATA="$TEST_DIRECTORY/data/results"
 A=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 B=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
-
-# record_branch WORKDIR: what a run's import and apply record for branch t.
-record_branch() {
-	mkdir -p "$1/t/state" &&
-	printf 'status=ok\nbase=%s\nat=100\n' $A >"$1/t/state/run.import" &&
-	printf 'status=ok\ntip=%s\nseries=1\nseries.0.id=alpha\nseries.0.title=mm: rename ptes\nseries.0.state=applied\nat=100\n' \
-		$B >"$1/t/state/run.apply"
-}
-
-# record_cell WORKDIR VARIANT COMMIT CONSOLE: a cell built and booted once
-# under instruction-paced TCG (as t0720 records them).
-record_cell() {
-	printf 'variant=%s\nbranch=t\ncommit=%s\nstatus=ok\nseconds=1\nfinished=100\n' \
-		"$2" "$3" >"$1/t/state/$2.build" &&
-	printf 'variant=%s\nbranch=t\nstatus=ok\naccel=tcg\nmode=quick\nseconds=1\nfinished=200\ntiming=instructions\nconsole=%s\n' \
-		"$2" "$DATA/consoles/$4" >"$1/t/state/$2.test"
-}
 
 # kernel_file COSTS...: kit/kernels/t.yaml with these lines under `costs:`.
 kernel_file() {
@@ -34,9 +18,9 @@ kernel_file() {
 
 test_expect_success 'setup: a kit, and a run whose kit is 30% slower on one metric' '
 	alpha_kit kit &&
-	record_branch slower &&
-	record_cell slower base $A base-icount.log &&
-	record_cell slower kit $B kit-icount-slower.log
+	record_branch slower applied &&
+	record_cell slower base $A tcg instructions base-icount.log &&
+	record_cell slower kit $B tcg instructions kit-icount-slower.log
 '
 
 test_expect_success 'without a cost, +30% is a regression and fails the run' '

@@ -1,4 +1,4 @@
-/* test-record.c: unit tests for the state records: one file per step, and reading an earlier version's two files. */
+/* test-record.c: unit tests for the state records: one file per step, its format, and reading an earlier version's two files. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,6 +44,7 @@ static void test_one_file_per_step(void)
 	ok(!record_read(&back, root, STEP_BUILD, "kit"), "read: it back");
 	is_str(record_get(&back, RF_VARIANT), "kit", "read: its fields");
 	ok(record_ll(&back, RF_AT) > 0, "write: stamped with when (at)");
+	is_str(record_get(&back, RF_FORMAT), "2", "write: stamped with its format");
 	record_release(&back);
 	record_release(&r);
 
@@ -90,6 +91,51 @@ static void test_legacy(void)
 	record_release(&r);
 }
 
+static void test_format(void)
+{
+	struct step_record r = STEP_RECORD_INIT;
+	enum record_field f;
+	enum record_item it;
+	char *which = NULL;
+
+	/* Format 2 is read as it is, whatever lies beside it. */
+	put("f2.build", "format=2\nvariant=f2\nstatus=ok\nkey=k4\nfinished=100\n");
+	put("run.f2.build", "key=other\nkey_parts=step:9\nstatus=ok\nfinished=100\n");
+	ok(!record_read(&r, root, STEP_BUILD, "f2"), "format 2: read");
+	is_str(record_get(&r, RF_KEY), "k4", "format 2: its own key");
+	ok(!record_get(&r, RF_KEY_PARTS), "format 2: nothing joined from a run's file");
+	ok(!record_get(&r, RF_AT), "format 2: no at made of finished");
+	record_release(&r);
+
+	/* The same without format is format 1: the two files are one record. */
+	put("f1.build", "variant=f1\nstatus=ok\nfinished=100\n");
+	put("run.f1.build", "key=k5\nkey_parts=step:9\nstatus=ok\nfinished=100\n");
+	ok(!record_read(&r, root, STEP_BUILD, "f1"), "format 1: read");
+	is_str(record_get(&r, RF_KEY), "k5", "format 1: the run's key joined");
+	record_release(&r);
+
+	/* A later format is a newer mkseries': read as no record (a warning). */
+	put("f3.test", "format=3\nvariant=f3\nstatus=ok\nkey=k6\nat=5\n");
+	ok(!record_read(&r, root, STEP_TEST, "f3"), "format 3: no error");
+	ok(record_status(&r) == RS_NONE && !record_get(&r, RF_KEY), "format 3: read as nothing");
+	record_release(&r);
+	put("run.import", "format=x\nstatus=ok\n");
+	ok(!record_read(&r, root, STEP_IMPORT, NULL) && record_status(&r) == RS_NONE,
+	   "a format that is no number: read as nothing");
+	record_release(&r);
+
+	ok(!record_field_parse(&f, "key_parts") && f == RF_KEY_PARTS, "parse: a field");
+	ok(record_field_parse(&f, "finished"), "parse: no field of that name");
+	ok(!record_item_parse(&it, &which, "series.0.title") && it == RI_SERIES_TITLE &&
+	   !strcmp(which, "0"), "parse: an item");
+	free(which);
+	ok(!record_item_parse(&it, &which, "console.2") && it == RI_CONSOLE && !strcmp(which, "2"),
+	   "parse: a boot's console");
+	free(which);
+	ok(record_item_parse(&it, &which, "console") && record_item_parse(&it, &which, "series..id"),
+	   "parse: no item of those names");
+}
+
 static void test_copy_from_base(void)
 {
 	struct step_record r = STEP_RECORD_INIT;
@@ -115,6 +161,7 @@ int main(void)
 	root = tmpl;
 	test_one_file_per_step();
 	test_legacy();
+	test_format();
 	test_copy_from_base();
 	remove_tree(tmpl);
 	return tap_done();

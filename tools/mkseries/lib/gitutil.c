@@ -145,6 +145,16 @@ static void remove_stale_tmp_objects(git_repository *repo)
 	free(dir);
 }
 
+/* What the holder of lock file fd wrote into it, trimmed; whether there is anything. */
+static int read_holder_once(struct strbuf *holder, int fd)
+{
+	strbuf_reset(holder);
+	if (lseek(fd, 0, SEEK_SET) || strbuf_read_fd(holder, fd))
+		return 0;
+	strbuf_rtrim(holder);
+	return holder->len > 0;
+}
+
 /*
  * The pid the holder of lock file fd wrote into it. It writes it just
  * after taking the lock: a reader in between finds the file empty (or
@@ -154,15 +164,8 @@ static void read_holder(struct strbuf *holder, int fd)
 {
 	int tries;
 
-	for (tries = 0; tries < 20; tries++) {
-		strbuf_reset(holder);
-		if (lseek(fd, 0, SEEK_SET) == 0 && !strbuf_read_fd(holder, fd)) {
-			strbuf_rtrim(holder);
-			if (holder->len)
-				return;
-		}
+	for (tries = 0; tries < 20 && !read_holder_once(holder, fd); tries++)
 		usleep(25000);
-	}
 }
 
 /* MKSERIES_LOCK_TIMEOUT: how long to wait for the repository lock, in seconds; -1: for ever. */
@@ -199,29 +202,43 @@ static void describe_holder(struct strbuf *out, const struct strbuf *holder)
 		strbuf_addf(out, ": %s", shown(nl + 1));
 }
 
+static void say_waiting(const struct strbuf *who, const char *repo_path, long timeout)
+{
+	fprintf(stderr, "waiting for another mkseries (%s) to finish with '%s'%s\n", who->buf,
+		repo_path, timeout > 0 ? "" : "; Ctrl-C stops waiting");
+}
+
 /*
  * Wait for the lock `fd` (held by another mkseries) `timeout` seconds
- * (-1: for ever, 0: not at all), having said once whom it waits for;
- * the holder is described in `who`. 0 once it is ours, else -1.
+ * (-1: for ever, 0: not at all), having said whom it waits for; the
+ * holder is described in `who`. One that had not written its pid when
+ * the wait began is named again once it has. 0 once it is ours, else -1.
  */
 static int wait_for_lock(int fd, const char *repo_path, long timeout, struct strbuf *who)
 {
 	struct strbuf holder = STRBUF_INIT;
 	time_t start = time(NULL);
+	int known, ret = -1;
 
 	read_holder(&holder, fd);
+	known = holder.len > 0;
 	describe_holder(who, &holder);
-	strbuf_release(&holder);
 	if (!timeout)
-		return -1;
-	fprintf(stderr, "waiting for another mkseries (%s) to finish with '%s'%s\n", who->buf,
-		repo_path, timeout > 0 ? "" : "; Ctrl-C stops waiting");
+		goto cleanup;
+	say_waiting(who, repo_path, timeout);
 	while (flock(fd, LOCK_EX | LOCK_NB)) {
 		if (timeout > 0 && time(NULL) - start >= timeout)
-			return -1;
+			goto cleanup;
 		usleep(100000);
+		if (!known && (known = read_holder_once(&holder, fd))) {
+			describe_holder(who, &holder);
+			say_waiting(who, repo_path, timeout);
+		}
 	}
-	return 0;
+	ret = 0;
+cleanup:
+	strbuf_release(&holder);
+	return ret;
 }
 
 int repo_lock(struct repo_lock *lk, git_repository *repo)

@@ -31,6 +31,7 @@ static const char *const field_names[RF__NR] = {
 	[RF_STATUS] = "status",
 	[RF_EVIDENCE] = "evidence",
 	[RF_AT] = "at",
+	[RF_FORMAT] = "format",
 	[RF_REUSED] = "reused",
 	[RF_BASE] = "base",
 	[RF_WHAT] = "what",
@@ -121,6 +122,36 @@ static const char *field_name(enum record_field f)
 	return field_names[f];
 }
 
+int record_field_parse(enum record_field *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < RF__NR; i++)
+		if (!strcmp(name, field_name(i))) {
+			*out = i;
+			return 0;
+		}
+	return -1;
+}
+
+int record_item_parse(enum record_item *out, char **which, const char *name)
+{
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < RI__NR; i++) {
+		const char *fmt = item_formats[i], *at = strstr(fmt, "%s");
+		size_t pre = at - fmt, post = strlen(at + 2);
+
+		if (len > pre + post && !strncmp(name, fmt, pre) &&
+		    !strcmp(name + len - post, at + 2)) {
+			*out = i;
+			*which = xstrndup(name + pre, len - pre - post);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* state/run.<step> (import, apply) or state/<variant>.<step> (build, test). */
 static char *record_path(const char *workdir, enum run_step step, const char *variant)
 {
@@ -150,14 +181,16 @@ static char *legacy_run_path(const char *workdir, enum run_step step, const char
 }
 
 /*
- * Earlier versions kept two files of a build or test: the module's
- * (<variant>.<step>: the work, its "finished" time) and the run's
- * (run.<variant>.<step>: key, key parts, outcome, image hash, repeat,
- * and the module's "finished" it stood for). When r, read from the
- * first, has no key, take these from the second if both describe the
- * same work, so that a work directory of an earlier version is not
- * redone for nothing. A run's error, or two files of different work,
- * leave r without a key: the step runs again, once.
+ * Records of format 1 (no RF_FORMAT) of a build or test come in two
+ * dialects. The later is one file, read as it is. The earlier kept two
+ * files: the module's (<variant>.<step>: the work, its "finished" time,
+ * no RF_AT) and the run's (run.<variant>.<step>: key, key parts,
+ * outcome, image hash, repeat, and the module's "finished" it stood
+ * for). When r, read from the first, is the module's, take these from
+ * the second if both describe the same work, so that a work directory
+ * of an earlier version is not redone for nothing. A run's error, or two
+ * files of different work, leave r without a key: the step runs again,
+ * once. Never called for format 2, which has no second file.
  */
 static int read_legacy(struct step_record *r, const char *workdir, enum run_step step,
 		       const char *variant)
@@ -192,14 +225,51 @@ cleanup:
 	return 0;
 }
 
+/*
+ * The format of record r, read from path: 1 when it has none, 0 when it
+ * is one this mkseries does not know (said once a file, as a newer
+ * mkseries wrote it).
+ */
+static int record_format(const struct step_record *r, const char *path)
+{
+	static struct strvec said = STRVEC_INIT;
+	const char *v = record_get(r, RF_FORMAT);
+	char *end;
+	long n;
+	size_t i;
+
+	if (!v)
+		return 1;
+	n = strtol(v, &end, 10);
+	if (*v && !*end && n >= 1 && n <= RECORD_FORMAT)
+		return (int)n;
+	for (i = 0; i < said.nr && strcmp(said.v[i], path); i++)
+		;
+	if (i == said.nr) {
+		strvec_push(&said, path);
+		warning("ignoring state file '%s': format %s is not one this mkseries reads "
+			"(1 to %d), a newer mkseries wrote it; its step counts as not done",
+			path, shown(v), RECORD_FORMAT);
+	}
+	return 0;
+}
+
 int record_read(struct step_record *r, const char *workdir, enum run_step step,
 		const char *variant)
 {
 	char *path = record_path(workdir, step, variant);
-	int ret = state_read(&r->kv, path);
+	int ret = state_read(&r->kv, path), format;
 
-	if (!ret && (step == STEP_BUILD || step == STEP_TEST))
+	if (ret)
+		goto cleanup;
+	format = record_format(r, path);
+	if (!format) {
+		/* As if it were not there: the step is done again, in this format. */
+		state_release(&r->kv);
+	} else if (format == 1 && (step == STEP_BUILD || step == STEP_TEST)) {
 		ret = read_legacy(r, workdir, step, variant);
+	}
+cleanup:
 	free(path);
 	return ret;
 }
@@ -211,6 +281,7 @@ int record_write(struct step_record *r, const char *workdir, enum run_step step,
 	int ret;
 
 	record_setf(r, RF_AT, "%lld", (long long)time(NULL));
+	record_setf(r, RF_FORMAT, "%d", RECORD_FORMAT);
 	ret = state_write(&r->kv, path);
 	if (!ret && (step == STEP_BUILD || step == STEP_TEST)) {
 		/* This record replaces both files an earlier version kept. */
@@ -611,6 +682,8 @@ int record_copy_from_base(const char *workdir, enum run_step step, const char *v
 		if (record_get(&r, RF_VARIANT))
 			record_set(&r, RF_VARIANT, variant);
 		record_set(&r, RF_REUSED, "base");
+		/* read in any format, it is written in this one */
+		record_setf(&r, RF_FORMAT, "%d", RECORD_FORMAT);
 		/* Written as it was read: its RF_AT is when base's work was done. */
 		ret = state_write(&r.kv, path);
 	}

@@ -53,6 +53,18 @@ int run_step_parse(enum run_step *out, const char *name);
  */
 
 /*
+ * The format of the records this mkseries writes, in each as RF_FORMAT.
+ * A record without one is format 1: written before records carried it,
+ * as two files of a build or test (above) or as one. record_read()
+ * joins format 1's two files, reads format 2 as it is, and ignores a
+ * record of a later format (a newer mkseries wrote it), saying so once:
+ * its step counts as not done, so a run does it again and writes it in
+ * this format. Bump it when a field changes its meaning, not when one
+ * is added (readers skip fields they do not know).
+ */
+#define RECORD_FORMAT 2
+
+/*
  * Every field a record can have. Their names on disk are in one table
  * (record.c); no other file spells one. The files are "name=value"
  * lines, so state written by earlier versions reads as it did.
@@ -64,6 +76,7 @@ enum record_field {
 	RF_STATUS,	/* see enum record_status */
 	RF_EVIDENCE,	/* why it failed, in the words the user saw */
 	RF_AT,		/* when it was written, seconds since the epoch */
+	RF_FORMAT,	/* the record's format (RECORD_FORMAT); none: format 1 */
 	RF_REUSED,	/* "base": a cell with base's tree took base's records */
 	/* import */
 	RF_BASE, RF_WHAT,
@@ -111,19 +124,28 @@ struct step_record {
 /*
  * Read the record of `step` (of `variant` for build and test; NULL
  * otherwise) in workdir, joined with an earlier version's second file
- * (see above). A missing file reads as empty. Returns 0, or -1 (printed)
- * when it cannot be read.
+ * (format 1, see above). A missing file reads as empty, and so does a
+ * record of a format later than RECORD_FORMAT (a warning names it, once
+ * a file). Returns 0, or -1 (printed) when it cannot be read.
  */
 int record_read(struct step_record *r, const char *workdir, enum run_step step,
 		const char *variant);
 /*
- * Write it atomically, stamped with RF_AT, the directory made when
- * missing; an earlier version's second file of it is removed. Returns 0
+ * Write it atomically, stamped with RF_AT and RF_FORMAT, the directory
+ * made when missing; an earlier version's second file of it is removed. Returns 0
  * or -1 (printed).
  */
 int record_write(struct step_record *r, const char *workdir, enum run_step step,
 		 const char *variant);
 void record_release(struct step_record *r);
+
+/*
+ * The field or item of name `name` as a record spells it on disk
+ * ("status", "series.0.id", "console.2"): 0, with the item's `which`
+ * (allocated, the caller's), or -1 when it is no field's name.
+ */
+int record_field_parse(enum record_field *out, const char *name);
+int record_item_parse(enum record_item *out, char **which, const char *name);
 
 /* The value of f, or NULL; points into r. */
 const char *record_get(const struct step_record *r, enum record_field f);
