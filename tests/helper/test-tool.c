@@ -65,7 +65,11 @@ static int cmd_record(int argc, const char **argv)
 
 int main(int argc, const char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "record"))
-		return cmd_record(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "record")) {
+		int ret = cmd_record(argc - 1, argv + 1);
+
+		error_flush();	/* the record module keeps its errors for its caller */
+		return ret;
+	}
 	die("%s", usage_record);
 }
