@@ -226,87 +226,117 @@ static int last_run(struct run_results *res, const struct kit *kit, const struct
 	return recorded;
 }
 
+/* A branch's applied tip and its last run's verdict on it, as export needs them. */
+struct export_source {
+	git_repository *repo;
+	git_signature *me;
+	char *refname, *workdir;
+	git_oid tip, base;
+	struct run_results res;
+	struct strbuf why;	/* why it is not verified */
+	int recorded, verified;
+};
+
+static void export_source_release(struct export_source *x)
+{
+	free(x->workdir);
+	free(x->refname);
+	strbuf_release(&x->why);
+	results_release(&x->res);
+	git_signature_free(x->me);
+	git_repository_free(x->repo);
+}
+
+/*
+ * Open b's repository, find what is applied and whether its last run
+ * verified it. Returns an exit status; with several branches, one with
+ * nothing to export is skipped (*skipped counts it) and gives 0 with
+ * x->repo NULL.
+ */
+static int export_source_open(struct export_source *x, const struct kit *kit,
+			      const struct kernel_branch *b, const struct export_args *a,
+			      int several, int *skipped)
+{
+	int err;
+
+	if (several && !a->repo && b->source.kind == SOURCE_GIT && !b->source.repo) {
+		/* Its repository is named by a variable not set here: nothing applied to see. */
+		*skipped += 1;
+		return 0;
+	}
+	err = kernel_repo_open(&x->repo, kit, b, a->repo, 0);
+	if (err)
+		return mks_exit_status(err);
+	x->refname = kit_refname(kit, b, a->variant);
+	if (applied_tip(&x->tip, &x->base, x->repo, b, x->refname, a->variant, several)) {
+		if (several)
+			*skipped += 1;
+		git_repository_free(x->repo);
+		x->repo = NULL;
+		return several ? 0 : 1;
+	}
+	if (backporter_signature(&x->me, x->repo))
+		return 2;
+	/* What the last run recorded, read as report reads it. */
+	x->workdir = branch_workdir(kit, a->workdir, b);
+	if (!x->workdir)
+		return 2;
+	if ((x->recorded = last_run(&x->res, kit, b, x->workdir)) < 0)
+		return 1;
+	x->verified = x->recorded &&
+		      export_verified(&x->why, x->repo, &x->res.branches[0], a->variant, &x->tip);
+	if (!x->recorded)
+		strbuf_addf(&x->why, "'%s' was never run: nothing verifies it", b->name);
+	if (!x->verified && !a->force) {
+		print_error("%s; not exported (verify it: mkseries run --branch %s; or export it "
+			    "unverified with --force)", x->why.buf, b->name);
+		return 1;
+	}
+	if (!x->verified)
+		warning("%s; exported anyway (--force)", x->why.buf);
+	return 0;
+}
+
 static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 			 const struct export_args *a, int several, int *skipped,
 			 struct strvec *written)
 {
+	struct export_source x = { .why = STRBUF_INIT };
 	struct export_series s = EXPORT_SERIES_INIT;
-	struct run_results res;
-	struct strbuf why = STRBUF_INIT;
 	struct strvec files = STRVEC_INIT;
 	struct export_cover cover = { NULL, NULL, NULL };
-	git_repository *repo = NULL;
-	git_signature *me = NULL;
-	struct branch_result *br;
-	char *refname = kit_refname(kit, b, a->variant), *dir = NULL, *workdir = NULL;
-	char *title = NULL, *verdict = NULL, *header = NULL;
-	git_oid tip, base;
-	int err, ret = 1, recorded, verified;
+	const struct branch_result *br;
+	char *dir = NULL, *title = NULL, *verdict = NULL, *header = NULL;
+	int ret;
 
-	results_init(&res);
-	if (several && !a->repo && b->source.kind == SOURCE_GIT && !b->source.repo) {
-		/* Its repository is named by a variable not set here: nothing applied to see. */
-		*skipped += 1;
-		ret = 0;
+	results_init(&x.res);
+	ret = export_source_open(&x, kit, b, a, several, skipped);
+	if (ret || !x.repo)
 		goto cleanup;
-	}
-	err = kernel_repo_open(&repo, kit, b, a->repo, 0);
-	if (err) {
-		ret = mks_exit_status(err);
-		goto cleanup;
-	}
-	if (applied_tip(&tip, &base, repo, b, refname, a->variant, several)) {
-		if (several)
-			*skipped += 1;
-		ret = several ? 0 : 1;
-		goto cleanup;
-	}
-	if (backporter_signature(&me, repo)) {
-		ret = 2;
-		goto cleanup;
-	}
-	/* What the last run recorded, read as report reads it. */
-	workdir = branch_workdir(kit, a->workdir, b);
-	if (!workdir) {
-		ret = 2;
-		goto cleanup;
-	}
-	if ((recorded = last_run(&res, kit, b, workdir)) < 0)
-		goto cleanup;
-	br = &res.branches[0];
-	verified = recorded && export_verified(&why, repo, br, a->variant, &tip);
-	if (!recorded)
-		strbuf_addf(&why, "'%s' was never run: nothing verifies it", b->name);
-	if (!verified && !a->force) {
-		print_error("%s; not exported (verify it: mkseries run --branch %s; or export it "
-		      "unverified with --force)", why.buf, b->name);
-		goto cleanup;
-	}
-	if (!verified)
-		warning("%s; exported anyway (--force)", why.buf);
-
+	ret = 1;
+	br = &x.res.branches[0];
 	s.branch = xstrdup(b->name);
 	s.variant = a->variant ? xstrdup(a->variant) : NULL;
-	s.refname = xstrdup(refname);
+	s.refname = xstrdup(x.refname);
 	s.prefix = a->prefix ? xstrdup(a->prefix) : export_default_prefix(b->name);
 	s.first = a->start_number;
-	if (export_series_read(&s, repo, &base, &tip, me))
+	if (export_series_read(&s, x.repo, &x.base, &x.tip, x.me))
 		goto cleanup;
 	if (!s.nr) {
-		print_error("'%s' has nothing applied: '%s' is its base %s", b->name, refname,
-		      oid_short(&base));
+		print_error("'%s' has nothing applied: '%s' is its base %s", b->name, x.refname,
+			    oid_short(&x.base));
 		goto cleanup;
 	}
 	if (b->kind == BRANCH_STABLE && !a->all_patches &&
-	    stable_filter(&s, repo, kit, b, a->variant, a->force))
+	    stable_filter(&s, x.repo, kit, b, a->variant, a->force))
 		goto cleanup;
-	cover.title = title = cover_title(recorded ? br : NULL, s.prefix);
-	cover.verdict = verdict = verdict_text(br, recorded, s.exporter, verified);
-	cover.header = header = header_text(repo, br, a->variant, &tip, verified, why.buf);
+	cover.title = title = cover_title(x.recorded ? br : NULL, s.prefix);
+	cover.verdict = verdict = verdict_text(br, x.recorded, s.exporter, x.verified);
+	cover.header = header = header_text(x.repo, br, a->variant, &x.tip, x.verified, x.why.buf);
 	dir = default_output(b, a, several);
 	if (export_write(&s, a->fmt, dir, &cover, &files))
 		goto cleanup;
-	say_written(&s, verified, dir, &files);
+	say_written(&s, x.verified, dir, &files);
 	strvec_pushf(written, "%s in %s/", b->name, dir);
 	ret = 0;
 cleanup:
@@ -314,14 +344,9 @@ cleanup:
 	free(verdict);
 	free(header);
 	free(dir);
-	free(workdir);
-	free(refname);
 	strvec_clear(&files);
-	strbuf_release(&why);
 	export_series_release(&s);
-	results_release(&res);
-	git_signature_free(me);
-	git_repository_free(repo);
+	export_source_release(&x);
 	return ret;
 }
 
