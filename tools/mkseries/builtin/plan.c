@@ -5,6 +5,7 @@
 #include "lib/options.h"
 #include "apply/plan.h"
 #include "report/report.h"
+#include "kit/arch.h"
 #include "kit/select.h"
 #include "lib/util.h"
 
@@ -57,7 +58,7 @@ static void print_plan(const struct plan *plan)
 	printf("%s: ", plan->branch->name);
 	describe_source(plan->branch);
 	/* x86_64 with its own decisions says nothing, as before architectures. */
-	if (plan->branch->arch && strcmp(plan->branch->arch, "x86_64"))
+	if (plan->branch->arch && strcmp(plan->branch->arch, ARCH_DEFAULT))
 		printf(", %s", plan->branch->arch);
 	if (plan->branch->decisions)
 		printf(", %s's decisions", plan->branch->decisions);

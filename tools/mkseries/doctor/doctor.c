@@ -220,7 +220,7 @@ static void branches_with(struct strbuf *sb, struct kernel_branch *const *sel, s
 
 static const char *qemu_of(const struct kernel_branch *b)
 {
-	return b->boot.qemu ? b->boot.qemu : branch_arch(b)->qemu;
+	return b->boot.qemu;	/* the loader took it from the arch when the file named none */
 }
 
 static const char *gcc_of(const struct kernel_branch *b)

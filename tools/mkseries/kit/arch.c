@@ -169,7 +169,7 @@ int arch_check_program(const struct arch_info *a, const void *data, size_t len, 
 
 const struct arch_info *branch_arch(const struct kernel_branch *b)
 {
-	const struct arch_info *a = arch_find(b->arch ? b->arch : "x86_64");
+	const struct arch_info *a = arch_find(b->arch ? b->arch : ARCH_DEFAULT);
 
 	if (!a)
 		BUG("branch '%s' has unknown arch '%s' after kit_load()", b->name, b->arch);

@@ -36,6 +36,9 @@ const char *branch_image(const struct kernel_branch *b);
 
 /* The architecture called `name` ("x86_64", "arm64", "sparc64"), or NULL. */
 const struct arch_info *arch_find(const char *name);
+
+/* The architecture of a kernels file that names none. */
+#define ARCH_DEFAULT "x86_64"
 /* "x86_64, arm64, sparc64": the known names, for messages. */
 const char *arch_names(void);
 /* The architecture of the machine mkseries runs on, or NULL when it is none of them. */

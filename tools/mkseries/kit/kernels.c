@@ -532,7 +532,7 @@ static void parse_kind(struct yfile *f, yaml_node_t *n, struct kernel_branch *b)
 static void boot_defaults(struct kernel_boot *boot, const struct arch_info *a)
 {
 	if (!a)
-		a = arch_find("x86_64");
+		a = arch_find(ARCH_DEFAULT);
 	if (!boot->qemu)
 		boot->qemu = xstrdup(a->qemu);
 	if (!boot->machine && a->qemu_machine)
@@ -551,7 +551,7 @@ static void load_kernel(struct loader *ld, struct kernel_branch *b, const char *
 
 	b->name = xstrndup(file, strlen(file) - strlen(".yaml"));
 	b->path = xstrfmt("kernels/%s", file);
-	b->arch = xstrdup("x86_64");
+	b->arch = xstrdup(ARCH_DEFAULT);
 	b->config_base = xstrdup("defconfig");
 	b->is_default = 1;
 	b->boot.memory_mb = 2048;
