@@ -156,6 +156,33 @@ static const struct backport_loop_ops print_ops = {
 	.stopped = print_next_steps,
 };
 
+enum bp_mode { BP_START, BP_CONTINUE, BP_SKIP, BP_ABORT, BP_STATUS };
+
+/* The loop set up, do what `mode` asks (--skip's reason: skip_msg); the exit status. */
+static int run_mode(struct backport_loop *l, enum bp_mode mode, const char *skip_msg)
+{
+	int ret;
+
+	if (mode == BP_STATUS) {
+		/* read only: no lock, the repository only when there is a tree to look at */
+		if ((file_exists(l->paths.patch) || file_exists(l->paths.journal)) &&
+		    backport_loop_open(l, 0))
+			return 2;
+		return cmd_status(l);
+	}
+	if ((ret = backport_loop_open(l, KERNEL_REPO_CREATE | KERNEL_REPO_LOCK)))
+		return mks_exit_status(ret);
+	if (mode != BP_START && backport_loop_check_kit(l))
+		return 2;
+	if (backport_loop_recover(l, mode == BP_ABORT))
+		return 1;
+	if (mode == BP_ABORT)
+		return mks_exit_status(backport_loop_abort(l));
+	if (mode == BP_CONTINUE || mode == BP_SKIP)
+		return mks_exit_status(backport_loop_resume(l, mode == BP_SKIP ? skip_msg : NULL));
+	return mks_exit_status(backport_loop_start(l));
+}
+
 int cmd_backport(int argc, const char **argv)
 {
 	const char *branch = NULL, *workdir = NULL, *skip_msg = NULL;
@@ -213,30 +240,8 @@ int cmd_backport(int argc, const char **argv)
 		goto cleanup;
 	}
 	branch = NULL;	/* it may point into the kit, which backport_loop_decide() reloads */
-	if (status) {
-		/* read only: no lock, the repository only when there is a tree to look at */
-		if ((file_exists(l.paths.patch) || file_exists(l.paths.journal)) &&
-		    (ret = backport_loop_open(&l, 0))) {
-			ret = 2;
-			goto cleanup;
-		}
-		ret = cmd_status(&l);
-		goto cleanup;
-	}
-	if ((ret = backport_loop_open(&l, KERNEL_REPO_CREATE | KERNEL_REPO_LOCK))) {
-		ret = mks_exit_status(ret);
-		goto cleanup;
-	}
-	if ((abort_ || cont || skip) && backport_loop_check_kit(&l))
-		ret = 2;
-	else if (backport_loop_recover(&l, abort_))
-		ret = 1;
-	else if (abort_)
-		ret = mks_exit_status(backport_loop_abort(&l));
-	else if (cont || skip)
-		ret = mks_exit_status(backport_loop_resume(&l, skip ? skip_msg : NULL));
-	else
-		ret = mks_exit_status(backport_loop_start(&l));
+	ret = run_mode(&l, status ? BP_STATUS : abort_ ? BP_ABORT : cont ? BP_CONTINUE :
+		       skip ? BP_SKIP : BP_START, skip_msg);
 cleanup:
 	backport_loop_release(&l);
 	kit_release(&kit);
