@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tree/aptsuite.h"
+#include "tree/clone.h"
 #include "lib/gitutil.h"
 #include "lib/progress.h"
 #include "tree/tarimport.h"
@@ -23,26 +24,33 @@
 /* ------------------------------------------------------------------ */
 /* Paths */
 
-/* kernel_repo_path(), and whether it is mkseries' own repository under the cache. */
-static int repo_path_of(char **out, int *own, const struct kit *kit,
+/*
+ * kernel_repo_path(), and whether it is mkseries' own repository under
+ * the cache; for a git source, *alternate is the clone's objects
+ * directory that repository reads (caller frees), else NULL.
+ */
+static int repo_path_of(char **out, int *own, char **alternate, const struct kit *kit,
 			const struct kernel_branch *b, const char *repo_opt)
 {
-	char *cache = NULL;
+	char *cache = NULL, *clone = NULL;
+	int ret;
 
-	*out = NULL;
+	*out = *alternate = NULL;
 	*own = 0;
 	if (repo_opt && *repo_opt) {
 		*out = xstrdup(repo_opt);
 		return 0;
 	}
+	*own = 1;
 	if (b && b->source.kind == SOURCE_GIT) {
 		/* A repository the user's environment names: say which file and variable. */
 		if ((!b->source.repo || b->source.repo_var) && kernel_source_check(b))
 			return MKS_ECONFIG;
-		*out = kit_file(kit, b->source.repo);
-		return 0;
+		clone = kit_file(kit, b->source.repo);
+		ret = clone_own_path(out, alternate, clone, b->path, b->source.ref);
+		free(clone);
+		return ret;
 	}
-	*own = 1;
 	cache = mks_cache_dir();
 	if (!cache)
 		return error("cannot tell where the kernel repository goes: "
@@ -55,9 +63,12 @@ static int repo_path_of(char **out, int *own, const struct kit *kit,
 int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt)
 {
-	int own;
+	char *alternate = NULL;
+	int own, ret;
 
-	return repo_path_of(out, &own, kit, b, repo_opt);
+	ret = repo_path_of(out, &own, &alternate, kit, b, repo_opt);
+	free(alternate);
+	return ret;
 }
 
 /*
@@ -85,33 +96,22 @@ static void log_all_ref_updates(git_repository *repo, const char *path)
 	git_config_free(cfg);
 }
 
-/* kernel_repo_open() of the repository at `path` (repo_path_of() said it, and whether `own`). */
-static int open_at(git_repository **out, const char *path, int own, const struct kernel_branch *b,
-		   const char *repo_opt, int create)
+/*
+ * kernel_repo_open() of the repository at `path` (repo_path_of() said
+ * it, whether `own`, and the clone it reads). mkseries' repository for
+ * a git source is made whenever it is missing: the clone is there
+ * (repo_path_of() checked), and the repository is only its view of it.
+ */
+static int open_at(git_repository **out, const char *path, int own, const char *alternate,
+		   int create)
 {
 	int ret;
 
 	*out = NULL;
-	/*
-	 * A git source names a clone the user has: never make an empty one
-	 * in its place, where nothing is nor in a directory that is there
-	 * but holds no repository (an empty one became a bare repository).
-	 */
-	if (!own && !(repo_opt && *repo_opt)) {
-		if (!dir_exists(path))
-			return error_code(MKS_ECONFIG, "%s: the git source's repository '%s' does not exist "
-					  "(repo: names a clone that has '%s'); nothing was created",
-					  b->path, shown(path), shown(b->source.ref));
-		ret = git_repository_open_ext(out, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
-		if (ret == GIT_ENOTFOUND)
-			return error_code(MKS_ECONFIG, "%s: the git source's repository '%s' is a directory "
-					  "but no git repository (repo: names a clone that has '%s'); "
-					  "nothing was created", b->path, shown(path), shown(b->source.ref));
-		if (ret < 0)
-			return gitutil_error(ret, "cannot open repository '%s'", path);
-		return 0;
-	}
-	ret = repo_open(out, path, create);
+	if (alternate)
+		ret = clone_own_open(out, path, alternate);
+	else
+		ret = repo_open(out, path, create);
 	if (!ret && own)
 		log_all_ref_updates(*out, path);
 	return ret;
@@ -120,16 +120,17 @@ static int open_at(git_repository **out, const char *path, int own, const struct
 int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
 		     const char *repo_opt, int create)
 {
-	char *path = NULL;
+	char *path = NULL, *alternate = NULL;
 	int own, ret;
 
 	*out = NULL;
-	ret = repo_path_of(&path, &own, kit, b, repo_opt);
+	ret = repo_path_of(&path, &own, &alternate, kit, b, repo_opt);
 	if (!ret && !path)
 		ret = -1;
 	if (!ret)
-		ret = open_at(out, path, own, b, repo_opt, create);
+		ret = open_at(out, path, own, alternate, create);
 	free(path);
+	free(alternate);
 	return ret;
 }
 
@@ -137,12 +138,12 @@ int kernel_repos_open(git_repository **out, struct kernel_repos *rs, const struc
 		      const struct kernel_branch *b, const char *repo_opt, unsigned flags)
 {
 	struct kernel_repo_held *h = NULL;
-	char *path = NULL;
+	char *path = NULL, *alternate = NULL;
 	size_t i;
 	int own, ret;
 
 	*out = NULL;
-	ret = repo_path_of(&path, &own, kit, b, repo_opt);
+	ret = repo_path_of(&path, &own, &alternate, kit, b, repo_opt);
 	if (!ret && !path)
 		ret = -1;
 	if (ret)
@@ -153,7 +154,7 @@ int kernel_repos_open(git_repository **out, struct kernel_repos *rs, const struc
 	if (!h) {
 		git_repository *repo;
 
-		if ((ret = open_at(&repo, path, own, b, repo_opt, flags & KERNEL_REPO_CREATE)))
+		if ((ret = open_at(&repo, path, own, alternate, flags & KERNEL_REPO_CREATE)))
 			goto cleanup;
 		ALLOC_GROW(rs->v, rs->nr + 1, rs->alloc);
 		h = &rs->v[rs->nr++];
@@ -167,6 +168,7 @@ int kernel_repos_open(git_repository **out, struct kernel_repos *rs, const struc
 	*out = h->repo;
 cleanup:
 	free(path);
+	free(alternate);
 	return ret;
 }
 
@@ -460,6 +462,17 @@ static int same_repo(git_repository *a, git_repository *b)
 	return same;
 }
 
+/* Whether repo's objects (its alternates among them) hold commit `id`; printing nothing. */
+static int has_commit(git_repository *repo, const git_oid *id)
+{
+	git_commit *c = NULL;
+	int have = !git_commit_lookup(&c, repo, id);
+
+	git_commit_free(c);
+	git_error_clear();
+	return have;
+}
+
 /* Bring `ref` (resolved to commit `id`) from the repository at `url` into repo. */
 static int fetch_commit(git_repository *repo, git_repository *src, const char *url,
 			const char *ref, const git_oid *id, const struct kernel_branch *b)
@@ -628,7 +641,12 @@ static int import_git(git_oid *out, struct tree_import_info *info, git_repositor
 		info->up_to_date = 1;
 		goto cleanup;
 	}
-	if (!same_repo(repo, src)) {
+	/*
+	 * mkseries' repository for the clone reads the clone's objects as
+	 * its alternate: the commit is there, nothing to copy. A --repo
+	 * elsewhere fetches it.
+	 */
+	if (!same_repo(repo, src) && !has_commit(repo, &commit)) {
 		ret = fetch_commit(repo, src, abs, ref, &commit, b);
 		if (ret)
 			goto cleanup;
@@ -910,7 +928,8 @@ int tree_base_peek(git_repository **repo, git_oid *out, const struct kit *kit,
 		ret = 0;
 		goto cleanup;
 	}
-	if (repo_path_of(&path, &ret, kit, b, NULL) < 0 || open_quietly(repo, path)) {
+	/* not a git source: no alternate to free */
+	if (repo_path_of(&path, &ret, &key, kit, b, NULL) < 0 || open_quietly(repo, path)) {
 		ret = MKS_ENOTFOUND;
 		goto cleanup;
 	}

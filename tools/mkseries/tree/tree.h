@@ -8,8 +8,9 @@
 #include "lib/util.h"
 
 /*
- * The kernel repository for branch `b`: `repo_opt` when given, else the
- * branch's own git repository for git sources, else
+ * The kernel repository for branch `b`: `repo_opt` when given, else for
+ * a git source mkseries' own repository for its clone (tree/clone.h:
+ * the clone is read through alternates and never written), else
  * $XDG_CACHE_HOME/mkseries/linux.git (~/.cache when unset), created bare
  * on first use. *out is owned by the caller. A git source whose repo
  * comes from an environment variable that is unset, or names no
@@ -24,7 +25,9 @@ int kernel_repo_path(char **out, const struct kit *kit, const struct kernel_bran
  * cache is bare, and git keeps no reflog in a bare repository unless
  * told to: there core.logAllRefUpdates is set to always, on creation
  * and on every open of one made before, so each ref update is logged.
- * A repository named by --repo or a git source keeps its configuration.
+ * So is mkseries' repository for a git source's clone, made whenever it
+ * is missing (the clone is there) with the clone's objects as its
+ * alternate. A repository named by --repo keeps its configuration.
  * Returns 0, MKS_ECONFIG as kernel_repo_path() does, or -1 (printed).
  */
 int kernel_repo_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
