@@ -11,6 +11,7 @@
 #include "lib/gitutil.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "tree/clone.h"
 #include "tree/workdir.h"
 
 /* A kit the cache knows of: by its work directory, its refs, or both. */
@@ -33,6 +34,8 @@ struct gc {
 	unsigned long long drop_bytes;
 	struct strvec drop_refs;
 	struct strvec keep_debs;	/* "package_version" named by a base tag */
+	git_repository **repos;	/* linux.git and each clones/<name>.git of the cache */
+	size_t nr_repos, alloc_repos;
 };
 
 static struct cached_kit *find_kit(struct gc *gc, const char *id, int add)
@@ -56,6 +59,13 @@ static void drop(struct gc *gc, const char *rel, unsigned long long bytes, const
 	strvec_push(&gc->drop_why, why);
 	gc->drop_bytes += bytes;
 }
+
+/* Where mkseries writes refs: the kits' (ref_kit_id()) and the imports'. */
+static const char *const mkseries_refs[] = {
+	"refs/heads/mkseries/", "refs/heads/mkseries-variants/",
+	"refs/heads/mkseries-backport/", "refs/mkseries-backports/",
+	"refs/tags/mkseries/", "refs/mkseries-imports/", "refs/mkseries/",
+};
 
 /* The kit id a mkseries ref belongs to, or NULL: refs/heads/mkseries/<id>/..., and the like. */
 static char *ref_kit_id(const char *ref)
@@ -107,6 +117,141 @@ static int scan_repo(struct gc *gc, git_repository *repo)
 	}
 	git_reference_iterator_free(it);
 	return 0;
+}
+
+/* Open and scan the repository at `path` (under the cache) when it is there; 0, or -1 printed. */
+static int add_repo(struct gc *gc, const char *path)
+{
+	git_repository *repo = NULL;
+
+	if (!dir_exists(path))
+		return 0;
+	if (repo_open(&repo, path, 0) || scan_repo(gc, repo)) {
+		git_repository_free(repo);
+		return -1;
+	}
+	ALLOC_GROW(gc->repos, gc->nr_repos + 1, gc->alloc_repos);
+	gc->repos[gc->nr_repos++] = repo;
+	return 0;
+}
+
+/* linux.git, then mkseries' repository for each git source's clone (tree/clone.h). */
+static int scan_repos(struct gc *gc, const char *linux_git)
+{
+	char *clones = path_join(gc->cache, CLONE_OWN_DIR);
+	DIR *d = opendir(clones);
+	struct dirent *de;
+	int ret = add_repo(gc, linux_git);
+
+	while (!ret && d && (de = readdir(d))) {
+		char *p;
+
+		if (de->d_name[0] == '.' || !ends_with(de->d_name, ".git"))
+			continue;
+		p = path_join(clones, de->d_name);
+		ret = add_repo(gc, p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(clones);
+	return ret;
+}
+
+/* mkseries' repositories for clones, each with the clone it reads. */
+static void show_clones(const struct gc *gc)
+{
+	char *clones = path_join(gc->cache, CLONE_OWN_DIR);
+	struct strbuf src = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d = opendir(clones);
+	int shown_any = 0;
+
+	while (d && (de = readdir(d))) {
+		char *p;
+
+		if (de->d_name[0] == '.' || !ends_with(de->d_name, ".git"))
+			continue;
+		p = path_join(clones, de->d_name);
+		if (!shown_any++)
+			printf("\nmkseries' repositories for git sources (the clones are read, never written):\n");
+		if (clone_own_source(&src, p))
+			printf("  %s/%-30s %9s  names no clone\n", CLONE_OWN_DIR, de->d_name,
+			       format_bytes(disk_usage(p)));
+		else
+			printf("  %s/%-30s %9s  %s%s\n", CLONE_OWN_DIR, de->d_name,
+			       format_bytes(disk_usage(p)), src.buf,
+			       dir_exists(src.buf) ? "" : ": gone (its trees are unreadable)");
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	strbuf_release(&src);
+	free(clones);
+}
+
+/* How many refs of repo an earlier mkseries wrote (mkseries_refs[]). */
+static size_t count_mkseries_refs(git_repository *repo)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	size_t n = 0, i;
+
+	if (git_reference_iterator_new(&it, repo))
+		return 0;
+	while (!git_reference_next(&ref, it)) {
+		for (i = 0; i < ARRAY_SIZE(mkseries_refs); i++)
+			if (starts_with(git_reference_name(ref), mkseries_refs[i])) {
+				n++;
+				break;
+			}
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	return n;
+}
+
+/*
+ * Refs that an earlier mkseries wrote into the clones of this kit's git
+ * sources: named, with the commands that remove them. gc reads the
+ * clone and writes nothing there: they are the user's to delete.
+ */
+static void show_old_refs(const struct gc *gc)
+{
+	struct strvec seen = STRVEC_INIT;
+	size_t i, j, n;
+
+	for (i = 0; gc->kit && i < gc->kit->nr_branches; i++) {
+		const struct kernel_branch *b = &gc->kit->branches[i];
+		git_repository *clone = NULL;
+		char *path;
+
+		if (b->source.kind != SOURCE_GIT || !b->source.repo)
+			continue;
+		path = kit_file(gc->kit, b->source.repo);
+		for (j = 0; j < seen.nr && strcmp(seen.v[j], path); j++)
+			;
+		if (j < seen.nr || git_repository_open_ext(&clone, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+			git_error_clear();
+			free(path);
+			continue;
+		}
+		strvec_push(&seen, path);
+		n = count_mkseries_refs(clone);
+		if (n) {
+			printf("\n'%s' holds %zu ref%s an earlier mkseries wrote there; mkseries now keeps\n"
+			       "its refs in its own repository and never reads these. To remove them:\n"
+			       "  git -C '%s' for-each-ref --format='delete %%(refname)'",
+			       path, n, n == 1 ? "" : "s", path);
+			for (j = 0; j < ARRAY_SIZE(mkseries_refs); j++)
+				printf(" %.*s", (int)strlen(mkseries_refs[j]) - 1, mkseries_refs[j]);
+			printf(" | git -C '%s' update-ref --stdin\n"
+			       "  git -C '%s' worktree prune\n", path, path);
+		}
+		git_repository_free(clone);
+		free(path);
+	}
+	strvec_clear(&seen);
 }
 
 /* Which kit a work directory belongs to, and whether that kit is still there. */
@@ -290,6 +435,7 @@ static void show_cache(const struct gc *gc)
 		const char *name, *what;
 	} part[] = {
 		{ "linux.git", "the kernel repository: imported trees, applied branches" },
+		{ CLONE_OWN_DIR, "mkseries' repositories for git sources' clones: base tags, applied branches" },
 		{ "work", "work directories: source trees, builds, logs, results" },
 		{ "debs", "Debian's linux-source packages" },
 		{ "apt", "Debian's package lists" },
@@ -318,7 +464,9 @@ static void show_cache(const struct gc *gc)
 			printf("  %-10s %9s  %s\n", part[i].name, format_bytes(size[i]), part[i].what);
 }
 
-static int prune(struct gc *gc, git_repository *repo)
+static int prune_refs(struct gc *gc, git_repository *repo);
+
+static int prune(struct gc *gc)
 {
 	size_t i;
 	int ret = 0;
@@ -330,7 +478,19 @@ static int prune(struct gc *gc, git_repository *repo)
 			ret = print_error("cannot remove '%s': %s", p, strerror(errno));
 		free(p);
 	}
-	for (i = 0; repo && i < gc->nr; i++) {
+	for (i = 0; i < gc->nr_repos; i++)
+		if (prune_refs(gc, gc->repos[i]))
+			ret = -1;
+	return ret;
+}
+
+/* Delete the refs of the kits dropped from repo. */
+static int prune_refs(struct gc *gc, git_repository *repo)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < gc->nr; i++) {
 		git_reference_iterator *it = NULL;
 		git_reference *ref;
 
@@ -372,12 +532,14 @@ static void show_drops(const struct gc *gc, int pruned, const char *repo_path)
 	for (i = 0; i < gc->drop_paths.nr; i++)
 		printf("  %-60s %s\n", gc->drop_paths.v[i], gc->drop_why.v[i]);
 	if (refs)
-		printf("  %zu ref%s of the kits dropped above, in linux.git\n", refs, refs == 1 ? "" : "s");
+		printf("  %zu ref%s of the kits dropped above, in mkseries' repositories\n", refs,
+		       refs == 1 ? "" : "s");
 	if (!pruned)
 		printf("%s in all: 'mkseries gc --prune' drops it\n", format_bytes(gc->drop_bytes));
 	else
 		printf("%s freed; the objects only those refs used stay until "
-		       "'git --git-dir %s gc --prune=now'\n", format_bytes(gc->drop_bytes), repo_path);
+		       "'git --git-dir %s gc --prune=now' (and the same in %s/%s/*.git)\n",
+		       format_bytes(gc->drop_bytes), repo_path, gc->cache, CLONE_OWN_DIR);
 }
 
 /* Free what a scan of the cache found. */
@@ -394,6 +556,9 @@ static void gc_release(struct gc *gc)
 	strvec_clear(&gc->drop_why);
 	strvec_clear(&gc->drop_refs);
 	strvec_clear(&gc->keep_debs);
+	for (i = 0; i < gc->nr_repos; i++)
+		git_repository_free(gc->repos[i]);
+	free(gc->repos);
 	free(gc->cache);
 }
 
@@ -401,7 +566,6 @@ int gc_list_kits(const char *current)
 {
 	struct gc gc = { .drop_paths = STRVEC_INIT, .drop_why = STRVEC_INIT,
 			 .drop_refs = STRVEC_INIT, .keep_debs = STRVEC_INIT };
-	git_repository *repo = NULL;
 	char *repo_path, *work;
 	struct dirent *de;
 	DIR *d;
@@ -410,8 +574,7 @@ int gc_list_kits(const char *current)
 	if (!(gc.cache = mks_cache_dir()))
 		return 0;
 	repo_path = path_join(gc.cache, "linux.git");
-	if (dir_exists(repo_path) && !repo_open(&repo, repo_path, 0))
-		scan_repo(&gc, repo);
+	scan_repos(&gc, repo_path);
 	/* the names alone: the sizes scan_work() adds up take long on kernel trees */
 	work = path_join(gc.cache, "work");
 	for (d = opendir(work); d && (de = readdir(d));)
@@ -422,7 +585,6 @@ int gc_list_kits(const char *current)
 	for (i = 0; i < gc.nr; i++)
 		if (!current || strcmp(current, gc.kits[i].id))
 			puts(gc.kits[i].id);
-	git_repository_free(repo);
 	free(work);
 	free(repo_path);
 	gc_release(&gc);
@@ -442,7 +604,6 @@ int cmd_gc(int argc, const char **argv)
 	struct gc gc = { .drop_paths = STRVEC_INIT, .drop_why = STRVEC_INIT,
 			 .drop_refs = STRVEC_INIT, .keep_debs = STRVEC_INIT };
 	struct kit kit = KIT_INIT;
-	git_repository *repo = NULL;
 	char *repo_path = NULL, *yaml;
 	size_t i;
 
@@ -470,7 +631,7 @@ int cmd_gc(int argc, const char **argv)
 				goto cleanup;
 			}
 	repo_path = path_join(gc.cache, "linux.git");
-	if (dir_exists(repo_path) && (repo_open(&repo, repo_path, 0) || scan_repo(&gc, repo))) {
+	if (scan_repos(&gc, repo_path)) {
 		ret = 1;
 		goto cleanup;
 	}
@@ -487,16 +648,17 @@ int cmd_gc(int argc, const char **argv)
 		if (gc.kits[i].state == KIT_CURRENT)
 			show_current(&gc, &gc.kits[i]);
 	show_others(&gc, &named);
-	if (repo)
+	show_clones(&gc);
+	show_old_refs(&gc);
+	if (dir_exists(repo_path))
 		scan_debs(&gc);
-	if (do_prune && prune(&gc, repo))
+	if (do_prune && prune(&gc))
 		ret = 1;
 	show_drops(&gc, do_prune, repo_path);
 cleanup:
 	ret = mks_exit_status(ret);
 	gc_release(&gc);
 	strvec_clear(&named);
-	git_repository_free(repo);
 	kit_release(&kit);
 	free(repo_path);
 	return ret;
