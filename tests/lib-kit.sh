@@ -205,6 +205,30 @@ kit_ref() {
 	fi
 }
 
+# mk_repo CLONE: mkseries' own repository for a git source's CLONE
+# (tree/clone.h): $XDG_CACHE_HOME/mkseries/clones/<name>-<hash>.git,
+# <name> the clone's directory made safe and <hash> the first 8 hex
+# digits of the blob id of the real path of its git directory.
+mk_repo() {
+	(
+		cd "$1" &&
+		d=$(cd "$(git rev-parse --git-common-dir)" && pwd -P) &&
+		n=${d%/.git} && n=${n##*/} && n=${n%.git} &&
+		n=$(printf %s "$n" | tr -c "A-Za-z0-9_\n-" "-" | cut -c1-40) &&
+		h=$(printf %s "$d" | git hash-object --stdin | cut -c1-8) &&
+		printf "%s/mkseries/clones/%s-%s.git\n" "$XDG_CACHE_HOME" "$n" "$h"
+	)
+}
+
+# mk_git CLONE ARGS...: git in mkseries' repository for CLONE: its refs
+# (the kits' branches, base tags, the backport loop's) and, through its
+# alternate, the clone's objects; the clone's own refs are not there.
+mk_git() {
+	_mk=$(mk_repo "$1") &&
+	shift &&
+	git --git-dir "$_mk" "$@"
+}
+
 # kit_workdir DIR BRANCH: the default work directory of kit DIR's BRANCH.
 kit_workdir() {
 	echo "$XDG_CACHE_HOME/mkseries/work/$(kit_id "$1")/$2"
