@@ -265,11 +265,13 @@ ENVIRONMENT+=("${EXTRA_ENV[@]}")
 GIVEN="${ENVIRONMENT[*]:5}"
 GIVEN=${GIVEN:-nothing but HOME, PATH, LANG and TERM}
 
-# services_on: the services the chroot starts at boot (systemd's wants
-# links, SysV's S links), one a line, to compare before and after make.
+# services_on: the daemons the chroot starts at boot (systemd's wants links
+# of services and sockets, SysV's S links), one a line, to compare before
+# and after make.
 services_on() {
 	{
-		find "$DIR/etc/systemd/system" -path '*.wants/*' -printf '%f\n' 2>/dev/null
+		find "$DIR/etc/systemd/system" -path '*.wants/*' \( -name '*.service' -o -name '*.socket' \) \
+			-printf '%f\n' 2>/dev/null
 		find "$DIR"/etc/rc[2-5].d -name 'S*' -printf '%f\n' 2>/dev/null | sed 's/^S[0-9]*//'
 	} | sort -u
 }

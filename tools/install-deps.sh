@@ -9,9 +9,11 @@
 # (redis-server, distcc) that the tests start themselves on a loopback
 # port; Debian would start it and enable it at boot. Here nothing starts
 # while the packages install (a policy-rc.d that says no, unless the
-# machine has its own), and every service unit or init script of a
-# package this run installed (or pulled in) is disabled afterwards and
-# named. Services of packages that were there before are left as they are.
+# machine has its own), and every daemon of a package this run installed
+# (or pulled in) is disabled afterwards and named: its systemd service and
+# socket units that were enabled, its init script's links. Timers (man-db's
+# daily cache update) are no daemons and stay; services of packages that
+# were there before are left as they are.
 set -eu
 
 [ $# -ge 2 ] || { echo "usage: tools/install-deps.sh WHAT PACKAGE..." >&2; exit 2; }
@@ -50,15 +52,21 @@ dpkg-query -W -f='${Package}\n' | sort >"$tmp/after"
 
 off=
 for p in $(comm -13 "$tmp/before" "$tmp/after"); do
-	for unit in $(dpkg -L "$p" | sed -n 's#^/lib/systemd/system/\([^/@]*\.\(service\|socket\|timer\)\)$#\1#p'); do
-		# deb-systemd-helper keeps the choice across upgrades; systemctl stops a running one.
-		$SUDO deb-systemd-helper disable "$unit" >/dev/null 2>&1 || :
+	for unit in $(dpkg -L "$p" | sed -n 's#^/lib/systemd/system/\([^/@]*\.\(service\|socket\)\)$#\1#p'); do
+		# A unit with no [Install] (started by another) is never enabled: nothing to do.
+		command -v systemctl >/dev/null &&
+			[ "$(systemctl is-enabled "$unit" 2>/dev/null)" = enabled ] || continue
+		# Without a running systemd (a chroot), systemctl only removes the links.
 		if [ -d /run/systemd/system ]; then
-			$SUDO systemctl disable --now --quiet "$unit" >/dev/null 2>&1 || :
+			$SUDO systemctl disable --now --quiet "$unit" || :
+		else
+			$SUDO systemctl disable --quiet "$unit" || :
 		fi
 		off="$off $unit"
 	done
 	for script in $(dpkg -L "$p" | sed -n 's#^/etc/init\.d/\([^/]*\)$#\1#p'); do
+		# Enabled: a start link in a runlevel; disable turns them into stop links.
+		ls /etc/rc[2-5].d/S[0-9][0-9]"$script" >/dev/null 2>&1 || continue
 		$SUDO update-rc.d "$script" disable >/dev/null 2>&1 || :
 		# Started only if the machine's own policy-rc.d let it.
 		if [ -z "$guard" ] && [ ! -d /run/systemd/system ]; then
