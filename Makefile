@@ -26,8 +26,8 @@ endif
 
 # pkg-config's failures are errors, not silently empty flags. Not for the
 # goals that install the packages first and then run make again (deps,
-# test, run, ci-checks, fuzz): on a fresh machine pkg-config is not there yet.
-ifeq ($(filter deps clean test run ci-checks fuzz,$(MAKECMDGOALS)),)
+# test-deps, test, run, ci-checks, fuzz): on a fresh machine pkg-config is not there yet.
+ifeq ($(filter deps test-deps clean test run ci-checks fuzz,$(MAKECMDGOALS)),)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo PKG_CONFIG_FAILED)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo PKG_CONFIG_FAILED)
 ifneq ($(findstring PKG_CONFIG_FAILED,$(PKG_CFLAGS) $(PKG_LIBS)),)
@@ -37,15 +37,23 @@ endif
 ALL_CFLAGS = $(BASIC_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(BASIC_LDFLAGS) $(LDFLAGS)
 
-# Debian packages the build, the tests, kernel builds and QEMU boots need.
-DEB_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
-	libgmime-3.0-dev libarchive-dev git b4 perl \
-	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache \
-	qemu-system-x86 qemu-user apt-utils python3 libxml2-utils jq chromium \
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
-	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc clang libclang-rt-14-dev \
-	quilt rpm git-email libmailtools-perl scdoc man-db bash-completion \
-	redis-server redis-tools distcc nodejs rsync
+# Debian packages `make run` needs: the build, kernel builds (and ccache,
+# the arm64 and sparc64 cross compilers) and QEMU boots, the manual pages.
+RUN_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
+	libgmime-3.0-dev libarchive-dev git b4 perl python3 \
+	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache apt-utils \
+	qemu-system-x86 qemu-system-arm qemu-system-sparc \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-sparc64-linux-gnu libc6-dev-sparc64-cross \
+	scdoc man-db
+
+# What only the tests need besides: the tools mkseries hands its output to
+# (quilt, rpm, git send-email, headless Chromium, gitlab-ci-local on
+# nodejs), qemu-user for the tcg-cache plugin, the fuzzers' clang, and the
+# ccache back ends the tests start on loopback ports (redis-server,
+# distcc), which tools/install-deps.sh leaves disabled.
+TEST_DEPS = qemu-user libxml2-utils jq chromium clang libclang-rt-14-dev \
+	quilt rpm git-email libmailtools-perl bash-completion \
+	redis-server redis-tools distcc nodejs npm rsync
 
 # gitlab-ci-local runs the pipeline of `mkseries ci gitlab` in
 # tests/t0780-ci-gitlab.sh: its version and every dependency's are pinned
@@ -179,21 +187,14 @@ $(B)/tests/helper/%: tests/helper/%.c $(LAYER_LIBS)
 
 -include $(DEPS)
 
+# `make deps`: what `make run` needs; `make test-deps`: that and what the
+# tests need. Each installs only what is missing and leaves no daemon
+# enabled or running (tools/install-deps.sh).
 deps:
-	@missing=$$(for p in $(DEB_DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-		grep -q '^install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
-	fi
-	@if ! command -v npm >/dev/null; then \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		echo "installing: npm"; \
-		$$SUDO apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends npm; \
-	fi
+	@sh tools/install-deps.sh "run" $(RUN_DEPS)
+
+test-deps: deps
+	@sh tools/install-deps.sh "tests" $(TEST_DEPS)
 	@if [ ! $(GCL_DIR)/node_modules/.package-lock.json -nt $(GCL_DIR)/package-lock.json ]; then \
 		echo "installing: gitlab-ci-local into $(GCL_DIR) (npm ci)"; \
 		cd $(GCL_DIR) && npm ci --no-audit --no-fund; \
@@ -202,14 +203,14 @@ deps:
 units: $(UNIT_BIN) $(HELPER_BIN)
 
 # The whole suite: C unit tests, then the shell tests, under prove.
-test: deps
+test: test-deps
 	$(MAKE) all units
 	prove -j1 --exec '' $(UNIT_BIN)
 	prove -j1 tests/t[0-9]*.sh
 
 # What CI runs before the whole suite: a -Werror build, then the unit and
 # synthetic tests (not the real kernel trees) under ASan and UBSan.
-ci-checks: deps
+ci-checks: test-deps
 	$(MAKE) DEVELOPER=1 all units
 	tests/check-layers.sh $(B)/obj/mkseries tools/mkseries
 	tests/chainlint.pl tests/t*.sh
@@ -241,7 +242,7 @@ $(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-common.h $(LAYER_LIBS)
 
 fuzz-targets: $(FUZZ_BIN)
 
-fuzz: deps
+fuzz: test-deps
 	$(MAKE) B=build-fuzz CC=clang SANITIZE=fuzzer-no-link,address,undefined fuzz-targets
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p build-fuzz/corpus/$$t && rm -rf build-fuzz/tmp && mkdir build-fuzz/tmp && \
@@ -281,4 +282,4 @@ install: all man
 clean:
 	rm -rf build/obj build/lib build/tests build/man build/mkseries build/mm-regress build/mm-regress-* build/tcg-cache.so build-sanitize build-fuzz
 
-.PHONY: all man deps units test ci-checks check-layers run bench install clean fuzz fuzz-targets
+.PHONY: all man deps test-deps units test ci-checks check-layers run bench install clean fuzz fuzz-targets

@@ -6,7 +6,9 @@
 # this repository's HEAD is cloned into /root/mkseries there; /proc, /sys
 # and /dev are mounted (and the chroot on itself, so / is a mount point as
 # on a machine); and `make test` runs inside, in a clean environment,
-# so every other package comes from `make deps`. Whatever happens, the mounts
+# so every other package comes from `make deps` and `make test-deps`; the
+# summary fails a goal that left a service enabled at boot or a process
+# running. Whatever happens, the mounts
 # go on exit and the chroot is removed unless --keep.
 
 set -u
@@ -263,6 +265,25 @@ ENVIRONMENT+=("${EXTRA_ENV[@]}")
 GIVEN="${ENVIRONMENT[*]:5}"
 GIVEN=${GIVEN:-nothing but HOME, PATH, LANG and TERM}
 
+# services_on: the daemons the chroot starts at boot (systemd's wants links
+# of services and sockets, SysV's S links), one a line, to compare before
+# and after make.
+services_on() {
+	{
+		find "$DIR/etc/systemd/system" -path '*.wants/*' \( -name '*.service' -o -name '*.socket' \) \
+			-printf '%f\n' 2>/dev/null
+		find "$DIR"/etc/rc[2-5].d -name 'S*' -printf '%f\n' 2>/dev/null | sed 's/^S[0-9]*//'
+	} | sort -u
+}
+# running_in_chroot: the processes whose root is the chroot, by name.
+running_in_chroot() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$DIR" ] && cat "$p/comm" 2>/dev/null
+	done | sort | uniq -c | awk '{ printf "%s%s (%d)", sep, $2, $1; sep = ", " }'
+}
+services_on >"$DIR/.services-before"
+
 [ ${#GOALS[@]} -gt 0 ] || GOALS=(test)
 echo "fresh-debian12: make ${GOALS[*]} on $(git -C "$SRC" rev-parse --short HEAD) ($BRANCH) in $DIR, environment: $GIVEN"
 MAKE_START=$(date +%s)
@@ -273,7 +294,14 @@ chroot "$DIR" /usr/bin/env -i "${ENVIRONMENT[@]}" /bin/sh -c \
 STATUS=${PIPESTATUS[0]}
 MAKE_TIME=$(elapsed "$MAKE_START")
 
-INSTALLED=$(sed -n 's/^installing: //p' "$LOG")
+INSTALLED=$(sed -n 's/^installing for the \(.*\): */\1:/p; s/^installing: //p' "$LOG" | paste -sd ';')
+# What make left on: a service enabled at boot or a process running fails the run.
+ENABLED=$(services_on | comm -13 "$DIR/.services-before" - | paste -sd ' ')
+RUNNING=$(running_in_chroot)
+if [ -n "$ENABLED$RUNNING" ] && [ "$STATUS" -eq 0 ]; then
+	echo "fresh-debian12: make ${GOALS[*]} left daemons on: enabled: ${ENABLED:-none}; running: ${RUNNING:-none}"
+	STATUS=1
+fi
 # "PASS (1499 tests), PASS (233 tests)": the unit tests', then the shell tests' result.
 PROVE=$(awk '/^Files=[0-9]+, Tests=/ { split($2, t, "="); n = t[2]; sub(/,$/, "", n) }
 	/^Result: / { printf "%s%s (%s tests)", sep, $2, n; sep = ", " }' "$LOG")
@@ -289,7 +317,8 @@ commit:       $HEAD ($BRANCH)
 chroot:       $DIR, Debian 12 '$VARIANT' + make, from $MIRROR
 base:         $BASE
 environment:  $GIVEN
-make deps:    ${INSTALLED:-installed nothing}
+installed:    ${INSTALLED:-nothing}
+left on:      enabled at boot: ${ENABLED:-none}; running: ${RUNNING:-none}
 skipped:      ${SKIPPED:-nothing}
 prove:        ${PROVE:-did not run}
 make ${GOALS[*]}:   $RESULT (status $STATUS) in $MAKE_TIME; $(elapsed "$START") in all; log: $LOG

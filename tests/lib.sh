@@ -348,7 +348,7 @@ json_ok() {
 	python3 -m json.tool "$1" >/dev/null
 }
 
-# xml_ok FILE: FILE is well-formed XML (xmllint, libxml2-utils, is in make deps).
+# xml_ok FILE: FILE is well-formed XML (xmllint, libxml2-utils, is in make test-deps).
 xml_ok() {
 	xmllint --noout "$1"
 }

@@ -113,6 +113,19 @@ test_expect_success 'a patch already in the tree is found by the plan, not appli
 	test $(wc -l <commits3) = 4
 '
 
+test_expect_success 'a series with no file for the branch: one error for it, with the line that settles it' '
+	cp -R kit kit-nofile &&
+	perl -0pi -e "s/- file: patches\/alpha\/\S+\n\s+upstream:/- upstream:/g" kit-nofile/series.yaml &&
+	test_grep ! "patches/alpha" kit-nofile/series.yaml &&
+	(cd kit-nofile && test_expect_code 2 mkseries plan --branch t >../out 2>../err) &&
+	cat err &&
+	test "$(grep -c "^error:" err)" = 1 &&
+	test_grep "^error: series.yaml:3: series .alpha. has no patch file for .t. (1/2, 2/2, fixup 1/2 and 1 more): decide for the branch in one line under the series. branches: \"t\": { present: \"why\" } when its tree has the series, { skip: \"why\" } to leave it out, or { patches: DIR } with a backport of each patch; or fetch the series. own patches: mkseries fetch alpha$" err &&
+	sed -i "s/^    title: \"mm: batch ptes\"$/&\n    branches:\n      \"t\": { skip: \"not for t\" }/" kit-nofile/series.yaml &&
+	(cd kit-nofile && mkseries plan --branch t >../out 2>../err) &&
+	test_grep "series skipped: not for t" out
+'
+
 test_expect_success 'a patch that does not apply: exit 1, a report, the ref not moved' '
 	(cd kit && mkseries apply --branch t >/dev/null) &&
 	git -C linux rev-parse $(kit_ref kit t) >tip.before &&

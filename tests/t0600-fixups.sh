@@ -47,7 +47,7 @@ test_expect_success 'each line says what it fixes, the first tag, and Cc: stable
 	test_grep -x "alpha: missing $(short $M4) mm: fix the fix of the fix (fixes $(short $F2) alpha fixup 2/2, v1.2, Cc: stable)" out &&
 	test_grep -x "beta: missing $(short $M5) madvise: add a helper (stable-dep-of $(short $B1) beta 1/1, v1.2)" out &&
 	test_grep -x "alpha: missing $(short $M6) mm: one more fix (fixes $(short $A1) alpha 1/2, in no tag)" out &&
-	test_grep -x "fixups: 6 missing among 16 commits read (9 of them name another commit: Fixes:, a revert)" out
+	test_grep -x "fixups: 6 missing among 16 commits read (9 of them name another commit by Fixes:, Stable-dep-of: or a revert)" out
 '
 
 test_expect_success 'prose, commits outside the kit, short ids and the kit itself are not reported' '
@@ -79,7 +79,7 @@ test_expect_success '--since bounds it from below' '
 
 test_expect_success 'nothing missing: exit 0' '
 	(cd kit && mkseries fixups --mainline ../up --ref v1.0 >../out) &&
-	test_grep -x "fixups: 0 missing among 1 commits read (0 of them name another commit: Fixes:, a revert)" out
+	test_grep -x "fixups: 0 missing among 1 commits read (0 of them name another commit by Fixes:, Stable-dep-of: or a revert)" out
 '
 
 test_expect_success '--format json' '
@@ -224,8 +224,8 @@ test_expect_success 'setup: the reports without a commit-graph' '
 	cp series.orig kit/series.yaml &&
 	test ! -e $GRAPH && test ! -e $CHAIN &&
 	reports plain &&
-	test_grep -x "fixups: 6 missing among 16 commits read (9 of them name another commit: Fixes:, a revert)" plain/all &&
-	test_grep -x "fixups: 1 missing among 1 commits read (1 of them name another commit: Fixes:, a revert)" plain/since2 &&
+	test_grep -x "fixups: 6 missing among 16 commits read (9 of them name another commit by Fixes:, Stable-dep-of: or a revert)" plain/all &&
+	test_grep -x "fixups: 1 missing among 1 commits read (1 of them name another commit by Fixes:, Stable-dep-of: or a revert)" plain/since2 &&
 	{ grep -v "^hint: to add them to series.yaml: " plain/err >plain/err.other || :; } &&
 	test ! -s plain/err.other
 '

@@ -93,10 +93,80 @@ test_expect_success B4 '--mainline: upstream ids by subject, then the fixes that
 	test_grep "^  2/2 $(short $A2) *mm: batch ptes$" out &&
 	test_grep "        upstream: $(git -C up rev-parse $A2)$" kit2/series.yaml &&
 	test_grep "^hint: to add them to series.yaml: mkseries fixups --mainline ../up --write$" err &&
+	test_grep "^hint: series .alpha. is added all the same: exit status 1 says that fixes it needs are missing from the kit$" err &&
+	test_grep "^fixups: [0-9]* missing among [0-9]* commits read ([0-9]* of them name another commit by Fixes:, Stable-dep-of: or a revert)$" out &&
 	test_grep "^fixups of the kit, the new series with them:$" out &&
 	test_grep "^alpha: missing $(short $M1) mm: fix batch ptes again (fixes $(short $A2) alpha 2/2" out &&
 	test_grep ! "beta: missing" out ||
 	{ cat err; false; }
+'
+
+test_expect_success B4 'export of a series added with --mainline: commit <all 40 digits> upstream.' '
+	(cd kit2 && mkseries apply --branch t >../out 2>&1 &&
+	 mkseries export --branch t --format mbox --force -o ../alpha-export >../out 2>&1) &&
+	cat alpha-export/*-mm-batch-ptes.patch >exported &&
+	test_grep -x "commit $(git -C up rev-parse $A2) upstream." exported &&
+	cat alpha-export/*-mm-rename-ptes.patch >exported &&
+	test_grep -x "commit $(git -C up rev-parse $A1) upstream." exported
+'
+
+test_expect_success B4 'a git format-patch file without Message-Id: taken as it is, no b4, no lore link' '
+	git -C up format-patch -q -o "$PWD/plain" -1 $A2 &&
+	git -C up format-patch -q --cover-letter -o "$PWD/plainc" v1.0..$A2 &&
+	test_grep ! -i "^Message-Id:" plain/0001-mm-batch-ptes.patch plainc/*.patch &&
+	sed -i -e "s/\*\*\* SUBJECT HERE \*\*\*/mm: batch ptes, unposted/" plainc/0000-cover-letter.patch &&
+	cat plainc/*.patch >plainc.mbox &&
+	write_kit kit4 &&
+	mkdir nob4plain && ln -s "$(command -v git)" nob4plain/git &&
+	(cd kit4 && PATH=$TRASH_DIRECTORY/nob4plain && export PATH &&
+	 "$MKSERIES_BIN" series add ../plain/0001-mm-batch-ptes.patch --id one >../out 2>../err &&
+	 "$MKSERIES_BIN" series add ../plainc.mbox >../out2 2>>../err) &&
+	test_grep "^series .one.: mm: batch ptes$" out &&
+	test_grep "^series .mm-batch-ptes-unposted.: mm: batch ptes, unposted$" out2 &&
+	test_grep ! "link:" out out2 &&
+	test_grep ! "lore.kernel.org" kit4/series.yaml &&
+	test_grep ! "message-id:" kit4/series.yaml &&
+	test_grep "^  2/2 (no id) *mm: batch ptes$" out2 &&
+	test_cmp plain/0001-mm-batch-ptes.patch kit4/patches/one/0001-mm-batch-ptes.patch &&
+	test_cmp plainc/0002-mm-batch-ptes.patch kit4/patches/mm-batch-ptes-unposted/0002-mm-batch-ptes.patch &&
+	test_must_fail test -e kit4/patches/mm-batch-ptes-unposted/0000-cover-letter.patch &&
+	test ! -s err &&
+	(cd kit4 && mkseries plan --branch t >../out) &&
+	test_grep "apply *one 1/1" out &&
+	test_grep "apply *mm-batch-ptes-unposted 2/2" out
+'
+
+test_expect_success B4 'an encoded ESC and DEL in a subject: written as shown, the kit loads' '
+	sed -e "s/^Subject: \[PATCH 2\/2\] mm: batch ptes\$/Subject: [PATCH 2\/2] =?UTF-8?Q?mm:_batch=1B[31m_ptes=7F?=/" \
+		alpha.mbox >esc.mbox &&
+	test_grep "=1B\[31m_ptes=7F" esc.mbox &&
+	write_kit kit5 &&
+	(cd kit5 && mkseries series add ../esc.mbox --id esc >../out 2>../err) &&
+	test_grep "^  2/2 (no id) *mm: batch\\\\x1b\[31m ptes\\\\x7f$" out &&
+	test_grep ! "$(printf "\033")" out err &&
+	test_grep "^      - subject: \"mm: batch\\\\\\\\x1b\[31m ptes\\\\\\\\x7f\"$" kit5/series.yaml &&
+	test_grep "^Subject: \[PATCH 2/2\] mm: batch.\[31m ptes" kit5/patches/esc/0002-mm-batch-31m-ptes.patch &&
+	(cd kit5 && mkseries plan --branch t >../out) &&
+	test_grep "apply *esc 2/2" out
+'
+
+test_expect_success B4 'a failed add is all or nothing: no patch file left, series.yaml as it was' '
+	write_kit kit6 &&
+	cp kit6/series.yaml before &&
+	mv kit6/series.yaml kit6/real.yaml && ln -s real.yaml kit6/series.yaml &&
+	(cd kit6 && test_expect_code 1 mkseries series add ../alpha.mbox --id gone 2>../err) &&
+	test_grep "series.yaml.: it is a symbolic link" err &&
+	test_cmp before kit6/real.yaml &&
+	test_must_fail test -e kit6/patches/gone &&
+	rm kit6/series.yaml && mv kit6/real.yaml kit6/series.yaml &&
+	mkdir kit6/patches/kept &&
+	echo "local edit" >kit6/patches/kept/0001-mm-rename-ptes.patch &&
+	ln -s ../../../alpha.mbox kit6/patches/kept/0002-mm-batch-ptes.patch &&
+	(cd kit6 && test_expect_code 1 mkseries series add ../alpha.mbox --id kept --force 2>../err) &&
+	test_grep "cannot write .patches/kept/0002-mm-batch-ptes.patch.: it is a symbolic link" err &&
+	test_grep -x "local edit" kit6/patches/kept/0001-mm-rename-ptes.patch &&
+	test -L kit6/patches/kept/0002-mm-batch-ptes.patch &&
+	test_cmp before kit6/series.yaml
 '
 
 test_expect_success B4 'bad input: neither file nor message id, a bad --id, --ref alone' '
@@ -110,7 +180,7 @@ test_expect_success B4 'bad input: neither file nor message id, a bad --id, --re
 	test_grep "which .series. subcommand" err &&
 	echo "not a mail" >junk.mbox &&
 	(cd kit && test_expect_code 1 mkseries series add ../junk.mbox 2>../err) &&
-	test_grep "b4 found no patches in .../junk.mbox. (not an mbox of patch mails?)" err
+	test_grep "^error: .../junk.mbox.: no patch found (not a git format-patch file or mbox?)$" err
 '
 
 test_expect_success B4 'a message id while lore is not reachable: said so, no traceback' '

@@ -35,10 +35,13 @@ test_expect_success 'setup: upstream, kit, and stable trees the kit no longer ap
 	ID_A2=$(echo "$A2" | cut -c1-12)
 '
 
-test_expect_success 'plain apply stops at the first patch on each stable tree' '
+test_expect_success 'plain apply stops at the first patch on each stable tree, naming the next step' '
 	kit_at k-apply stable-conflict &&
 	(cd k-apply && test_must_fail mkseries apply --branch t >../out 2>../err) &&
-	test_grep "cannot apply .alpha 1/2." err
+	test_grep "cannot apply .alpha 1/2." err &&
+	test_grep "^t: CONFLICT: nothing applied" out &&
+	test_grep "^  backport it: mkseries backport --branch t (the patch merged in a work tree as far as it goes, for you to finish)$" out &&
+	test_grep ! "in progress" out
 '
 
 test_expect_success 'a clean three-way merge is recorded and the loop goes on' '
@@ -46,6 +49,9 @@ test_expect_success 'a clean three-way merge is recorded and the loop goes on' '
 	(cd k-clean && mkseries backport --branch t --workdir "$PWD/../wd-clean" >../out 2>../err) &&
 	cat out &&
 	test_grep "merged    mm/mremap.c (three-way merge, clean)" out &&
+	# nothing that reads like a failure when the merge is clean
+	test_grep ! "cannot apply" err &&
+	test_grep ! "^error:" err &&
 	test_grep "recorded patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch" out &&
 	test_grep "recorded patches/alpha/t/0002-$ID_A2-mm-batch-ptes.patch" out &&
 	test_grep "t: $(kit_ref k-clean t) -> " out &&
@@ -178,6 +184,7 @@ test_expect_success 'a conflict stops the loop with markers in the work tree' '
 	cat out &&
 	test_grep "conflict  mm/mremap.c" out &&
 	test_grep "mkseries backport --branch t --continue" out &&
+	test_grep "cannot apply .alpha 1/2." err &&
 	tree=wd-conf/t/backport/tree &&
 	test_grep "^<<<<<<< tree" $tree/mm/mremap.c &&
 	test_grep "^>>>>>>> upstream patch" $tree/mm/mremap.c &&
@@ -192,6 +199,16 @@ test_expect_success '--status shows the series, the patch and the files in confl
 	test_grep "series:  alpha" out &&
 	test_grep "patch:   alpha 1/2 $ID_A1 mm: rename ptes" out &&
 	test_grep "^mm/mremap.c:1: conflict marker left" out
+'
+
+test_expect_success 'apply and run, with a loop in progress, say so at the conflict' '
+	(cd k-conf && test_must_fail mkseries apply --branch t --workdir "$PWD/../wd-conf" >../out 2>../err) &&
+	cat out &&
+	test_grep "^  a backport loop is in progress on t: mkseries backport --branch t --status shows where; --continue or --abort it$" out &&
+	test_grep ! "backport it:" out &&
+	(cd k-conf && test_must_fail mkseries run --branch t --workdir "$PWD/../wd-conf" >../out 2>../err) &&
+	cat out &&
+	test_grep "^  a backport loop is in progress on t: " out
 '
 
 test_expect_success '--continue refuses while conflict markers are left' '

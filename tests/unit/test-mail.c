@@ -1,4 +1,4 @@
-/* test-mail.c: unit tests of mail.c on real git format-patch / b4 mails and hostile input. */
+/* test-mail.c: unit tests of mail.c on real git format-patch / b4 mails and hostile input, and of b4.c's argv. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 
 #include "tap.h"
 #include "lib/util.h"
+#include "patches/b4.h"
 #include "patches/mail.h"
 
 /* Run from the top of the source tree (make test does), or set MKSERIES_SRC. */
@@ -701,6 +702,55 @@ static void test_hostile(void)
 	}
 }
 
+/* git format-patch without --thread writes no Message-Id: such a file goes past b4. */
+static void test_message_id(void)
+{
+	static const char plain[] =
+		"From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+		"From: A U Thor <author@example.com>\n"
+		"Subject: [PATCH] mm: x\n"
+		"\n"
+		"Message-Id: <in-the-body@example.org>\n";
+	static const char second[] =
+		"From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH 1/2] mm: x\n"
+		"\n"
+		"body\n"
+		"From 1123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH 2/2] mm: y\n"
+		"message-ID: <2@example.org>\r\n"
+		"\n";
+	static const char bare[] = "Subject: x\nMessage-Id: <1@example.org>\n\nbody\n";
+
+	ok(!mail_mbox_has_message_id(plain, strlen(plain)),
+	   "message id: none in a plain format-patch file (one in its body does not count)");
+	ok(mail_mbox_has_message_id(second, strlen(second)),
+	   "message id: the second mail's, in any case, found");
+	ok(mail_mbox_has_message_id(bare, strlen(bare)), "message id: a mail without a From line");
+	ok(!mail_mbox_has_message_id("", 0), "message id: none in nothing");
+}
+
+/* The message id comes after "--": one beginning with '-' is not an option of b4's. */
+static void test_b4_argv(void)
+{
+	struct strvec argv = STRVEC_INIT;
+	size_t i;
+
+	b4_am_argv(&argv, "/tmp/d", "-h@example.org", NULL);
+	ok(argv.nr == 8 && !strcmp(argv.v[0], "b4") && !strcmp(argv.v[1], "am") &&
+	   !strcmp(argv.v[6], "--") && !strcmp(argv.v[7], "-h@example.org"),
+	   "b4 argv: the message id last, after --");
+	for (i = 0; i < argv.nr; i++)
+		if (!strcmp(argv.v[i], "--offline-mode"))
+			break;
+	ok(i == argv.nr, "b4 argv: a message id goes to lore, not offline");
+	strvec_clear(&argv);
+	b4_am_argv(&argv, "/tmp/d", NULL, "-thread.mbox");
+	ok(argv.nr == 9 && !strcmp(argv.v[1], "--offline-mode") && !strcmp(argv.v[7], "-m") &&
+	   !strcmp(argv.v[8], "-thread.mbox"), "b4 argv: an mbox offline, as -m's value");
+	strvec_clear(&argv);
+}
+
 int main(void)
 {
 	char *probe = data_path("single.patch");
@@ -722,5 +772,7 @@ int main(void)
 	test_trailers();
 	test_errors();
 	test_hostile();
+	test_message_id();
+	test_b4_argv();
 	return tap_done();
 }

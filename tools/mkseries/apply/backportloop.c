@@ -117,16 +117,13 @@ void loop_state_list(struct strvec *out, const struct state *st, enum loop_key k
 		strvec_push(out, v);
 }
 
-int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
-			const struct kernel_branch *b)
+/* lp's files in the work directory `workdir` of b, whose loop it is. */
+static void paths_in(struct backport_paths *lp, const struct kit *kit, const char *workdir,
+		     const struct kernel_branch *b)
 {
-	char *workdir = branch_workdir(kit, workdir_opt, b);
 	char *p;
 
 	memset(lp, 0, sizeof(*lp));
-	if (!workdir)
-		return -1;
-
 	lp->dir = workdir_path(workdir, WD_BACKPORT, NULL);
 	/* beside it: a loop that ended, and one being started */
 	lp->ended = xstrfmt("%s.ended", lp->dir);
@@ -148,8 +145,32 @@ int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const 
 		if (*p == '/')
 			*p = '-';
 	lp->refname = xstrfmt("refs/heads/mkseries-backport/%s/%s", kit_id(kit), b->name);
+}
+
+int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
+			const struct kernel_branch *b)
+{
+	char *workdir = branch_workdir(kit, workdir_opt, b);
+
+	if (!workdir) {
+		memset(lp, 0, sizeof(*lp));
+		return -1;
+	}
+	paths_in(lp, kit, workdir, b);
 	free(workdir);
 	return 0;
+}
+
+int backport_loop_in_progress(const struct kit *kit, const struct kernel_branch *b,
+			      const char *workdir)
+{
+	struct backport_paths lp;
+	int ret;
+
+	paths_in(&lp, kit, workdir, b);
+	ret = file_exists(lp.loop) || file_exists(lp.patch);
+	backport_paths_release(&lp);
+	return ret;
 }
 
 void backport_paths_release(struct backport_paths *lp)

@@ -67,7 +67,15 @@ struct backport_paths {
 	char *index_writer;	/* while the loop writes the work tree's index: who (pid, time) */
 };
 
-/* 0, or -1 when there is no work directory to put the loop in (printed). */
+/*
+ * Whether a backport loop of b is in progress in b's work directory
+ * `workdir` (started and not yet ended or aborted), as apply and run
+ * say next to a conflict.
+ */
+int backport_loop_in_progress(const struct kit *kit, const struct kernel_branch *b,
+			      const char *workdir);
+
+/* 0, or -1 when there is no work directory to put the loop in (kept). */
 int backport_paths_init(struct backport_paths *lp, const struct kit *kit, const char *workdir_opt,
 			const struct kernel_branch *b);
 

@@ -201,6 +201,9 @@ static int stop_at(struct backport_loop *l, struct plan *plan, const struct appl
 	set_patch_state(&st, l, it, &before.tip, &r);
 	if (state_write(&st, l->paths.patch) || backport_journal_done(&l->paths))
 		goto cleanup;
+	/* Why it does not apply, when it is the backporter's to finish: not for a clean merge. */
+	if (backport_result_needs_work(&r) && l->ops && l->ops->report)
+		l->ops->report(l, o->report.buf);
 	if (l->ops && l->ops->checked_out)
 		l->ops->checked_out(l, it, &before, &r);
 	if (!backport_result_needs_work(&r)) {
@@ -248,8 +251,6 @@ static int run_loop(struct backport_loop *l)
 			kit_applied(l, &o);
 			ret = 0;
 		} else if (err == MKS_EAPPLYFAIL) {
-			if (l->ops && l->ops->report)
-				l->ops->report(l, o.report.buf);
 			/* recorded: the kit changed, plan and apply again */
 			again = !stop_at(l, &plan, &o, &base);
 		} else if (err == MKS_EUNSAFE) {

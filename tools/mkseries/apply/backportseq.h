@@ -30,7 +30,7 @@ struct backport_loop;
 struct backport_loop_ops {
 	/* progress: whole lines, each ending in '\n' (or nothing at all) */
 	void (*say)(const struct backport_loop *l, const char *text);
-	/* why a patch does not apply, for stderr: whole lines, as apply reports it */
+	/* why a patch does not apply, for stderr, when the merge left work to do: whole lines */
 	void (*report)(const struct backport_loop *l, const char *text);
 	/*
 	 * patch `it` does not apply: checked out in l->paths.tree on

@@ -482,12 +482,48 @@ static int set_apply(struct plan_item *it, const struct kit_patch *p, const stru
 	const char *src = pick_source(p, own, bp, &it->branch_backport);
 
 	it->reason = reason;
-	if (!src)
-		return error("series.yaml:%d: %s has no patch file for '%s' (give it `file:`, a "
-			     "branch backport, or fetch it with 'mkseries fetch %s')",
-			     p->line, kit_patch_label(p), branch, p->series->id);
-	it->source = xstrdup(src);
+	/* none: said once for the whole series, by say_no_files() */
+	it->source = src ? xstrdup(src) : NULL;
 	return 0;
+}
+
+/*
+ * The entries of series s (items from `first` on) that the plan applies
+ * and no file carries on branch `branch`: one error for the series, with
+ * the one line of series.yaml that unblocks it. -1 when there are any.
+ */
+static int say_no_files(const struct plan *plan, size_t first, const struct kit_series *s,
+			const char *branch)
+{
+	struct strbuf which = STRBUF_INIT;
+	size_t i, n = 0;
+
+	for (i = first; i < plan->nr; i++) {
+		const struct plan_item *it = &plan->items[i];
+
+		if (it->source || (it->action != PLAN_APPLY && it->action != PLAN_SQUASH))
+			continue;
+		if (n++ < 3) {
+			const char *label = kit_patch_label(it->patch);
+			size_t len = strlen(s->id);
+
+			/* "1/5", "fixup 2/4": the series is named once */
+			if (!strncmp(label, s->id, len) && label[len] == ' ')
+				label += len + 1;
+			strbuf_addf(&which, "%s%s", n > 1 ? ", " : "", label);
+		}
+	}
+	if (!n)
+		return 0;
+	if (n > 3)
+		strbuf_addf(&which, " and %zu more", n - 3);
+	error("series.yaml:%d: series '%s' has no patch file for '%s' (%s): decide for the "
+	      "branch in one line under the series' branches: \"%s\": { present: \"why\" } when "
+	      "its tree has the series, { skip: \"why\" } to leave it out, or { patches: DIR } "
+	      "with a backport of each patch; or fetch the series' own patches: mkseries fetch %s",
+	      s->line, s->id, branch, which.buf, branch, s->id);
+	strbuf_release(&which);
+	return -1;
 }
 
 static char *decision_reason(const char *what, const struct decision *d)
@@ -949,6 +985,7 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 		const struct kit_series *s = order[i];
 		const struct decision *sd = series_decision(s, branch_decisions(b));
 		struct backports bp = { 0 };
+		size_t first = plan->nr;
 
 		if (sd && sd->kind == DECISION_PATCHES && read_backports(&bp, kit, s, sd))
 			ret = -1;
@@ -956,6 +993,8 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 			if (plan_patch(plan, &s->patches[j], sd, &bp))
 				ret = -1;
 		if (plan_fixups(plan, s, sd, &bp))
+			ret = -1;
+		if (say_no_files(plan, first, s, branch_decisions(b)))
 			ret = -1;
 		backports_release(&bp);
 	}

@@ -139,7 +139,7 @@ static int plan_distcc(struct ccache_plan *cp, const struct kernel_branch *b,
 	}
 	if (!cp->enabled || !program_on_path("distcc")) {
 		ret = error_code(MKS_ECONFIG,
-				 "%s names distcc hosts '%s', but %s is not installed (make deps, or apt-get install %s)",
+				 "%s names distcc hosts '%s', but %s is not installed (apt-get install %s)",
 				 where.buf, hosts, cp->enabled ? "distcc" : "ccache, which runs distcc",
 				 cp->enabled ? "distcc" : "ccache");
 		goto cleanup;

@@ -106,8 +106,9 @@ static void print_text(const struct fixups_report *rep)
 		}
 		printf(")\n");
 	}
-	printf("fixups: %zu missing among %zu commits read (%zu of them name another commit: "
-	       "Fixes:, a revert)\n", rep->nr, rep->walked, rep->candidates);
+	/* rep->candidates: the commits read whose message names another (what fixref reads) */
+	printf("fixups: %zu missing among %zu commits read (%zu of them name another commit by "
+	       "Fixes:, Stable-dep-of: or a revert)\n", rep->nr, rep->walked, rep->candidates);
 }
 
 /* A missing fixup as JSON, inside the "missing" array. */

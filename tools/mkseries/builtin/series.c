@@ -62,6 +62,10 @@ static char *bare_message_id(const char *arg)
 	len = strcspn(p, ">/ \t\n");
 	if (!len || !memchr(p, '@', len))
 		return NULL;
+	/* RFC 5322: a message id is printable ASCII; anything else names no thread on lore */
+	for (at = p; at < p + len; at++)
+		if (*at < 0x21 || *at > 0x7e)
+			return NULL;
 	return xstrndup(p, len);
 }
 
@@ -80,53 +84,119 @@ static char *header_message_id(const char *text)
 	return NULL;
 }
 
+/* The subject of a cover letter (a mail without a diff), or NULL. */
+static char *cover_subject(const char *text, size_t len, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct mail_patch *mp = NULL;
+	size_t nr = 0, mark = error_mark();
+	char *ret = NULL;
+
+	/* a cover letter has no diff: read its subject through a parse of its own */
+	strbuf_add(&sb, text, len);
+	strbuf_addstr(&sb, "\n---\ndiff --git a/x b/x\n");
+	/* git format-patch --cover-letter's template left as it was is no title */
+	if (!mail_parse_buffer(&mp, &nr, sb.buf, sb.len, name) && nr && mp[0].subject &&
+	    *mp[0].subject && !strstr(mp[0].subject, "*** SUBJECT HERE ***"))
+		ret = xstrdup(mp[0].subject);
+	/* without one, the first patch's subject is the title: nothing to say */
+	error_drop(mark);
+	mail_patches_free(mp, nr);
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* Whether mail `text` parses and carries a diff (a cover letter does not). */
+static int mail_has_patch(const char *text, const char *name)
+{
+	struct mail_patch *mp = NULL;
+	size_t nr = 0, mark = error_mark();
+	int ret = !mail_parse_buffer(&mp, &nr, text, strlen(text), name) && nr;
+
+	/* the parse proper says what is wrong with it */
+	error_drop(mark);
+	mail_patches_free(mp, nr);
+	return ret;
+}
+
+/* Take texts.v[t->nr] as the next patch: 0, or -1 when it is not one patch with a subject. */
+static int thread_add_patch(struct thread *t, const char *name)
+{
+	const char *text = t->texts.v[t->nr];
+	struct mail_patch *mp = NULL;
+	size_t nr = 0;
+
+	if (mail_parse_buffer(&mp, &nr, text, strlen(text), name)) {
+		/* the parse said why */
+		error_flush();
+		return -1;
+	}
+	if (nr != 1 || !mp[0].subject || !*mp[0].subject) {
+		mail_patches_free(mp, nr);
+		return print_error("mail %zu of %s is not one patch with a subject", t->nr + 1, name);
+	}
+	t->mails[t->nr] = mp[0];
+	free(mp);
+	if (t->mails[t->nr].upstream)
+		t->upstream[t->nr] = xstrdup(t->mails[t->nr].upstream);
+	t->nr++;
+	return 0;
+}
+
+static void thread_alloc(struct thread *t)
+{
+	t->mails = xcalloc(t->texts.nr ? t->texts.nr : 1, sizeof(*t->mails));
+	t->upstream = xcalloc(t->texts.nr ? t->texts.nr : 1, sizeof(*t->upstream));
+}
+
+/*
+ * A file with no Message-Id (git format-patch without --thread) was never
+ * posted: b4 cannot thread it, so its mails are taken as they are, in
+ * order, a first mail without a diff as the cover letter.
+ */
+static int read_unposted(struct thread *t, const char *mbox, const struct strbuf *buf)
+{
+	struct strvec all = STRVEC_INIT;
+	char *name = xstrfmt("'%s'", shown(mbox));
+	size_t i = 0;
+	int ret = 0;
+
+	mail_split_mbox(&all, buf->buf, buf->len);
+	if (!all.nr)
+		strvec_push(&all, buf->buf);
+	if (all.nr > 1 && !mail_has_patch(all.v[0], name)) {
+		t->title = cover_subject(all.v[0], strlen(all.v[0]), name);
+		i++;
+	}
+	for (; i < all.nr; i++)
+		strvec_push(&t->texts, all.v[i]);
+	strvec_clear(&all);
+	thread_alloc(t);
+	while (!ret && t->nr < t->texts.nr)
+		ret = thread_add_patch(t, name);
+	free(name);
+	return ret;
+}
+
 /* Run b4 am on `msgid` (or the mbox) and read what it wrote into t. */
 static int run_b4(struct thread *t, const char *msgid, const char *mbox)
 {
 	struct strbuf text = STRBUF_INIT, cover = STRBUF_INIT;
-	size_t i;
 	int ret;
 
 	ret = b4_am(&text, &cover, msgid, mbox, "'mkseries series add FILE'");
 	if (ret)
 		goto cleanup;
 	if (cover.len) {
-		struct mail_patch *mp = NULL;
-		size_t nr = 0;
-
 		t->message_id = header_message_id(cover.buf);
-		/* a cover letter has no diff: read its subject through a parse of its own */
-		strbuf_addstr(&cover, "\n---\ndiff --git a/x b/x\n");
-		if (!mail_parse_buffer(&mp, &nr, cover.buf, cover.len, "cover letter") && nr &&
-		    mp[0].subject)
-			t->title = xstrdup(mp[0].subject);
-		mail_patches_free(mp, nr);
+		t->title = cover_subject(cover.buf, cover.len, "cover letter");
 	}
 	mail_split_mbox(&t->texts, text.buf, text.len);
-	t->mails = xcalloc(t->texts.nr ? t->texts.nr : 1, sizeof(*t->mails));
-	t->upstream = xcalloc(t->texts.nr ? t->texts.nr : 1, sizeof(*t->upstream));
-	for (i = 0; i < t->texts.nr; i++) {
-		struct mail_patch *mp = NULL;
-		size_t nr = 0;
-
-		if (mail_parse_buffer(&mp, &nr, t->texts.v[i], strlen(t->texts.v[i]), "b4's mbox") ||
-		    nr != 1 || !mp[0].subject || !*mp[0].subject) {
-			mail_patches_free(mp, nr);
-			ret = print_error("b4's mail %zu of the thread is not one patch with a subject", i + 1);
-			goto cleanup;
-		}
-		t->mails[t->nr] = mp[0];
-		free(mp);
-		if (t->mails[t->nr].upstream)
-			t->upstream[t->nr] = xstrdup(t->mails[t->nr].upstream);
-		t->nr++;
-	}
-	if (!t->nr) {
-		ret = print_error("b4 gave no patches%s%s", mbox ? " from " : "", mbox ? mbox : "");
+	thread_alloc(t);
+	while (!ret && t->nr < t->texts.nr)
+		ret = thread_add_patch(t, "b4's mbox");
+	if (ret)
 		goto cleanup;
-	}
-	if (!t->title)
-		t->title = xstrdup(t->mails[0].subject);
 	if (!t->message_id)
 		t->message_id = header_message_id(t->texts.v[0]);
 	if (!t->message_id && msgid)
@@ -134,6 +204,26 @@ static int run_b4(struct thread *t, const char *msgid, const char *mbox)
 cleanup:
 	strbuf_release(&text);
 	strbuf_release(&cover);
+	return ret;
+}
+
+/* The thread of `msgid` from lore, or of the file `mbox`: through b4 unless it was never posted. */
+static int read_thread(struct thread *t, const char *msgid, const char *mbox)
+{
+	struct strbuf buf = STRBUF_INIT;
+	int ret;
+
+	if (mbox && strbuf_read_file(&buf, mbox))
+		ret = print_error("cannot read '%s': %s", shown(mbox), strerror(errno));
+	else if (mbox && buf.len && !mail_mbox_has_message_id(buf.buf, buf.len))
+		ret = read_unposted(t, mbox, &buf);
+	else
+		ret = run_b4(t, msgid, mbox);
+	strbuf_release(&buf);
+	if (!ret && !t->nr)
+		ret = print_error("no patches%s%s", mbox ? " in " : "", mbox ? shown(mbox) : "");
+	if (!ret && !t->title)
+		t->title = xstrdup(t->mails[0].subject);
 	return ret;
 }
 
@@ -222,36 +312,138 @@ static int valid_id(const char *id)
 	return 1;
 }
 
-/* Write each patch as patches/<id>/NNNN-<subject>.patch beneath the kit; files[i] its path. */
-static int write_patches(char **files, const struct kit *kit, const char *id, const struct thread *t,
-			 int force)
+/*
+ * The patch files of a new series, written so that they can be taken
+ * back: what a file held before --force overwrote it, and whether the
+ * series' directory (and patches/) were there.
+ */
+struct patch_files {
+	char **files;		/* patches/<id>/NNNN-<subject>.patch, one a patch */
+	struct strbuf *old;	/* what files[i] held when had[i] */
+	int *had;
+	size_t nr, written;	/* files[0..written) are written */
+	char *dir;		/* patches/<id> */
+	int had_dir, had_patches;
+};
+
+static void patch_files_release(struct patch_files *w)
 {
-	struct strbuf scratch = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < w->nr; i++) {
+		free(w->files[i]);
+		strbuf_release(&w->old[i]);
+	}
+	free(w->files);
+	free(w->old);
+	free(w->had);
+	free(w->dir);
+}
+
+/* Whether `rel` is there beneath the kit: 1, 0, or -1 (said) when it cannot be told safely. */
+static int kit_has(const struct kit *kit, const char *rel)
+{
+	struct strbuf why = STRBUF_INIT;
+	int there = fs_exists_beneath(kit->dir, rel, &why);
+
+	if (there < 0)
+		print_error("cannot write '%s': %s", rel, why.buf);
+	strbuf_release(&why);
+	return there;
+}
+
+/* Name the files and keep what --force would overwrite; nothing is written yet. */
+static int patch_files_prepare(struct patch_files *w, const struct kit *kit, const char *id,
+			       const struct thread *t, int force)
+{
 	size_t i;
 	int there;
 
+	w->nr = t->nr;
+	w->files = xcalloc(t->nr, sizeof(*w->files));
+	w->old = xcalloc(t->nr, sizeof(*w->old));
+	w->had = xcalloc(t->nr, sizeof(*w->had));
+	w->dir = xstrfmt("patches/%s", id);
+	if ((w->had_patches = kit_has(kit, "patches")) < 0 || (w->had_dir = kit_has(kit, w->dir)) < 0)
+		return -1;
 	for (i = 0; i < t->nr; i++) {
-		char *name = patch_file_name((unsigned)i + 1, t->mails[i].subject);
+		char *name = patch_file_name((unsigned)i + 1, t->mails[i].subject), *path;
+		struct stat st;
 
-		files[i] = xstrfmt("patches/%s/%s", id, name);
+		w->files[i] = xstrfmt("%s/%s", w->dir, name);
 		free(name);
-		there = fs_exists_beneath(kit->dir, files[i], &scratch);
-		strbuf_release(&scratch);
-		if (!force && there == 1)
-			return print_error("%s exists; use --force to overwrite", files[i]);
-	}
-	for (i = 0; i < t->nr; i++) {
-		struct strbuf why = STRBUF_INIT;
-
-		if (fs_write_beneath(kit->dir, files[i], t->texts.v[i], strlen(t->texts.v[i]), 0644,
-				     FS_REFUSE_LINK, &why)) {
-			print_error("cannot write '%s': %s", files[i], why.buf);
-			strbuf_release(&why);
+		strbuf_init(&w->old[i], 0);
+		if ((there = kit_has(kit, w->files[i])) < 0)
 			return -1;
+		if (there && !force)
+			return print_error("%s exists; use --force to overwrite", w->files[i]);
+		path = path_join(kit->dir, w->files[i]);
+		/* a link or a directory there is refused when written: nothing to keep */
+		if (there && !lstat(path, &st) && S_ISREG(st.st_mode)) {
+			if (strbuf_read_file(&w->old[i], path)) {
+				print_error("cannot read '%s': %s", w->files[i], strerror(errno));
+				free(path);
+				return -1;
+			}
+			w->had[i] = 1;
 		}
-		strbuf_release(&why);
+		free(path);
 	}
 	return 0;
+}
+
+static int patch_files_write(struct patch_files *w, const struct kit *kit, const struct thread *t)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0;
+
+	for (; w->written < w->nr; w->written++) {
+		const char *text = t->texts.v[w->written];
+
+		if (fs_write_beneath(kit->dir, w->files[w->written], text, strlen(text), 0644,
+				     FS_REFUSE_LINK, &why)) {
+			ret = print_error("cannot write '%s': %s", w->files[w->written], why.buf);
+			break;
+		}
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Take back what patch_files_write() wrote: the kit's files as they were. */
+static void patch_files_undo(struct patch_files *w, const struct kit *kit)
+{
+	struct strbuf why = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < w->written; i++) {
+		int bad = w->had[i] ? fs_write_beneath(kit->dir, w->files[i], w->old[i].buf,
+						       w->old[i].len, 0644, FS_REFUSE_LINK, &why)
+				    : fs_unlink_beneath(kit->dir, w->files[i], &why);
+
+		if (bad)
+			print_error("cannot put '%s' back: %s", w->files[i], why.buf);
+		strbuf_reset(&why);
+	}
+	w->written = 0;
+	if (!w->had_dir)
+		fs_rmdir_beneath(kit->dir, w->dir, &why);
+	if (!w->had_patches)
+		fs_rmdir_beneath(kit->dir, "patches", &why);
+	strbuf_release(&why);
+}
+
+/*
+ * A subject or title as series.yaml keeps it: one line of text, so a
+ * control character a mail encoded (ESC, DEL) is written as it is shown,
+ * "\x1b", never as itself.
+ */
+static char *kit_line(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_shown(&sb, s, strlen(s), 0);
+	return strbuf_detach(&sb, NULL);
 }
 
 static int add_to_kit(struct kit *kit, const char *id, const struct thread *t, char **files)
@@ -259,17 +451,25 @@ static int add_to_kit(struct kit *kit, const char *id, const struct thread *t, c
 	struct yaml_patch_entry *p = xcalloc(t->nr, sizeof(*p));
 	struct yaml_series_entry e = { 0 };
 	struct strbuf text = STRBUF_INIT, orig = STRBUF_INIT;
+	struct strvec lines = STRVEC_INIT;
 	char *path = path_join(kit->dir, "series.yaml"), *dir = xstrdup(kit->dir), *link = NULL;
+	char *title = kit_line(t->title);
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < t->nr; i++) {
-		p[i].subject = t->mails[i].subject;
+		char *subject = kit_line(t->mails[i].subject);
+
+		strvec_push(&lines, subject);
+		free(subject);
+	}
+	for (i = 0; i < t->nr; i++) {
+		p[i].subject = lines.v[i];
 		p[i].upstream = t->upstream[i];
 		p[i].file = files[i];
 	}
 	e.id = id;
-	e.title = t->title;
+	e.title = title;
 	e.message_id = t->message_id;
 	if (t->message_id)
 		e.link = link = xstrfmt("https://lore.kernel.org/r/%s", t->message_id);
@@ -288,6 +488,8 @@ static int add_to_kit(struct kit *kit, const char *id, const struct thread *t, c
 cleanup:
 	strbuf_release(&text);
 	strbuf_release(&orig);
+	strvec_clear(&lines);
+	free(title);
 	free(p);
 	free(link);
 	free(path);
@@ -299,7 +501,7 @@ static void print_added(const char *id, const struct thread *t, char **files, co
 {
 	size_t i;
 
-	printf("series '%s': %s\n", id, t->title);
+	printf("series '%s': %s\n", id, shown(t->title));
 	if (t->message_id)
 		printf("  link: https://lore.kernel.org/r/%s\n", t->message_id);
 	for (i = 0; i < t->nr; i++)
@@ -329,9 +531,9 @@ static int series_add(int argc, const char **argv)
 	struct thread t = { .texts = STRVEC_INIT };
 	struct kit kit = KIT_INIT;
 	struct stat st;
-	char *msgid = NULL, *id = NULL, **files = NULL;
+	struct patch_files pf = { 0 };
+	char *msgid = NULL, *id = NULL;
 	const char *mbox = NULL;
-	size_t i, nr_files = 0;
 
 	if (parse_options(argc, argv, opts, usage) != 1) {
 		print_error("name one message id or mbox file");
@@ -358,7 +560,7 @@ static int series_add(int argc, const char **argv)
 	}
 	if (kit_open(&kit))
 		return 2;
-	ret = run_b4(&t, msgid, mbox);
+	ret = read_thread(&t, msgid, mbox);
 	if (!ret && mainline)
 		ret = find_upstream(&t, mainline, ref);
 	if (ret)
@@ -373,13 +575,14 @@ static int series_add(int argc, const char **argv)
 		ret = print_error_code(MKS_ECONFIG, "the kit has a series '%s' already: give another with --id", id);
 		goto cleanup;
 	}
-	files = xcalloc(t.nr, sizeof(*files));
-	nr_files = t.nr;
-	if (write_patches(files, &kit, id, &t, force) || add_to_kit(&kit, id, &t, files)) {
+	/* all or nothing: a series.yaml that does not take the series takes back its files */
+	if (patch_files_prepare(&pf, &kit, id, &t, force) || patch_files_write(&pf, &kit, &t) ||
+	    add_to_kit(&kit, id, &t, pf.files)) {
+		patch_files_undo(&pf, &kit);
 		ret = -1;
 		goto cleanup;
 	}
-	print_added(id, &t, files, mainline);
+	print_added(id, &t, pf.files, mainline);
 	if (mainline) {
 		const char *fargv[6] = { "fixups", "--mainline", mainline, NULL, NULL, NULL };
 
@@ -390,14 +593,16 @@ static int series_add(int argc, const char **argv)
 		fflush(stdout);
 		printf("fixups of the kit, the new series with them:\n");
 		ret = cmd_fixups(ref ? 5 : 3, fargv);
+		/* fixups gave the command that adds them; 1 must not read as a failed add */
+		if (ret == 1)
+			fprintf(stderr, "hint: series '%s' is added all the same: exit status 1 says "
+				"that fixes it needs are missing from the kit\n", id);
 		goto out;
 	}
 cleanup:
 	ret = mks_exit_status(ret);
 out:
-	for (i = 0; i < nr_files; i++)
-		free(files[i]);
-	free(files);
+	patch_files_release(&pf);
 	free(id);
 	free(msgid);
 	thread_release(&t);

@@ -38,6 +38,20 @@ static int b4_failed(struct strbuf *out, const char *msgid, const char *mbox, co
 	return error("b4 found no series for <%s>%s%s", msgid, *last ? ": " : "", last);
 }
 
+void b4_am_argv(struct strvec *argv, const char *dir, const char *msgid, const char *mbox)
+{
+	/* from an mbox nothing needs the network: b4 is told so */
+	strvec_push(argv, "b4");
+	if (mbox)
+		strvec_push(argv, "--offline-mode");
+	strvec_pushl(argv, "am", "-o", dir, "-n", "series", NULL);
+	if (mbox)
+		strvec_pushl(argv, "-m", mbox, NULL);
+	/* after "--": a message id may start with '-' and must not read as an option */
+	if (msgid)
+		strvec_pushl(argv, "--", msgid, NULL);
+}
+
 int b4_am(struct strbuf *mbx, struct strbuf *cover, const char *msgid, const char *mbox,
 	  const char *hint)
 {
@@ -52,16 +66,7 @@ int b4_am(struct strbuf *mbx, struct strbuf *cover, const char *msgid, const cha
 	if (!mkdtemp(tmpl))
 		return error("cannot make a temporary directory: %s", strerror(errno));
 	temp_path_add(tmpl);
-	/* from an mbox nothing needs the network: b4 is told so */
-	strvec_push(&cmd.argv, "b4");
-	if (mbox)
-		strvec_push(&cmd.argv, "--offline-mode");
-	strvec_pushl(&cmd.argv, "am", "-o", tmpl, "-n", "series", NULL);
-	if (mbox)
-		strvec_pushl(&cmd.argv, "-m", mbox, NULL);
-	/* after "--": a message id may start with '-' and must not read as an option */
-	if (msgid)
-		strvec_pushl(&cmd.argv, "--", msgid, NULL);
+	b4_am_argv(&cmd.argv, tmpl, msgid, mbox);
 	cmd.out = &out;
 	cmd.err = &out;
 	cmd.silent_exec_failure = 1;

@@ -16,4 +16,11 @@
 int b4_am(struct strbuf *mbx, struct strbuf *cover, const char *msgid, const char *mbox,
 	  const char *hint);
 
+/*
+ * The argument vector b4_am() runs, appended to `argv`: b4 am writing
+ * into `dir`, offline from `mbox` when set, and `msgid` (may be NULL)
+ * after "--", so that an id beginning with '-' is never an option.
+ */
+void b4_am_argv(struct strvec *argv, const char *dir, const char *msgid, const char *mbox);
+
 #endif

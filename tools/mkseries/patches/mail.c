@@ -486,6 +486,37 @@ void mail_split_mbox(struct strvec *mails, const char *buf, size_t len)
 	}
 }
 
+/* Whether the header of one mail's text (up to its first empty line) has a Message-Id. */
+static int header_has_message_id(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *eol = memchr(p, '\n', end - p);
+		size_t line_len = eol ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (!line_len || (line_len == 1 && *p == '\r'))
+			return 0;
+		if (line_len >= 11 && !g_ascii_strncasecmp(p, "Message-Id:", 11))
+			return 1;
+		p = eol ? eol + 1 : end;
+	}
+	return 0;
+}
+
+int mail_mbox_has_message_id(const char *buf, size_t len)
+{
+	struct strvec mails = STRVEC_INIT;
+	size_t i;
+	int ret = 0;
+
+	mail_split_mbox(&mails, buf, len);
+	if (!mails.nr)
+		ret = header_has_message_id(buf, buf + len);
+	for (i = 0; !ret && i < mails.nr; i++)
+		ret = header_has_message_id(mails.v[i], mails.v[i] + strlen(mails.v[i]));
+	strvec_clear(&mails);
+	return ret;
+}
+
 /* The commit id of git format-patch's "From <sha> Mon Sep 17 00:00:00 2001". */
 static char *source_commit_of(const char *line, size_t len)
 {

@@ -60,6 +60,12 @@ int mail_parse_buffer(struct mail_patch **out, size_t *nr, const char *buf, size
  */
 struct strvec;
 void mail_split_mbox(struct strvec *mails, const char *buf, size_t len);
+/*
+ * Whether any mail of mbox (or single mail) `buf` has a Message-Id
+ * header. git format-patch without --thread writes none: such a file was
+ * never posted, b4 cannot thread it and no lore link can name it.
+ */
+int mail_mbox_has_message_id(const char *buf, size_t len);
 void mail_patches_free(struct mail_patch *p, size_t nr);
 
 /*

@@ -5,6 +5,7 @@
 
 #include "run/applystep.h"
 #include "apply/applyplan.h"
+#include "apply/backportloop.h"
 #include "apply/plan.h"
 #include "lib/gitutil.h"
 #include "record/key.h"
@@ -331,6 +332,7 @@ int apply_step_run(struct apply_step *s, git_repository *repo, const git_oid *ba
 	char *errors;
 	int ret = -1;
 
+	s->loop_running = backport_loop_in_progress(s->plan.kit, s->b, workdir);
 	s->refname = kit_refname(s->plan.kit, s->b, NULL);
 	if (replan_at(s, repo, base)) {
 		ret = MKS_ECONFIG;
@@ -430,6 +432,22 @@ static void label(struct strbuf *out, const struct kernel_branch *b, const char 
 		strbuf_addf(out, "%s: %s", b->name, step);
 }
 
+/*
+ * What to do about a conflict of the kit: start the backport loop, or
+ * go on with the one in progress, as git am says "git am --continue".
+ */
+static void say_next_step(struct strbuf *out, const struct apply_step *s)
+{
+	const char *b = s->b->name;
+
+	if (s->loop_running)
+		strbuf_addf(out, "  a backport loop is in progress on %s: mkseries backport --branch "
+			    "%s --status shows where; --continue or --abort it\n", b, b);
+	else
+		strbuf_addf(out, "  backport it: mkseries backport --branch %s (the patch merged "
+			    "in a work tree as far as it goes, for you to finish)\n", b);
+}
+
 /* A conflict or a refusal: the line, then apply's report of it on reports. */
 static void say_failed(struct strbuf *out, struct strbuf *reports, int err, const char *refname,
 		       const char *without, const struct apply_outcome *o)
@@ -453,6 +471,8 @@ static void say_uptodate(struct strbuf *out, const char *step, const struct appl
 		strbuf_addf(out, "up to date (%s at %.12s)\n", s->refname, record_get(st, RF_TIP));
 	else
 		strbuf_addf(out, "up to date (conflict: %s)\n", ev ? ev : "");
+	if (record_status(st) == RS_CONFLICT)
+		say_next_step(out, s);
 	for (i = 0; i < s->b->nr_variants; i++) {
 		char *vref = branch_refname(&s->vplans[i]);
 
@@ -488,6 +508,8 @@ void apply_step_say(struct strbuf *out, struct strbuf *reports, const char *step
 	label(out, s->b, NULL, step);
 	if (s->kit_err)
 		say_failed(out, reports, s->kit_err, s->refname, NULL, o);
+	if (s->kit_err == MKS_EAPPLYFAIL)
+		say_next_step(out, s);
 	else
 		strbuf_addf(out, "%s %s %s (%zu commits, %zu squashed, %zu already in the tree; "
 			    "plan: %zu present, %zu skipped)\n", s->refname,

@@ -44,10 +44,11 @@ struct apply_step {
 	char *refname;		/* the kit's */
 	struct step_record rec;	/* as recorded now, or as it was when up to date */
 	struct strbuf why;	/* ran: why again (empty the first time); else why it could not run */
+	int loop_running;	/* a backport loop of b is in progress: a conflict's next step */
 };
 
 #define APPLY_STEP_INIT { NULL, PLAN_INIT, NULL, 0, 0, 0, 0, NULL, 0, NULL, { 0 }, NULL, NULL, \
-			  STEP_RECORD_INIT, STRBUF_INIT }
+			  STEP_RECORD_INIT, STRBUF_INIT, 0 }
 
 /*
  * The plans of the kit and of each declared variant of b. Returns 0,
