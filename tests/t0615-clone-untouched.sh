@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0615-clone-untouched.sh: a git source's clone is the user's: apply, backport, run and gc leave it byte for byte as it was; mkseries keeps its refs in a repository of its own.
+# t0615-clone-untouched.sh: a git source's clone is the user's: apply, backport, run, export and gc leave it byte for byte as it was; mkseries keeps its refs in a repository of its own.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-kit.sh"
 
@@ -64,6 +64,13 @@ test_expect_success 'backport: started, aborted, started again and continued' '
 
 test_expect_success 'run: import, apply, build and test leave the clone alone' '
 	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
+	snapshot after &&
+	test_cmp before after
+'
+
+test_expect_success 'export: the clone read for its release tags, and left alone' '
+	(cd kit && mkseries export --branch t --format mbox --workdir ../work -o ../mbox >../out 2>../err) &&
+	test_grep "^t: 5 patches from $(kit_ref kit t) " out &&
 	snapshot after &&
 	test_cmp before after
 '

@@ -229,6 +229,7 @@ static int last_run(struct run_results *res, const struct kit *kit, const struct
 /* A branch's applied tip and its last run's verdict on it, as export needs them. */
 struct export_source {
 	git_repository *repo;
+	git_repository *clone;	/* a git source's clone, read for its release tags */
 	git_signature *me;
 	char *refname, *workdir;
 	git_oid tip, base;
@@ -244,6 +245,7 @@ static void export_source_release(struct export_source *x)
 	strbuf_release(&x->why);
 	results_release(&x->res);
 	git_signature_free(x->me);
+	git_repository_free(x->clone);
 	git_repository_free(x->repo);
 }
 
@@ -277,6 +279,8 @@ static int export_source_open(struct export_source *x, const struct kit *kit,
 	}
 	if (backporter_signature(&x->me, x->repo))
 		return 2;
+	if ((err = kernel_clone_open(&x->clone, kit, b, a->repo)))
+		return mks_exit_status(err);
 	/* What the last run recorded, read as report reads it. */
 	x->workdir = branch_workdir(kit, a->workdir, b);
 	if (!x->workdir)
@@ -320,7 +324,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	s.refname = xstrdup(x.refname);
 	s.prefix = a->prefix ? xstrdup(a->prefix) : export_default_prefix(b->name);
 	s.first = a->start_number;
-	if (export_series_read(&s, x.repo, &x.base, &x.tip, x.me))
+	if (export_series_read(&s, x.repo, x.clone, &x.base, &x.tip, x.me))
 		goto cleanup;
 	if (!s.nr) {
 		print_error("'%s' has nothing applied: '%s' is its base %s", b->name, x.refname,

@@ -66,11 +66,14 @@ struct export_series {
 /*
  * Read the first-parent commits base..tip of repo into s (its branch,
  * variant, refname and prefix set by the caller), each message signed
- * off by `exporter`. A commit with more than one parent, or a history
- * that does not reach base, is an error. Returns 0 or -1 (printed).
+ * off by `exporter`. The first release with a patch's upstream commit
+ * is looked up among the v* tags of `releases` (the user's clone, which
+ * is only read, for a git source: kernel_clone_open()), or of repo when
+ * it is NULL. A commit with more than one parent, or a history that
+ * does not reach base, is an error. Returns 0 or -1 (printed).
  */
-int export_series_read(struct export_series *s, git_repository *repo, const git_oid *base,
-		       const git_oid *tip, const git_signature *exporter);
+int export_series_read(struct export_series *s, git_repository *repo, git_repository *releases,
+		       const git_oid *base, const git_oid *tip, const git_signature *exporter);
 void export_series_release(struct export_series *s);
 
 /*

@@ -239,8 +239,9 @@ static char *first_release(git_repository *repo, const char *upstream)
 	return best;
 }
 
-static int read_patch(struct export_patch *p, git_repository *repo, struct fixref_scanner *sc,
-		      git_commit *c, git_commit *parent, const git_signature *exporter)
+static int read_patch(struct export_patch *p, git_repository *repo, git_repository *releases,
+		      struct fixref_scanner *sc, git_commit *c, git_commit *parent,
+		      const git_signature *exporter)
 {
 	const char *msg = git_commit_message(c);
 	const git_signature *a = git_commit_author(c);
@@ -256,7 +257,7 @@ static int read_patch(struct export_patch *p, git_repository *repo, struct fixre
 		struct strbuf sb = STRBUF_INIT;
 
 		p->upstream = xstrdup(hex);
-		p->applied_upstream = first_release(repo, hex);
+		p->applied_upstream = first_release(releases ? releases : repo, hex);
 		/* Whoever passes a backport on signs it off, as apply did. */
 		strbuf_addstr(&sb, p->body);
 		stable_add_signoff(&sb, exporter);
@@ -266,8 +267,8 @@ static int read_patch(struct export_patch *p, git_repository *repo, struct fixre
 	return commit_diff(p, repo, c, parent);
 }
 
-int export_series_read(struct export_series *s, git_repository *repo, const git_oid *base,
-		       const git_oid *tip, const git_signature *exporter)
+int export_series_read(struct export_series *s, git_repository *repo, git_repository *releases,
+		       const git_oid *base, const git_oid *tip, const git_signature *exporter)
 {
 	struct fixref_scanner *sc = NULL;
 	git_commit **chain = NULL;
@@ -307,7 +308,7 @@ int export_series_read(struct export_series *s, git_repository *repo, const git_
 			goto cleanup;
 		}
 		s->nr++;
-		err = read_patch(&s->v[i], repo, sc, c, parent, exporter);
+		err = read_patch(&s->v[i], repo, releases, sc, c, parent, exporter);
 		git_commit_free(parent);
 		if (err)
 			goto cleanup;

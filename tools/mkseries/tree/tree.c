@@ -134,6 +134,23 @@ int kernel_repo_open(git_repository **out, const struct kit *kit, const struct k
 	return ret;
 }
 
+int kernel_clone_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
+		      const char *repo_opt)
+{
+	char *clone = NULL;
+	int ret;
+
+	*out = NULL;
+	if ((repo_opt && *repo_opt) || !b || b->source.kind != SOURCE_GIT)
+		return 0;
+	if ((!b->source.repo || b->source.repo_var) && kernel_source_check(b))
+		return MKS_ECONFIG;
+	clone = kit_file(kit, b->source.repo);
+	ret = repo_open(out, clone, 0);
+	free(clone);
+	return ret;
+}
+
 int kernel_repos_open(git_repository **out, struct kernel_repos *rs, const struct kit *kit,
 		      const struct kernel_branch *b, const char *repo_opt, unsigned flags)
 {

@@ -34,6 +34,20 @@ int kernel_repo_open(git_repository **out, const struct kit *kit, const struct k
 		     const char *repo_opt, int create);
 
 /*
+ * The user's clone a git source of `b` names, when no --repo
+ * (`repo_opt`) puts its refs elsewhere, opened to be read only: its
+ * tags (v6.17, ...) name the kernel's releases, and mkseries' own
+ * repository for it (kernel_repo_open()) has its objects, not its refs.
+ * Opening writes nothing in the clone. *out is the caller's; it is
+ * NULL, and 0 is returned, for a branch whose repository is not a
+ * clone's view (a tarball or Debian source, a --repo): the releases'
+ * tags are in that repository itself. Returns 0, MKS_ECONFIG as
+ * kernel_repo_path() does, or a code of repo_open().
+ */
+int kernel_clone_open(git_repository **out, const struct kit *kit, const struct kernel_branch *b,
+		      const char *repo_opt);
+
+/*
  * The kernel repositories one command works in, each opened, and locked
  * (repo_lock()), once: import, apply and backport over several branches
  * that share a repository (the cache's linux.git) open and lock it for
