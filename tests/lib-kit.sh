@@ -325,10 +325,17 @@ $4}"
 }
 
 # while_locked CMD...: CMD, in kit/, while another process holds the
-# repository lock of $LOCKED_REPO (a git directory; linux/.git when
-# unset); its output in out and err, its exit code in code.
+# repository lock of $LOCKED_REPO (a git directory; mkseries' repository
+# for the clone linux/ when unset); its output in out and err, its exit
+# code in code. mkseries' repository is made bare first when missing, as
+# mkseries makes it (mkseries then names the clone's objects in it), so
+# that there is a lock to hold before any mkseries ran.
 while_locked() {
-	flock "${LOCKED_REPO:-linux/.git}/mkseries.lock" \
+	if test -z "${LOCKED_REPO:-}" && ! test -d "$(mk_repo linux)"
+	then
+		git init -q --bare "$(mk_repo linux)"
+	fi &&
+	flock "${LOCKED_REPO:-$(mk_repo linux)}/mkseries.lock" \
 		sh -c 'cd kit && "$@" >../out 2>../err; echo $? >../code' while_locked "$@"
 }
 

@@ -279,7 +279,7 @@ test_expect_success 'a git source with a .gitmodules git fsck accepts is importe
 	printf "name: m\nsource:\n  git: { repo: $PWD/fine-modules, ref: HEAD }\n" >kit2/kernels/m.yaml &&
 	mkseries --kit kit2 import --branch m >out &&
 	test_grep "^m: imported HEAD of $PWD/fine-modules" out &&
-	git -C fine-modules rev-parse -q --verify refs/tags/mkseries/base/m
+	mk_git fine-modules rev-parse -q --verify refs/tags/mkseries/base/m
 '
 
 # A sanitizer build reserves terabytes of address space: it cannot run under ulimit -v.
@@ -463,8 +463,8 @@ test_expect_success 'a git source is tagged in its own repository, the tag peele
 	cat out &&
 	want=$(git -C linux rev-parse "v1.0^{commit}") &&
 	grep -E "^g: imported v1.0 of $PWD/linux as $(echo $want | cut -c1-12) \(2 files, " out &&
-	test "$(git -C linux rev-parse refs/tags/mkseries/base/g^{commit})" = "$want" &&
-	git -C linux cat-file tag refs/tags/mkseries/base/g >tag &&
+	test "$(mk_git linux rev-parse refs/tags/mkseries/base/g^{commit})" = "$want" &&
+	mk_git linux cat-file tag refs/tags/mkseries/base/g >tag &&
 	test_grep "^source: git $PWD/linux v1.0 $want$" tag &&
 	mkseries --kit kit import --branch g >out &&
 	echo "g: up to date ($(echo $want | cut -c1-12))" >expect &&
@@ -514,7 +514,7 @@ test_expect_success 'an unknown git ref is an error; nothing is tagged' '
 	test_expect_code 1 mkseries --kit kit import --branch h 2>err &&
 	cat err &&
 	test_grep "branch .h.: no commit .v9.9. in .$PWD/linux." err &&
-	! git -C linux rev-parse -q --verify refs/tags/mkseries/base/h &&
+	! mk_git linux rev-parse -q --verify refs/tags/mkseries/base/h &&
 	rm kit/kernels/h.yaml
 '
 

@@ -17,7 +17,7 @@ test_expect_success 'apply writes refs/heads/mkseries/<kit id>/t with one commit
 	(cd kit && mkseries apply --branch t >../out 2>../err) &&
 	cat out &&
 	test_grep "t: $(kit_ref kit t) ->" out &&
-	git -C linux rev-list v1.0..$(kit_ref kit t) >commits &&
+	mk_git linux rev-list $(git -C linux rev-parse v1.0)..$(kit_ref kit t) >commits &&
 	test $(wc -l <commits) = 5
 '
 
@@ -32,14 +32,14 @@ test_expect_success 'the user HEAD, index and working tree are untouched' '
 '
 
 test_expect_success 'the applied tree equals upstream' '
-	test "$(git -C linux rev-parse $(kit_ref kit t)^{tree})" = "$(git -C linux rev-parse master^{tree})"
+	test "$(mk_git linux rev-parse $(kit_ref kit t)^{tree})" = "$(git -C linux rev-parse master^{tree})"
 '
 
 test_expect_success 'commits keep the upstream author and date, in the stable style' '
 	git -C linux log -1 --format="%an <%ae> %at" "$A2" >want &&
-	git -C linux log -1 --format="%an <%ae> %at" $(kit_ref kit t)~3 >got &&
+	mk_git linux log -1 --format="%an <%ae> %at" $(kit_ref kit t)~3 >got &&
 	test_cmp want got &&
-	git -C linux log -1 --format=%B $(kit_ref kit t)~3 >msg &&
+	mk_git linux log -1 --format=%B $(kit_ref kit t)~3 >msg &&
 	head -1 msg >subject &&
 	echo "mm: batch ptes" >subject.expect &&
 	test_cmp subject.expect subject &&
@@ -50,13 +50,13 @@ test_expect_success 'commits keep the upstream author and date, in the stable st
 	printf "%s\n" "Signed-off-by: Dev Eloper <dev@example.org>" \
 		"Signed-off-by: Back Porter <backporter@example.com>" >sobs.expect &&
 	test_cmp sobs.expect sobs &&
-	git -C linux log -1 --format="%cn <%ce>" $(kit_ref kit t) >committer &&
+	mk_git linux log -1 --format="%cn <%ce>" $(kit_ref kit t) >committer &&
 	echo "Back Porter <backporter@example.com>" >committer.expect &&
 	test_cmp committer.expect committer
 '
 
 test_expect_success 'the backporter signs off once' '
-	git -C linux log --format=%B v1.0..$(kit_ref kit t) >all &&
+	mk_git linux log --format=%B $(git -C linux rev-parse v1.0)..$(kit_ref kit t) >all &&
 	test $(grep -c "Signed-off-by: Back Porter" all) = 5
 '
 
@@ -71,7 +71,7 @@ Cc: Some One <one@example.org>,\\
 	test_grep "^\\[ Back Porter: the rename, done on t$" note.patch &&
 	mv note.patch "$f" &&
 	(cd kit-note && mkseries apply --branch t >../out) &&
-	git -C linux log -1 --format=%B $(kit_ref kit-note t)~4 >msg &&
+	mk_git linux log -1 --format=%B $(kit_ref kit-note t)~4 >msg &&
 	sed -n "/^Signed-off-by: Dev Eloper/,\$p" msg | sed "/^\$/d" >tail &&
 	printf "%s\n" "Signed-off-by: Dev Eloper <dev@example.org>" \
 		"Cc: Some One <one@example.org>," "  Another <two@example.org>" \
@@ -81,22 +81,22 @@ Cc: Some One <one@example.org>,\\
 '
 
 test_expect_success 'fixups follow the patch they fix, fixes of fixes after them' '
-	git -C linux log --reverse --format=%s v1.0..$(kit_ref kit t) >order &&
+	mk_git linux log --reverse --format=%s $(git -C linux rev-parse v1.0)..$(kit_ref kit t) >order &&
 	printf "%s\n" "mm: rename ptes" "mm: batch ptes" "mm: fix batch ptes" \
 		"mm: fix the fix" "madvise: split locking" >order.expect &&
 	test_cmp order.expect order
 '
 
 test_expect_success 'the ref update is in the reflog' '
-	git -C linux reflog show $(kit_ref kit t) >reflog &&
+	mk_git linux reflog show $(kit_ref kit t) >reflog &&
 	test_grep "mkseries apply" reflog
 '
 
 test_expect_success 'applying twice gives the same branch' '
-	git -C linux rev-parse $(kit_ref kit t) >tip1 &&
+	mk_git linux rev-parse $(kit_ref kit t) >tip1 &&
 	(cd kit && mkseries apply --branch t >../out2) &&
 	test_grep "up to date" out2 &&
-	git -C linux rev-parse $(kit_ref kit t) >tip2 &&
+	mk_git linux rev-parse $(kit_ref kit t) >tip2 &&
 	test_cmp tip1 tip2
 '
 
@@ -109,7 +109,7 @@ test_expect_success 'a patch already in the tree is found by the plan, not appli
 	test_grep "already in the tree: every change of patches/alpha/0001-mm-rename-ptes.patch is there (1 part, 1 file)" plan3 &&
 	(cd kit2 && mkseries apply --branch t >../out3) &&
 	test_grep "(4 commits, 0 squashed, 0 already in the tree; plan: 1 present, 0 skipped)" out3 &&
-	git -C linux rev-list $A1..$(kit_ref kit2 t) >commits3 &&
+	mk_git linux rev-list $A1..$(kit_ref kit2 t) >commits3 &&
 	test $(wc -l <commits3) = 4
 '
 
@@ -128,7 +128,7 @@ test_expect_success 'a series with no file for the branch: one error for it, wit
 
 test_expect_success 'a patch that does not apply: exit 1, a report, the ref not moved' '
 	(cd kit && mkseries apply --branch t >/dev/null) &&
-	git -C linux rev-parse $(kit_ref kit t) >tip.before &&
+	mk_git linux rev-parse $(kit_ref kit t) >tip.before &&
 	cp -r kit kitc &&
 	sed -i "s/^-line 4/-line FOUR/; s/^ line 3/ line three/" kitc/patches/beta/0001-madvise-split-locking.patch &&
 	(cd kitc && test_expect_code 1 mkseries apply --branch t >../out4 2>../err4) &&
@@ -141,9 +141,9 @@ test_expect_success 'a patch that does not apply: exit 1, a report, the ref not 
 	test_grep "the 4 entries before it apply, but a branch is applied whole or not at all: nothing was committed" err4 &&
 	test_grep ! "^  applied" out4 &&
 	test_grep ! "000000000000" out4 &&
-	git -C linux rev-parse $(kit_ref kit t) >tip.after &&
+	mk_git linux rev-parse $(kit_ref kit t) >tip.after &&
 	test_cmp tip.before tip.after &&
-	! git -C linux rev-parse -q --verify $(kit_ref kitc t)
+	! mk_git linux rev-parse -q --verify $(kit_ref kitc t)
 '
 
 test_expect_success 'a patch reaching outside the tree is refused' '
@@ -182,7 +182,7 @@ test_expect_success 'a patch reaching outside the tree is refused' '
 test_expect_success 'an apply step that hangs is stopped after MKSERIES_APPLY_TIMEOUT, the ref kept' '
 	cp -r kit kith &&
 	(cd kith && mkseries apply --branch t >../outh1) &&
-	git -C linux rev-parse $(kit_ref kith t) >tiph.before &&
+	mk_git linux rev-parse $(kit_ref kith t) >tiph.before &&
 	sed -i "s/^Date: .*/Date: Tue, 2 Jan 2024 00:00:00 +0000/" \
 		kith/patches/alpha/0001-mm-rename-ptes.patch &&
 	(cd kith && MKSERIES_APPLY_TIMEOUT=1 MKSERIES_TEST_APPLY_STALL=beta/0001 \
@@ -190,12 +190,12 @@ test_expect_success 'an apply step that hangs is stopped after MKSERIES_APPLY_TI
 	cat errh2 &&
 	test_grep "applying .patches/beta/0001-madvise-split-locking.patch. onto .t. took more than 1 s" errh2 &&
 	test_grep "no ref was moved, the repository is unchanged" errh2 &&
-	git -C linux rev-parse $(kit_ref kith t) >tiph.after &&
+	mk_git linux rev-parse $(kit_ref kith t) >tiph.after &&
 	test_cmp tiph.before tiph.after &&
 	(cd kith && mkseries apply --branch t >../outh3 2>../errh3) &&
-	git -C linux rev-parse $(kit_ref kith t) >tiph.next &&
+	mk_git linux rev-parse $(kit_ref kith t) >tiph.next &&
 	! test_cmp tiph.before tiph.next &&
-	test "$(git -C linux rev-parse $(kit_ref kith t)^{tree})" = "$(git -C linux rev-parse master^{tree})"
+	test "$(mk_git linux rev-parse $(kit_ref kith t)^{tree})" = "$(git -C linux rev-parse master^{tree})"
 '
 
 test_expect_success 'a second mkseries on the same repository is refused' '
@@ -206,10 +206,10 @@ test_expect_success 'a second mkseries on the same repository is refused' '
 '
 
 test_expect_success 'a checked-out mkseries branch is not moved' '
-	git -C linux worktree add -q ../wt mkseries/$(kit_id kit)/t &&
+	mk_git linux worktree add -q wt mkseries/$(kit_id kit)/t &&
 	(cd kit && test_expect_code 1 mkseries apply --branch t 2>../err6) &&
 	test_grep "checked out" err6 &&
-	git -C linux worktree remove ../wt
+	mk_git linux worktree remove wt
 '
 
 SQ="'"
@@ -235,31 +235,31 @@ test_expect_success 'apply writes the kit, then a branch per variant, one line e
 '
 
 test_expect_success 'commits shared with the kit have the kit commits ids' '
-	test "$(git -C linux rev-parse $(kit_ref kitv t no-beta))" = "$(git -C linux rev-parse $(kit_ref kitv t)~1)" &&
-	test "$(git -C linux rev-parse $(kit_ref kitv t no-fix)~1)" = "$(git -C linux rev-parse $(kit_ref kitv t)~3)" &&
-	test "$(git -C linux rev-parse $(kit_ref kitv t no-batch)~1)" = "$(git -C linux rev-parse $(kit_ref kitv t)~4)" &&
-	test "$(git -C linux rev-parse $(kit_ref kitv t no-batch)~2)" = "$(git -C linux rev-parse v1.0)"
+	test "$(mk_git linux rev-parse $(kit_ref kitv t no-beta))" = "$(mk_git linux rev-parse $(kit_ref kitv t)~1)" &&
+	test "$(mk_git linux rev-parse $(kit_ref kitv t no-fix)~1)" = "$(mk_git linux rev-parse $(kit_ref kitv t)~3)" &&
+	test "$(mk_git linux rev-parse $(kit_ref kitv t no-batch)~1)" = "$(mk_git linux rev-parse $(kit_ref kitv t)~4)" &&
+	test "$(mk_git linux rev-parse $(kit_ref kitv t no-batch)~2)" = "$(git -C linux rev-parse v1.0)"
 '
 
 test_expect_success 'a variant leaves out its entries and the fixups of them' '
-	git -C linux log --reverse --format=%s v1.0..$(kit_ref kitv t no-fix) >order &&
+	mk_git linux log --reverse --format=%s $(git -C linux rev-parse v1.0)..$(kit_ref kitv t no-fix) >order &&
 	printf "%s\n" "mm: rename ptes" "mm: batch ptes" "madvise: split locking" >order.expect &&
 	test_cmp order.expect order &&
-	git -C linux show $(kit_ref kitv t no-fix):mm/mremap.c >mremap.c &&
+	mk_git linux show $(kit_ref kitv t no-fix):mm/mremap.c >mremap.c &&
 	test_grep "return 1;" mremap.c &&
-	git -C linux log --reverse --format=%s v1.0..$(kit_ref kitv t no-batch) >order &&
+	mk_git linux log --reverse --format=%s $(git -C linux rev-parse v1.0)..$(kit_ref kitv t no-batch) >order &&
 	printf "%s\n" "mm: rename ptes" "madvise: split locking" >order.expect &&
 	test_cmp order.expect order
 '
 
 test_expect_success 'applying again: the kit and every variant are up to date' '
-	git -C linux for-each-ref --format="%(objectname) %(refname)" refs/heads/mkseries refs/heads/mkseries-variants >refs1 &&
+	mk_git linux for-each-ref --format="%(objectname) %(refname)" refs/heads/mkseries refs/heads/mkseries-variants >refs1 &&
 	(cd kitv && mkseries apply -q --branch t >../out) &&
 	cat out &&
 	test $(grep -c "up to date at" out) = 4 &&
-	git -C linux for-each-ref --format="%(objectname) %(refname)" refs/heads/mkseries refs/heads/mkseries-variants >refs2 &&
+	mk_git linux for-each-ref --format="%(objectname) %(refname)" refs/heads/mkseries refs/heads/mkseries-variants >refs2 &&
 	test_cmp refs1 refs2 &&
-	git -C linux reflog show $(kit_ref kitv t no-fix) >reflog &&
+	mk_git linux reflog show $(kit_ref kitv t no-fix) >reflog &&
 	test_grep "mkseries apply" reflog
 '
 
@@ -303,7 +303,7 @@ test_expect_success 'a variant that does not apply fails alone, exit 1' '
 	test_grep "mm/mremap.c" err &&
 	test_must_fail mkseries --kit kitr build --branch t --variant no-rename --workdir wd >out 2>err &&
 	test_grep "^t no-rename: no applied branch $(kit_ref kitr t no-rename): run mkseries apply --branch t$" out &&
-	git -C linux log -1 --format=%s $(kit_ref kitr t) >subject &&
+	mk_git linux log -1 --format=%s $(kit_ref kitr t) >subject &&
 	echo "mm: count pteps" >subject.expect &&
 	test_cmp subject.expect subject
 '
@@ -346,24 +346,24 @@ test_expect_success 'a format-patch whose last file is binary applies as git am 
 	one_patch_kit kitlb lastbin.patch &&
 	(cd kitlb && mkseries apply --branch t >../out 2>../err) &&
 	cat out err &&
-	test "$(git -C linux rev-parse $(kit_ref kitlb t)^{tree})" = "$(git -C bin rev-parse lastbin^{tree})"
+	test "$(mk_git linux rev-parse $(kit_ref kitlb t)^{tree})" = "$(git -C bin rev-parse lastbin^{tree})"
 '
 
 test_expect_success 'a corrupt binary patch is refused at once, naming the file, line and path' '
 	awk "/^literal 3001/ { lit = NR } lit && NR == lit + 3 { next } { print }" blob.patch >bad.patch &&
 	! cmp -s blob.patch bad.patch &&
-	git -C linux rev-parse $(kit_ref kitlb t) >tip.before &&
+	mk_git linux rev-parse $(kit_ref kitlb t) >tip.before &&
 	one_patch_kit kitbad bad.patch &&
 	(cd kitbad && test_expect_code 1 timeout 60 mkseries apply --branch t >../out 2>../err) &&
 	cat err &&
 	test_grep "from patches/0001.patch" err &&
 	test_grep "line [0-9]*: corrupt binary patch for .firmware/blob.bin." err &&
-	git -C linux rev-parse $(kit_ref kitlb t) >tip.after &&
-	! git -C linux rev-parse -q --verify $(kit_ref kitbad t) &&
+	mk_git linux rev-parse $(kit_ref kitlb t) >tip.after &&
+	! mk_git linux rev-parse -q --verify $(kit_ref kitbad t) &&
 	test_cmp tip.before tip.after &&
 	one_patch_kit kitgood blob.patch &&
 	(cd kitgood && mkseries apply --branch t >../out) &&
-	test "$(git -C linux rev-parse $(kit_ref kitgood t)^{tree})" = "$(git -C bin rev-parse blob^{tree})"
+	test "$(mk_git linux rev-parse $(kit_ref kitgood t)^{tree})" = "$(git -C bin rev-parse blob^{tree})"
 '
 
 test_expect_success 'a variant can add a patch the kit skips on its branch (with:)' '
@@ -384,10 +384,10 @@ test_expect_success 'a variant can add a patch the kit skips on its branch (with
 	(cd kitw && mkseries apply -q --branch t >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t other-way: $(kit_ref kitw t other-way) -> [0-9a-f]* (5 commits, 4 shared with the kit, 0 squashed; with beta 1/1)$" out &&
-	git -C linux log --format=%s -1 $(kit_ref kitw t other-way) >tip &&
+	mk_git linux log --format=%s -1 $(kit_ref kitw t other-way) >tip &&
 	echo "madvise: split locking" >tip.expect &&
 	test_cmp tip.expect tip &&
-	test "$(git -C linux rev-parse $(kit_ref kitw t other-way)~1)" = "$(git -C linux rev-parse $(kit_ref kitw t))" &&
+	test "$(mk_git linux rev-parse $(kit_ref kitw t other-way)~1)" = "$(mk_git linux rev-parse $(kit_ref kitw t))" &&
 	(cd kitw && mkseries plan --format json >../plan.json) &&
 	jq -r ".branches[] | select(.name == \"t\") | .variants[0].with[0].patch" plan.json >with &&
 	echo "beta 1/1" >with.expect &&
@@ -406,17 +406,17 @@ test_expect_success 'two kits applying branch t to one repository keep their own
 	cp -r kit kitone &&
 	sed -i "/^  - id: beta/,\$d" kitone/series.yaml &&
 	(cd kit && mkseries apply --branch t >../out) &&
-	git -C linux rev-parse $(kit_ref kit t) >tip.kit &&
+	mk_git linux rev-parse $(kit_ref kit t) >tip.kit &&
 	(cd kitone && mkseries apply --branch t >../out) &&
 	test_grep "^t: $(kit_ref kitone t) -> .* (4 commits" out &&
-	git -C linux rev-parse $(kit_ref kit t) >tip.kit.after &&
+	mk_git linux rev-parse $(kit_ref kit t) >tip.kit.after &&
 	test_cmp tip.kit tip.kit.after &&
-	git -C linux log -1 --format=%s $(kit_ref kitone t) >one.tip &&
+	mk_git linux log -1 --format=%s $(kit_ref kitone t) >one.tip &&
 	echo "mm: fix the fix" >one.expect &&
 	test_cmp one.expect one.tip &&
 	(cd kit && mkseries apply --branch t >../out) &&
 	test_grep "up to date" out &&
-	git -C linux reflog show $(kit_ref kit t) >reflog &&
+	mk_git linux reflog show $(kit_ref kit t) >reflog &&
 	test_grep ! "4 commits" reflog
 '
 
@@ -429,7 +429,7 @@ test_expect_success 'a kit id is stable for one checkout and differs between che
 	odd-name-d-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) ;;
 	*) false ;;
 	esac &&
-	git -C linux rev-parse -q --verify $(kit_ref "odd name.d" t)
+	mk_git linux rev-parse -q --verify $(kit_ref "odd name.d" t)
 '
 
 test_done

@@ -113,8 +113,8 @@ test_expect_success 'build will not import while another mkseries holds the repo
 	cat out err &&
 	echo 1 >code.expect &&
 	test_cmp code.expect code &&
-	test_grep "linux/.git/. is locked by another mkseries (pid .*); wait for it to finish" err &&
-	! git -C linux rev-parse -q --verify refs/tags/mkseries/base/t &&
+	test_grep "$(mk_repo linux)/. is locked by another mkseries (pid .*); wait for it to finish" err &&
+	! mk_git linux rev-parse -q --verify refs/tags/mkseries/base/t &&
 	! test -e "$WORK/out-base"
 '
 
@@ -424,7 +424,7 @@ test_expect_success 'a variant the branch does not declare is a usage error nami
 '
 
 test_expect_success 'test refuses a build older than the variant' '
-	git -C linux tag -f mkseries/base/t breaker >/dev/null &&
+	mk_git linux tag -f mkseries/base/t $(git -C linux rev-parse breaker) >/dev/null &&
 	(cd kit && test_expect_code 1 mkseries test --branch t --variant base >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t base: the build is out of date (refs/tags/mkseries/base/t moved since): run mkseries build --branch t" out
@@ -434,7 +434,7 @@ test_expect_success 'test refuses a build older than the variant' '
 # tests below bring their own device (a file mkseries can open) and a
 # fake QEMU that behaves like each broken nested KVM seen in the field.
 test_expect_success 'setup: auto accelerator, a KVM device of our own' '
-	git -C linux tag -f mkseries/base/t v1.0 >/dev/null &&
+	mk_git linux tag -f mkseries/base/t $(git -C linux rev-parse v1.0) >/dev/null &&
 	sed -i "s|accel: tcg|accel: auto|" kit/kernels/t.yaml &&
 	(cd kit && mkseries build --branch t --variant base >/dev/null) &&
 	: >kvm-device

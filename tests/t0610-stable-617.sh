@@ -34,7 +34,7 @@ test_expect_success 'plan --branch 6.17 without MKSERIES_LINUX_STABLE: the file,
 test_expect_success 'apply --branch 6.17 without it: the same error, nothing written' '
 	(cd kit && test_expect_code 2 mkseries apply --branch 6.17 >../out 2>../err) &&
 	test_grep "kernels/6.17.yaml:$(cat repo.line): .*MKSERIES_LINUX_STABLE is not set" err &&
-	test_must_fail git -C stable rev-parse --verify -q $(kit_ref kit 6.17)
+	! test -e "$(mk_repo stable)"
 '
 
 test_expect_success 'import --branch 6.17 without it: the same error' '
@@ -73,15 +73,15 @@ test_expect_success 'v6.17.8: the series is present, only the writable-bit fix i
 test_expect_success 'v6.17.8: apply writes that one commit, and the tree then has the fix as 6.17.9 has it' '
 	(cd kit && mkseries apply --branch 6.17 >../out) &&
 	test_grep "^6.17: $(kit_ref kit 6.17) -> .* (1 commits, 0 squashed" out &&
-	git -C stable rev-list v6.17.8..$(kit_ref kit 6.17) >commits &&
+	mk_git stable rev-list $(git -C stable rev-parse v6.17.8)..$(kit_ref kit 6.17) >commits &&
 	test $(wc -l <commits) = 1 &&
-	git -C stable log -1 --format=%B $(kit_ref kit 6.17) >msg &&
+	mk_git stable log -1 --format=%B $(kit_ref kit 6.17) >msg &&
 	test_grep "^commit 04d1c9d60c6ec4c0003d433572eaa45f8b217788 upstream\\.\$" msg &&
-	git -C stable log -1 --format="%an <%ae>" $(kit_ref kit 6.17) >author &&
+	mk_git stable log -1 --format="%an <%ae>" $(kit_ref kit 6.17) >author &&
 	echo "Dev Jain <dev.jain@arm.com>" >author.expect &&
 	test_cmp author.expect author &&
-	git -C stable diff --exit-code v6.17.9 $(kit_ref kit 6.17) -- mm/ &&
-	git -C stable diff --name-only v6.17.8 $(kit_ref kit 6.17) >changed &&
+	mk_git stable diff --exit-code $(git -C stable rev-parse v6.17.9) $(kit_ref kit 6.17) -- mm/ &&
+	mk_git stable diff --name-only $(git -C stable rev-parse v6.17.8) $(kit_ref kit 6.17) >changed &&
 	echo mm/mremap.c >changed.expect &&
 	test_cmp changed.expect changed
 '
@@ -112,7 +112,7 @@ test_expect_success 'v6.17.9: the JSON plan carries the stable commit' '
 test_expect_success 'v6.17.9: apply adds nothing; the branch is the release' '
 	(cd kit && mkseries apply --branch 6.17 >../out) &&
 	test_grep "(0 commits, 0 squashed, 0 already in the tree; plan: 18 present, 3 skipped)" out &&
-	test "$(git -C stable rev-parse $(kit_ref kit 6.17))" = "$(git -C stable rev-parse v6.17.9^{commit})"
+	test "$(mk_git stable rev-parse $(kit_ref kit 6.17))" = "$(git -C stable rev-parse v6.17.9^{commit})"
 '
 
 test_expect_success 'a later revert of the backport: the fix is applied again, and the plan says why' '
@@ -127,7 +127,7 @@ test_expect_success 'a later revert of the backport: the fix is applied again, a
 	test_grep "^    apply    mremap-pte-batch fixup 2/2 .* $FIX " out &&
 	test_grep "its stable backport $short (\"mm/mremap: honour writable bit in mremap pte batching\") is reverted by $reverter in v6.17..v6.17.10" out &&
 	(cd kit && mkseries apply --branch 6.17 >../out) &&
-	git -C stable diff --exit-code v6.17.9 $(kit_ref kit 6.17) -- mm/
+	mk_git stable diff --exit-code $(git -C stable rev-parse v6.17.9) $(kit_ref kit 6.17) -- mm/
 '
 
 test_expect_success 'a release that is not in the clone: the file, line and tag' '

@@ -40,8 +40,8 @@ test_expect_success 'v1.0.1: A1 is present, found in stable; A2 and its fixes ar
 
 test_expect_success 'v1.0.1: apply gives upstream'\''s tree in four commits' '
 	(cd kit && mkseries apply --branch t >../out) &&
-	test $(git -C up rev-list v1.0.1..$(kit_ref kit t) | wc -l) = 4 &&
-	test "$(git -C up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse master^{tree})"
+	test $(mk_git up rev-list $(git -C up rev-parse v1.0.1)..$(kit_ref kit t) | wc -l) = 4 &&
+	test "$(mk_git up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse master^{tree})"
 '
 
 test_expect_success 'v1.0.2: A1 and A2 are present; the fixes of A2 still go on top' '
@@ -59,10 +59,10 @@ test_expect_success 'v1.0.2: A1 and A2 are present; the fixes of A2 still go on 
 
 test_expect_success 'v1.0.2: apply gives upstream'\''s tree in three commits' '
 	(cd kit && mkseries apply --branch t >../out) &&
-	git -C up log --format=%s v1.0.2..$(kit_ref kit t) >subjects &&
+	mk_git up log --format=%s $(git -C up rev-parse v1.0.2)..$(kit_ref kit t) >subjects &&
 	printf "%s\n" "madvise: split locking" "mm: fix the fix" "mm: fix batch ptes" >subjects.expect &&
 	test_cmp subjects.expect subjects &&
-	test "$(git -C up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse master^{tree})"
+	test "$(mk_git up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse master^{tree})"
 '
 
 test_expect_success 'a squashed fix of a patch stable has: a commit of its own' '

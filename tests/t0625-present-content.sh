@@ -93,7 +93,7 @@ test_expect_success 'partial: apply refuses with the same evidence, and writes n
 	test_grep "missing: mm/a.c hunk 2 of 2 (@@ -14,5 +15,6 @@), mm/b.c hunk 1 of 1 (@@ -1,4 +1,4 @@)\$" err &&
 	test_grep "decide in series.yaml, under the entry.s branches: \"t\": { present: \"why\" }" err &&
 	test_grep "^t: CONFLICT: nothing applied; .$(kit_ref kit t). not created$" out &&
-	test_must_fail git -C up rev-parse --verify -q $(kit_ref kit t)
+	test_must_fail mk_git up rev-parse --verify -q $(kit_ref kit t)
 '
 
 test_expect_success 'partial, and series.yaml says the stable backport is enough: present' '
@@ -121,7 +121,7 @@ test_expect_success 'partial, and series.yaml gives a backport of the missing pa
 	test_grep "but the tree has 0 of the 2 hunks of patches/locks/rest.patch; missing: .*; applied as series.yaml decides for this branch\$" out &&
 	(cd kit && mkseries apply --branch t >../out) &&
 	test_grep "(1 commits, 0 squashed, 0 already in the tree; plan: 0 present, 0 skipped)" out &&
-	test "$(git -C up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse master^{tree})" &&
+	test "$(mk_git up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse master^{tree})" &&
 	cp series.yaml.orig kit/series.yaml
 '
 
@@ -135,7 +135,7 @@ test_expect_success 'a stable commit with all of X under other context: present 
 	test_grep "^t: 0 to apply, 0 squashed, 1 present, 0 skipped\$" out &&
 	(cd kit && mkseries apply --branch t >../out) &&
 	test_grep "(0 commits, 0 squashed, 0 already in the tree; plan: 1 present, 0 skipped)" out &&
-	test "$(git -C up rev-parse $(kit_ref kit t))" = "$S2"
+	test "$(mk_git up rev-parse $(kit_ref kit t))" = "$S2"
 '
 
 test_expect_success 'X merged with no stable wording: present by content in plan and apply' '

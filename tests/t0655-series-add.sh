@@ -64,8 +64,8 @@ test_expect_success B4 'series add MBOX: patches under patches/<id>/, the series
 test_expect_success B4 'the new series applies: the tree has what upstream has' '
 	(cd kit && mkseries apply --branch t >../out 2>&1) &&
 	ref=$(kit_ref kit t) &&
-	test "$(git -C up rev-parse $ref:mm/mremap.c)" = "$(git -C up rev-parse $A2:mm/mremap.c)" &&
-	test "$(git -C up log --format=%s -1 $ref)" = "mm: batch ptes"
+	test "$(mk_git up rev-parse $ref:mm/mremap.c)" = "$(git -C up rev-parse $A2:mm/mremap.c)" &&
+	test "$(mk_git up log --format=%s -1 $ref)" = "mm: batch ptes"
 '
 
 test_expect_success B4 'a second add of the same thread is refused; files there are kept without --force' '

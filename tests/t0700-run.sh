@@ -74,14 +74,14 @@ test_expect_success 'with MKSERIES_LOCK_TIMEOUT=0, run will not start a branch w
 	cat out err &&
 	echo 1 >code.expect &&
 	test_cmp code.expect code &&
-	test_grep "cannot lock the kernel repository: .*linux/.git/. is locked by another mkseries (pid .*)" out &&
+	test_grep "cannot lock the kernel repository: .*$(mk_repo linux)/. is locked by another mkseries (pid .*)" out &&
 	test_grep ! "^t base: build:" out
 '
 
 test_expect_success 'by default, run waits for the mkseries that holds the repository, then runs' '
 	rm -f holding &&
-	flock linux/.git/mkseries.lock sh -c "printf \"4242\\nmkseries backport --branch t\\n\" \
-		>linux/.git/mkseries.lock; touch holding; sleep 2" &
+	flock $(mk_repo linux)/mkseries.lock sh -c "printf \"4242\\nmkseries backport --branch t\\n\" \
+		>$(mk_repo linux)/mkseries.lock; touch holding; sleep 2" &
 	while ! test -e holding; do sleep 0.1; done &&
 	(cd kit && MKSERIES_LOCK_TIMEOUT= mkseries run --branch t --workdir ../work-waits >../out 2>../err) &&
 	wait &&
@@ -90,7 +90,7 @@ test_expect_success 'by default, run waits for the mkseries that holds the repos
 '
 
 test_expect_success 'run holds the repository lock for import and apply, not while it builds' '
-	(cd kit && FAKE_LOCK_PROBE="$(cd ../linux/.git && pwd)/mkseries.lock" \
+	(cd kit && FAKE_LOCK_PROBE="$(mk_repo ../linux)/mkseries.lock" \
 		mkseries run --branch t --workdir ../work-probe >../out 2>../err) &&
 	test_grep "^t: apply: " out &&
 	test_grep "^t base: build: built" out &&

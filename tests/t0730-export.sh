@@ -104,9 +104,9 @@ Signed-off-by: Mm Maintainer <akpm@example.org>" &&
 	kernel 3.0 "$TRASH_DIRECTORY/broken-qemu" &&
 	(cd kit && mkseries run --branch 1.0 --workdir ../work >../run.out 2>&1) &&
 	REF=$(kit_ref kit 1.0) &&
-	BASE=$(git -C linux rev-parse refs/tags/mkseries/base/1.0) &&
-	git -C linux rev-parse $REF^{tree} >applied.tree &&
-	test $(git -C linux rev-list --count $BASE..$REF) = 7
+	BASE=$(mk_git linux rev-parse "refs/tags/mkseries/base/1.0^{commit}") &&
+	mk_git linux rev-parse $REF^{tree} >applied.tree &&
+	test $(mk_git linux rev-list --count $BASE..$REF) = 7
 '
 
 test_expect_success 'mbox: numbered mails with [PATCH 1.0.y N/M] subjects and a cover letter' '
@@ -120,7 +120,7 @@ test_expect_success 'mbox: numbered mails with [PATCH 1.0.y N/M] subjects and a 
 	test_cmp files.expect files &&
 	test_grep "^Subject: \[PATCH 1.0.y 2/7\] mm: batch ptes\$" mbox/0002-mm-batch-ptes.patch &&
 	test_grep "^Subject: \[PATCH 1.0.y 0/7\] backports for 1.0.y: alpha, beta, gamma, own\$" mbox/0000-cover-letter.patch &&
-	test_grep "^From $(git -C linux rev-parse $REF~5) Mon Sep 17 00:00:00 2001\$" \
+	test_grep "^From $(mk_git linux rev-parse $REF~5) Mon Sep 17 00:00:00 2001\$" \
 		mbox/0002-mm-batch-ptes.patch &&
 	test_grep "^From: =?UTF-8?q?Zo=C3=AB_=C3=9Cn=C3=AFcode?= <zoe@example.org>\$" \
 		mbox/0006-mm-add-gamma-for-quoted-reasons.patch &&
@@ -363,9 +363,9 @@ test_expect_success 'refused: a branch whose last run failed, unless --force' '
 '
 
 test_expect_success 'refused: a branch that moved since its last run' '
-	git -C linux update-ref $REF $REF~1 &&
+	mk_git linux update-ref $REF $REF~1 &&
 	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../z 2>../err) &&
-	git -C linux update-ref $REF $REF@{1} &&
+	mk_git linux update-ref $REF $REF@{1} &&
 	test_grep "error: .1.0. moved since its last run: the run tested [0-9a-f]\{12\}, the branch is at [0-9a-f]\{12\}; not exported" err &&
 	! test -e z
 '
@@ -481,7 +481,7 @@ test_expect_success '--variant: the variant ref, refused until it is run, then f
 	git -C amv checkout -q --detach $BASE &&
 	git -C amv am -q $(ls -d "$PWD"/v/* | grep -v 0000-cover) &&
 	git -C amv rev-parse HEAD^{tree} >amv.tree &&
-	git -C linux rev-parse $(kit_ref kit 1.0 no-beta)^{tree} >variant.tree &&
+	mk_git linux rev-parse $(kit_ref kit 1.0 no-beta)^{tree} >variant.tree &&
 	test_cmp variant.tree amv.tree
 '
 
@@ -520,7 +520,7 @@ test_expect_success 'a stable branch: git am of what is kept gives the base plus
 	git -C ams rev-parse HEAD^{tree} >ams.tree &&
 	GIT_INDEX_FILE="$PWD/expect.index" git -C linux read-tree $BASE &&
 	GIT_INDEX_FILE="$PWD/expect.index" git -C linux update-index --add \
-		--cacheinfo 100644,$(git -C linux rev-parse $REF:mm/gamma.c),mm/gamma.c &&
+		--cacheinfo 100644,$(mk_git linux rev-parse $REF:mm/gamma.c),mm/gamma.c &&
 	GIT_INDEX_FILE="$PWD/expect.index" git -C linux write-tree >ams.expect &&
 	test_cmp ams.expect ams.tree
 '

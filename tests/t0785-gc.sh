@@ -34,10 +34,13 @@ source: debian linux-source-9.9 9.9.1-1 bookworm" mkseries/base/t $c &&
 . ./ids
 
 test_expect_success 'gc says what the cache holds and what it can drop, and drops nothing' '
+	mk=$(mk_repo linux) &&
 	(cd kit && mkseries gc >../out) &&
 	cat out &&
 	test_grep "^cache: $CACHE, .* in these parts$" out &&
 	test_grep "^  linux.git  .* the kernel repository" out &&
+	test_grep "^  clones  .* mkseries. repositories for git sources. clones" out &&
+	test_grep "^  ${mk#$CACHE/}  .* $TRASH_DIRECTORY/linux$" out &&
 	test_grep "^  debs  .* Debian" out &&
 	test_grep "^this kit ($id, $(cd kit && pwd -P)): " out &&
 	test_grep "^  t  .*src .*out-base .*out-kit " out &&
@@ -50,7 +53,7 @@ test_expect_success 'gc says what the cache holds and what it can drop, and drop
 	test_grep "^  work/$id2  *its kit is gone$" out &&
 	test_grep "^  debs/linux-source-9.9_9.9.0-1_all.deb  *a package no base tag names" out &&
 	test_grep ! "debs/linux-source-9.9_9.9.1-1" out &&
-	test_grep "^  2 refs of the kits dropped above, in linux.git$" out &&
+	test_grep "^  2 refs of the kits dropped above, in mkseries. repositories$" out &&
 	test_grep "in all: .mkseries gc --prune. drops it$" out &&
 	test -d "$CACHE/work/$id2" && test -f "$CACHE/debs/linux-source-9.9_9.9.0-1_all.deb" &&
 	git -C "$CACHE/linux.git" rev-parse -q --verify "refs/heads/mkseries/$id2/t"
@@ -59,7 +62,7 @@ test_expect_success 'gc says what the cache holds and what it can drop, and drop
 test_expect_success 'gc --prune drops exactly that' '
 	(cd kit && mkseries gc --prune >../out) &&
 	test_grep "^dropped:$" out &&
-	test_grep "freed; the objects only those refs used stay until .git --git-dir $CACHE/linux.git gc --prune=now.$" out &&
+	test_grep "freed; the objects only those refs used stay until .git --git-dir $CACHE/linux.git gc --prune=now. (and the same in $CACHE/clones/\*.git)$" out &&
 	! test -e "$CACHE/work/$id2" &&
 	! test -e "$CACHE/work/$id/gone-branch" &&
 	! test -e "$CACHE/work/$id/t/out-was-a-variant" &&

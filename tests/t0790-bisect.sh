@@ -10,7 +10,7 @@ PLANT='return [23]'
 test_expect_success 'setup: a kit of five commits on t, built and booted at base' '
 	setup_fake_run kit &&
 	(cd kit && mkseries apply --branch t >../out 2>&1) &&
-	git -C linux log --format=%s v1.0-mk..$(kit_ref kit t) >subjects &&
+	mk_git linux log --format=%s $(git -C linux rev-parse v1.0-mk)..$(kit_ref kit t) >subjects &&
 	test $(wc -l <subjects) -eq 5 &&
 	(cd kit && mkseries run --branch t --variant base >../out 2>&1)
 '

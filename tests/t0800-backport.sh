@@ -55,7 +55,7 @@ test_expect_success 'a clean three-way merge is recorded and the loop goes on' '
 	test_grep "recorded patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch" out &&
 	test_grep "recorded patches/alpha/t/0002-$ID_A2-mm-batch-ptes.patch" out &&
 	test_grep "t: $(kit_ref k-clean t) -> " out &&
-	git -C linux show $(kit_ref k-clean t):mm/mremap.c >tree.c &&
+	mk_git linux show $(kit_ref k-clean t):mm/mremap.c >tree.c &&
 	test_grep "move_pteps" tree.c &&
 	test_grep "stable" tree.c &&
 	test_grep "return 3;" tree.c &&
@@ -80,10 +80,10 @@ test_expect_success 'the recorded backport is in the kit style' '
 
 test_expect_success 'plain apply applies the recorded backports' '
 	ref=$(kit_ref k-clean t) &&
-	git -C linux log --format="%T %an %at%n%B" v1.0..$ref >log.backport &&
-	git -C linux update-ref -d $ref &&
+	mk_git linux log --format="%T %an %at%n%B" $(git -C linux rev-parse v1.0)..$ref >log.backport &&
+	mk_git linux update-ref -d $ref &&
 	(cd k-clean && mkseries apply --branch t >../out 2>../err) &&
-	git -C linux log --format="%T %an %at%n%B" v1.0..$ref >log.apply &&
+	mk_git linux log --format="%T %an %at%n%B" $(git -C linux rev-parse v1.0)..$ref >log.apply &&
 	test_cmp log.backport log.apply &&
 	test_grep "^\[ Back Porter: backported to t" log.apply
 '
@@ -108,11 +108,11 @@ test_expect_success 'apply replays a recorded backport three-way onto a moved ba
 	cat out &&
 	test_grep "replayed: t no longer takes patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch as written; merged three-way" out &&
 	test_grep "replayed: t no longer takes patches/alpha/t/0002-$ID_A2-mm-batch-ptes.patch" out &&
-	git -C linux show $(kit_ref k-replay t):mm/mremap.c >tree.c &&
+	mk_git linux show $(kit_ref k-replay t):mm/mremap.c >tree.c &&
 	test_grep "static int move_pteps" tree.c &&
 	test_grep "stable, v2" tree.c &&
 	test_grep "return 3;" tree.c &&
-	git -C linux for-each-ref refs/mkseries-backports/$(kit_id k-clean)/t/ >keep &&
+	mk_git linux for-each-ref refs/mkseries-backports/$(kit_id k-clean)/t/ >keep &&
 	test $(wc -l <keep) -ge 2
 '
 
@@ -135,7 +135,7 @@ test_expect_success 'a replay that conflicts enters the loop with both sides sho
 	test_cmp yaml.before k-replay2/series.yaml &&
 	test_grep "^+static unsigned move_pteps" k-replay2/patches/alpha/t/0001-$ID_A1-mm-rename-ptes.patch &&
 	(cd k-replay2 && mkseries apply --branch t >../out 2>../err) &&
-	git -C linux show $(kit_ref k-replay2 t):mm/mremap.c >tree.c &&
+	mk_git linux show $(kit_ref k-replay2 t):mm/mremap.c >tree.c &&
 	test_grep "static unsigned move_pteps" tree.c
 '
 
@@ -172,7 +172,7 @@ test_expect_success 'import --log keeps every base the branch was imported at' '
 	test_grep "^5 $(git -C linux rev-parse --short=12 "stable-clean4^{commit}") git .* stable-clean4 .* (current)\$" top &&
 	test_grep "^4 $c3 git .* stable-clean3 " out &&
 	test_grep "^2 $c1 git .* stable-clean " out &&
-	git -C linux rev-parse --verify -q "refs/mkseries-imports/t/2^{commit}" >old &&
+	mk_git linux rev-parse --verify -q "refs/mkseries-imports/t/2^{commit}" >old &&
 	git -C linux rev-parse "stable-clean^{commit}" >old.expect &&
 	test_cmp old.expect old
 '
@@ -235,7 +235,7 @@ test_expect_success 'resolved by an edit, --continue records it and finishes the
 	test_grep "edited: from-the-terminal" $f &&
 	test_grep "mm/mremap.c (conflict resolved)" $f &&
 	test_grep "^+static long move_pteps(void)" $f &&
-	git -C linux show $(kit_ref k-conf t):mm/mremap.c >tree.c &&
+	mk_git linux show $(kit_ref k-conf t):mm/mremap.c >tree.c &&
 	test_grep "static long move_pteps" tree.c &&
 	test_grep "return 3;" tree.c &&
 	! test -d wd-conf/t/backport &&
@@ -250,7 +250,7 @@ test_expect_success 'the work tree was a worktree of its own: the user checkout 
 	test_cmp status.before status.after &&
 	git -C linux worktree list >wt &&
 	! test_grep "mkseries-backport" wt &&
-	test_must_fail git -C linux rev-parse --verify -q refs/heads/mkseries-backport/$(kit_id k-conf)/t
+	test_must_fail mk_git linux rev-parse --verify -q refs/heads/mkseries-backport/$(kit_id k-conf)/t
 '
 
 test_expect_success 'a loop interrupted while recording resumes with --continue' '
@@ -319,12 +319,12 @@ test_expect_success 'a second loop on the same branch is refused while one is in
 test_expect_success 'a second mkseries on the repository is refused, naming the holder' '
 	kit_at k-locked stable-conflict &&
 	cp k-locked/series.yaml yaml.before &&
-	flock linux/.git/mkseries.lock sh -c "echo 4242 >linux/.git/mkseries.lock &&
+	flock $(mk_repo linux)/mkseries.lock sh -c "echo 4242 >$(mk_repo linux)/mkseries.lock &&
 		cd k-locked && mkseries backport --branch t --workdir \"\$PWD/../wd-locked\" \
 		>../out 2>../err; echo \$? >../code" &&
 	echo 1 >code.expect &&
 	test_cmp code.expect code &&
-	test_grep "^error: .*linux/.git/. is locked by another mkseries (pid 4242); wait for it to finish$" err &&
+	test_grep "^error: .*$(mk_repo linux)/. is locked by another mkseries (pid 4242); wait for it to finish$" err &&
 	! test -e wd-locked/t/backport/tree &&
 	test_cmp yaml.before k-locked/series.yaml
 '
@@ -402,7 +402,7 @@ test_expect_success '--continue refuses while .rej files are left, then records 
 	test_grep ! "^warning:" err &&
 	f=$(ls k-rej/patches/gamma/t/*.patch) &&
 	test_grep "lib/list.c (rejected hunks redone)" $f &&
-	git -C up2 show $(kit_ref k-rej t):lib/list.c >list.c &&
+	mk_git up2 show $(kit_ref k-rej t):lib/list.c >list.c &&
 	test_grep "^line five\$" list.c &&
 	test_grep "^line 17 (stable)\$" list.c &&
 	test_grep "^line eighteen\$" list.c
@@ -430,9 +430,9 @@ test_expect_success 'a tracked X.rej is kept: the rejected hunks go to X.mkserie
 	sed -i "s/^line 18\$/line eighteen/" $tree/lib/list.c &&
 	rm $tree/lib/list.c.mkseries.rej $tree/lib/list.c.mkseries.rej.why &&
 	(cd k-rej2 && mkseries backport --branch t --workdir "$PWD/../wd-rej2" --continue >../out 2>../err) &&
-	git -C up2 show $(kit_ref k-rej2 t):lib/list.c.rej >kept &&
+	mk_git up2 show $(kit_ref k-rej2 t):lib/list.c.rej >kept &&
 	test_cmp expect kept &&
-	git -C up2 show $(kit_ref k-rej2 t):lib/list.c >list.c &&
+	mk_git up2 show $(kit_ref k-rej2 t):lib/list.c >list.c &&
 	test_grep "^line eighteen\$" list.c
 '
 

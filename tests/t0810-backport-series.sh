@@ -141,12 +141,12 @@ test_expect_success 'with the blobs: the fixup resolved, the last patch conflict
 	test_grep "t: refs/heads/mkseries/.* -> " out &&
 	test_grep "\"t\": { skip: \"f5 keeps the stable line\" }" k-blobs/series.yaml &&
 	ref=$(kit_ref k-blobs t) &&
-	git -C up5 show $ref:lib/f1.c >f1 && test_grep "^f1 line 5 stable upstream\$" f1 &&
-	git -C up5 show $ref:lib/f3.c >f3 && test_grep "^f3 line 6 fixed\$" f3 &&
+	mk_git up5 show $ref:lib/f1.c >f1 && test_grep "^f1 line 5 stable upstream\$" f1 &&
+	mk_git up5 show $ref:lib/f3.c >f3 && test_grep "^f3 line 6 fixed\$" f3 &&
 	test_grep "^f3 line 5 stable upstream\$" f3 &&
-	git -C up5 show $ref:lib/f4.c >f4 && test_grep "^f4 line 5 upstream\$" f4 &&
-	git -C up5 show $ref:lib/f5.c >f5 && test_grep "^f5 line 5 stable\$" f5 &&
-	git -C up5 log --format=%s stable..$ref >log &&
+	mk_git up5 show $ref:lib/f4.c >f4 && test_grep "^f4 line 5 upstream\$" f4 &&
+	mk_git up5 show $ref:lib/f5.c >f5 && test_grep "^f5 line 5 stable\$" f5 &&
+	mk_git up5 log --format=%s $(git -C up5 rev-parse stable)..$ref >log &&
 	printf "%s\n" "lib: change f4" "lib: fix f3" "lib: change f3" "lib: change f2" "lib: change f1" >log.expect &&
 	test_cmp log.expect log &&
 	! test -d wd-b/t/backport
@@ -168,10 +168,10 @@ test_expect_success 'the recorded patch: the full upstream id, the upstream trai
 
 test_expect_success 'with the blobs: plain apply takes the recorded backports' '
 	ref=$(kit_ref k-blobs t) &&
-	git -C up5 rev-parse $ref^{tree} >tree.loop &&
-	git -C up5 update-ref -d $ref &&
+	mk_git up5 rev-parse $ref^{tree} >tree.loop &&
+	mk_git up5 update-ref -d $ref &&
 	(cd k-blobs && mkseries apply --branch t >../out 2>../err) &&
-	git -C up5 rev-parse $ref^{tree} >tree.apply &&
+	mk_git up5 rev-parse $ref^{tree} >tree.apply &&
 	test_cmp tree.loop tree.apply
 '
 
@@ -249,7 +249,7 @@ test_expect_success 'without the blobs: --skip at the first patch, then the loop
 	test_grep "which is not applied on t" plan &&
 	bp_in k-noblobs wd-n --skip -m "f5 stays" &&
 	cat out err &&
-	git -C up5 log --format=%s stable..$(kit_ref k-noblobs t) >log &&
+	mk_git up5 log --format=%s $(git -C up5 rev-parse stable)..$(kit_ref k-noblobs t) >log &&
 	printf "%s\n" "lib: change f4" "lib: change f2" >log.expect &&
 	test_cmp log.expect log
 '

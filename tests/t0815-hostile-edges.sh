@@ -133,16 +133,16 @@ test_expect_success ULIMIT_V 'a state file that is a device, a link to one or to
 
 test_expect_success 'mkseries.lock that is a symbolic link is not written through' '
 	echo precious >target &&
-	rm -f linux/.git/mkseries.lock &&
-	ln -s "$TRASH_DIRECTORY/target" linux/.git/mkseries.lock &&
+	rm -f $(mk_repo linux)/mkseries.lock &&
+	ln -s "$TRASH_DIRECTORY/target" $(mk_repo linux)/mkseries.lock &&
 	(cd kit && test_must_fail mkseries apply --branch t >../out 2>../err) &&
 	cat err &&
 	test_grep "cannot use lock .*mkseries.lock.: it is a symbolic link; remove it" err &&
 	echo precious >target.expect &&
 	test_cmp target.expect target &&
-	rm linux/.git/mkseries.lock &&
+	rm $(mk_repo linux)/mkseries.lock &&
 	(cd kit && mkseries apply --branch t >../out 2>../err) &&
-	test -f linux/.git/mkseries.lock && ! test -h linux/.git/mkseries.lock
+	test -f $(mk_repo linux)/mkseries.lock && ! test -h $(mk_repo linux)/mkseries.lock
 '
 
 test_expect_success 'a symbolic link replaced by a directory, a directory by a file: applied as git am does' '
@@ -163,7 +163,7 @@ test_expect_success 'a symbolic link replaced by a directory, a directory by a f
 	(cd k-df && mkseries apply --branch t >../out 2>../err) &&
 	cat out err &&
 	git -C linux rev-parse "df^{tree}" >tree.expect &&
-	git -C linux rev-parse "$(kit_ref k-df t)^{tree}" >tree.got &&
+	mk_git linux rev-parse "$(kit_ref k-df t)^{tree}" >tree.got &&
 	test_cmp tree.expect tree.got
 '
 
@@ -195,11 +195,11 @@ test_expect_success 'the backport loop takes such a patch too, with a file that 
 	sed -i -e "/^<<<<<<< /d" -e "/^=======/d" -e "/^>>>>>>> /d" -e "/^line 4 (stable)\$/d" $tree/mm/madvise.c &&
 	(cd k-df3 && mkseries backport --branch t --workdir ../wd-df3 --continue >../out 2>../err) &&
 	cat out &&
-	git -C linux ls-tree -r --name-only "$(kit_ref k-df3 t)" >files &&
+	mk_git linux ls-tree -r --name-only "$(kit_ref k-df3 t)" >files &&
 	test_grep "^mm/link.c/f\$" files &&
 	test_grep "^scripts\$" files &&
 	! test_grep "^scripts/run.sh\$" files &&
-	git -C linux show "$(kit_ref k-df3 t):mm/madvise.c" >madvise.c &&
+	mk_git linux show "$(kit_ref k-df3 t):mm/madvise.c" >madvise.c &&
 	test_grep "^line four\$" madvise.c
 '
 
@@ -248,14 +248,14 @@ test_expect_success 'a binary delta made for another preimage: the patch, the br
 
 test_expect_success 'a ref lock left behind is named, with its age and what to do' '
 	ref=$(kit_ref k-df t) &&
-	git -C linux update-ref -d $ref &&
-	mkdir -p linux/.git/$(dirname $ref) &&
-	touch -d "-2 hours" linux/.git/$ref.lock &&
+	mk_git linux update-ref -d $ref &&
+	mkdir -p $(mk_repo linux)/$(dirname $ref) &&
+	touch -d "-2 hours" $(mk_repo linux)/$ref.lock &&
 	(cd k-df && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
 	cat err &&
-	test_grep "cannot update .$ref.: its lock .$TRASH_DIRECTORY/linux/.git/$ref.lock. is there, 7[0-9][0-9][0-9] s old" err &&
+	test_grep "cannot update .$ref.: its lock .$(mk_repo linux)/$ref.lock. is there, 7[0-9][0-9][0-9] s old" err &&
 	test_grep "if none runs on this repository, remove the lock and run again" err &&
-	rm linux/.git/$ref.lock &&
+	rm $(mk_repo linux)/$ref.lock &&
 	(cd k-df && mkseries apply --branch t >../out 2>../err)
 '
 
@@ -263,20 +263,20 @@ test_expect_success 'the kit and its variants move in one transaction: a locked 
 	cp -R kit k-tx &&
 	add_variants k-tx t &&
 	vref=$(kit_ref k-tx t no-beta) &&
-	mkdir -p linux/.git/$(dirname $vref) &&
-	touch linux/.git/$vref.lock &&
+	mkdir -p $(mk_repo linux)/$(dirname $vref) &&
+	touch $(mk_repo linux)/$vref.lock &&
 	(cd k-tx && test_expect_code 1 mkseries apply --branch t >../out 2>../err) &&
 	cat out err &&
 	test_grep "cannot update .$vref.: its lock .*$vref.lock. is there" err &&
-	test_must_fail git -C linux rev-parse --verify -q $(kit_ref k-tx t) &&
-	test_must_fail git -C linux rev-parse --verify -q $(kit_ref k-tx t no-fix) &&
-	rm linux/.git/$vref.lock &&
+	test_must_fail mk_git linux rev-parse --verify -q $(kit_ref k-tx t) &&
+	test_must_fail mk_git linux rev-parse --verify -q $(kit_ref k-tx t no-fix) &&
+	rm $(mk_repo linux)/$vref.lock &&
 	(cd k-tx && mkseries apply --branch t >../out 2>../err) &&
 	cat out &&
 	test_grep "^t: $(kit_ref k-tx t) -> " out &&
 	test_grep "^t no-fix: $(kit_ref k-tx t no-fix) -> " out &&
 	test_grep "^t no-beta: $vref -> " out &&
-	git -C linux rev-parse --verify -q $vref
+	mk_git linux rev-parse --verify -q $vref
 '
 
 test_expect_success 'run moves the kit and its variants in one transaction: a locked variant ref moves none' '
@@ -284,25 +284,25 @@ test_expect_success 'run moves the kit and its variants in one transaction: a lo
 	add_variants k-rtx t &&
 	(cd k-rtx && mkseries apply --branch t >../out 2>../err) &&
 	kref=$(kit_ref k-rtx t) && fref=$(kit_ref k-rtx t no-fix) && vref=$(kit_ref k-rtx t no-beta) &&
-	git -C linux rev-parse $kref $fref $vref >tips.before &&
+	mk_git linux rev-parse $kref $fref $vref >tips.before &&
 	sed -i "s/^Date: .*/Date: Tue, 2 Jan 2024 00:00:00 +0000/" \
 		k-rtx/patches/alpha/0001-mm-rename-ptes.patch &&
-	touch linux/.git/$vref.lock &&
+	touch $(mk_repo linux)/$vref.lock &&
 	(cd k-rtx && test_expect_code 1 mkseries run --branch t --workdir ../wd-rtx >../out 2>../err) &&
 	cat out err &&
 	test_grep "cannot update .$vref.: its lock .*$vref.lock. is there" err &&
 	test_grep "apply: FAILED" out &&
 	! test_grep "apply: $kref -> " out &&
-	git -C linux rev-parse $kref $fref $vref >tips.after &&
+	mk_git linux rev-parse $kref $fref $vref >tips.after &&
 	test_cmp tips.before tips.after &&
-	rm linux/.git/$vref.lock &&
+	rm $(mk_repo linux)/$vref.lock &&
 	# the build that follows fails (the tree has no kbuild): the refs are what counts
 	(cd k-rtx && mkseries run --branch t --workdir ../wd-rtx >../out 2>../err; echo $? >../rc) &&
 	cat out &&
 	test_grep "^[01]$" rc &&
 	test_grep "apply: $kref -> " out &&
 	test_grep "no-beta: apply: $vref -> " out &&
-	git -C linux rev-parse $kref $fref $vref >tips.moved &&
+	mk_git linux rev-parse $kref $fref $vref >tips.moved &&
 	! grep -F -x -f tips.before tips.moved
 '
 
@@ -324,7 +324,7 @@ test_expect_success 'a write that fails (a disk full) names the ref, and none mo
 	cp -R kit k-full &&
 	(cd k-full && mkseries apply --branch t >../out 2>../err) &&
 	ref=$(kit_ref k-full t) &&
-	git -C linux rev-parse $ref >tip.before &&
+	mk_git linux rev-parse $ref >tip.before &&
 	sed -i "s/^Signed-off-by: Se Park/Reviewed-by: Some One <one@example.org>\nSigned-off-by: Se Park/" \
 		k-full/patches/beta/0001-madvise-split-locking.patch &&
 	# no file can grow under ulimit -f 0, ours neither: the messages go
@@ -341,7 +341,7 @@ test_expect_success 'a write that fails (a disk full) names the ref, and none mo
 	echo 1 >rc.expect &&
 	test_cmp rc.expect rc &&
 	test_grep "^error: cannot move .$ref.; no ref was moved: could not write to .*File too large" err &&
-	git -C linux rev-parse $ref >tip.after &&
+	mk_git linux rev-parse $ref >tip.after &&
 	test_cmp tip.before tip.after
 '
 

@@ -37,10 +37,10 @@ no_leftovers() {
 	id=$(kit_id "$1") &&
 	find "$1" -name "*.tmp.*" >tmps &&
 	test_must_be_empty tmps &&
-	! test -e "linux/.git/worktrees/mkseries-backport-$id-t" &&
+	! test -e "$(mk_repo linux)/worktrees/mkseries-backport-$id-t" &&
 	git -C linux worktree list >wt &&
 	! test_grep "mkseries-backport/$id/" wt &&
-	find linux/.git -name "*.lock" -path "*$id*" >locks &&
+	find "$(mk_repo linux)" -name "*.lock" -path "*$id*" >locks &&
 	test_must_be_empty locks &&
 	! test -e "wd-$1/t/backport/journal"
 }
@@ -60,7 +60,7 @@ finished() {
 	test $(grep -c "\"t\": { file: patches/alpha/t/0001-" "$1/series.yaml") = 1 &&
 	! test -d "wd-$1/t/backport" &&
 	(cd "$1" && mkseries apply --branch t >../out 2>../err) &&
-	git -C linux show "$(kit_ref "$1" t):mm/mremap.c" >tree.c &&
+	mk_git linux show "$(kit_ref "$1" t):mm/mremap.c" >tree.c &&
 	test_grep "static long move_pteps" tree.c
 }
 
@@ -74,7 +74,7 @@ restored() {
 	loads "$1" &&
 	! test -d "wd-$1/t/backport" &&
 	! test -d "wd-$1/t/backport.ended" &&
-	git -C linux for-each-ref "refs/heads/mkseries-backport/$(kit_id "$1")/" \
+	mk_git linux for-each-ref "refs/heads/mkseries-backport/$(kit_id "$1")/" \
 		"refs/mkseries-backports/$(kit_id "$1")/" "$(kit_ref "$1" t)" >refs &&
 	test_must_be_empty refs
 }
@@ -221,16 +221,16 @@ test_expect_success '--continue killed while deleting the loop branch: --status 
 	loop_at k-bl &&
 	MKSERIES_TEST_BACKPORT_CRASH=branch-locked test_expect_code 137 bp k-bl --continue &&
 	ref=refs/heads/mkseries-backport/$(kit_id k-bl)/t &&
-	test -f linux/.git/$ref.lock &&
+	test -f $(mk_repo linux)/$ref.lock &&
 	bp k-bl --status &&
 	cat out err &&
 	test_grep "interrupted: killed while removing the work tree and the loop.s branch of alpha 1/2 (mkseries pid [0-9]*, no longer running, [0-9]* s ago)" out &&
-	test_grep "^  the loop.s branch .$ref. is locked: .*/linux/.git/$ref.lock. ([0-9]* s old) was left by mkseries pid [0-9]*, no longer running, killed while removing the work tree and the loop.s branch; --continue or --abort removes it$" out &&
+	test_grep "^  the loop.s branch .$ref. is locked: .*$(mk_repo linux)/$ref.lock. ([0-9]* s old) was left by mkseries pid [0-9]*, no longer running, killed while removing the work tree and the loop.s branch; --continue or --abort removes it$" out &&
 	test_must_be_empty err &&
-	test -f linux/.git/$ref.lock &&
+	test -f $(mk_repo linux)/$ref.lock &&
 	bp k-bl --continue &&
 	cat out &&
-	test_grep "^removed the lock .*/linux/.git/$ref.lock. on the loop.s branch .$ref. ([0-9]* s old), left by mkseries pid [0-9]*, no longer running$" out &&
+	test_grep "^removed the lock .*$(mk_repo linux)/$ref.lock. on the loop.s branch .$ref. ([0-9]* s old), left by mkseries pid [0-9]*, no longer running$" out &&
 	finished k-bl
 '
 
@@ -256,7 +256,7 @@ test_expect_success '--abort killed while deleting the loop branch: --status say
 test_expect_success '--continue killed while writing the ref that keeps the backport: the lock goes, a rerun records' '
 	loop_at k-kl &&
 	MKSERIES_TEST_BACKPORT_CRASH=keep-locked test_expect_code 137 bp k-kl --continue &&
-	find linux/.git/refs/mkseries-backports -name "*.lock" >locks &&
+	find $(mk_repo linux)/refs/mkseries-backports -name "*.lock" >locks &&
 	test $(wc -l <locks) = 1 &&
 	bp k-kl --status &&
 	test_grep "interrupted: killed while writing the ref that keeps the recorded backport of alpha 1/2" out &&
@@ -270,16 +270,16 @@ test_expect_success 'a ref lock older than the killed step, or whose mkseries st
 	loop_at k-old &&
 	ref=refs/heads/mkseries-backport/$(kit_id k-old)/t &&
 	MKSERIES_TEST_BACKPORT_CRASH=branch-locked test_expect_code 137 bp k-old --continue &&
-	touch -d "2001-01-01" linux/.git/$ref.lock &&
+	touch -d "2001-01-01" $(mk_repo linux)/$ref.lock &&
 	test_expect_code 1 bp k-old --continue &&
 	test_grep "^error: the loop.s branch .$ref. is locked: .*$ref.lock. is there, [0-9]* s old, older than the step a killed mkseries left (not the loop.s own)$" err &&
 	test_grep "^hint: if no git or mkseries runs on this repository, remove .*$ref.lock. and run the same command again$" err &&
-	test -f linux/.git/$ref.lock &&
-	touch linux/.git/$ref.lock &&
+	test -f $(mk_repo linux)/$ref.lock &&
+	touch $(mk_repo linux)/$ref.lock &&
 	sed -i "s/^pid=.*/pid=$$/" wd-k-old/t/backport/journal &&
 	test_expect_code 1 bp k-old --continue &&
 	test_grep "is there, [0-9]* s old, and the mkseries that was under way (pid of the journal) still runs$" err &&
-	rm linux/.git/$ref.lock &&
+	rm $(mk_repo linux)/$ref.lock &&
 	bp k-old --continue &&
 	finished k-old
 '
@@ -287,7 +287,7 @@ test_expect_success 'a ref lock older than the killed step, or whose mkseries st
 test_expect_success 'killed while libgit2 held the work tree.s index.lock: --status and --continue remove it' '
 	loop_at k-il &&
 	MKSERIES_TEST_BACKPORT_CRASH=index-writing test_expect_code 137 bp k-il --continue &&
-	lock=linux/.git/worktrees/mkseries-backport-$(kit_id k-il)-t/index.lock &&
+	lock=$(mk_repo linux)/worktrees/mkseries-backport-$(kit_id k-il)-t/index.lock &&
 	touch $lock &&
 	bp k-il --status &&
 	test_grep "^removed the lock .*$lock. on the work tree.s index ([0-9]* s old), left by mkseries pid [0-9]*, no longer running$" out &&
@@ -302,7 +302,7 @@ test_expect_success 'killed while libgit2 held the work tree.s index.lock: --sta
 
 test_expect_success 'an index.lock of a git in the work tree is named with its age and the command' '
 	loop_at k-gl &&
-	lock=linux/.git/worktrees/mkseries-backport-$(kit_id k-gl)-t/index.lock &&
+	lock=$(mk_repo linux)/worktrees/mkseries-backport-$(kit_id k-gl)-t/index.lock &&
 	touch $lock &&
 	test_expect_code 1 bp k-gl --continue &&
 	test_grep "^error: the work tree.s index is locked: .*$lock. is there, [0-9]* s old, and no step of the loop was writing it (not the loop.s own)$" err &&
@@ -455,7 +455,7 @@ start_killed() {
 	code=$? &&
 	echo "start exited $code; $(ls "wd-$1/t/backport/tree/zz" 2>/dev/null | wc -l) of 30000 files of zz/ written" &&
 	test $code = 137 &&
-	! test -f "linux/.git/worktrees/mkseries-backport-$(kit_id "$1")-t/index"
+	! test -f "$(mk_repo linux)/worktrees/mkseries-backport-$(kit_id "$1")-t/index"
 }
 
 test_expect_success 'a kill -9 from outside while the start checks out 30000 files: --continue checks out again, --abort restores' '
@@ -515,11 +515,11 @@ test_expect_success 'a temporary file a killed write left: the file keeps its nu
 test_expect_success 'a work tree half removed, its registration left: --abort and a new loop go through' '
 	loop_at k-wt &&
 	name=mkseries-backport-$(kit_id k-wt)-t &&
-	test -d linux/.git/worktrees/$name &&
+	test -d $(mk_repo linux)/worktrees/$name &&
 	rm -rf wd-k-wt/t/backport/tree &&
-	rm -f linux/.git/worktrees/$name/gitdir &&
+	rm -f $(mk_repo linux)/worktrees/$name/gitdir &&
 	bp k-wt --abort &&
-	! test -e linux/.git/worktrees/$name &&
+	! test -e $(mk_repo linux)/worktrees/$name &&
 	loop_at k-wt &&
 	bp k-wt --continue &&
 	finished k-wt
@@ -542,12 +542,12 @@ test_expect_success 'a work tree gone from under the loop: --status says so, --c
 test_expect_success 'a lock left on the loop branch is named; removed, --abort goes through' '
 	loop_at k-lock &&
 	ref=refs/heads/mkseries-backport/$(kit_id k-lock)/t &&
-	touch linux/.git/$ref.lock &&
+	touch $(mk_repo linux)/$ref.lock &&
 	test_expect_code 1 bp k-lock --abort &&
 	cat err &&
 	test_grep "cannot update\\|cannot delete\\|its lock .*$ref.lock. is there" err &&
 	test_grep "$ref.lock" err &&
-	rm linux/.git/$ref.lock &&
+	rm $(mk_repo linux)/$ref.lock &&
 	bp k-lock --abort &&
 	restored k-lock
 '

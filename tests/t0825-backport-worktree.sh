@@ -75,11 +75,11 @@ test_expect_success '--continue records every change of the work tree, not only 
 	(cd kit && mkseries backport --branch t --workdir "$PWD/../wd" --continue >../out 2>../err) &&
 	cat out &&
 	test_grep "recorded patches/alpha/t/0001-" out &&
-	git -C linux for-each-ref --format="%(objectname) %(subject)" \
+	mk_git linux for-each-ref --format="%(objectname) %(subject)" \
 		"refs/mkseries-backports/$(kit_id kit)/t/" >recorded &&
 	ref=$(sed -n "s/ mm: rename ptes\$//p" recorded) &&
 	test -n "$ref" &&
-	git -C linux ls-tree -r "$ref" >rec &&
+	mk_git linux ls-tree -r "$ref" >rec &&
 	cat rec &&
 	test_grep "^100755 blob [0-9a-f]*	mm/madvise.c\$" rec &&
 	test_grep "^120000 blob [0-9a-f]*	mm/link.c\$" rec &&
@@ -87,15 +87,15 @@ test_expect_success '--continue records every change of the work tree, not only 
 	test_grep "	mm/newdir/n.c\$" rec &&
 	! test_grep "mm/built.o" rec &&
 	! test_grep "mm/deep/er/x.c" rec &&
-	git -C linux show "$ref:mm/madvise.c" >madvise &&
+	mk_git linux show "$ref:mm/madvise.c" >madvise &&
 	test_grep "^line X\$" madvise &&
-	git -C linux show "$ref:mm/link.c" >link &&
+	mk_git linux show "$ref:mm/link.c" >link &&
 	printf "madvise.c" >link.expect &&
 	test_cmp link.expect link &&
 	printf "int new_one;\nint new_two;\n" >new.expect &&
-	git -C linux show "$ref:mm/new.c" >new &&
+	mk_git linux show "$ref:mm/new.c" >new &&
 	test_cmp new.expect new &&
-	git -C linux show "$ref:mm/mremap.c" >mremap &&
+	mk_git linux show "$ref:mm/mremap.c" >mremap &&
 	test_grep "static long move_pteps" mremap &&
 	! test -d wd/t/backport
 '
@@ -104,7 +104,7 @@ test_expect_success 'the work tree and its registration are gone, the user check
 	! test -e $TREE &&
 	git -C linux worktree list >wt &&
 	! test_grep "mkseries-backport" wt &&
-	! test -d linux/.git/worktrees/mkseries-backport-$(kit_id kit)-t &&
+	! test -d $(mk_repo linux)/worktrees/mkseries-backport-$(kit_id kit)-t &&
 	git -C linux status --porcelain >st &&
 	test_must_be_empty st
 '

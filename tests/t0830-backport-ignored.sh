@@ -60,10 +60,10 @@ test_expect_success 'the new file the conflicting patch creates is recorded, tho
 	test_grep "^new file mode 100644" $f &&
 	test_grep "^+int newfile(void)" $f &&
 	test_grep "^+static long move_pteps" $f &&
-	git -C linux show $(kit_ref k1 t):mm/newfile.c >applied.c &&
+	mk_git linux show $(kit_ref k1 t):mm/newfile.c >applied.c &&
 	printf "int newfile(void)\n{\n\treturn 1;\n}\n" >applied.expect &&
 	test_cmp applied.expect applied.c &&
-	git -C linux show $(kit_ref k1 t):mm/mremap.c >mremap.c &&
+	mk_git linux show $(kit_ref k1 t):mm/mremap.c >mremap.c &&
 	test_grep "static long move_pteps" mremap.c
 '
 
@@ -104,9 +104,9 @@ test_expect_success 'a new file the backporter made that .gitignore hides with i
 	test_grep "^+++ b/mm/helper.h" $f &&
 	test_grep "^+++ b/mm/newfile.c" $f &&
 	! test_grep "notes.txt" $f &&
-	git -C linux show $(kit_ref k2 t):mm/helper.h >helper.h &&
+	mk_git linux show $(kit_ref k2 t):mm/helper.h >helper.h &&
 	test_grep "return 0;" helper.h &&
-	git -C linux ls-tree -r --name-only $(kit_ref k2 t) >files &&
+	mk_git linux ls-tree -r --name-only $(kit_ref k2 t) >files &&
 	! test_grep "scratch" files &&
 	# not hidden: recorded as git add -A would; hidden by its own pattern
 	# in a directory that is not: left out as git add -A leaves it
@@ -137,7 +137,7 @@ test_expect_success 'without the blobs: the .rej files are named once; the file 
 	f=k4/patches/new/t/0001-$ID-mm-add-newfile.patch &&
 	test_grep "^+++ b/mm/newfile.c" $f &&
 	test_grep "^+static long move_pteps" $f &&
-	git -C linux show $(kit_ref k4 t):mm/newfile.c >applied.c &&
+	mk_git linux show $(kit_ref k4 t):mm/newfile.c >applied.c &&
 	printf "int newfile(void)\n{\n\treturn 1;\n}\n" >applied.expect &&
 	test_cmp applied.expect applied.c
 '
