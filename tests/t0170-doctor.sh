@@ -60,7 +60,7 @@ test_expect_success 'no make: build stops before importing anything' '
 	cat out err &&
 	test_grep "^error: make: not on PATH: apt-get install make$" err &&
 	test_grep "^error: mkseries build stopped before its long steps" err &&
-	! git -C up rev-parse -q --verify refs/tags/mkseries/base/t &&
+	! mk_git up rev-parse -q --verify refs/tags/mkseries/base/t &&
 	! test -e "$(kit_workdir kit t)/src"
 '
 
@@ -94,7 +94,7 @@ test_expect_success 'no git identity: doctor says how to set it; run stops befor
 	test_must_be_empty out &&
 	test_grep "^error: git identity: no user.name: " err &&
 	test_grep "^error: mkseries run stopped before its long steps" err &&
-	! git -C up rev-parse -q --verify refs/tags/mkseries/base/t
+	! mk_git up rev-parse -q --verify refs/tags/mkseries/base/t
 '
 
 test_expect_success 'an identity git reads from GIT_CONFIG_GLOBAL but libgit2 does not' '

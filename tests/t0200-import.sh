@@ -232,12 +232,13 @@ test_expect_success 'a .gitmodules git fsck accepts is imported' '
 	git -C "$REPO" fsck --strict
 '
 
-# git_source_refused REPO GREP-ARGS...: so for REPO's HEAD, tagged in REPO
-# itself if at all (a git source's own repository is its branch's).
+# git_source_refused REPO GREP-ARGS...: so for REPO's HEAD, tagged in
+# mkseries' repository for REPO if at all (a git source's base tag goes
+# there, never into the clone).
 git_source_refused() {
 	src=$1 &&
 	shift &&
-	refused_source "git: { repo: $PWD/$src, ref: HEAD }" "$PWD/$src" "$@"
+	refused_source "git: { repo: $PWD/$src, ref: HEAD }" "$(mk_repo "$src")" "$@"
 }
 
 test_expect_success 'a git source whose .gitmodules git fsck rejects is refused, naming repository, ref and entry' '

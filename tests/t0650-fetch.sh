@@ -89,7 +89,7 @@ test_expect_success 'apply works with the fetched patches' '
 	(cd kit && mkseries fetch beta --mainline ../up >../out) &&
 	test_grep "^beta 1/1: patches/beta/0001-madvise-split-locking.patch" out &&
 	(cd kit && mkseries apply --branch t >../out 2>&1) &&
-	test "$(git -C up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse $B1^{tree})"
+	test "$(mk_git up rev-parse $(kit_ref kit t)^{tree})" = "$(git -C up rev-parse $B1^{tree})"
 '
 
 test_expect_success 'patches that are there are not overwritten without --force' '
@@ -147,7 +147,7 @@ test_expect_success B4 'b4: a series fetched by message-id from a local mbox' '
 	test_grep -x "+int batch(void)" kit2/patches/alpha/0002-mm-batch-ptes.patch &&
 	test_grep -x "        file: patches/alpha/0002-mm-batch-ptes.patch" kit2/series.yaml &&
 	(cd kit2 && mkseries apply --branch t >../out 2>&1) &&
-	test "$(git -C up2 rev-parse $(kit_ref kit2 t)^{tree})" = "$(git -C up rev-parse $A2^{tree})"
+	test "$(mk_git up2 rev-parse $(kit_ref kit2 t)^{tree})" = "$(git -C up rev-parse $A2^{tree})"
 '
 
 test_expect_success B4 'b4: a message-id that is not in the mbox' '

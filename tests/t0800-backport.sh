@@ -248,7 +248,7 @@ test_expect_success 'the work tree was a worktree of its own: the user checkout 
 	test_cmp head.before head.after &&
 	git -C linux status --porcelain >status.after &&
 	test_cmp status.before status.after &&
-	git -C linux worktree list >wt &&
+	mk_git linux worktree list >wt &&
 	! test_grep "mkseries-backport" wt &&
 	test_must_fail mk_git linux rev-parse --verify -q refs/heads/mkseries-backport/$(kit_id k-conf)/t
 '
@@ -300,7 +300,7 @@ test_expect_success '--abort after two recorded patches leaves the kit as it was
 	test_cmp yaml.before k-abort/series.yaml &&
 	! test -e k-abort/patches/alpha/t &&
 	! test -d wd-abort/t/backport &&
-	git -C linux worktree list >wt &&
+	mk_git linux worktree list >wt &&
 	! test_grep "mkseries-backport" wt &&
 	(cd k-abort && test_expect_code 2 mkseries backport --branch t --workdir "$PWD/../wd-abort" --abort >../out 2>../err)
 '

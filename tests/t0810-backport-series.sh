@@ -232,7 +232,7 @@ test_expect_success 'without the blobs: --abort after three resolutions leaves t
 	test_cmp yaml.orig k-noblobs/series.yaml &&
 	! test -e k-noblobs/patches/s/t &&
 	! test -d wd-n/t/backport &&
-	git -C up5 worktree list >wt &&
+	mk_git up5 worktree list >wt &&
 	! test_grep mkseries-backport wt
 '
 

@@ -38,7 +38,7 @@ no_leftovers() {
 	find "$1" -name "*.tmp.*" >tmps &&
 	test_must_be_empty tmps &&
 	! test -e "$(mk_repo linux)/worktrees/mkseries-backport-$id-t" &&
-	git -C linux worktree list >wt &&
+	mk_git linux worktree list >wt &&
 	! test_grep "mkseries-backport/$id/" wt &&
 	find "$(mk_repo linux)" -name "*.lock" -path "*$id*" >locks &&
 	test_must_be_empty locks &&

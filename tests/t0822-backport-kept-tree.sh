@@ -143,7 +143,7 @@ test_expect_success 'each recorded patch is the diff of its resolution only' '
 		test_cmp files.expect files || return 1
 	done &&
 	test_grep "\"t\": { skip: \"t does not need it\" }" k/series.yaml &&
-	git -C up worktree list >wt &&
+	mk_git up worktree list >wt &&
 	! test_grep mkseries-backport wt
 '
 

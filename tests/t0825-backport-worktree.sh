@@ -102,7 +102,7 @@ test_expect_success '--continue records every change of the work tree, not only 
 
 test_expect_success 'the work tree and its registration are gone, the user checkout untouched' '
 	! test -e $TREE &&
-	git -C linux worktree list >wt &&
+	mk_git linux worktree list >wt &&
 	! test_grep "mkseries-backport" wt &&
 	! test -d $(mk_repo linux)/worktrees/mkseries-backport-$(kit_id kit)-t &&
 	git -C linux status --porcelain >st &&
