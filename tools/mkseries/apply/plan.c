@@ -775,7 +775,11 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 		squash = 0;
 	/* Right after the target, behind fixups already there (squashed ones first). */
 	after = ti;
-	for (pos = plan->index->next[ti]; pos != NO_ITEM; pos = plan->index->next[pos]) {
+	pos = plan->index->next[ti];
+	/* Or, asked for upstream order, after the whole series (a squash still folds in). */
+	if (f->series->fixups_upstream_order && !squash)
+		after = pos = NO_ITEM;
+	for (; pos != NO_ITEM; pos = plan->index->next[pos]) {
 		if (!plan->items[pos].patch->is_fixup ||
 		    !fixes_chain_has(plan->items[pos].patch, t) ||
 		    (squash && plan->items[pos].action != PLAN_SQUASH))
