@@ -53,7 +53,7 @@ test_expect_success 'setup: a series whose fix was written on top of it' '
 
 test_expect_success 'right after the patch it fixes, the fix conflicts, and the report says ordering is why' '
 	(cd kit && mkseries plan --branch t >../plan) &&
-	sed -n "s/^ *apply *\(s [a-z0-9/ ]*[0-9]\) .*/\1/p" plan >order &&
+	sed -n "s/^ *apply *\(s \(fixup \)\{0,1\}[0-9]*\/[0-9]*\) .*/\1/p" plan >order &&
 	printf "s 1/2\ns fixup 1/1\ns 2/2\n" >order.expect &&
 	test_cmp order.expect order &&
 	(cd kit && test_must_fail mkseries apply --branch t >../out 2>../err) &&
@@ -73,7 +73,7 @@ test_expect_success 'a conflict that order does not explain says nothing of orde
 test_expect_success 'fixup-order: upstream puts the fix after the whole series, and it applies' '
 	sed -i "s/^    title: \"mm: one and five\"$/&\n    fixup-order: upstream/" kit/series.yaml &&
 	(cd kit && mkseries plan --branch t >../plan) &&
-	sed -n "s/^ *apply *\(s [a-z0-9/ ]*[0-9]\) .*/\1/p" plan >order &&
+	sed -n "s/^ *apply *\(s \(fixup \)\{0,1\}[0-9]*\/[0-9]*\) .*/\1/p" plan >order &&
 	printf "s 1/2\ns 2/2\ns fixup 1/1\n" >order.expect &&
 	test_cmp order.expect order &&
 	(cd kit && mkseries apply --branch t >../out 2>../err) &&
