@@ -900,16 +900,22 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 	record_set(&st, RF_VARIANT, variant);
 	for (nth = 1; nth <= boots; nth++) {
 		struct vm_result one;
+		/* Its progress line says which boot of how many: "6.12 kit: boot 2/3: running". */
+		struct vm_opts this = *opts;
+		char *label = xstrfmt("%s%sboot %u/%u", opts->label ? opts->label : "",
+				      opts->label ? ": " : "", nth, boots);
 
+		this.label = label;
 		memset(&one, 0, sizeof(one));
 		free(log);
 		log = console_path(workdir, variant, nth);
 		if (nth == 1)
 			ret = first_boot(&end, &status, &started, &seconds, &accel, &note, b, bzimage,
-					 initramfs, log, want, cache, opts);
+					 initramfs, log, want, cache, &this);
 		else
 			ret = boot_once(&end, &status, &started, &seconds, b, accel, bzimage,
-					initramfs, log, opts, 0);
+					initramfs, log, &this, 0);
+		free(label);
 		if (ret)
 			goto cleanup;
 		strbuf_reset(&console);
