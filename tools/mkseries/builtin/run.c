@@ -44,8 +44,9 @@ static int force_cb(const struct option *opt, const char *arg, int unset)
 static int preflight(const struct kit *kit, struct kernel_branch *const *sel, size_t nr,
 		     const struct run_opts *args)
 {
-	struct doctor_opts dopts = { args->repo, args->workdir, &args->given,
-				     NEED_BUILD | NEED_BOOT | NEED_IMPORT, 0 };
+	struct doctor_opts dopts = { .repo = args->repo, .workdir = args->workdir,
+				     .given = &args->given,
+				     .need = NEED_BUILD | NEED_BOOT | NEED_IMPORT };
 	size_t i, j;
 
 	/* Applying signs commits: needed when a cell but base is run. */
