@@ -35,8 +35,57 @@ test_expect_success 'doctor: every check ok' '
 	test_grep "^ok       gcc (t): gcc " out &&
 	test_grep "^ok       qemu-system-x86_64 (t): QEMU emulator version " out &&
 	test_grep "^note     kvm: " out &&
-	test_grep "^ok       disk: .* free, the selected branches need about 0 MiB (no figures for t.s tree)$" out &&
+	test_grep "^ok       plan (t): v1.0 in $TRASH_DIRECTORY/up$" out &&
+	# no figures for a git tree: no ok for a sum that leaves it out
+	test_grep "^note     disk: .* free; cannot tell what the selected branches need (no figures for t.s tree)$" out &&
 	! grep "^missing" out
+'
+
+test_expect_success 'outside a kit: the machine'"'"'s own checks, exit 0' '
+	mkdir nokit &&
+	(cd nokit && MKSERIES_CEILING_DIRECTORY=$TRASH_DIRECTORY mkseries doctor >../out 2>../err) &&
+	cat out err &&
+	test_must_be_empty err &&
+	test_grep "^note     kit: not in a kit: the machine.s own checks only" out &&
+	test_grep "^ok       gcc: gcc " out &&
+	test_grep "^ok       qemu-system-x86_64: QEMU emulator version " out &&
+	test_grep "^note     kvm: " out &&
+	! grep "^[a-z]* *\(plan\|disk\|debian\)" out &&
+	(cd nokit && MKSERIES_CEILING_DIRECTORY=$TRASH_DIRECTORY \
+		test_expect_code 2 mkseries doctor --branch t >../out 2>../err) &&
+	test_grep "^error: not in a kit" err
+'
+
+test_expect_success 'boot.qemu a directory, or a QEMU that never answers --version: missing, the wait bounded' '
+	mkdir qemu-dir &&
+	printf "#!/bin/sh\nexec sleep 60\n" >qemu-hangs &&
+	chmod +x qemu-hangs &&
+	printf "name: q\nsource:\n  git: { repo: $PWD/up, ref: v1.0 }\nboot:\n  qemu: $PWD/qemu-dir\n" >kit/kernels/q.yaml &&
+	test_when_finished "rm kit/kernels/q.yaml" &&
+	(cd kit && test_expect_code 1 mkseries doctor --branch q >../out 2>../err) &&
+	cat out err &&
+	test_grep "^missing  $TRASH_DIRECTORY/qemu-dir (q): .$TRASH_DIRECTORY/qemu-dir. is a directory, not a program: fix boot.qemu in kernels/q.yaml$" out &&
+	sed -i "s|qemu-dir|qemu-hangs|" kit/kernels/q.yaml &&
+	start=$(date +%s) &&
+	(cd kit && test_expect_code 1 mkseries doctor --branch q >../out 2>../err) &&
+	test $(($(date +%s) - start)) -lt 30 &&
+	cat out &&
+	test_grep "^missing  $TRASH_DIRECTORY/qemu-hangs (q): .$TRASH_DIRECTORY/qemu-hangs --version. did not answer in 3s (killed): no QEMU a boot can use; fix boot.qemu in kernels/q.yaml$" out
+'
+
+test_expect_success 'plan'"'"'s needs: a branch from $MKSERIES_LINUX_STABLE (as 6.17), its ref and release there' '
+	printf "name: s\nsource:\n  git: { repo: \$MKSERIES_LINUX_STABLE, ref: v1.0, release: v1.0 }\n" >kit/kernels/s.yaml &&
+	test_when_finished "rm kit/kernels/s.yaml" &&
+	(unset MKSERIES_LINUX_STABLE && cd kit && test_expect_code 1 mkseries doctor --branch s >../out 2>../err) &&
+	cat out err &&
+	test_grep "^missing  plan (s): kernels/s.yaml:3: branch .s. takes its tree from the git repository \$MKSERIES_LINUX_STABLE names, and \$MKSERIES_LINUX_STABLE is not set" out &&
+	(cd kit && MKSERIES_LINUX_STABLE=$TRASH_DIRECTORY/nowhere test_expect_code 1 mkseries doctor --branch s >../out 2>../err) &&
+	test_grep "^missing  plan (s): kernels/s.yaml:3: branch .s.: no git repository at .$TRASH_DIRECTORY/nowhere. (from \$MKSERIES_LINUX_STABLE)$" out &&
+	(cd kit && MKSERIES_LINUX_STABLE=$TRASH_DIRECTORY/up mkseries doctor --branch s >../out 2>../err) &&
+	test_grep "^ok       plan (s): v1.0 and v1.0 in $TRASH_DIRECTORY/up$" out &&
+	sed -i "s/release: v1.0/release: v0.9/" kit/kernels/s.yaml &&
+	(cd kit && MKSERIES_LINUX_STABLE=$TRASH_DIRECTORY/up test_expect_code 1 mkseries doctor --branch s >../out 2>../err) &&
+	test_grep "^missing  plan (s): .$TRASH_DIRECTORY/up. has no .v0.9., where plan finds what stable backported already: fetch it" out
 '
 
 test_expect_success 'doctor: no QEMU on PATH: what to install, exit 1; test stops before booting' '
@@ -46,6 +95,7 @@ test_expect_success 'doctor: no QEMU on PATH: what to install, exit 1; test stop
 	cat out &&
 	test_grep "^missing  qemu-system-x86_64 (t): not on PATH to boot arch x86_64: apt-get install qemu-system-x86$" out &&
 	test_grep "^ok       make: " out &&
+	test_grep "^note     b4: not on PATH: .mkseries series add. and .mkseries fetch. need it to take a series from lore by its message id: apt-get install b4$" out &&
 	(cd kit && PATH=$TRASH_DIRECTORY/bin test_expect_code 1 mkseries test --branch t >../out 2>../err) &&
 	cat out err &&
 	test_must_be_empty out &&
@@ -118,7 +168,30 @@ test_expect_success 'with no probe, doctor looks at the KVM device the boots use
 	test_grep "^note     kvm: no usable $TRASH_DIRECTORY/no-kvm: guests run under TCG" out &&
 	: >rw-kvm &&
 	(cd kit && MKSERIES_KVM_DEVICE=$TRASH_DIRECTORY/rw-kvm mkseries doctor >../out 2>../err) &&
-	test_grep "^note     kvm: not probed yet: the first boot under KVM is the probe$" out
+	test_grep "^note     kvm: not probed yet: no selected branch of the host.s arch is built, nothing to boot (build one and run doctor again; or the first boot under KVM is the probe)$" out
+'
+
+test_expect_success 'a built kernel: doctor probes KVM with a short boot, recorded as a run records it' '
+	setup_fake_run fk &&
+	(cd fk && mkseries build --branch t --variant base >../out 2>&1) &&
+	rm -f .cache/mkseries/kvm-probe &&
+	(cd fk && MKSERIES_KVM_DEVICE=$TRASH_DIRECTORY/rw-kvm mkseries doctor --branch t >../out 2>../err) &&
+	cat out err &&
+	test_grep "^ok       kvm: probed now, booting .*/out-base/arch/x86/boot/bzImage: KVM works$" out &&
+	test_grep "^accel=kvm$" .cache/mkseries/kvm-probe &&
+	test_grep "^qemu=QEMU emulator version 7.2.99 (fake)$" .cache/mkseries/kvm-probe &&
+	# recorded: no second boot
+	(cd fk && FAKE_QEMU_ABORT=1 MKSERIES_KVM_DEVICE=$TRASH_DIRECTORY/rw-kvm mkseries doctor --branch t >../out 2>../err) &&
+	test_grep "^ok       kvm: last probe [0-9-]* [0-9:]* UTC: KVM works$" out &&
+	rm .cache/mkseries/kvm-probe &&
+	(cd fk && FAKE_QEMU_ABORT=1 MKSERIES_KVM_DEVICE=$TRASH_DIRECTORY/rw-kvm mkseries doctor --branch t >../out 2>../err) &&
+	cat out &&
+	test_grep "^note     kvm: probed now, booting .*: TCG: QEMU exited with status 134: .fake-qemu: kvm_buf_set_msrs: Assertion failed..$" out &&
+	test_grep "^accel=tcg$" .cache/mkseries/kvm-probe &&
+	rm .cache/mkseries/kvm-probe &&
+	(cd fk && FAKE_QEMU_SLEEP=30 MKSERIES_KVM_PROBE_TIMEOUT=1 MKSERIES_KVM_DEVICE=$TRASH_DIRECTORY/rw-kvm \
+		mkseries doctor --branch t >../out 2>../err) &&
+	test_grep "^note     kvm: probed now, booting .*: TCG: no mm-regress in 1s after .\[    0.000000\] Linux version 1.0-fake.$" out
 '
 
 test_expect_success 'a Debian tree to import: its suite reachable, and the disk it needs' '

@@ -98,8 +98,9 @@ test_expect_success 'run: the build and the boot of each cell show their status 
 		mkseries run --branch t --repeat 1 --boots 1 >../out 2>../err) &&
 	cat out err &&
 	test_grep "^t base: test: booted (tcg, instruction-paced) 3 ok" out &&
-	test_grep -E "^\[cell 1/2\] t base: building [0-9]+s, [0-9] objects  CC mm/file[0-9]\.o$" err &&
-	test_grep -E "^\[cell 1/2\] t base: booting \(tcg\) [0-9]+s" err &&
+	# The cell lines of a run carry its clock: the time so far and what is left.
+	test_grep -E "^\[cell 1/2, [0-9]+s in, about [0-9hms]+ left\] t base: building [0-9]+s, [0-9] objects  CC mm/file[0-9]\.o$" err &&
+	test_grep -E "^\[cell 1/2, [0-9]+s in, about [0-9hms]+ left\] t base: boot 1/1: booting \(tcg\) [0-9]+s" err &&
 	(cd kitr && FAKE_QEMU_SLEEP=3 MKSERIES_PROGRESS_INTERVAL=1 \
 		mkseries run -q --branch t --repeat 1 --boots 1 --force=test >../out 2>../err) &&
 	test_grep "^t base: test: booted " out &&

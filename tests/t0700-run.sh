@@ -36,6 +36,9 @@ test_expect_success 'setup: a kit whose trees build with a fake kbuild and boot 
 test_expect_success 'run imports, applies, builds and tests base and kit, then reports' '
 	(cd kit && mkseries run --branch t --workdir ../work >../out 2>../err) &&
 	cat out &&
+	# Nothing recorded: every step to do, timed by the figures of the README, said up front.
+	sed -n 1p out >first &&
+	test_grep -E "^run: 1 branch, 2 cells \(5 steps to do, 0 up to date\); about ([0-9]+h)?[0-9]+[ms] left \(first run: README.s figures\)$" first &&
 	test_grep "^t: import: imported v1.0-mk of .* as " out &&
 	test_grep "^t: apply: $(kit_ref kit t) -> .* (5 commits" out &&
 	test_grep "^t base: build: built in" out &&
@@ -66,7 +69,8 @@ test_expect_success 'a rerun with nothing changed is up to date at every step, a
 	test_grep "^t kit: build: up to date" out &&
 	test_grep "^t kit: test: up to date (3 passed)" out &&
 	test $(grep -c ": up to date" out) = 6 &&
-	test_grep "^2 cells: 2 ok" out
+	test_grep "^2 cells: 2 ok" out &&
+	test_grep "^run: 1 branch, 2 cells (0 steps to do, 5 up to date)$" out
 '
 
 test_expect_success 'with MKSERIES_LOCK_TIMEOUT=0, run will not start a branch while another mkseries holds its repository' '
@@ -110,6 +114,8 @@ test_expect_success 'another --repeat redoes the tests only' '
 
 test_expect_success '--force=build redoes the builds and the tests, not import and apply' '
 	(cd kit && mkseries run --branch t --workdir ../work --force=build >../out) &&
+	# Each step to do ran before: the estimate is what they took then.
+	test_grep -E "^run: 1 branch, 2 cells \(4 steps to do, 1 up to date\); about [0-9]+s left by the last run.s times$" out &&
 	test_grep "^t: import: up to date" out &&
 	test_grep "^t: apply: up to date" out &&
 	test_grep "^t base: build: built" out &&
@@ -122,6 +128,47 @@ test_expect_success '--force redoes every step' '
 	test_grep "^t: import: imported v1.0-mk of" out &&
 	test_grep "^t: apply: $(kit_ref kit t) up to date at [0-9a-f]* (5 commits" out &&
 	test_grep ! ": up to date" out
+'
+
+test_expect_success '--force=apply redoes apply and the kit cell, not base: base does not depend on apply' '
+	(cd kit && FAKE_QEMU_SLEEP=1 mkseries run --branch t --workdir ../work --force=apply \
+		--progress=always >../out 2>../err) &&
+	test_grep "^run: 1 branch, 2 cells (3 steps to do, 2 up to date)" out &&
+	test_grep "^t: apply: again: forced$" out &&
+	test_grep "^t base: build: up to date" out &&
+	test_grep "^t base: test: up to date" out &&
+	test_grep "^t kit: build: again: forced$" out &&
+	test_grep "^t kit: build: built" out &&
+	test_grep "^t kit: test: booted" out &&
+	# Which boot of how many, while each boots.
+	test_grep "t kit: boot 1/2: " err &&
+	test_grep "t kit: boot 2/2: " err &&
+	test_grep ! "t base: b" err
+'
+
+test_expect_success 'a step with no time recorded is estimated by README.s figures, and said so' '
+	rm work/t/state/kit.test &&
+	(cd kit && mkseries run --branch t --workdir ../work --force=test >../out) &&
+	test_grep -E "^run: 1 branch, 2 cells \(2 steps to do, 3 up to date\); about [0-9hms]+ left \(1 step by the last run.s times, 1 by README.s figures\)$" out
+'
+
+# line_of PATTERN FILE: the number of the first line of FILE that matches PATTERN (grep -E).
+line_of() {
+	grep -n -E "$1" "$2" | sed -n "1s/:.*//p"
+}
+
+test_expect_success 'the reason for a rerun comes before the work it explains' '
+	(cd kit && FAKE_QEMU_SLEEP=2 FAKE_MAKE_SLEEP=2 MKSERIES_PROGRESS_INTERVAL=1 \
+		mkseries run --branch t --workdir ../work --force=build >../both 2>&1) &&
+	cat both &&
+	why=$(line_of "^t base: build: again: forced$" both) &&
+	work=$(line_of "t base: building [0-9]" both) &&
+	test -n "$why" && test -n "$work" && test "$why" -lt "$work" &&
+	why=$(line_of "^t kit: test: again: " both) &&
+	work=$(line_of "t kit: boot 1/2: " both) &&
+	test -n "$why" && test -n "$work" && test "$why" -lt "$work" &&
+	# The cell lines count the whole run: its time so far and what is left.
+	test_grep -E "^\[cell 2/2, [0-9]+s in, about [0-9hms]+ left\] t kit: boot 2/2: " both
 '
 
 test_expect_success 'a rebuild that makes the same image keeps its test' '

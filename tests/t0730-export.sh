@@ -372,7 +372,7 @@ test_expect_success 'refused: a branch that moved since its last run' '
 
 test_expect_success 'refused: an output directory that is not empty; no identity' '
 	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../mbox 2>../err) &&
-	test_grep "error: .../mbox. is not empty: export into a new or empty directory (nothing was written)" err &&
+	test_grep "^error: .../mbox. holds an earlier mbox export of 1.0: replace it with --replace, or export elsewhere (nothing was written)$" err &&
 	mkdir nohome &&
 	(cd kit && HOME=$TRASH_DIRECTORY/nohome XDG_CONFIG_HOME=$TRASH_DIRECTORY/nohome \
 		test_expect_code 2 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
@@ -384,6 +384,54 @@ test_expect_success 'refused: an output directory that is not empty; no identity
 		test_expect_code 2 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
 	test_grep "^error: no user.email: mkseries signs off backports in your name" err &&
 	! test -e w
+'
+
+test_expect_success '--replace: an earlier export of the branch is replaced, whole' '
+	cp -r mbox old-mbox &&
+	# a mail the earlier export wrote that this one does not: it goes too
+	sed "1s/^From [0-9a-f]* /From 1111111111111111111111111111111111111111 /" \
+		mbox/0001-*.patch >old-mbox/0099-gone.patch &&
+	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../old-mbox \
+		--replace >../out 2>../err) &&
+	test_grep ! "^error" err &&
+	ls mbox >expect &&
+	ls old-mbox >actual &&
+	test_cmp expect actual &&
+	! ls old-mbox.mkseries-* &&
+	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../qr >../out 2>&1) &&
+	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../qr --replace \
+		>../out 2>../err) &&
+	test_grep "^1.0: [0-9]* patches .* in ../qr/" out &&
+	test -f qr/series &&
+	(cd kit && mkseries export --branch 1.0 --format rpm --workdir ../work -o ../rr >../out 2>&1) &&
+	(cd kit && mkseries export --branch 1.0 --format rpm --workdir ../work -o ../rr --replace \
+		>../out 2>../err) &&
+	test -f rr/patches.spec
+'
+
+test_expect_success '--replace refuses a directory holding anything an export did not write' '
+	echo mine >old-mbox/notes.txt &&
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work \
+		-o ../old-mbox --replace 2>../err) &&
+	test_grep "^error: .../old-mbox. holds an earlier mbox export of 1.0, and .notes.txt., which that export did not write: --replace replaces only an export; remove it, or export elsewhere (nothing was written)$" err &&
+	echo mine >expect &&
+	test_cmp expect old-mbox/notes.txt &&
+	rm old-mbox/notes.txt &&
+	mkdir qr/extra && echo mine >qr/extra/file &&
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format quilt --workdir ../work \
+		-o ../qr --replace 2>../err) &&
+	test_grep "holds an earlier quilt export of 1.0, and .extra/file., which that export did not write" err &&
+	rm -r qr/extra &&
+	# another format, another branch: no earlier export of this one
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format quilt --workdir ../work \
+		-o ../old-mbox --replace 2>../err) &&
+	test_grep "^error: .../old-mbox. is not empty: export into a new or empty directory; --replace replaces only an earlier quilt export of 1.0, and this is none (nothing was written)$" err &&
+	(cd kit && test_expect_code 1 mkseries export --branch 2.0 --format mbox --workdir ../work \
+		-o ../old-mbox --replace --force 2>../err) &&
+	test_grep "^error: .../old-mbox. is not empty: export into a new or empty directory; --replace replaces only an earlier mbox export of 2.0, and this is none" err &&
+	ls mbox >expect &&
+	ls old-mbox >actual &&
+	test_cmp expect actual
 '
 
 test_expect_success 'another exporter signs off after the backporter; our own patch stays as it is' '
@@ -428,7 +476,7 @@ test_expect_success '--all with one directory not empty writes none, naming it' 
 	(cd kit && test_expect_code 1 mkseries export --all --force --format quilt --workdir ../work \
 		-o ../all2 >../out 2>../err) &&
 	cat err &&
-	test_grep "^error: .../all2/2.0. is not empty: export into a new or empty directory (nothing was written)\$" err &&
+	test_grep "^error: .../all2/2.0. is not empty: export into a new or empty directory; --replace replaces only an earlier quilt export of 2.0, and this is none (nothing was written)\$" err &&
 	test_grep "^error: --all exports every branch or none: 1 of its [0-9]* directories is not new or empty; empty or remove it, or export elsewhere with --output\$" err &&
 	test_grep ! "nothing was written.*1.0\|1.0.*nothing was written" err &&
 	test_must_be_empty out &&
@@ -437,6 +485,16 @@ test_expect_success '--all with one directory not empty writes none, naming it' 
 	test_cmp dirs.expect dirs &&
 	echo mine >keep.expect &&
 	test_cmp keep.expect all2/2.0/keep
+'
+
+test_expect_success '--all --replace replaces every branch'"'"'s earlier export' '
+	(cd kit && test_expect_code 1 mkseries export --all --force --format quilt --workdir ../work \
+		-o ../all >../out 2>../err) &&
+	test_grep "^error: .../all/1.0. holds an earlier quilt export of 1.0: replace it with --replace" err &&
+	(cd kit && mkseries export --all --force --replace --format quilt --workdir ../work \
+		-o ../all >../out 2>../err) &&
+	test_grep "^1.0: [0-9]* patches .* in ../all/1.0/" out &&
+	test -f all/2.0/series
 '
 
 test_expect_success '--all where one branch fails: says which were written and which not' '

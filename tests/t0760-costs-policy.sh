@@ -143,11 +143,23 @@ test_expect_success 'plan on a stable branch: a patch whose trailers say Fixes: 
 		>pol/patches/0001-mm-rename-ptes.patch &&
 	(cd pol && mkseries plan --branch t >../out) &&
 	test_grep "^             policy: stable: a fix (its Fixes: trailer), which stable takes$" out &&
-	sed "s/^Cc: <stable@vger.kernel.org> # 6.1+$/Stable-dep-of: 0123456789ab (\"mm: the fix\")/" cc.patch \
+	sed "s/^Cc: <stable@vger.kernel.org> # 6.1+$/Stable-dep-of: 2b467ebe92f3 (\"mm: fix the rename\")/" cc.patch \
 		>pol/patches/0001-mm-rename-ptes.patch &&
-	(cd pol && mkseries plan --branch t >../out) &&
+	(cd pol && mkseries plan --branch t >../out 2>../err) &&
 	test_grep "^             policy: stable: the prerequisite of a fix (its Stable-dep-of: trailer)$" out &&
 	test_grep ! "policy refuses" out &&
+	test_must_be_empty err &&
+	sed "s/^Cc: <stable@vger.kernel.org> # 6.1+$/Stable-dep-of: 0123456789ab (\"mm: a fix elsewhere\")/" cc.patch \
+		>pol/patches/0001-mm-rename-ptes.patch &&
+	(cd pol && mkseries plan --branch t >../out 2>../err) &&
+	test_grep "^             policy refuses: stable takes fixes only" out &&
+	test_grep "^             policy note: its Stable-dep-of: 0123456789ab names no fix this plan applies: it is no prerequisite here$" out &&
+	test_grep "^warning: t: alpha 1/1: its Stable-dep-of: 0123456789ab names no fix this plan applies" err &&
+	sed "s/^Cc: <stable@vger.kernel.org> # 6.1+$/Cc: a colleague/; s/^Signed-off-by: Dev Eloper.*/Fixes: 0123456789ab (\"in the text\")\n\n&/" \
+		cc.patch >pol/patches/0001-mm-rename-ptes.patch &&
+	test_grep "^Fixes: 0123456789ab" pol/patches/0001-mm-rename-ptes.patch &&
+	(cd pol && mkseries plan --branch t >../out) &&
+	test_grep "^             policy refuses: stable takes fixes only" out &&
 	cp "$DATA/kit/patches/0001-mm-rename-ptes.patch" pol/patches/
 '
 
@@ -155,12 +167,17 @@ test_expect_success 'plan on a stable branch: a stated reason (stable:) is taken
 	cp pol/series.yaml series.keep &&
 	sed -i "s/^        subject: \"mm: rename ptes\"$/&\n        stable: \"a prerequisite of the fix below, which needs the new name\"/" pol/series.yaml &&
 	test_grep "stable: \"a prerequisite" pol/series.yaml &&
-	(cd pol && mkseries plan --branch t >../out) &&
+	(cd pol && mkseries plan --branch t >../out 2>../err) &&
 	test_grep "^             policy: stable: a stated reason (its stable: key): \"a prerequisite of the fix below, which needs the new name\"$" out &&
 	test_grep ! "policy refuses" out &&
+	# the kit vouches for it, not upstream: review decides, and plan says so
+	test_grep "^             policy note: taken on the kit.s own stated reason (stable:), with no upstream trailer behind it: stable review decides$" out &&
+	test_grep "^warning: t: alpha 1/1: taken on the kit.s own stated reason (stable:)" err &&
 	(cd pol && mkseries plan --branch t --format json >../plan.json) &&
 	jq -r ".branches[0].items[0].policy" plan.json >policy &&
 	echo takes >pol.expect && test_cmp pol.expect policy &&
+	jq -r ".branches[0].items[0].policy_note" plan.json >note &&
+	test_grep "stable review decides" note &&
 	sed -i "s/^        stable: .*/        stable: \"\"/" pol/series.yaml &&
 	(cd pol && test_expect_code 2 mkseries plan --branch t 2>../err) &&
 	test_grep "^error: series.yaml:8: .stable. states why a stable branch takes a patch: it must not be empty$" err &&
@@ -171,6 +188,12 @@ test_expect_success 'plan on a distro branch: performance work needs a claim tha
 	sed -i "s/^kind: stable/kind: distro/" pol/kernels/t.yaml &&
 	(cd pol && mkseries plan --branch t >../out) &&
 	test_grep "^             policy refuses: distro takes performance work only where a claim shows the gain: none does here$" out &&
+	cp pol/kernels/t.yaml t.yaml.keep &&
+	printf "claims:\n  - { metric: perf_loop.us_per_iteration, worse: 5%% }\n" >>pol/kernels/t.yaml &&
+	(cd pol && mkseries plan --branch t >../out) &&
+	# a claim that bounds a cost shows no gain
+	test_grep "^             policy refuses: distro takes performance work only where a claim shows the gain: none does here$" out &&
+	cp t.yaml.keep pol/kernels/t.yaml &&
 	printf "claims:\n  - { metric: perf_loop.us_per_iteration, better: 10%% }\n" >>pol/kernels/t.yaml &&
 	(cd pol && mkseries plan --branch t >../out) &&
 	test_grep "^             policy: distro: performance work whose gain a kernel file.s claims check on this branch.s decisions$" out &&

@@ -15,9 +15,10 @@ test_expect_success 'setup: a kit of five commits on t, built and booted at base
 	(cd kit && mkseries run --branch t --variant base >../out 2>&1)
 '
 
-# first_bad OUT: the "first bad commit" line of bisect's output, without the id
+# first_bad OUT: the "first bad commit" line of bisect's output, without
+# the upstream id and the kit's file (the first test checks those)
 first_bad() {
-	sed -n "s/^t kit: first bad commit: \([0-9]*\/[0-9]*\) [0-9a-f]* \(.*\)/\1 \2/p" "$1"
+	sed -n "s/^t kit: first bad commit: \([0-9]*\/[0-9]*\) commit [0-9a-f]\{40\} upstream, patches\/[^:]*: \(.*\)/\1 \2/p" "$1"
 }
 
 test_expect_success 'bisect --case: patch 3 of 5, in two steps, with the failing case as evidence' '
@@ -29,6 +30,10 @@ test_expect_success 'bisect --case: patch 3 of 5, in two steps, with the failing
 	test_grep "^  step 2   3/5 [0-9a-f]* mm: fix batch ptes: bad " out &&
 	test $(grep -c "^  step" out) -eq 2 &&
 	first_bad out >got && echo "3/5 mm: fix batch ptes" >expect && test_cmp expect got &&
+	up=$(sed -n "1s/^From \([0-9a-f]*\) .*/\1/p" kit/patches/alpha/0003-mm-fix-batch-ptes.patch) &&
+	test $(printf %s "$up" | wc -c) -eq 40 &&
+	test_grep "^t kit: first bad commit: 3/5 commit $up upstream, patches/alpha/0003-mm-fix-batch-ptes.patch: mm: fix batch ptes$" out &&
+	test_grep "^    kit commit: $(git -C linux rev-parse "$(kit_ref kit t)~2") on $(kit_ref kit t)$" out &&
 	test_grep "^    evidence: not ok 3 steady: steady: pattern mismatch at offset 4096$" out &&
 	test_grep "^    log: .*/logs/bisect-console.log$" out
 '
@@ -62,9 +67,10 @@ test_expect_success 'a commit that cannot be judged is stepped over; the first b
 	test_grep "^  step 2   3/5 .*: cannot tell (does not build: mm/mremap.c:6:9: error" out &&
 	test_grep "^  step 3   4/5 .*: bad" out &&
 	test_grep "^t kit: the first bad commit is one of these (those before 4/5 could not be judged):$" out &&
-	sed -n "s/^    \([0-9]\/5\) [0-9a-f]* /\1 /p" out >got &&
+	sed -n "s/^    \([0-9]\/5\) commit [0-9a-f]* upstream, patches\/alpha\/[^:]*: /\1 /p" out >got &&
 	printf "%s\n" "3/5 mm: fix batch ptes" "4/5 mm: fix the fix" >expect &&
-	test_cmp expect got
+	test_cmp expect got &&
+	test $(grep -c "^        kit commit: [0-9a-f]\{40\} on " out) -eq 2
 '
 
 test_expect_success 'when the tip is good there is nothing to bisect (exit 1)' '

@@ -169,7 +169,7 @@ static void test_quilt_names(void)
 		return;
 	}
 	dir = path_join(tmpl, "quilt");
-	ok(!export_write(&s, EXPORT_QUILT, dir, NULL, &files), "written");
+	ok(!export_write(&s, EXPORT_QUILT, dir, NULL, 0, &files), "written");
 	is_str(files.nr > 0 ? files.v[0] : "", "features/all/patch-0123456789ab.patch",
 	       "a subject of dots: named by its commit");
 	is_str(files.nr > 1 ? files.v[1] : "", "features/all/hidden-thing.patch",

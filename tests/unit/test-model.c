@@ -158,7 +158,7 @@ static const struct bad_case bad_cases[] = {
 	  "    patches:\n"
 	  "      - file: patches/a/0001-one.patch\n",
 	  { { NULL, NULL } }, "error: series.yaml:4: unknown key 'tittle' in a series (allowed: id, title, link, "
-	      "message-id, requires, patches, fixups, branches, claims)\n", 0 },
+	      "message-id, requires, patches, fixups, branches, claims, fixup-order)\n", 0 },
 	{ "unknown key in a fixup",
 	  "series:\n"
 	  "  - id: a\n"

@@ -501,6 +501,46 @@ static int take_applied(struct apply_outcome *o, struct apply_run *r, size_t i)
 	return 0;
 }
 
+/*
+ * Item i, a fixup placed right after the patch it fixes, does not apply
+ * there. When it applies on top of the rest of its series (the series'
+ * patches after it applied first), it was written on the whole series,
+ * as upstream applied it: say so in the report, and how the kit asks for
+ * that order. Nothing of the trial is kept.
+ */
+static void say_if_order(struct apply_outcome *o, struct apply_run *r, size_t i)
+{
+	const struct plan *plan = r->plan;
+	const struct kit_patch *f = plan->items[i].patch, *last = NULL;
+	struct strbuf why = STRBUF_INIT;
+	size_t j, mark = error_mark();
+	git_oid tree = r->tree, next;
+	int fails = 0;
+
+	if (!f->is_fixup || f->series->fixups_upstream_order)
+		return;
+	for (j = i + 1; !fails && j < plan->nr && plan->items[j].patch->series == f->series; j++) {
+		const struct plan_item *it = &plan->items[j];
+
+		if (it->patch->is_fixup || (it->action != PLAN_APPLY && it->action != PLAN_SQUASH))
+			continue;
+		fails = read_item_mail(r->mails, r->nr_mails, plan, j) ||
+			apply_diff(&next, r->repo, &tree, r->mails[j][0].diff,
+				   r->mails[j][0].diff_len, &why);
+		tree = next;
+		last = it->patch;
+	}
+	if (!fails && last &&
+	    !apply_diff(&next, r->repo, &tree, r->mails[i][0].diff, r->mails[i][0].diff_len, &why))
+		strbuf_addf(&o->report, "  order: it applies after the whole series (after %s), as "
+			    "upstream applied a fix written on top of it; mkseries puts a fixup "
+			    "right after the patch it fixes (%s): ask for upstream order with "
+			    "`fixup-order: upstream` under series '%s' in series.yaml\n",
+			    kit_patch_label(last), kit_patch_label(f->fixes_patch), f->series->id);
+	error_drop(mark);
+	strbuf_release(&why);
+}
+
 /* One APPLY or SQUASH item: 0 to go on, else what plan_apply() returns. */
 static int plan_apply_item(struct apply_outcome *o, struct apply_run *r, size_t i)
 {
@@ -513,6 +553,8 @@ static int plan_apply_item(struct apply_outcome *o, struct apply_run *r, size_t 
 	err = apply_item(&next, o, r->repo, r->plan, i, &r->mails[i][0], &r->tree, &why);
 	if (err == MKS_EAPPLYFAIL || err == MKS_EUNSAFE)
 		report_failure(o, r->plan, i, err, &why);
+	if (err == MKS_EAPPLYFAIL)
+		say_if_order(o, r, i);
 	strbuf_release(&why);
 	if (err == 1) {
 		o->state[i] = APPLIED_FOUND;

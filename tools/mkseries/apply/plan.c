@@ -53,6 +53,7 @@ void plan_release(struct plan *plan)
 		free(plan->items[i].source);
 		free(plan->items[i].subject);
 		free(plan->items[i].stable_commit);
+		free(plan->items[i].policy_note);
 		if (plan->items[i].presence) {
 			presence_release(plan->items[i].presence);
 			free(plan->items[i].presence);
@@ -775,7 +776,11 @@ static int plan_fixup(struct plan *plan, const struct kit_patch *f, const struct
 		squash = 0;
 	/* Right after the target, behind fixups already there (squashed ones first). */
 	after = ti;
-	for (pos = plan->index->next[ti]; pos != NO_ITEM; pos = plan->index->next[pos]) {
+	pos = plan->index->next[ti];
+	/* Or, asked for upstream order, after the whole series (a squash still folds in). */
+	if (f->series->fixups_upstream_order && !squash)
+		after = pos = NO_ITEM;
+	for (; pos != NO_ITEM; pos = plan->index->next[pos]) {
 		if (!plan->items[pos].patch->is_fixup ||
 		    !fixes_chain_has(plan->items[pos].patch, t) ||
 		    (squash && plan->items[pos].action != PLAN_SQUASH))
@@ -878,20 +883,63 @@ const struct plan_item *plan_find(const struct plan *plan, const struct kit_patc
 }
 
 /*
- * What a stable reviewer looks for in a patch file's messages: a Fixes:
- * line, a Cc: to stable. Read as text, line by line up to each mail's
- * "---" (the mail parser would report a broken file a second time:
- * that is apply's to say).
+ * The policy flags of the trailer block of one message, body[0..len):
+ * its last paragraph, as git interpret-trailers reads it, so that a
+ * "Fixes:" in the text or in a note of the kit's counts for nothing. The
+ * first Stable-dep-of:'s commit goes to *dep_of (when none is there yet).
  */
-static unsigned file_policy_flags(const char *path)
+static unsigned trailer_block_flags(const char *body, size_t len, char **dep_of)
 {
-	struct strbuf sb = STRBUF_INIT;
+	const char *end = body + len, *p, *eol;
 	unsigned flags = 0;
-	const char *p, *end, *eol;
-	int in_diff = 0;
+
+	while (end > body && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	for (p = end; p > body && !(p[-1] == '\n' && p - 1 > body && p[-2] == '\n'); p--)
+		;
+	for (; p < end; p = eol + 1) {
+		size_t n;
+
+		eol = memchr(p, '\n', end - p);
+		if (!eol)
+			eol = end;
+		n = eol - p;
+		if (n > 6 && !strncasecmp(p, "Fixes:", 6)) {
+			flags |= POLICY_FIXES_TRAILER;
+		} else if (n > 3 && !strncasecmp(p, "Cc:", 3) &&
+			   (memmem(p, n, "stable@vger.kernel.org", 22) ||
+			    memmem(p, n, "stable@kernel.org", 17))) {
+			flags |= POLICY_CC_STABLE;
+		} else if (n > 14 && !strncasecmp(p, "Stable-dep-of:", 14)) {
+			const char *id = p + 14;
+
+			flags |= POLICY_STABLE_DEP;
+			while (id < eol && (*id == ' ' || *id == '\t'))
+				id++;
+			if (!*dep_of)
+				*dep_of = xstrndup(id, strspn(id, "0123456789abcdefABCDEF"));
+		}
+	}
+	return flags;
+}
+
+/*
+ * What a stable reviewer looks for in a patch file's messages: a Fixes:
+ * line, a Cc: to stable, a Stable-dep-of:, in each message's trailer
+ * block. Read as text, line by line: mail headers up to the first blank
+ * line, the message up to "---" (the mail parser would report a broken
+ * file a second time: that is apply's to say).
+ */
+static unsigned file_policy_flags(const char *path, char **dep_of)
+{
+	enum { HEADERS, MESSAGE, DIFF } at = MESSAGE;
+	struct strbuf sb = STRBUF_INIT;
+	const char *p, *end, *eol, *msg;
+	unsigned flags = 0;
 
 	if (strbuf_read_file(&sb, path) < 0)
 		return 0;
+	msg = sb.buf;
 	for (p = sb.buf, end = sb.buf + sb.len; p < end; p = eol + 1) {
 		size_t n;
 
@@ -899,20 +947,17 @@ static unsigned file_policy_flags(const char *path)
 		if (!eol)
 			eol = end;
 		n = eol - p;
-		if (n >= 5 && !memcmp(p, "From ", 5))
-			in_diff = 0;
-		else if (n == 3 && !memcmp(p, "---", 3))
-			in_diff = 1;
-		if (in_diff)
-			continue;
-		if (n > 6 && !strncasecmp(p, "Fixes:", 6))
-			flags |= POLICY_FIXES_TRAILER;
-		else if (n > 3 && !strncasecmp(p, "Cc:", 3) &&
-			 (memmem(p, n, "stable@vger.kernel.org", 22) ||
-			  memmem(p, n, "stable@kernel.org", 17)))
-			flags |= POLICY_CC_STABLE;
-		else if (n > 14 && !strncasecmp(p, "Stable-dep-of:", 14))
-			flags |= POLICY_STABLE_DEP;
+		if (n >= 5 && !memcmp(p, "From ", 5) && at != MESSAGE) {
+			at = HEADERS;
+		} else if (at == HEADERS && !n) {
+			at = MESSAGE;
+			msg = eol + 1;
+		} else if (at == MESSAGE && n >= 5 && !memcmp(p, "From ", 5) && p == sb.buf) {
+			at = HEADERS;
+		} else if (at == MESSAGE && n == 3 && !memcmp(p, "---", 3)) {
+			flags |= trailer_block_flags(msg, p - msg, dep_of);
+			at = DIFF;
+		}
 	}
 	strbuf_release(&sb);
 	return flags;
@@ -924,7 +969,7 @@ static unsigned file_policy_flags(const char *path)
  * there, is needed for the subject and does not parse (printed).
  */
 static char *item_facts(const struct kit *kit, const struct plan_item *it, unsigned *flags,
-			int *bad)
+			char **dep_of, int *bad)
 {
 	const char *rel = it->source ? it->source : it->patch->file;
 	struct mail_patch *mails = NULL;
@@ -936,7 +981,7 @@ static char *item_facts(const struct kit *kit, const struct plan_item *it, unsig
 		return it->patch->subject ? xstrdup(it->patch->subject) : NULL;
 	path = path_join(kit->dir, rel);
 	if (!access(path, R_OK))
-		*flags = file_policy_flags(path);
+		*flags = file_policy_flags(path, dep_of);
 	if (it->patch->subject) {
 		ret = xstrdup(it->patch->subject);
 	} else if (!access(path, R_OK)) {
@@ -947,6 +992,68 @@ static char *item_facts(const struct kit *kit, const struct plan_item *it, unsig
 	}
 	mail_patches_free(mails, nr);
 	free(path);
+	return ret;
+}
+
+/* Whether the plan applies a fix whose upstream id is `id`: a fixup, or a patch with Fixes:/Cc: stable. */
+static int plan_applies_fix(const struct plan *plan, const unsigned *flags, const char *id)
+{
+	size_t j;
+
+	for (j = 0; j < plan->nr; j++) {
+		const struct plan_item *it = &plan->items[j];
+
+		if ((it->action == PLAN_APPLY || it->action == PLAN_SQUASH) &&
+		    ids_match(it->patch->upstream, id) &&
+		    (it->patch->is_fixup || (flags[j] & (POLICY_FIXES_TRAILER | POLICY_CC_STABLE))))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Each item's subject and policy (kit_policy_takes()). A Stable-dep-of:
+ * counts only when it names a fix the plan applies; an entry a stable
+ * branch takes on the kit's own `stable:` reason alone gets a note that
+ * review decides. -1 when a patch file needed for a subject does not parse.
+ */
+static int plan_policy(struct plan *plan, const struct kit *kit, const struct kernel_branch *b)
+{
+	unsigned *flags = xcalloc(plan->nr + 1, sizeof(*flags));
+	char **deps = xcalloc(plan->nr + 1, sizeof(*deps));
+	size_t i;
+	int ret = 0, bad;
+
+	for (i = 0; i < plan->nr; i++) {
+		bad = 0;
+		plan->items[i].subject = item_facts(kit, &plan->items[i], &flags[i], &deps[i], &bad);
+		if (bad)
+			ret = -1;
+	}
+	for (i = 0; i < plan->nr; i++) {
+		struct plan_item *it = &plan->items[i];
+		const unsigned fix = POLICY_FIXES_TRAILER | POLICY_CC_STABLE | POLICY_STABLE_DEP;
+
+		it->policy = -1;
+		if (it->action != PLAN_APPLY && it->action != PLAN_SQUASH)
+			continue;
+		if (b->kind == BRANCH_STABLE && (flags[i] & POLICY_STABLE_DEP) &&
+		    !plan_applies_fix(plan, flags, deps[i])) {
+			flags[i] &= ~POLICY_STABLE_DEP;
+			it->policy_note = xstrfmt("its Stable-dep-of: %s names no fix this plan "
+						  "applies: it is no prerequisite here", deps[i]);
+		}
+		it->policy = kit_policy_takes(kit, b, it->patch, flags[i], &it->policy_rule);
+		if (it->policy > 0 && b->kind == BRANCH_STABLE && it->patch->stable &&
+		    !it->patch->is_fixup && !(flags[i] & fix))
+			it->policy_note = xstrdup("taken on the kit's own stated reason (stable:), "
+						  "with no upstream trailer behind it: stable review "
+						  "decides");
+	}
+	for (i = 0; i < plan->nr; i++)
+		free(deps[i]);
+	free(deps);
+	free(flags);
 	return ret;
 }
 
@@ -1003,18 +1110,8 @@ static int build_plan(struct plan *plan, const struct kit *kit, const struct ker
 	plan->repo = NULL;
 	stable_log_release(&log);
 	plan_put_in_order(plan);
-	for (i = 0; i < plan->nr; i++) {
-		struct plan_item *it = &plan->items[i];
-		unsigned flags;
-		int bad = 0;
-
-		it->subject = item_facts(kit, it, &flags, &bad);
-		if (bad)
-			ret = -1;
-		it->policy = -1;
-		if (it->action == PLAN_APPLY || it->action == PLAN_SQUASH)
-			it->policy = kit_policy_takes(kit, b, it->patch, flags, &it->policy_rule);
-	}
+	if (plan_policy(plan, kit, b))
+		ret = -1;
 	for (i = 0; i < plan->nr; i++) {
 		if (plan->items[i].action != PLAN_SQUASH)
 			continue;

@@ -57,6 +57,8 @@ struct plan_item {
 	 */
 	int policy;
 	const char *policy_rule;
+	/* what review should know of that rule's reading here (a Stable-dep-of: naming no fix, a bare stable: reason), or NULL; owned */
+	char *policy_note;
 };
 
 /*

@@ -997,6 +997,8 @@ static int build_run(struct build_result *res, git_repository *repo, const struc
 			uptodate_result(res, &j.st);
 		goto cleanup;
 	}
+	if (opts->starting)
+		opts->starting(res->why.buf, opts->data);
 	record_release(&j.st);
 	record_set(&j.st, RF_INPUT_PARTS, j.parts.buf);
 	ret = build_start(res, &j.st, opts->workdir, b, variant, commit_hex, j.inputs_hash,

@@ -42,6 +42,13 @@ struct build_opts {
 	int force;		/* build even when the state says up to date */
 	int progress;		/* draw a progress line on stderr */
 	const char *label;	/* "6.12 base", for the progress line */
+	/*
+	 * When the build is about to be made, before any work: why it is
+	 * made again ("" when nothing was recorded), so that a caller can
+	 * say so first. May be NULL.
+	 */
+	void (*starting)(const char *why, void *data);
+	void *data;
 };
 
 /* What branch_check_compiler() says, or NULL when b's compiler is there. Caller frees. */

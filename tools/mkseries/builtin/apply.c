@@ -33,7 +33,7 @@ static void print_apply(const struct apply_step *s)
 static int apply_branch(const struct cell *c, const struct strvec *variants, void *data)
 {
 	struct apply_step s = APPLY_STEP_INIT;
-	struct apply_step_opts o = { 1, "mkseries apply" };
+	struct apply_step_opts o = { .force = 1, .cmd = "mkseries apply" };
 	struct strbuf why = STRBUF_INIT, line = STRBUF_INIT;
 	git_repository *repo;
 	git_oid base;

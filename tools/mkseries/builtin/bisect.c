@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apply/plan.h"
 #include "apply/variant.h"
 #include "build/build.h"
 #include "builtin/builtin.h"
@@ -11,6 +12,7 @@
 #include "lib/gitutil.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "patches/fixref.h"
 #include "results/verdict.h"
 #include "run/cells.h"
 #include "console/ktap.h"
@@ -77,6 +79,66 @@ static char *commit_subject(git_repository *repo, const git_oid *oid)
 	s = xstrdup(git_commit_summary(c) ? git_commit_summary(c) : "");
 	git_commit_free(c);
 	return s;
+}
+
+/*
+ * What a maintainer reports a culprit by: the upstream commit the kit
+ * commit `oid` says it is ("commit <id> upstream."), in full when the
+ * repository knows it, and the kit's file of its entry (the branch's own
+ * backport when the plan applies one), found as export finds them: by
+ * the upstream id, else, for the kit's own patch, by the subject. Each
+ * is left NULL when it cannot be told. Callers free both.
+ */
+static void culprit_entry(char **upstream, char **file, const struct cell *c, const git_oid *base,
+			  const git_oid *oid)
+{
+	struct fixref_scanner *sc = NULL;
+	struct plan plan = PLAN_INIT;
+	git_commit *commit = NULL;
+	git_object *obj = NULL;
+	const char *msg, *summary;
+	char hex[GIT_OID_HEXSZ + 1];
+	size_t mark = error_mark(), i;
+	int have = 0;
+
+	*upstream = *file = NULL;
+	if (git_commit_lookup(&commit, c->repo, oid))
+		return;
+	msg = git_commit_message(commit) ? git_commit_message(commit) : "";
+	summary = git_commit_summary(commit) ? git_commit_summary(commit) : "";
+	if (!fixref_scanner_new(&sc))
+		have = fixref_upstream(sc, msg, strlen(msg), hex);
+	if (have) {
+		*upstream = xstrdup(hex);
+		/* An abbreviation the repository can complete (it holds the upstream history). */
+		if (strlen(hex) < GIT_OID_HEXSZ) {
+			git_oid full;
+
+			if (!git_oid_fromstrn(&full, hex, strlen(hex)) &&
+			    !git_object_lookup_prefix(&obj, c->repo, &full, strlen(hex), GIT_OBJECT_COMMIT)) {
+				free(*upstream);
+				*upstream = xstrdup(git_oid_tostr_s(git_object_id(obj)));
+			}
+		}
+	}
+	/* The plan only names the files: what it says of a problem is not this command's. */
+	if (!plan_build_at(&plan, c->kit, c->b, c->repo, base)) {
+		for (i = 0; i < plan.nr && !*file; i++) {
+			const struct plan_item *it = &plan.items[i];
+			const struct kit_patch *p = it->patch;
+
+			if (it->action != PLAN_APPLY && it->action != PLAN_SQUASH)
+				continue;
+			if (have ? p->upstream && hexid_match(p->upstream, hex) :
+			    !p->upstream && it->subject && !strcmp(it->subject, summary))
+				*file = xstrdup(it->source ? it->source : p->file ? p->file : "");
+		}
+	}
+	error_drop(mark);
+	plan_release(&plan);
+	git_object_free(obj);
+	fixref_scanner_free(sc);
+	git_commit_free(commit);
 }
 
 /* "130.5 us ± 0.5% (5 samples)": a mean with its spread, or "(1 sample)" when there is none. */
@@ -237,6 +299,30 @@ static const char *verdict_name(enum verdict v)
 	return v == V_BAD ? "bad" : v == V_GOOD ? "good" : "cannot tell";
 }
 
+/*
+ * A culprit as one reports it: "3/5 commit <upstream> upstream,
+ * <kit file>: <subject>", then the kit commit that carries it. `indent`
+ * "" for the first bad commit's line, which the branch and variant open.
+ */
+static void say_culprit(const struct cell *c, const git_oid *base, const git_oid *commits,
+			size_t i, size_t n, const char *indent, const char *refname)
+{
+	char *upstream, *file, *subject = commit_subject(c->repo, &commits[i]);
+
+	culprit_entry(&upstream, &file, c, base, &commits[i]);
+	if (*indent)
+		printf("%s%zu/%zu ", indent, i + 1, n);
+	else
+		printf("%s %s: first bad commit: %zu/%zu ", c->b->name, c->variant, i + 1, n);
+	if (upstream)
+		printf("commit %s upstream, ", upstream);
+	printf("%s%s%s\n", file && *file ? file : "", file && *file ? ": " : "", shown(subject));
+	printf("%s    kit commit: %s on %s\n", indent, git_oid_tostr_s(&commits[i]), refname);
+	free(upstream);
+	free(file);
+	free(subject);
+}
+
 static void show_probe(git_repository *repo, const char *what, size_t i, size_t n,
 		       const git_oid *oid, const struct probe *p)
 {
@@ -304,7 +390,7 @@ static int bisect_cell(const struct cell *c, void *data)
 	struct strbuf why = STRBUF_INIT;
 	struct probe tip = { V_SKIP, STRBUF_INIT, NULL };
 	git_oid base, head, *commits = NULL;
-	char *refname = NULL, *base_ref = NULL, *subject = NULL;
+	char *refname = NULL, *base_ref = NULL;
 	size_t n = 0, first;
 	long good = -1;
 	int ret = 1;
@@ -332,21 +418,15 @@ static int bisect_cell(const struct cell *c, void *data)
 		goto out;
 	}
 	first = search(c, a, commits, n, &good, n - 1, &tip);
-	subject = commit_subject(c->repo, &commits[first]);
 	if ((long)first - good > 1) {
 		size_t i;
 
 		printf("%s %s: the first bad commit is one of these (those before %zu/%zu could not be judged):\n",
 		       c->b->name, c->variant, first + 1, n);
-		for (i = (size_t)(good + 1); i <= first; i++) {
-			char *s = commit_subject(c->repo, &commits[i]);
-
-			printf("    %zu/%zu %s %s\n", i + 1, n, git_oid_tostr_s(&commits[i]), shown(s));
-			free(s);
-		}
+		for (i = (size_t)(good + 1); i <= first; i++)
+			say_culprit(c, &base, commits, i, n, "    ", refname);
 	} else {
-		printf("%s %s: first bad commit: %zu/%zu %s %s\n", c->b->name, c->variant, first + 1, n,
-		       git_oid_tostr_s(&commits[first]), shown(subject));
+		say_culprit(c, &base, commits, first, n, "", refname);
 	}
 	printf("    evidence%s: %s\n", (long)first - good > 1 ? " at the first judged bad" : "",
 	       shown(tip.why.buf));
@@ -362,7 +442,6 @@ out:
 	free(commits);
 	free(refname);
 	free(base_ref);
-	free(subject);
 	return ret;
 }
 

@@ -19,7 +19,8 @@ static void check_extras(struct doctor *d)
 		free(v);
 	} else {
 		doctor_note(d, DOCTOR_NOTE, "b4",
-			    "not on PATH: only 'mkseries fetch' from lore needs it: apt-get install b4");
+			    "not on PATH: 'mkseries series add' and 'mkseries fetch' need it to take a "
+			    "series from lore by its message id: apt-get install b4");
 	}
 }
 
@@ -43,16 +44,25 @@ int cmd_doctor(int argc, const char **argv)
 			    "[--workdir DIR] [--repo DIR]";
 
 	parse_options_only(argc, argv, opts, usage);
+	dopts.given = &given;
+	dopts.need = NEED_ALL;
+	dopts.versions = 1;
+	dopts.probe_kvm = 1;
+	/* Outside a kit, and asked for no branch: what the machine has, which any kit needs. */
+	if (!branch && !given.nr && !kit_found()) {
+		doctor_note(&d, DOCTOR_NOTE, "kit", "not in a kit: the machine's own checks only "
+			    "(run doctor in the kit, or name it with --kit DIR, to check its branches)");
+		doctor_run(&d, NULL, NULL, 0, &dopts);
+		goto print;
+	}
 	if (!branch)
 		all = 1;
 	if (select_cells(&kit, &sel, &nr, branch, all, &given)) {
 		ret = 2;
 		goto cleanup;
 	}
-	dopts.given = &given;
-	dopts.need = NEED_ALL;
-	dopts.versions = 1;
 	doctor_run(&d, &kit, sel, nr, &dopts);
+print:
 	check_extras(&d);
 	doctor_print(&d, stdout);
 	ret = doctor_failures(&d) ? 1 : 0;

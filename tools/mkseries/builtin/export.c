@@ -18,6 +18,7 @@ struct export_args {
 	const char *variant, *output, *prefix, *workdir, *repo;
 	enum export_format fmt;
 	int force, all, all_patches;
+	int replace;		/* --replace: an earlier export of the branch in the directory */
 	unsigned start_number;	/* --start-number: 1 unless given */
 };
 
@@ -338,7 +339,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	cover.verdict = verdict = verdict_text(br, x.recorded, s.exporter, x.verified);
 	cover.header = header = header_text(x.repo, br, a->variant, &x.tip, x.verified, x.why.buf);
 	dir = default_output(b, a, several);
-	if (export_write(&s, a->fmt, dir, &cover, &files))
+	if (export_write(&s, a->fmt, dir, &cover, a->replace, &files))
 		goto cleanup;
 	say_written(&s, x.verified, dir, &files);
 	strvec_pushf(written, "%s in %s/", b->name, dir);
@@ -366,14 +367,15 @@ static int check_all_targets(const struct kit *kit, const struct export_args *a)
 	for (i = 0; i < kit->nr_branches; i++) {
 		char *dir = default_output(&kit->branches[i], a, 1);
 
-		bad += !export_dir_free(dir);
+		bad += !export_dir_free(dir, kit->branches[i].name, a->fmt, a->replace);
 		free(dir);
 	}
 	if (!bad)
 		return 0;
-	print_error("--all exports every branch or none: %zu of its %zu directories %s not new or empty; "
+	print_error("--all exports every branch or none: %zu of its %zu directories %s not new or empty%s; "
 	      "empty or remove %s, or export elsewhere with --output", bad, kit->nr_branches,
-	      bad == 1 ? "is" : "are", bad == 1 ? "it" : "them");
+	      bad == 1 ? "is" : "are", a->replace ? " nor an earlier export" : "",
+	      bad == 1 ? "it" : "them");
 	return 1;
 }
 
@@ -432,6 +434,8 @@ int cmd_export(int argc, const char **argv)
 		OPT_BOOL("force", 0, &a.force,
 		  "export a branch its last run did not verify (the cover letter says so), "
 		  "or a stable series that no longer applies once what stable refuses is left out"),
+		OPT_BOOL("replace", 0, &a.replace,
+		  "DIR may hold an earlier export of the branch in this format, and nothing else: replace it"),
 		OPT_BOOL("all-patches", 0, &a.all_patches,
 		  "on a stable branch, also export what its policy would leave out"),
 		OPT_WORKDIR(&a.workdir),
@@ -439,8 +443,8 @@ int cmd_export(int argc, const char **argv)
 		OPT_END(),
 	};
 	const char *usage = "mkseries export (--branch B | --all) [--variant V] --format mbox|quilt|rpm "
-			    "[--output DIR] [--subject-prefix P] [--start-number N] [--force] "
-			    "[--all-patches]";
+			    "[--output DIR] [--replace] [--subject-prefix P] [--start-number N] "
+			    "[--force] [--all-patches]";
 
 	parse_options_only(argc, argv, opts, usage);
 	if (!a.start_number) {

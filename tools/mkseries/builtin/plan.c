@@ -91,6 +91,8 @@ static void print_plan(const struct plan *plan)
 			       it->policy_rule);
 		if (it->policy > 0 && it->patch->stable && strstr(it->policy_rule, "its stable: key"))
 			printf(": \"%s\"", shown(it->patch->stable));
+		if (it->policy_note)
+			printf("\n             policy note: %s", it->policy_note);
 		putchar('\n');
 	}
 	printf("%s: %zu to apply, %zu squashed, %zu present, %zu skipped", plan->branch->name,
@@ -104,6 +106,10 @@ static void print_plan(const struct plan *plan)
 	if (plan_count_refused(plan))
 		printf("%s: %zu the %s policy refuses (see 'policy refuses' above)\n", plan->branch->name,
 		       plan_count_refused(plan), branch_kind_name(plan->branch->kind));
+	for (i = 0; i < plan->nr; i++)
+		if (plan->items[i].policy_note)
+			warning("%s: %s: %s", plan->branch->name,
+				kit_patch_label(plan->items[i].patch), plan->items[i].policy_note);
 }
 
 /* One line per entry whose action in variant plan `vp` differs from the kit's. */

@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "results/results.h"
 #include "record/key.h"
+#include "run/estimate.h"
 #include "run/steps.h"
 #include "run/teststep.h"
 #include "lib/util.h"
@@ -43,8 +44,9 @@ static int force_cb(const struct option *opt, const char *arg, int unset)
 static int preflight(const struct kit *kit, struct kernel_branch *const *sel, size_t nr,
 		     const struct run_opts *args)
 {
-	struct doctor_opts dopts = { args->repo, args->workdir, &args->given,
-				     NEED_BUILD | NEED_BOOT | NEED_IMPORT, 0 };
+	struct doctor_opts dopts = { .repo = args->repo, .workdir = args->workdir,
+				     .given = &args->given,
+				     .need = NEED_BUILD | NEED_BOOT | NEED_IMPORT };
 	size_t i, j;
 
 	/* Applying signs commits: needed when a cell but base is run. */
@@ -66,6 +68,8 @@ int cmd_run(int argc, const char **argv)
 	struct run_opts args;
 	struct strvec given = STRVEC_INIT;
 	struct run_results res;
+	struct run_estimate est = RUN_ESTIMATE_INIT;
+	struct strbuf said = STRBUF_INIT;
 	struct kernel_branch **sel = NULL;
 	struct kit kit = KIT_INIT;
 	enum report_format fmt;
@@ -127,8 +131,16 @@ int cmd_run(int argc, const char **argv)
 		goto cleanup;
 	/* The steps' lines go with the report, unless the report is data on stdout. */
 	args.log = fmt == REPORT_TEXT || output ? stdout : stderr;
+	/* What it will do and how long that takes, before it starts. */
+	run_estimate_make(&est, &kit, sel, nr, &args);
+	run_estimate_say(&said, &est);
+	fputs(said.buf, args.log);
+	fflush(args.log);
+	args.estimate = &est;
 
 	ret = run_branches(&res, &kit, sel, nr, &args);
+	args.estimate = NULL;
+	run_estimate_release(&est);
 	results_use_kit(&res, &kit);
 	if (report_step(&res, fmt, output, &ro, args.log))
 		ret = ret ? ret : 1;
@@ -138,6 +150,7 @@ cleanup:
 	free(sel);
 	kit_release(&kit);
 	results_release(&res);
+	strbuf_release(&said);
 	strvec_clear(&args.given);
 	strvec_clear(&given);
 	return ret;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -14,6 +15,7 @@
 #include "build/build.h"
 #include "kit/arch.h"
 #include "lib/gitutil.h"
+#include "lib/runcmd.h"
 #include "tree/aptsuite.h"
 #include "tree/tree.h"
 #include "tree/workdir.h"
@@ -21,6 +23,8 @@
 
 /* Seconds a Debian mirror has to answer. */
 #define REACH_TIMEOUT 5
+/* Seconds a QEMU has to answer --version: one that hangs is no QEMU a boot can use. */
+#define QEMU_VERSION_TIMEOUT 3
 
 /*
  * Measured on this project's kit (x86_64, kernels/mm.config): du of
@@ -237,6 +241,8 @@ static void check_compilers(struct doctor *d, struct kernel_branch *const *sel, 
 	size_t i;
 
 	check_program(d, "make", "make", 1, NULL, 1);
+	if (!nr)	/* outside a kit: the host's own compiler */
+		check_program(d, "gcc", "gcc", 1, NULL, 1);
 	for (i = 0; i < nr; i++) {
 		const struct arch_info *a = branch_arch(sel[i]);
 		struct strbuf name = STRBUF_INIT, fix = STRBUF_INIT, list = STRBUF_INIT;
@@ -279,11 +285,83 @@ static void check_compilers(struct doctor *d, struct kernel_branch *const *sel, 
 	strvec_clear(&done);
 }
 
+/*
+ * `qemu --version`'s first line in *version, waiting QEMU_VERSION_TIMEOUT
+ * seconds at most: 0, or -1 with why it gave none in *version (it timed
+ * out, failed, said nothing). Caller frees *version.
+ */
+static int qemu_answers(char **version, const char *qemu)
+{
+	struct child c = CHILD_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	int status, ret = -1;
+
+	strvec_pushl(&c.argv, qemu, "--version", NULL);
+	strvec_push(&c.env, "LC_ALL=C");
+	c.out = &out;
+	c.err = &err;
+	c.timeout_sec = QEMU_VERSION_TIMEOUT;
+	status = child_run(&c);
+	strbuf_rtrim(&out);
+	if (c.timed_out) {
+		*version = xstrfmt("'%s --version' did not answer in %ds (killed)", qemu,
+				   QEMU_VERSION_TIMEOUT);
+	} else if (status || !out.len) {
+		strbuf_rtrim(&err);
+		*version = xstrfmt("'%s --version' %s%s%.*s", qemu,
+				   status ? "failed" : "said nothing", err.len ? ": " : "",
+				   (int)strcspn(err.buf, "\n"), err.buf);
+	} else {
+		*version = xstrndup(out.buf, strcspn(out.buf, "\n"));
+		ret = 0;
+	}
+	child_release(&c);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* One QEMU, named `name` ("qemu-system-x86_64 (6.12)"), for b (NULL outside a kit). */
+static void check_one_qemu(struct doctor *d, const char *qemu, const char *name,
+			   const struct kernel_branch *b, const struct arch_info *a)
+{
+	char *path = program_path(qemu), *v = NULL;
+	const char *fix = b ? b->path : NULL;
+	struct stat st;
+
+	if (path && (stat(path, &st) || !S_ISREG(st.st_mode))) {
+		add(d, DOCTOR_MISSING, name, "'%s' is %s, not a program%s%s", path,
+		    !stat(path, &st) && S_ISDIR(st.st_mode) ? "a directory" : "no regular file",
+		    fix && strchr(qemu, '/') ? ": fix boot.qemu in " : "",
+		    fix && strchr(qemu, '/') ? fix : "");
+		d->checks[d->nr - 1].config = fix && strchr(qemu, '/');
+	} else if (path && versions && qemu_answers(&v, path)) {
+		add(d, DOCTOR_MISSING, name, "%s: no QEMU a boot can use%s%s", v,
+		    fix && strchr(qemu, '/') ? "; fix boot.qemu in " : "",
+		    fix && strchr(qemu, '/') ? fix : "");
+		d->checks[d->nr - 1].config = fix && strchr(qemu, '/');
+	} else if (path) {
+		add(d, DOCTOR_OK, name, "%s", v ? v : "installed");
+	} else if (strchr(qemu, '/')) {
+		add(d, DOCTOR_MISSING, name, "'%s' is not an executable file: fix boot.qemu in %s",
+		    qemu, fix ? fix : "the kernels file");
+		d->checks[d->nr - 1].config = 1;
+	} else {
+		add(d, DOCTOR_MISSING, name, "not on PATH to boot arch %s: apt-get install %s",
+		    a->name, a->qemu_package);
+	}
+	free(v);
+	free(path);
+}
+
 static void check_qemu(struct doctor *d, struct kernel_branch *const *sel, size_t nr)
 {
 	struct strvec done = STRVEC_INIT;
 	size_t i;
 
+	/* Outside a kit: the host arch's QEMU, the one KVM runs. */
+	if (!nr && arch_host())
+		check_one_qemu(d, arch_host()->qemu, arch_host()->qemu, NULL, arch_host());
 	for (i = 0; i < nr; i++) {
 		const char *qemu = qemu_of(sel[i]);
 		struct strbuf name = STRBUF_INIT, list = STRBUF_INIT;
@@ -293,45 +371,182 @@ static void check_qemu(struct doctor *d, struct kernel_branch *const *sel, size_
 		branches_with(&list, sel, nr, qemu_of, qemu);
 		strbuf_addf(&name, "%s (%s)", qemu, list.buf);
 		strbuf_release(&list);
-		if (program_on_path(qemu)) {
-			char *v = versions ? program_version(qemu, "installed") : xstrdup("installed");
-
-			add(d, DOCTOR_OK, name.buf, "%s", v);
-			free(v);
-		} else if (strchr(qemu, '/')) {
-			add(d, DOCTOR_MISSING, name.buf, "'%s' is not an executable file: fix boot.qemu in %s",
-			    qemu, sel[i]->path);
-			d->checks[d->nr - 1].config = 1;
-		} else {
-			add(d, DOCTOR_MISSING, name.buf, "not on PATH to boot arch %s: apt-get install %s",
-			    branch_arch(sel[i])->name, branch_arch(sel[i])->qemu_package);
-		}
+		check_one_qemu(d, qemu, name.buf, sel[i], branch_arch(sel[i]));
 		strbuf_release(&name);
 	}
 	strvec_clear(&done);
 }
 
-/* What the last KVM probe found (vm/ owns its file): worth knowing, never a failure. */
-static void check_kvm(struct doctor *d)
+/*
+ * A kernel to probe KVM with: the image a selected branch of the host's
+ * arch built last for one of its variants (out-<variant>/<image>), and
+ * in *b that branch. NULL when none is built. Caller frees.
+ */
+static char *built_image(const struct kernel_branch **b, const struct kit *kit,
+			 struct kernel_branch *const *sel, size_t nr, const struct doctor_opts *opts)
 {
-	char *cache = mks_cache_dir();
-	const char *dev = vm_kvm_device();
-	struct vm_probe p;
+	char *found = NULL;
+	size_t i, j;
 
+	for (i = 0; i < nr && !found; i++) {
+		struct strvec variants = STRVEC_INIT;
+		char *workdir;
+
+		if (!arch_is_host(branch_arch(sel[i])) ||
+		    !(workdir = branch_workdir(kit, opts->workdir, sel[i])))
+			continue;
+		variants_of_branch(&variants, sel[i], opts->given);
+		for (j = 0; j < variants.nr && !found; j++) {
+			char *out = workdir_name(WD_OUT, variants.v[j]);
+			char *path = xstrfmt("%s/%s/%s", workdir, out, branch_image(sel[i]));
+
+			if (file_exists(path)) {
+				found = path;
+				*b = sel[i];
+			} else {
+				free(path);
+			}
+			free(out);
+		}
+		strvec_clear(&variants);
+		free(workdir);
+	}
+	return found;
+}
+
+/*
+ * KVM: probed now, with a kernel a selected branch has built, when no
+ * probe is recorded for this host kernel and QEMU (opts->probe_kvm), as
+ * the first boot of a run probes and recorded the same way; then what
+ * the probe file says. Worth knowing, never a failure: the boots fall
+ * back to TCG.
+ */
+static void check_kvm(struct doctor *d, const struct kit *kit, struct kernel_branch *const *sel,
+		      size_t nr, const struct doctor_opts *opts)
+{
+	char *cache = mks_cache_dir(), *image = NULL;
+	const char *dev = vm_kvm_device();
+	const struct kernel_branch *b = NULL;
+	struct vm_probe p;
+	size_t mark = error_mark();
+
+	if (opts->probe_kvm && !access(dev, R_OK | W_OK) &&
+	    (image = built_image(&b, kit, sel, nr, opts))) {
+		int r = vm_probe_kvm(b, image, vm_probe_timeout_env());
+		char *why = r < 0 ? error_since(mark) : NULL;
+
+		error_drop(mark);
+		if (r < 0)
+			add(d, DOCTOR_NOTE, "kvm", "the probe boot of %s could not be made: %s", image,
+			    shown(why));
+		free(why);
+		if (r < 0)
+			goto cleanup;
+		if (r)	/* nothing booted: a probe was recorded already */
+			b = NULL;
+	}
 	if (vm_probe_read(&p, cache)) {
 		if (access(dev, R_OK | W_OK))
 			add(d, DOCTOR_NOTE, "kvm", "no usable %s: guests run under TCG (slower; "
 			    "instruction-paced time)", dev);
+		else if (opts->probe_kvm && nr)
+			add(d, DOCTOR_NOTE, "kvm", "not probed yet: no selected branch of the host's "
+			    "arch is built, nothing to boot (build one and run doctor again; or the "
+			    "first boot under KVM is the probe)");
 		else
 			add(d, DOCTOR_NOTE, "kvm", "not probed yet: the first boot under KVM is the probe");
 	} else {
-		add(d, strcmp(p.accel, "kvm") ? DOCTOR_NOTE : DOCTOR_OK, "kvm",
-		    "last probe%s%s: %s%s%s", p.when ? " " : "", p.when ? p.when : "",
+		struct strbuf when = STRBUF_INIT;
+
+		if (b)
+			strbuf_addf(&when, "probed now, booting %s", image);
+		else
+			strbuf_addf(&when, "last probe%s%s", p.when ? " " : "", p.when ? p.when : "");
+		add(d, strcmp(p.accel, "kvm") ? DOCTOR_NOTE : DOCTOR_OK, "kvm", "%s: %s%s%s", when.buf,
 		    strcmp(p.accel, "kvm") ? "TCG" : "KVM works", p.note ? ": " : "",
 		    p.note ? p.note : "");
+		strbuf_release(&when);
 	}
 	vm_probe_release(&p);
+cleanup:
+	free(image);
 	free(cache);
+}
+
+/* ------------------------------------------------------------------ */
+/* What plan reads: a git source's repository, its ref and release; the tree */
+
+static int imported(const struct kit *kit, const struct kernel_branch *b, const char *repo_opt);
+
+/* Whether `rev` names a commit in repo. */
+static int has_commit(git_repository *repo, const char *rev)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int ret = !git_revparse_single(&obj, repo, rev) &&
+		  !git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+
+	git_object_free(peeled);
+	git_object_free(obj);
+	git_error_clear();
+	return ret;
+}
+
+static void check_plan_git(struct doctor *d, const struct kit *kit, const struct kernel_branch *b,
+			   const char *name)
+{
+	const struct kernel_source *src = &b->source;
+	const char *ref = src->ref ? src->ref : "HEAD";
+	git_repository *repo = NULL;
+	size_t mark = error_mark();
+	char *path = NULL, *why;
+
+	if (kernel_source_check(b)) {
+		/* The loader's own words: an unset $MKSERIES_LINUX_STABLE, a clone that is not there. */
+		why = error_since(mark);
+		error_drop(mark);
+		add(d, DOCTOR_MISSING, name, "%s", shown(why));
+		d->checks[d->nr - 1].config = 1;
+		free(why);
+		return;
+	}
+	path = kit_file(kit, src->repo);
+	if (git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		git_error_clear();
+		add(d, DOCTOR_MISSING, name, "'%s'%s%s%s is no git repository: plan reads %s's tree there",
+		    path, src->repo_var ? " (from $" : "", src->repo_var ? src->repo_var : "",
+		    src->repo_var ? ")" : "", b->name);
+	} else if (!has_commit(repo, ref)) {
+		add(d, DOCTOR_MISSING, name, "'%s' has no '%s': fetch it (git -C %s fetch --tags)",
+		    path, ref, path);
+	} else if (src->release && !has_commit(repo, src->release)) {
+		add(d, DOCTOR_MISSING, name, "'%s' has no '%s', where plan finds what stable "
+		    "backported already: fetch it (git -C %s fetch --tags)", path, src->release, path);
+	} else {
+		add(d, DOCTOR_OK, name, "%s%s%s in %s", ref, src->release ? " and " : "",
+		    src->release ? src->release : "", path);
+	}
+	git_repository_free(repo);
+	free(path);
+}
+
+static void check_plan(struct doctor *d, const struct kit *kit, struct kernel_branch *const *sel,
+		       size_t nr, const char *repo_opt)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		char *name = xstrfmt("plan (%s)", sel[i]->name);
+
+		if (sel[i]->source.kind == SOURCE_GIT)
+			check_plan_git(d, kit, sel[i], name);
+		else if (imported(kit, sel[i], repo_opt))
+			add(d, DOCTOR_OK, name, "checks each entry against the imported tree");
+		else
+			add(d, DOCTOR_NOTE, name, "the tree is not imported yet: plan lists the entries "
+			    "without checking them against it (mkseries import --branch %s)",
+			    sel[i]->name);
+		free(name);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -510,7 +725,12 @@ static void check_disk(struct doctor *d, const struct kit *kit, struct kernel_br
 	if (unmeasured.len)
 		strbuf_addf(&parts, "%sno figures for %s's tree", parts.len ? "; " : "",
 			    unmeasured.buf);
-	if (avail < need)
+	if (unmeasured.len && avail >= need)
+		/* Not ok: what the unmeasured trees take is not in the sum. */
+		add(d, DOCTOR_NOTE, "disk", "%s free; cannot tell what the selected branches need "
+		    "(%s)%s%s", mib(avail), parts.buf, need ? ": the others about " : "",
+		    need ? mib(need) : "");
+	else if (avail < need)
 		add(d, DOCTOR_MISSING, "disk",
 		    "%s free in %s, the selected branches need about %s (%s): free some space, "
 		    "or point XDG_CACHE_HOME (or --workdir) at a larger disk",
@@ -540,13 +760,15 @@ void doctor_run(struct doctor *d, const struct kit *kit, struct kernel_branch *c
 		check_compilers(d, sel, nr);
 	if (opts->need & NEED_BOOT) {
 		check_qemu(d, sel, nr);
-		check_kvm(d);
+		check_kvm(d, kit, sel, nr, opts);
 	}
+	if (opts->need & NEED_PLAN)
+		check_plan(d, kit, sel, nr, opts->repo);
 	if (opts->need & NEED_IMPORT)
 		for (i = 0; i < nr; i++)
 			if (sel[i]->source.kind == SOURCE_DEBIAN && !imported(kit, sel[i], opts->repo))
 				check_reachable(d, sel[i], &suites);
-	if (opts->need & (NEED_BUILD | NEED_IMPORT))
+	if (nr && (opts->need & (NEED_BUILD | NEED_IMPORT)))
 		check_disk(d, kit, sel, nr, opts);
 	strvec_clear(&suites);
 }

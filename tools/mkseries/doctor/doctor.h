@@ -13,8 +13,9 @@ enum doctor_need {
 	NEED_BUILD = 1 << 1,	/* make, the compilers, disk for the trees and builds */
 	NEED_BOOT = 1 << 2,	/* QEMU for each branch's arch */
 	NEED_IMPORT = 1 << 3,	/* trees not imported yet: their source reachable, disk */
+	NEED_PLAN = 1 << 4,	/* plan: a git source's repository, ref and release; the tree to check against */
 };
-#define NEED_ALL (NEED_IDENTITY | NEED_BUILD | NEED_BOOT | NEED_IMPORT)
+#define NEED_ALL (NEED_IDENTITY | NEED_BUILD | NEED_BOOT | NEED_IMPORT | NEED_PLAN)
 
 enum doctor_status {
 	DOCTOR_OK,
@@ -43,12 +44,20 @@ struct doctor_opts {
 	const struct strvec *given;	/* --variant names; NULL or empty: every variant */
 	unsigned need;		/* enum doctor_need */
 	int versions;		/* ask each tool found for its version (doctor's listing) */
+	/*
+	 * Probe KVM when no probe is recorded for this host kernel and QEMU:
+	 * boot a kernel a selected branch of the host's arch has built, as
+	 * the first boot of a run would (vm_probe_kvm()). doctor does; a
+	 * preflight leaves it to the run's first boot.
+	 */
+	int probe_kvm;
 };
 
 /*
  * Run the checks `opts->need` asks for, for the `nr` branches `sel` of
  * kit: each needed check that fails is DOCTOR_MISSING with what to
- * install or set. Nothing is printed.
+ * install or set. Nothing is printed. kit NULL (nr 0): outside a kit,
+ * the machine's own checks only (the host's compiler and QEMU).
  */
 void doctor_run(struct doctor *d, const struct kit *kit, struct kernel_branch *const *sel,
 		size_t nr, const struct doctor_opts *opts);

@@ -146,21 +146,32 @@ int export_stable_filter(struct export_series *s, git_repository *repo, const st
 			 int force);
 
 /*
- * 1 when dir does not exist or is an empty directory; else 0, with why
- * printed ("'out' is not empty: export into a new or empty directory").
+ * Whether an export of `branch` as fmt may write into dir: 1 when dir
+ * does not exist or is an empty directory; 2 when it holds an earlier
+ * export of branch in fmt and nothing else, and `replace` (--replace)
+ * was given; else 0, with why kept ("'out' holds an earlier mbox export
+ * of 6.12: replace it with --replace"). An earlier export is known by
+ * what mkseries wrote there, not by a marker of its own (git send-email
+ * would mail a stray file): quilt's series and rpm's patches.spec open
+ * with "# <branch> backports exported by mkseries from", and every other
+ * file must be one they list; mbox's cover letter opens its body with
+ * "Backports for <branch>", and every other file must be a numbered mail
+ * (NNNN-*.patch) whose first line is git format-patch's "From <id> ".
  */
-int export_dir_free(const char *dir);
+int export_dir_free(const char *dir, const char *branch, enum export_format fmt, int replace);
 
 /*
- * Write s into directory `dir`, which must not exist or be empty: it is
- * built beside it ("<dir>.mkseries-<pid>") and renamed into place (over
- * the empty directory, in one step), so a failure leaves nothing half
- * written. Such a directory whose pid runs no more, left by an export
- * killed before its rename, is removed first, with a warning. `files`
- * gets each file written, relative to dir. Returns 0 or -1 (printed).
+ * Write s into directory `dir`, which must not exist or be empty, or
+ * with `replace` may hold an earlier export of s's branch in fmt (see
+ * export_dir_free()): it is built beside it ("<dir>.mkseries-<pid>")
+ * and renamed into place (over the empty directory, or swapped with the
+ * earlier export, which is then removed), so a failure leaves nothing
+ * half written. Such a directory whose pid runs no more, left by an
+ * export killed before its rename, is removed first, with a warning.
+ * `files` gets each file written, relative to dir. Returns 0 or -1 (kept).
  */
 int export_write(const struct export_series *s, enum export_format fmt, const char *dir,
-		 const struct export_cover *cover, struct strvec *files);
+		 const struct export_cover *cover, int replace, struct strvec *files);
 
 /*
  * Whether the last run recorded in b verified `tip`, the ref exported

@@ -1,6 +1,9 @@
 /* export/write.c: write an exported series as mails, a Debian quilt series or RPM patches, all or nothing. */
+#define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -257,11 +260,133 @@ static int write_rpm(const struct export_series *s, const char *dir, const char 
 	return ret;
 }
 
-int export_dir_free(const char *dir)
+/* The first line of dir/name, or NULL when it is no regular file. Caller frees. */
+static char *first_line(const char *dir, const char *name)
 {
+	struct strbuf sb = STRBUF_INIT;
+	char *path = path_join(dir, name), *ret = NULL;
+	struct stat st;
+
+	if (!lstat(path, &st) && S_ISREG(st.st_mode) && !strbuf_read_file(&sb, path))
+		ret = xstrndup(sb.buf, line_end(sb.buf) - sb.buf);
+	strbuf_release(&sb);
+	free(path);
+	return ret;
+}
+
+/*
+ * The files an earlier export of `branch` as fmt wrote into dir, as its
+ * index file lists them (quilt's series, rpm's patches.spec; mbox's
+ * numbered mails have none: each is recognised by its own first line),
+ * the index file included. 0, or -1 when dir holds no such export.
+ */
+static int earlier_files(struct strvec *files, const char *dir, const char *branch,
+			 enum export_format fmt)
+{
+	const char *index = fmt == EXPORT_QUILT ? "series" : fmt == EXPORT_RPM ? "patches.spec" :
+			    "0000-cover-letter.patch";
+	struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT;
+	char *path = path_join(dir, index), *line = first_line(dir, index);
+	const char *p, *v;
+	int ret = -1;
+
+	if (!line || strbuf_read_file(&sb, path))
+		goto cleanup;
+	if (fmt == EXPORT_MBOX) {
+		/* The cover letter's body opens "Backports for 6.12, from" (or " (variant v)"). */
+		strbuf_addf(&want, "\nBackports for %s", branch);
+		p = strstr(sb.buf, want.buf);
+		if (!starts_with(line, "From ") || !p || (p[want.len] != ',' && p[want.len] != ' '))
+			goto cleanup;
+	} else {
+		strbuf_addf(&want, "# %s backports exported by mkseries from ", branch);
+		if (!starts_with(line, want.buf))
+			goto cleanup;
+	}
+	strvec_push(files, index);
+	for (p = sb.buf; *p; p = *line_end(p) ? line_end(p) + 1 : line_end(p)) {
+		size_t len = line_end(p) - p;
+
+		if (fmt == EXPORT_QUILT && len && *p != '#')
+			strvec_pushf(files, "%.*s", (int)len, p);
+		else if (fmt == EXPORT_RPM && starts_with(p, "Patch") && (v = memchr(p, ':', len)))
+			strvec_pushf(files, "%.*s", (int)(line_end(p) - v - 2), v + 2);
+	}
+	ret = 0;
+cleanup:
+	strbuf_release(&sb);
+	strbuf_release(&want);
+	free(line);
+	free(path);
+	return ret;
+}
+
+/* Whether rel, a file found in dir, is one an earlier export wrote (files: what it listed). */
+static int export_file(const char *dir, const char *rel, const struct strvec *files,
+		       enum export_format fmt)
+{
+	size_t i;
+	char *line;
+	int ret;
+
+	for (i = 0; i < files->nr; i++)
+		if (!strcmp(files->v[i], rel))
+			return 1;
+	if (fmt != EXPORT_MBOX || strlen(rel) < 11 || !isdigit(rel[0]) || !isdigit(rel[1]) ||
+	    !isdigit(rel[2]) || !isdigit(rel[3]) || rel[4] != '-' || strchr(rel, '/') ||
+	    strcmp(rel + strlen(rel) - 6, ".patch"))
+		return 0;
+	/* A numbered mail: git format-patch's first line. */
+	line = first_line(dir, rel);
+	ret = line && starts_with(line, "From ") && strlen(line) > 5 + 40 && line[45] == ' ';
+	free(line);
+	return ret;
+}
+
+/*
+ * The first entry beneath dir (rel: where we are) that an earlier export
+ * did not write: a file it does not list, a link, anything but a file or
+ * a directory. NULL when there is none. Caller frees.
+ */
+static char *foreign_entry(const char *dir, const char *rel, const struct strvec *files,
+			   enum export_format fmt)
+{
+	char *path = *rel ? path_join(dir, rel) : xstrdup(dir), *ret = NULL;
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		ret = xstrdup(*rel ? rel : ".");
+	while (d && !ret && (de = readdir(d))) {
+		char *sub, *full;
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = *rel ? path_join(rel, de->d_name) : xstrdup(de->d_name);
+		full = path_join(dir, sub);
+		if (lstat(full, &st) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			ret = xstrdup(sub);
+		else if (S_ISDIR(st.st_mode))
+			ret = foreign_entry(dir, sub, files, fmt);
+		else if (!export_file(dir, sub, files, fmt))
+			ret = xstrdup(sub);
+		free(full);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	free(path);
+	return ret;
+}
+
+int export_dir_free(const char *dir, const char *branch, enum export_format fmt, int replace)
+{
+	struct strvec files = STRVEC_INIT;
 	struct dirent *de;
 	DIR *d = opendir(dir);
-	int empty = 1;
+	char *foreign = NULL;
+	int empty = 1, ret = 0;
 
 	if (!d) {
 		if (errno == ENOENT)
@@ -272,10 +397,25 @@ int export_dir_free(const char *dir)
 	while (empty && (de = readdir(d)))
 		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
 	closedir(d);
-	if (!empty)
-		error("'%s' is not empty: export into a new or empty directory "
-		      "(nothing was written)", dir);
-	return empty;
+	if (empty)
+		return 1;
+	if (earlier_files(&files, dir, branch, fmt)) {
+		error("'%s' is not empty: export into a new or empty directory; --replace replaces "
+		      "only an earlier %s export of %s, and this is none (nothing was written)", dir,
+		      export_format_name(fmt), branch);
+	} else if ((foreign = foreign_entry(dir, "", &files, fmt))) {
+		error("'%s' holds an earlier %s export of %s, and '%s', which that export did not "
+		      "write: --replace replaces only an export; remove it, or export elsewhere "
+		      "(nothing was written)", dir, export_format_name(fmt), branch, foreign);
+	} else if (!replace) {
+		error("'%s' holds an earlier %s export of %s: replace it with --replace, or export "
+		      "elsewhere (nothing was written)", dir, export_format_name(fmt), branch);
+	} else {
+		ret = 2;
+	}
+	free(foreign);
+	strvec_clear(&files);
+	return ret;
 }
 
 /* Whether a process `pid` runs (or runs as someone else). */
@@ -332,13 +472,43 @@ static void remove_stale_exports(const char *dir)
 	free(parent);
 }
 
+/*
+ * Put tmp, the new export, in the place of dir, the earlier one: in one
+ * step (the two swapped, then the earlier removed) where the file system
+ * can, else dir moved aside first. 0, or -1 (kept).
+ */
+static int replace_dir(const char *tmp, const char *dir)
+{
+	char *old;
+	int ret = 0;
+
+	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE)) {
+		if (remove_tree(tmp))
+			warning("cannot remove '%s', the earlier export: %s", tmp, strerror(errno));
+		return 0;
+	}
+	if (errno != EINVAL && errno != ENOSYS)
+		return error("cannot replace '%s' with '%s': %s", dir, tmp, strerror(errno));
+	old = xstrfmt("%s.mkseries-old-%ld", dir, (long)getpid());
+	remove_tree(old);
+	if (rename(dir, old))
+		ret = error("cannot move '%s' aside: %s", dir, strerror(errno));
+	else if (rename(tmp, dir))
+		ret = error("cannot rename '%s' to '%s': %s", tmp, dir, strerror(errno)),
+		rename(old, dir);
+	else if (remove_tree(old))
+		warning("cannot remove '%s', the earlier export: %s", old, strerror(errno));
+	free(old);
+	return ret;
+}
+
 int export_write(const struct export_series *s, enum export_format fmt, const char *dir,
-		 const struct export_cover *cover, struct strvec *files)
+		 const struct export_cover *cover, int replace, struct strvec *files)
 {
 	char *tmp = NULL;
-	int ret = -1;
+	int ret = -1, free_dir = export_dir_free(dir, s->branch, fmt, replace);
 
-	if (!export_dir_free(dir))
+	if (!free_dir)
 		return -1;
 	remove_stale_exports(dir);
 	tmp = xstrfmt("%s.mkseries-%ld", dir, (long)getpid());
@@ -361,7 +531,9 @@ int export_write(const struct export_series *s, enum export_format fmt, const ch
 	 * rename(2) replaces an empty directory in one step: no moment
 	 * without the user's directory, as an rmdir before it would leave.
 	 */
-	if (rename(tmp, dir))
+	if (free_dir == 2)
+		ret = replace_dir(tmp, dir);
+	else if (rename(tmp, dir))
 		ret = error("cannot rename '%s' to '%s': %s%s", tmp, dir, strerror(errno),
 			    errno == ENOTEMPTY || errno == EEXIST ?
 			    " (something wrote into it during the export; nothing was written)" : "");

@@ -92,6 +92,13 @@ struct kit_series {
 	size_t nr_decisions;
 	struct kit_claim *claims;	/* checked where the series is applied or present */
 	size_t nr_claims;
+	/*
+	 * `fixup-order: upstream`: its fixups (not those squashed) go after
+	 * the whole series, in their listed order, as upstream applied fixes
+	 * written on top of the series; by default each goes right after the
+	 * patch it fixes.
+	 */
+	int fixups_upstream_order;
 	int line;
 	int id_line;
 };

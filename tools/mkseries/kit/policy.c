@@ -16,16 +16,23 @@ const char *branch_kind_name(enum branch_kind k)
 	return "unset";
 }
 
-/* Whether a kernel file that follows b's decisions (b's own included) claims a gain on its kit cell. */
+/*
+ * Whether a kernel file that follows b's decisions (b's own included)
+ * claims a gain on its kit cell: better than base, or above or below a
+ * bound. A `worse:` claim bounds a cost; it shows no gain.
+ */
 static int branch_claims_gain(const struct kit *kit, const struct kernel_branch *b)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < kit->nr_branches; i++) {
 		const struct kernel_branch *o = &kit->branches[i];
 
-		if (o->nr_claims && !strcmp(branch_decisions(o), branch_decisions(b)))
-			return 1;
+		if (strcmp(branch_decisions(o), branch_decisions(b)))
+			continue;
+		for (j = 0; j < o->nr_claims; j++)
+			if (o->claims[j].kind != CLAIM_WORSE)
+				return 1;
 	}
 	return 0;
 }

@@ -67,6 +67,12 @@ const char *kit_dir(void)
 	return found ? found : ".";
 }
 
+int kit_found(void)
+{
+	kit_dir();
+	return !kit_not_found;
+}
+
 int kit_open(struct kit *kit)
 {
 	const char *dir = kit_dir();

@@ -12,6 +12,8 @@
  * (kit_open() then says how to name it).
  */
 const char *kit_dir(void);
+/* Whether there is a kit to open: named (--kit, $MKSERIES_KIT) or found from here up. */
+int kit_found(void);
 /* What `--kit DIR` before the command said: kit_dir() returns it from then on. */
 void kit_dir_set(const char *dir);
 

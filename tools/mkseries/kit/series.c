@@ -12,10 +12,10 @@
 static const char *const top_keys[] = { "series", "verdicts", NULL };
 
 enum { S_ID, S_TITLE, S_LINK, S_MSGID, S_REQUIRES, S_PATCHES, S_FIXUPS, S_BRANCHES, S_CLAIMS,
-       S_NR };
+       S_FIXUP_ORDER, S_NR };
 static const char *const series_keys[] = {
 	"id", "title", "link", "message-id", "requires", "patches", "fixups", "branches", "claims",
-	NULL
+	"fixup-order", NULL
 };
 
 /* A fixup's keys are a patch's and two more: the P_* of both must stay in one order. */
@@ -216,6 +216,22 @@ static void parse_message_id(struct yfile *f, yaml_node_t *n, struct kit_series 
 	s->message_id = v;
 }
 
+/* `fixup-order: upstream` or `after-fixed` (the default). */
+static void parse_fixup_order(struct yfile *f, yaml_node_t *node, struct kit_series *s)
+{
+	char *v = NULL;
+
+	if (!node || yfile_get_str(f, node, "fixup-order", &v))
+		return;
+	if (v && !strcmp(v, "upstream"))
+		s->fixups_upstream_order = 1;
+	else if (!v || strcmp(v, "after-fixed"))
+		yfile_report(f, ynode_line(node),
+			     "'fixup-order' is upstream (after the whole series) or after-fixed "
+			     "(right after the patch each fixes, the default), not '%s'", v ? v : "");
+	free(v);
+}
+
 static void parse_series(struct yfile *f, yaml_node_t *node, struct kit_series *s)
 {
 	yaml_node_t *v[S_NR], **items;
@@ -240,6 +256,7 @@ static void parse_series(struct yfile *f, yaml_node_t *node, struct kit_series *
 	yfile_need_str(f, v[S_TITLE], "title", s->line, owner, &s->title);
 	yfile_get_str(f, v[S_LINK], "link", &s->link);
 	parse_message_id(f, v[S_MSGID], s);
+	parse_fixup_order(f, v[S_FIXUP_ORDER], s);
 
 	items = yfile_seq_nodes(f, v[S_REQUIRES], "requires", 1, &n);
 	if (n) {

@@ -11,6 +11,8 @@
 enum progress_when mks_progress = PROGRESS_AUTO;
 
 static size_t cell_nr, cell_total;
+/* progress_clock()'s: the run's start, the step's estimate, the steps' after it, when set */
+static double clock_start, clock_step, clock_after, clock_set;
 
 int progress_when_parse(enum progress_when *out, const char *s)
 {
@@ -69,6 +71,34 @@ void progress_cell_next(void)
 		cell_nr++;
 }
 
+void progress_clock(double start, double step, double after)
+{
+	clock_start = start;
+	clock_step = step;
+	clock_after = after;
+	clock_set = mono_seconds();
+}
+
+/* "[cell 3/16, 4m10s in, about 41m left] ", as much of it as is known. */
+static void add_prefix(struct strbuf *sb)
+{
+	double now = mono_seconds(), step_left;
+	int cell = cell_total && cell_nr;
+
+	if (!cell && !clock_start)
+		return;
+	strbuf_addch(sb, '[');
+	if (cell)
+		strbuf_addf(sb, "cell %zu/%zu%s", cell_nr, cell_total, clock_start ? ", " : "");
+	if (clock_start) {
+		step_left = clock_step - (now - clock_set);
+		strbuf_addf(sb, "%s in, ", format_duration(now - clock_start));
+		strbuf_addf(sb, "about %s left",
+			    format_rough(clock_after + (step_left > 0 ? step_left : 0)));
+	}
+	strbuf_addstr(sb, "] ");
+}
+
 void progress_init(struct progress *p, int enabled, double interval)
 {
 	p->mode = enabled ? progress_mode_now() : PROGRESS_OFF;
@@ -98,8 +128,7 @@ static void draw(struct progress *p, const char *fmt, va_list ap, const char *en
 {
 	struct strbuf text = STRBUF_INIT, sb = STRBUF_INIT;
 
-	if (cell_total && cell_nr)
-		strbuf_addf(&text, "[cell %zu/%zu] ", cell_nr, cell_total);
+	add_prefix(&text);
 	strbuf_vaddf(&text, fmt, ap);
 	strbuf_add_shown(&sb, text.buf, text.len, 0);
 	if (p->mode == PROGRESS_LOG) {

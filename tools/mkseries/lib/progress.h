@@ -43,6 +43,16 @@ void progress_cells(size_t first, size_t total);
 void progress_cell_next(void);
 
 /*
+ * The clock of a whole run, shown after the cell: "[cell 3/16, 4m10s
+ * in, about 41m left] ". progress_clock(start, step, after) at the
+ * start of each step that works: start is the run's mono_seconds(),
+ * `step` the seconds this step is expected to take, `after` those of
+ * the steps after it; what is left then counts down with the step and
+ * never below `after`. A start of 0 turns the clock off.
+ */
+void progress_clock(double start, double step, double after);
+
+/*
  * One line on stderr that a long step redraws ("6.12 base: building
  * 1m02s  CC mm/mremap.o"). Nothing is drawn unless `enabled` (the
  * caller wants progress for this step) and progress_mode_now() allows.

@@ -163,6 +163,19 @@ const char *format_duration_to(char *buf, double seconds)
 	return buf;
 }
 
+const char *format_rough_to(char *buf, double seconds)
+{
+	long s = (long)(seconds + 0.5), m = (s + 30) / 60;
+
+	if (s < 60)
+		snprintf(buf, 32, "%lds", s);
+	else if (m < 60)
+		snprintf(buf, 32, "%ldm", m);
+	else
+		snprintf(buf, 32, "%ldh%02ldm", m / 60, m % 60);
+	return buf;
+}
+
 const char *thousands_to(char *buf, size_t n)
 {
 	char tmp[32];

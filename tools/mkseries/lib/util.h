@@ -68,6 +68,9 @@ void bug_fl(const char *file, int line, const char *fmt, ...)
 const char *format_duration_to(char *buf, double seconds);
 /* The same into a buffer of the calling block's own, as oid_short(). */
 #define format_duration(seconds) format_duration_to((char[32]){ 0 }, (seconds))
+/* An estimate, no finer than it can be: "40s", "41m", "1h10m" into buf (32 bytes). */
+const char *format_rough_to(char *buf, double seconds);
+#define format_rough(seconds) format_rough_to((char[32]){ 0 }, (seconds))
 
 /* "86691" -> "86,691" into buf (at least 32 bytes); returns buf. */
 const char *thousands_to(char *buf, size_t n);

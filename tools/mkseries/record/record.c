@@ -102,6 +102,14 @@ const char *run_step_name(enum run_step s)
 	return (size_t)s < ARRAY_SIZE(step_names) ? step_names[s] : "?";
 }
 
+int run_step_forced(enum run_step force, enum run_step step, const char *variant)
+{
+	/* base is built from the import alone: forcing apply leaves its build and test be */
+	if (variant && !strcmp(variant, "base") && force == STEP_APPLY)
+		return 0;
+	return force <= step;
+}
+
 int run_step_parse(enum run_step *out, const char *name)
 {
 	size_t i;

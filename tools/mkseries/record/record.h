@@ -20,6 +20,12 @@ enum run_step {
 };
 
 const char *run_step_name(enum run_step s);
+/*
+ * Whether --force=`force` forces `step` of cell `variant` (NULL: a step
+ * of the branch): that step and the later ones (STEP_NONE: none), but
+ * not base's build and test for apply: base does not depend on it.
+ */
+int run_step_forced(enum run_step force, enum run_step step, const char *variant);
 /* "import", "apply", "build" or "test"; MKS_ECONFIG with a message otherwise. */
 int run_step_parse(enum run_step *out, const char *name);
 
@@ -86,7 +92,8 @@ enum record_field {
 	RF_VARIANT, RF_BRANCH, RF_COMMIT, RF_INPUTS,
 	RF_INPUT_PARTS,	/* "name:hash" of each part of RF_INPUTS (build_inputs_hash()) */
 	RF_LOG, RF_SEEDED, RF_MATERIALISE,
-	RF_SECONDS, RF_BZIMAGE, RF_BZIMAGE_MTIME, RF_CONFIG_HASH, RF_NOTES, RF_DETAILS,
+	RF_SECONDS,	/* what the work took (build, test and apply): the next run's estimate */
+	RF_BZIMAGE, RF_BZIMAGE_MTIME, RF_CONFIG_HASH, RF_NOTES, RF_DETAILS,
 	RF_FAILURE,
 	RF_OBJECTS,	/* objects kbuild compiled (its CC and AS lines) */
 	RF_OBJECTS_FULL,	/* those of a build from nothing: the progress line's denominator */

@@ -449,6 +449,13 @@ static void branch_charts(struct strbuf *sb, const struct branch_result *b,
 	enum timing_kind time = TIMING_UNKNOWN;
 	int mixed = 0, any = 0;
 
+	if (perf_branch_charts(b) == PERF_NOTHING_TO_COMPARE) {
+		strbuf_addstr(sb, "<p class=\"time\">No chart: the kit did not apply on ");
+		esc(sb, b->name);
+		strbuf_addf(sb, " (%s), so only base has numbers and there is nothing to compare "
+			    "them with.</p>\n", check_status_name(b->apply.status));
+		return;
+	}
 	for (i = 0; i < b->nr_cells; i++) {
 		const struct cell_result *c = &b->cells[i];
 

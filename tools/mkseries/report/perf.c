@@ -557,3 +557,24 @@ void perf_notable(struct strbuf *sb, const struct branch_comparison *bc)
 	if (better)
 		strbuf_addf(sb, " +%zu better", better);
 }
+
+enum perf_charts perf_branch_charts(const struct branch_result *b)
+{
+	size_t i, base = 0, other = 0;
+
+	for (i = 0; i < b->nr_cells; i++) {
+		if (!b->cells[i].nr_metrics)
+			continue;
+		if (!strcmp(b->cells[i].variant, "base"))
+			base++;
+		else
+			other++;
+	}
+	if (other)
+		return PERF_CHARTS;
+	if (!base)
+		return PERF_NO_CHARTS;
+	if (b->apply.status == CHECK_CONFLICT || b->apply.status == CHECK_FAILED)
+		return PERF_NOTHING_TO_COMPARE;
+	return PERF_CHARTS;
+}

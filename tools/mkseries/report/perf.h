@@ -69,4 +69,14 @@ struct claim_walk {
 /* The walk's next claim: 1 with w filled in, 0 when no claim is left. */
 int run_claim_next(const struct run_results *r, struct claim_walk *w);
 
+/*
+ * What the HTML page draws for b: PERF_CHARTS when a cell has numbers to
+ * chart; PERF_NOTHING_TO_COMPARE when only base has them because the
+ * kit did not apply (a chart of base alone compares nothing: the page
+ * says so instead); PERF_NO_CHARTS when no cell has numbers. The
+ * markdown reply links a branch's charts only for PERF_CHARTS.
+ */
+enum perf_charts { PERF_NO_CHARTS, PERF_CHARTS, PERF_NOTHING_TO_COMPARE };
+enum perf_charts perf_branch_charts(const struct branch_result *b);
+
 #endif

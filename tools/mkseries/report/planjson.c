@@ -121,6 +121,8 @@ static void json_plan_items(struct jw *w, const struct plan *p)
 			jw_string(w, "stable_commit", it->stable_commit);
 		if (it->presence)
 			json_presence(w, it);
+		if (it->policy_note)
+			jw_string(w, "policy_note", it->policy_note);
 		if (it->policy_rule) {
 			jw_string(w, "policy", it->policy > 0 ? "takes" : it->policy ? "unset" : "refuses");
 			jw_string(w, "policy_rule", it->policy_rule);

@@ -459,17 +459,14 @@ static void passed_branches(struct strvec *out, const struct run_results *r)
 }
 
 /*
- * "Charts of 6.12: <URL#perf-6.12>" when a cell of b has numbers; on one
- * line, however long: a URL cut by wrapping would not work.
+ * "Charts of 6.12: <URL#perf-6.12>" when the page draws b's charts; on
+ * one line, however long: a URL cut by wrapping would not work.
  */
 static void chart_link(struct strbuf *sb, const struct branch_result *b, const char *url)
 {
 	char *name, *link;
-	size_t i;
 
-	for (i = 0; i < b->nr_cells && !b->cells[i].nr_metrics; i++)
-		;
-	if (i == b->nr_cells)
+	if (perf_branch_charts(b) != PERF_CHARTS)
 		return;
 	name = report_clean(b->name);
 	link = report_clean(url);

@@ -329,6 +329,7 @@ int apply_step_run(struct apply_step *s, git_repository *repo, const git_oid *ba
 	struct strbuf names = STRBUF_INIT;
 	git_signature *me = NULL;
 	size_t mark = error_mark();
+	double start;
 	char *errors;
 	int ret = -1;
 
@@ -349,6 +350,9 @@ int apply_step_run(struct apply_step *s, git_repository *repo, const git_oid *ba
 		}
 		strbuf_addstr(&s->why, "its branches moved");
 	}
+	if (opts->starting)
+		opts->starting(s->why.buf, opts->data);
+	start = mono_seconds();
 	record_release(&s->rec);
 	record_set_key(&s->rec, &key);
 	variant_names(&names, s->b);
@@ -356,6 +360,7 @@ int apply_step_run(struct apply_step *s, git_repository *repo, const git_oid *ba
 	if (apply_all(s, repo, base, me, opts->cmd))
 		goto error;
 	s->ran = 1;
+	record_setf(&s->rec, RF_SECONDS, "%.1f", mono_seconds() - start);
 	ret = record_write(&s->rec, workdir, STEP_APPLY, NULL) ? -1 : 0;
 	goto cleanup;
 error:

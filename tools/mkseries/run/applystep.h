@@ -24,6 +24,9 @@ int import_step_run(git_oid *base, struct strbuf *out, git_repository *repo, con
 struct apply_step_opts {
 	int force;		/* apply even when the record is current */
 	const char *cmd;	/* "mkseries run": the reflog's word */
+	/* Before it applies: why again ("" the first time); may be NULL (build_opts' twin). */
+	void (*starting)(const char *why, void *data);
+	void *data;
 };
 
 /* One branch's apply: the kit, then each declared variant after it. */

@@ -185,7 +185,8 @@ int for_each_cell(const struct cell_loop *loop)
 		goto cleanup;
 	}
 	if (loop->need) {
-		struct doctor_opts dopts = { loop->repo, loop->workdir, loop->given, loop->need, 0 };
+		struct doctor_opts dopts = { .repo = loop->repo, .workdir = loop->workdir,
+					     .given = loop->given, .need = loop->need };
 		int err = doctor_preflight(loop->cmd, &kit, sel, nr, &dopts);
 
 		if (err) {

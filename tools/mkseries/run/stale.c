@@ -1,4 +1,5 @@
 /* run/stale.c: a recorded result compared with what the kit, QEMU and mkseries would run now. */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -147,70 +148,130 @@ static void build_changes(struct strvec *names, const struct step_record *br,
 	strvec_clear(&parts);
 }
 
-/* What changed of cell c's build and test, added to out. */
-static void cell_changes(struct strbuf *out, const struct cell_result *c,
-			 const struct kernel_branch *kb, const char *workdir, const char *inputs,
-			 const char *input_parts, const char *qemu_version, const char *qemu_binary, const char *regress)
+/* What the kit, QEMU and mkseries would give now, for a branch's cells. */
+struct stale_now {
+	char *inputs, *input_parts, *qemu_version, *qemu_binary, *regress;
+};
+
+static void stale_now_init(struct stale_now *n, const struct kit *kit, const struct kernel_branch *kb)
 {
-	struct step_record br = STEP_RECORD_INIT, tr = STEP_RECORD_INIT;
+	n->input_parts = NULL;
+	n->inputs = build_inputs_hash(kit, kb, &n->input_parts);
+	n->qemu_version = vm_qemu_version(kb->boot.qemu);
+	n->qemu_binary = vm_qemu_binary_hash(kb->boot.qemu);
+	n->regress = mm_regress_hash(branch_arch(kb)->machine);
+}
+
+static void stale_now_release(struct stale_now *n)
+{
+	free(n->inputs);
+	free(n->input_parts);
+	free(n->qemu_version);
+	free(n->qemu_binary);
+	free(n->regress);
+}
+
+/* What changed of a build recorded as br, added to out. */
+static void build_part(struct strbuf *out, const struct step_record *br,
+		       const struct kernel_branch *kb, const struct stale_now *n)
+{
+	struct strvec names = STRVEC_INIT;
+	const char *recorded = record_get(br, RF_INPUTS);
+
+	if (recorded && n->inputs && strcmp(recorded, n->inputs)) {
+		build_changes(&names, br, kb, n->input_parts);
+		say_changed(out, &names, br, kb);
+	}
+	strvec_clear(&names);
+}
+
+/* What changed of the test recorded as tr (of the build br) of cell `variant`, added to out. */
+static void test_part(struct strbuf *out, const struct step_record *br, const struct step_record *tr,
+		      const struct kernel_branch *kb, const char *variant, int reused,
+		      const struct stale_now *n)
+{
 	struct step_key key = STEP_KEY_INIT;
 	struct strvec names = STRVEC_INIT;
 	const char *recorded;
 
-	if (!record_read(&br, workdir, STEP_BUILD, c->variant) &&
-	    (recorded = record_get(&br, RF_INPUTS)) && inputs && strcmp(recorded, inputs)) {
-		build_changes(&names, &br, kb, input_parts);
-		say_changed(out, &names, &br, kb);
-		strvec_clear(&names);
-	}
-	if (!record_read(&tr, workdir, STEP_TEST, c->variant) && record_get(&tr, RF_KEY)) {
-		/* The image booted: a build since (forced, or by hand) made another. */
-		if ((recorded = record_get(&br, RF_BZIMAGE)))
-			step_key_add_file(&key, "bzimage", recorded);
-		step_key_add(&key, "qemu-version", "%s", qemu_version ? qemu_version : "unknown");
-		step_key_add(&key, "qemu-binary", "%s", qemu_binary);
-		step_key_add(&key, "mm-regress", "%s", regress ? regress : "missing");
-		/* A cell that took base's results ran under base's settings. */
-		test_key_settings(&key, &kb->boot, c->reused ? NULL : branch_find_variant(kb, c->variant));
-		record_changed(&names, &tr, &key, 1);
-		say_changed(out, &names, &tr, kb);
-	}
+	if (!record_get(tr, RF_KEY))
+		return;
+	/* The image booted: a build since (forced, or by hand) made another. */
+	if ((recorded = record_get(br, RF_BZIMAGE)))
+		step_key_add_file(&key, "bzimage", recorded);
+	step_key_add(&key, "qemu-version", "%s", n->qemu_version ? n->qemu_version : "unknown");
+	step_key_add(&key, "qemu-binary", "%s", n->qemu_binary);
+	step_key_add(&key, "mm-regress", "%s", n->regress ? n->regress : "missing");
+	/* A cell that took base's results ran under base's settings. */
+	test_key_settings(&key, &kb->boot, reused ? NULL : branch_find_variant(kb, variant));
+	record_changed(&names, tr, &key, 1);
+	say_changed(out, &names, tr, kb);
 	step_key_release(&key);
 	strvec_clear(&names);
-	record_release(&br);
-	record_release(&tr);
 }
 
 void results_mark_stale(struct branch_result *b, const struct kit *kit,
 			const struct kernel_branch *kb, const char *workdir)
 {
 	struct strbuf applied = STRBUF_INIT, sb = STRBUF_INIT;
-	char *inputs, *input_parts = NULL, *qemu_version, *qemu_binary, *regress;
+	struct stale_now n;
 	size_t i;
 
-	inputs = build_inputs_hash(kit, kb, &input_parts);
-	qemu_version = vm_qemu_version(kb->boot.qemu);
-	qemu_binary = vm_qemu_binary_hash(kb->boot.qemu);
-	regress = mm_regress_hash(branch_arch(kb)->machine);
+	stale_now_init(&n, kit, kb);
 	apply_changes(&applied, kit, kb, workdir);
 	for (i = 0; i < b->nr_cells; i++) {
 		struct cell_result *c = &b->cells[i];
+		struct step_record br = STEP_RECORD_INIT, tr = STEP_RECORD_INIT;
 
 		strbuf_reset(&sb);
 		if (strcmp(c->variant, "base"))
 			strbuf_add(&sb, applied.buf, applied.len);
-		cell_changes(&sb, c, kb, workdir, inputs, input_parts, qemu_version, qemu_binary,
-			     regress);
+		if (!record_read(&br, workdir, STEP_BUILD, c->variant))
+			build_part(&sb, &br, kb, &n);
+		if (!record_read(&tr, workdir, STEP_TEST, c->variant))
+			test_part(&sb, &br, &tr, kb, c->variant, c->reused != NULL, &n);
 		free(c->stale);
 		c->stale = sb.len ? xstrdup(sb.buf) : NULL;
+		record_release(&br);
+		record_release(&tr);
 	}
-	free(inputs);
-	free(input_parts);
-	free(qemu_version);
-	free(qemu_binary);
-	free(regress);
+	stale_now_release(&n);
 	strbuf_release(&applied);
 	strbuf_release(&sb);
+}
+
+unsigned branch_stale_steps(unsigned *cells, const struct kit *kit, const struct kernel_branch *kb,
+			    const char *workdir, const struct strvec *variants)
+{
+	struct strbuf applied = STRBUF_INIT, sb = STRBUF_INIT;
+	struct stale_now n;
+	size_t i;
+
+	stale_now_init(&n, kit, kb);
+	apply_changes(&applied, kit, kb, workdir);
+	for (i = 0; i < variants->nr; i++) {
+		struct step_record br = STEP_RECORD_INIT, tr = STEP_RECORD_INIT;
+		const char *v = variants->v[i];
+
+		cells[i] = 0;
+		strbuf_reset(&sb);
+		if (!record_read(&br, workdir, STEP_BUILD, v))
+			build_part(&sb, &br, kb, &n);
+		if (sb.len)
+			cells[i] |= 1u << STEP_BUILD;
+		strbuf_reset(&sb);
+		if (!record_read(&tr, workdir, STEP_TEST, v))
+			test_part(&sb, &br, &tr, kb, v, record_get(&tr, RF_REUSED) != NULL, &n);
+		if (sb.len)
+			cells[i] |= 1u << STEP_TEST;
+		record_release(&br);
+		record_release(&tr);
+	}
+	stale_now_release(&n);
+	strbuf_release(&sb);
+	i = applied.len != 0;
+	strbuf_release(&applied);
+	return i ? 1u << STEP_APPLY : 0;
 }
 
 const struct cell_result *branch_first_stale(const struct branch_result *b, const char *variant)

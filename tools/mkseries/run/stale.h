@@ -23,6 +23,17 @@
 void results_mark_stale(struct branch_result *b, const struct kit *kit,
 			const struct kernel_branch *kb, const char *workdir);
 
+/*
+ * The same comparison for the cells `variants` of kit branch kb, whose
+ * work directory is workdir, as the steps a run would do again because
+ * their inputs changed: cells[i] (one per variant) gets 1 << STEP_BUILD
+ * and 1 << STEP_TEST; returns 1 << STEP_APPLY when the kit's or a
+ * variant's apply inputs changed, else 0. A step without a record is
+ * not counted here: it is done anyway. Nothing is printed.
+ */
+unsigned branch_stale_steps(unsigned *cells, const struct kit *kit, const struct kernel_branch *kb,
+			    const char *workdir, const struct strvec *variants);
+
 /* The first stale cell of b ("kit" first when it is), or NULL. */
 const struct cell_result *branch_first_stale(const struct branch_result *b, const char *variant);
 

@@ -12,6 +12,7 @@
 #include "run/teststep.h"
 #include "run/applystep.h"
 #include "run/buildstep.h"
+#include "run/estimate.h"
 #include "apply/applyplan.h"
 #include "kit/arch.h"
 #include "build/build.h"
@@ -71,17 +72,30 @@ static int wants_apply(const struct branch_run *br)
 	return 0;
 }
 
-static int forced(const struct run_opts *args, enum run_step step)
+static int forced(const struct branch_run *br, enum run_step step, const char *variant)
 {
-	return args->force <= step;
+	return run_step_forced(br->args->force, step, variant);
 }
 
-/* Say why a step that has a record runs again; a first run says nothing. */
-static void say_again(struct branch_run *br, const char *variant, enum run_step step,
-		      const struct strbuf *why)
+/* A step about to work, for its `starting` hook. */
+struct step_start {
+	struct branch_run *br;
+	const char *variant;	/* NULL: the branch's own step */
+	enum run_step step;
+};
+
+/*
+ * Before a step works: say why it runs again (a first run says nothing),
+ * so that the reason comes before the work it explains, and set the
+ * run's clock to this step.
+ */
+static void step_starting(const char *why, void *data)
 {
-	if (why->len)
-		say(br, variant, "%s: again: %s", run_step_name(step), why->buf);
+	struct step_start *s = data;
+
+	if (*why)
+		say(s->br, s->variant, "%s: again: %s", run_step_name(s->step), why);
+	run_estimate_at(s->br->args->estimate, s->br->b->name, s->variant, s->step);
 }
 
 /* ------------------------------------------------------------------ */
@@ -93,8 +107,9 @@ static int step_import(struct branch_run *br)
 	struct strbuf out = STRBUF_INIT;
 	int ret;
 
+	run_estimate_at(br->args->estimate, br->b->name, NULL, STEP_IMPORT);
 	ret = import_step_run(&br->base, &out, br->repo, br->kit, br->b, br->workdir,
-			      forced(br->args, STEP_IMPORT) ? TREE_IMPORT_FORCE : 0);
+			      forced(br, STEP_IMPORT, NULL) ? TREE_IMPORT_FORCE : 0);
 	say(br, NULL, "import: %s", out.buf);
 	strbuf_release(&out);
 	return ret;
@@ -107,13 +122,14 @@ static int step_import(struct branch_run *br)
 static void step_apply(struct branch_run *br)
 {
 	struct apply_step_opts o = { 0 };
+	struct step_start start = { br, NULL, STEP_APPLY };
 	struct strbuf out = STRBUF_INIT, shown_out = STRBUF_INIT;
 
-	o.force = forced(br->args, STEP_APPLY);
+	o.force = forced(br, STEP_APPLY, NULL);
 	o.cmd = "mkseries run";
+	o.starting = step_starting;
+	o.data = &start;
 	apply_step_run(&br->apply, br->repo, &br->base, br->workdir, &o);
-	if (br->apply.ran)
-		say_again(br, NULL, STEP_APPLY, &br->apply.why);
 	apply_step_say(&out, &out, "apply: ", &br->apply, 0);
 	/* Its lines quote subjects and apply's report. */
 	strbuf_add_shown(&shown_out, out.buf, out.len, SHOWN_LINES);
@@ -137,6 +153,7 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 {
 	struct build_result res;
 	struct build_opts opts = { 0 };
+	struct step_start start = { br, variant, STEP_BUILD };
 	struct strbuf out = STRBUF_INIT;
 	char *label = xstrfmt("%s %s", br->b->name, variant);
 	int err, ret = 0;
@@ -145,14 +162,14 @@ static int step_build(struct branch_run *br, const char *variant, const git_oid 
 	*bzimage = NULL;
 	opts.workdir = br->workdir;
 	opts.jobs = br->args->jobs;
-	opts.force = forced(br->args, STEP_BUILD);
+	opts.force = forced(br, STEP_BUILD, variant);
 	opts.progress = progress_wanted();
 	opts.label = label;
+	opts.starting = step_starting;
+	opts.data = &start;
 	err = build_variant(&res, br->repo, br->kit, br->b, variant, commit, &opts);
 	if (err)
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;
-	else if (!res.recorded)
-		say_again(br, variant, STEP_BUILD, &res.why);
 	/* Its image, when it built (or had built, and nothing changed). */
 	if (!err && res.status != BUILD_FAILED)
 		*bzimage = xstrdup(res.bzimage);
@@ -174,24 +191,26 @@ static int step_test(struct branch_run *br, const char *variant, const char *bzi
 	const struct kernel_variant *declared = branch_find_variant(br->b, variant);
 	struct test_step t = TEST_STEP_INIT;
 	struct test_step_opts o = { 0 };
+	struct step_start start = { br, variant, STEP_TEST };
 	struct strbuf out = STRBUF_INIT;
 	char *label = xstrfmt("%s %s", br->b->name, variant);
 	int ret;
 
 	o.accel = br->args->accel;
 	o.full = br->args->full;
-	o.force = forced(br->args, STEP_TEST);
+	o.force = forced(br, STEP_TEST, variant);
 	o.repeat = br->args->repeat;
 	o.boots = br->args->boots;
 	o.probe_timeout = br->args->probe_timeout;
 	o.label = label;
+	o.starting = step_starting;
+	o.data = &start;
 	ret = test_step_run(&t, br->b, variant, bzimage, br->workdir, &o);
 	if (ret) {
 		say(br, variant, "test: FAILED %s", t.why.buf);
 	} else if (t.uptodate) {
 		test_step_say_uptodate(&out, label, &t, declared);
 	} else {
-		say_again(br, variant, STEP_TEST, &t.why);
 		if (t.res.accel_note)
 			fprintf(br->args->log, "note: using %s: %s\n", t.res.accel,
 				shown(t.res.accel_note));

@@ -9,6 +9,8 @@
 #include "record/key.h"
 #include "lib/util.h"
 
+struct run_estimate;
+
 /* How a run goes: what `mkseries run` was told. */
 struct run_opts {
 	const char *workdir, *repo, *accel;
@@ -19,6 +21,7 @@ struct run_opts {
 	unsigned probe_timeout;	/* MKSERIES_KVM_PROBE_TIMEOUT, else 0 (vm's default) */
 	struct strvec given;	/* --variant: the cells to run; none: every one */
 	FILE *log;		/* where the step lines go */
+	struct run_estimate *estimate;	/* the run's, for its clock; NULL: no clock */
 };
 
 /*

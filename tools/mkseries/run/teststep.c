@@ -81,6 +81,8 @@ int test_step_run(struct test_step *t, const struct kernel_branch *b, const char
 	}
 	/* vm/ records the key of what ran: the accelerator is settled then, even by a probe. */
 	opts.key = &in;
+	if (o->starting)
+		o->starting(t->why.buf, o->data);
 	err = vm_test_variant(&t->res, b, bzimage, workdir, variant, &opts);
 	if (err) {
 		ret = err == MKS_ECONFIG ? MKS_ECONFIG : -1;

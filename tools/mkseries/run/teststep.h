@@ -19,6 +19,9 @@ struct test_step_opts {
 	unsigned boots;		/* --boots; 0: the branch's boot.boots */
 	unsigned probe_timeout;	/* MKSERIES_KVM_PROBE_TIMEOUT, else 0 (vm's default) */
 	const char *label;	/* "6.12 kit", for the progress line */
+	/* Before it boots: why again ("" the first time); may be NULL (build_opts' twin). */
+	void (*starting)(const char *why, void *data);
+	void *data;
 };
 
 /* How one test step went. */

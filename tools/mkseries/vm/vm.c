@@ -327,6 +327,7 @@ struct watch {
 	double start, deadline;
 	unsigned boot_timeout, run_timeout;
 	unsigned probe_timeout;	/* a probe boot: seconds until the KTAP header, else 0 */
+	int probe_only;		/* end the boot at the KTAP header: all a probe needs */
 	enum boot_end end;
 	/* progress */
 	struct progress line;
@@ -387,6 +388,10 @@ static int watch_on_tick(void *data)
 		w->end = END_PROBE;
 		return 1;
 	}
+	if (w->probe_only && w->phase != PHASE_BOOT) {
+		w->end = END_DONE_HUNG;
+		return 1;
+	}
 	if (now < w->deadline)
 		return 0;
 	w->end = w->phase == PHASE_BOOT ? END_TIMEOUT_BOOT :
@@ -414,6 +419,7 @@ static int boot_once(enum boot_end *end, int *status, int *started, double *seco
 	w.run_timeout = b->boot.run_timeout;
 	w.deadline = w.start + w.boot_timeout;
 	w.probe_timeout = probe_timeout;
+	w.probe_only = opts->probe_only;
 	w.end = END_EXITED;
 	progress_init(&w.line, opts->progress, 0.2);
 	w.label = opts->label ? opts->label : "";
@@ -744,6 +750,58 @@ static int write_boot_files(const char *initramfs, const struct kernel_branch *b
 	return ret;
 }
 
+int vm_probe_kvm(const struct kernel_branch *b, const char *bzimage, unsigned probe_timeout)
+{
+	struct vm_opts opts = { .label = "KVM probe", .probe_only = 1 };
+	char *cache = mks_cache_dir(), *note = NULL, *dir = NULL, *initramfs = NULL, *log = NULL;
+	char *why = NULL;
+	const char *tmp = getenv("TMPDIR");
+	unsigned probe = probe_timeout ? probe_timeout : 20;
+	enum boot_end end = END_EXITED;
+	int status = 0, started = 0, ret = 1;
+	double seconds = 0;
+
+	/* Settled already (a probe of this host kernel and QEMU, or no device): nothing to do. */
+	if (!cache || !arch_is_host(branch_arch(b)) ||
+	    vm_pick_accel("auto", cache, b->boot.qemu, &note))
+		goto cleanup;
+	dir = xstrfmt("%s/mkseries-kvm-probe-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		ret = error("cannot create '%s': %s", dir, strerror(errno));
+		free(dir), dir = NULL;
+		goto cleanup;
+	}
+	temp_path_add(dir);
+	initramfs = path_join(dir, "initramfs.cpio");
+	log = path_join(dir, "console.log");
+	if (write_boot_files(initramfs, b) ||
+	    boot_once(&end, &status, &started, &seconds, b, "kvm", bzimage, initramfs, log, &opts,
+		      probe)) {
+		ret = -1;
+		goto cleanup;
+	}
+	if (started) {
+		ret = vm_record_probe(cache, b->boot.qemu, "kvm", NULL);
+	} else {
+		why = why_not_started(end, status, log, &b->boot, probe);
+		ret = vm_record_probe(cache, b->boot.qemu, "tcg", why);
+	}
+	if (ret)
+		ret = error("cannot record the KVM probe in '%s': %s", cache, strerror(errno));
+cleanup:
+	if (dir) {
+		remove_tree(dir);
+		temp_path_done(dir);
+	}
+	free(why);
+	free(log);
+	free(initramfs);
+	free(dir);
+	free(note);
+	free(cache);
+	return ret;
+}
+
 /* The accelerator asked for: the option, else the branch's boot.accel (the loader's default: auto). */
 static const char *wanted_accel(const struct kernel_branch *b, const struct vm_opts *opts)
 {
@@ -900,16 +958,22 @@ static int test_run(struct vm_result *res, const struct kernel_branch *b, const 
 	record_set(&st, RF_VARIANT, variant);
 	for (nth = 1; nth <= boots; nth++) {
 		struct vm_result one;
+		/* Its progress line says which boot of how many: "6.12 kit: boot 2/3: running". */
+		struct vm_opts this = *opts;
+		char *label = xstrfmt("%s%sboot %u/%u", opts->label ? opts->label : "",
+				      opts->label ? ": " : "", nth, boots);
 
+		this.label = label;
 		memset(&one, 0, sizeof(one));
 		free(log);
 		log = console_path(workdir, variant, nth);
 		if (nth == 1)
 			ret = first_boot(&end, &status, &started, &seconds, &accel, &note, b, bzimage,
-					 initramfs, log, want, cache, opts);
+					 initramfs, log, want, cache, &this);
 		else
 			ret = boot_once(&end, &status, &started, &seconds, b, accel, bzimage,
-					initramfs, log, opts, 0);
+					initramfs, log, &this, 0);
+		free(label);
 		if (ret)
 			goto cleanup;
 		strbuf_reset(&console);

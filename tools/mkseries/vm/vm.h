@@ -36,6 +36,7 @@ struct vm_opts {
 	int progress;		/* a progress line on stderr */
 	const char *label;	/* "6.12 base" */
 	unsigned probe_timeout;	/* seconds a probe boot under KVM has to reach mm-regress; 0: 20 */
+	int probe_only;		/* stop the boot once mm-regress starts: vm_probe_kvm()'s */
 	unsigned boots;		/* boots of the variant; 0: the branch's boot.boots */
 	const struct kernel_variant *variant;	/* a declared variant (its expect-fail), or NULL */
 	const char *cmdline;	/* more kernel command line, after boot.cmdline, or NULL */
@@ -66,6 +67,19 @@ void vm_probe_release(struct vm_probe *p);
 
 /* Record a probe's outcome for this host kernel and QEMU ("kvm", or "tcg" with a reason). */
 int vm_record_probe(const char *cache_dir, const char *qemu, const char *accel, const char *note);
+
+/*
+ * Probe KVM now, as the first boot of a run under it would: boot
+ * `bzimage` (a built kernel of b, of the host's arch) under KVM with
+ * mm-regress as /init, in a temporary directory, until mm-regress starts
+ * or `probe_timeout` seconds (0: 20) pass, and record what it found in
+ * <cache>/kvm-probe as that boot records it (vm_probe_read() reads it).
+ * Returns 0 when the probe ran; 1, doing nothing, when none is needed or
+ * possible (b is of another arch, no cache directory, the device does
+ * not open, or a probe is recorded for this host kernel and QEMU);
+ * -1 (kept) when the boot could not be made at all.
+ */
+int vm_probe_kvm(const struct kernel_branch *b, const char *bzimage, unsigned probe_timeout);
 
 /* The first line of `QEMU --version` (the kit's boot.qemu), or "unknown". Caller frees. */
 char *vm_qemu_version(const char *qemu);
