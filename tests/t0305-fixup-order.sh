@@ -78,7 +78,7 @@ test_expect_success 'fixup-order: upstream puts the fix after the whole series, 
 	test_cmp order.expect order &&
 	(cd kit && mkseries apply --branch t >../out 2>../err) &&
 	git -C up rev-parse HEAD^{tree} >tree.up &&
-	git -C up rev-parse "$(kit_ref kit t)^{tree}" >tree.kit &&
+	mk_git up rev-parse "$(kit_ref kit t)^{tree}" >tree.kit &&
 	test_cmp tree.up tree.kit
 '
 

@@ -33,7 +33,7 @@ test_expect_success 'bisect --case: patch 3 of 5, in two steps, with the failing
 	up=$(sed -n "1s/^From \([0-9a-f]*\) .*/\1/p" kit/patches/alpha/0003-mm-fix-batch-ptes.patch) &&
 	test $(printf %s "$up" | wc -c) -eq 40 &&
 	test_grep "^t kit: first bad commit: 3/5 commit $up upstream, patches/alpha/0003-mm-fix-batch-ptes.patch: mm: fix batch ptes$" out &&
-	test_grep "^    kit commit: $(git -C linux rev-parse "$(kit_ref kit t)~2") on $(kit_ref kit t)$" out &&
+	test_grep "^    kit commit: $(mk_git linux rev-parse "$(kit_ref kit t)~2") on $(kit_ref kit t)$" out &&
 	test_grep "^    evidence: not ok 3 steady: steady: pattern mismatch at offset 4096$" out &&
 	test_grep "^    log: .*/logs/bisect-console.log$" out
 '
