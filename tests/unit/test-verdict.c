@@ -106,10 +106,10 @@ static void test_calls(void)
 
 	is_int(judge(flat_b, 4, flat_k, 4, KTAP_LOWER_IS_BETTER, &v), PERF_REGRESSION,
 	       "zero stddev on both sides: +10%% is a regression");
-	ok(v.p == 0, "zero stddev: p is 0 when the means differ");
+	ok(v.exact && isnan(v.p), "zero stddev: exact, and no p (it would mean nothing)");
 	is_int(judge(flat_b, 4, flat_b, 4, KTAP_LOWER_IS_BETTER, &v), PERF_SAME,
 	       "zero stddev, equal means: no change");
-	ok(v.p == 1, "zero stddev: p is 1 when the means are equal");
+	ok(v.exact && isnan(v.p), "zero stddev, equal means: exact, no p");
 	is_int(judge(flat_b, 4, flat_s, 4, KTAP_LOWER_IS_BETTER, &v), PERF_SAME,
 	       "zero stddev: +2%% is below the 5%% floor");
 }
@@ -173,15 +173,15 @@ static void test_threshold_zero_variance(void)
 	sample_stats(&sk, k3, 5);
 	perf_judge(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 0);
 	is_int(v.call, PERF_SAME, "threshold: +3%% is under the default 5%%");
-	ok(v.p == 0 && v.threshold_pct == 5, "threshold: though p is 0 (identical samples)");
+	ok(v.exact && v.threshold_pct == 5, "threshold: though the difference is exact (identical samples)");
 	perf_judge(&v, &sb, &sk, KTAP_LOWER_IS_BETTER, 2);
 	is_int(v.call, PERF_REGRESSION, "threshold: with a kit threshold of 2%%, +3%% is called");
 	ok(v.threshold_pct == 2, "threshold: and the verdict says what it had to reach (%g)",
 	   v.threshold_pct);
 	perf_judge(&v, &sb, &sb, KTAP_LOWER_IS_BETTER, 2);
 	is_int(v.call, PERF_SAME, "zero variance: equal means are the same");
-	ok(v.p == 1 && v.change_pct == 0 && !isnan(v.threshold_pct) && !isinf(v.threshold_pct),
-	   "zero variance: p 1, no change, a finite threshold");
+	ok(v.exact && isnan(v.p) && v.change_pct == 0 && !isnan(v.threshold_pct) &&
+	   !isinf(v.threshold_pct), "zero variance: exact, no change, a finite threshold");
 }
 
 /* The rule of a better/worse claim, and of above/below. */
@@ -201,9 +201,9 @@ static void test_claim_rule(void)
 	sample_stats(&b, flat, 5);
 	claim_judge_stats(&v, CLAIM_BETTER, 20, KTAP_LOWER_IS_BETTER, &a, &b);
 	is_int(v.outcome, CLAIM_HELD, "claim: -20%% of a lower_is_better metric is better by 20%%");
-	ok(v.change_pct == -20 && v.spread_pct == 0 && v.p == 0,
-	   "claim: zero variance gives a spread of 0 and p 0, no NAN (%g %g %g)", v.change_pct,
-	   v.spread_pct, v.p);
+	ok(v.change_pct == -20 && v.spread_pct == 0 && v.exact && isnan(v.p) && v.n == 5 &&
+	   v.other_n == 5, "claim: zero variance is exact: a spread of 0, no p (%g %g %g)",
+	   v.change_pct, v.spread_pct, v.p);
 	claim_judge_stats(&v, CLAIM_BETTER, 25, KTAP_LOWER_IS_BETTER, &a, &b);
 	ok(v.outcome == CLAIM_FAILED && v.shortfall == CLAIM_SHORT_SIZE,
 	   "claim: better by 25%% does not hold at 20%%: too small");

@@ -58,6 +58,10 @@ static void json_cell_claims(struct jw *w, const struct branch_result *b,
 		jw_number(w, "change_pct", v.change_pct);
 		jw_number(w, "spread_pct", v.spread_pct);
 		jw_number(w, "p_value", v.p);
+		if (v.exact)
+			jw_bool(w, "exact", 1);
+		if (v.repeatable)
+			jw_bool(w, "repeatable", 1);
 		jw_close(w, '}');
 		free(text);
 		claim_verdict_release(&v);
@@ -187,6 +191,10 @@ static void json_comparison(struct jw *w, const char *key, const struct branch_c
 		}
 		jw_number(w, "change_pct", r->base && r->kit ? r->v.change_pct : NAN);
 		jw_number(w, "p_value", r->v.p);
+		if (r->v.exact)
+			jw_bool(w, "exact", 1);
+		if (r->v.repeatable)
+			jw_bool(w, "repeatable", 1);
 		jw_number(w, "threshold_pct", r->v.threshold_pct);
 		jw_string(w, "verdict", perf_call_name(r->v.call));
 		jw_string(w, "why", r->v.why);

@@ -148,23 +148,36 @@ static void junit_cases(struct junit_suite *js, const char *cases_class,
 		junit_check(js, cases_class, "mm-regress", &c->tests, 0, NULL);
 }
 
+/* "p=0.0031", or "exact: no spread in 6 and 6 samples", where a p would mean nothing. */
+static const char *significance(struct strbuf *sb, const struct metric_row *r)
+{
+	if (r->v.exact)
+		strbuf_addf(sb, "exact: no spread in %u and %u samples", r->b.n, r->k.n);
+	else if (r->v.repeatable)
+		strbuf_addf(sb, "repeatable: %u and %u samples of a clock that repeats",
+			    r->b.n, r->k.n);
+	else
+		strbuf_addf(sb, "p=%.2g", r->v.p);
+	return sb->buf;
+}
+
 /* One kit metric against base: a regression fails unless timing was emulated. */
 static void junit_metric(struct junit_suite *js, const char *perf_class,
 			 const struct branch_comparison *bc, const struct metric_row *r)
 {
 	const struct metric_result *m = r->kit ? r->kit : r->base;
-	struct strbuf msg = STRBUF_INIT, row = STRBUF_INIT;
+	struct strbuf msg = STRBUF_INIT, row = STRBUF_INIT, sig = STRBUF_INIT;
 
 	lkp_header(&row, "");
 	lkp_row(&row, r, "", 0, 0);
 	if (r->v.call == PERF_REGRESSION && bc->emulated) {
 		/* The run does not fail for it: neither does CI. */
-		strbuf_addf(&msg, "regression in emulated time (TCG on host time), not a failure: %+.1f%% (p=%.2g, threshold %.1f%%)",
-			    r->v.change_pct, r->v.p, r->v.threshold_pct);
+		strbuf_addf(&msg, "regression in emulated time (TCG on host time), not a failure: %+.1f%% (%s, threshold %.1f%%)",
+			    r->v.change_pct, significance(&sig, r), r->v.threshold_pct);
 		junit_case(js, perf_class, metric_label(m), 0, NULL, NULL, msg.buf, NULL);
 	} else if (r->v.call == PERF_REGRESSION) {
-		strbuf_addf(&msg, "regression: %+.1f%% (p=%.2g, threshold %.1f%%), in %s",
-			    r->v.change_pct, r->v.p, r->v.threshold_pct,
+		strbuf_addf(&msg, "regression: %+.1f%% (%s, threshold %.1f%%), in %s",
+			    r->v.change_pct, significance(&sig, r), r->v.threshold_pct,
 			    timing_words(bc->timing, 1));
 		junit_case(js, perf_class, metric_label(m), 0, msg.buf, "regression", NULL,
 			   row.buf);
@@ -181,6 +194,7 @@ static void junit_metric(struct junit_suite *js, const char *perf_class,
 	}
 	strbuf_release(&msg);
 	strbuf_release(&row);
+	strbuf_release(&sig);
 }
 
 /* The kit's metrics against base (only the kit's suite has them), then those not measured. */

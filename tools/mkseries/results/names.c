@@ -100,6 +100,11 @@ const char *timing_words(enum timing_kind t, int terse)
 	return "unknown time";
 }
 
+int timing_repeatable(enum timing_kind t)
+{
+	return t == TIMING_INSTRUCTIONS || t == TIMING_MODELLED;
+}
+
 enum timing_kind cell_timing(const struct cell_result *c)
 {
 	if (!c)

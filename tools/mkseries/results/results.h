@@ -106,6 +106,12 @@ enum timing_kind timing_from_accel(const char *accel);
 const char *timing_words(enum timing_kind t, int terse);
 /* Whether numbers in this kind of time may fail a run (hardware, instruction-paced, modelled). */
 int timing_counts(enum timing_kind t);
+/*
+ * Whether t is a clock that runs the same boot after boot (instructions,
+ * modelled cycles): its samples differ by no chance, so a p-value over
+ * them means nothing and is not shown.
+ */
+int timing_repeatable(enum timing_kind t);
 
 /* Where a claim comes from: it decides the cells it is checked on (docs/verdicts.md, "Verdicts"). */
 enum claim_origin {

@@ -65,12 +65,19 @@ void perf_judge(struct perf_verdict *out, const struct sample_stats *base,
 		return;
 	}
 	diff = kit->mean - base->mean;
-	/* No noise at all (instruction-paced samples): any difference is real. */
-	out->p = stats_welch_p(base, kit);
+	/* No noise at all (instruction-paced samples): any difference is real, and exact. */
+	out->exact = base->stddev == 0 && kit->stddev == 0;
+	if (!out->exact)
+		out->p = stats_welch_p(base, kit);
 	pooled = pooled_pct(base, kit, base->mean);
 	out->threshold_pct = fmax(threshold_pct > 0 ? threshold_pct : VERDICT_MIN_CHANGE_PCT,
 				  VERDICT_NOISE_FACTOR * pooled);
-	if (!(out->p < VERDICT_ALPHA)) {
+	if (out->exact && diff == 0) {
+		out->call = PERF_SAME;
+		out->why = "the same value in every sample on both sides";
+		return;
+	}
+	if (!out->exact && !(out->p < VERDICT_ALPHA)) {
 		out->call = PERF_SAME;
 		out->why = "within the noise (Welch p >= 0.01)";
 		return;
@@ -93,7 +100,9 @@ void perf_judge_cost(struct perf_verdict *out, const struct sample_stats *base,
 	int worse;
 
 	perf_judge(out, base, kit, dir, threshold_pct);
-	if (!cost || isnan(out->p) || !(out->p < VERDICT_ALPHA))
+	/* a cost is what is beyond the noise: a p under alpha, or an exact difference */
+	if (!cost || out->call == PERF_NO_CALL ||
+	    (out->exact ? kit->mean == base->mean : !(out->p < VERDICT_ALPHA)))
 		return;
 	worse = dir == KTAP_LOWER_IS_BETTER ? kit->mean > base->mean : kit->mean < base->mean;
 	if (!worse)
@@ -241,6 +250,11 @@ static void compare_metrics(struct branch_comparison *out, const struct branch_r
 			r->cost = branch_find_cost(b->costs, b->nr_costs, r->kit->case_name,
 						   r->kit->name);
 		perf_judge_cost(&r->v, &r->b, &r->k, r->kit->direction, out->threshold_pct, r->cost);
+		/* the call stands; a p over samples that repeat is not one to show */
+		if (timing_repeatable(out->timing)) {
+			r->v.repeatable = 1;
+			r->v.p = NAN;
+		}
 		if (out->same_tree) {
 			r->v.call = PERF_SAME;
 			r->v.why = "same tree as base: no change";
@@ -470,7 +484,11 @@ void claim_judge_stats(struct claim_verdict *out, enum claim_kind kind, double v
 		return;
 	out->change_pct = (cell->mean - other->mean) / fabs(other->mean) * 100;
 	out->spread_pct = VERDICT_NOISE_FACTOR * pooled_pct(cell, other, other->mean);
-	if (cell->n >= VERDICT_MIN_SAMPLES && other->n >= VERDICT_MIN_SAMPLES)
+	out->n = cell->n;
+	out->other_n = other->n;
+	/* no spread on either side: exact, and a p would mean nothing */
+	out->exact = cell->n > 1 && other->n > 1 && cell->stddev == 0 && other->stddev == 0;
+	if (!out->exact && cell->n >= VERDICT_MIN_SAMPLES && other->n >= VERDICT_MIN_SAMPLES)
 		out->p = stats_welch_p(other, cell);
 	/* The change in the metric's good direction, then in the claimed one. */
 	gain = dir == KTAP_HIGHER_IS_BETTER ? out->change_pct : -out->change_pct;
@@ -622,6 +640,13 @@ void claim_judge(struct claim_verdict *out, const struct branch_result *b,
 		goto done;
 	metric_stats(&os, om);
 	claim_judge_stats(out, cl->c.kind, cl->c.value, m->direction, &cs, &os);
+	/* On a clock that repeats, the spread decides, not a p over samples that differ by no chance. */
+	if (timing_repeatable(cell_timing(c)) && !out->exact) {
+		out->repeatable = 1;
+		out->p = NAN;
+		out->shortfall &= ~CLAIM_SHORT_P;
+		out->outcome = out->shortfall ? CLAIM_FAILED : CLAIM_HELD;
+	}
 	if (os.mean == 0) {
 		strbuf_addf(&sb, "the mean of %s is 0: no relative change", other->variant);
 		goto done;
@@ -632,12 +657,20 @@ void claim_judge(struct claim_verdict *out, const struct branch_result *b,
 	add_value(&sb, cs.mean, NULL);
 	strbuf_addf(&sb, ", %s ", other->variant);
 	add_value(&sb, os.mean, unit);
-	strbuf_addf(&sb, "), spread %.1f%%", out->spread_pct);
+	if (out->exact)
+		strbuf_addf(&sb, "), exact: the same value in each of the %u and %u samples",
+			    out->n, out->other_n);
+	else if (out->repeatable)
+		strbuf_addf(&sb, "), spread %.1f%% over %u and %u samples of %s, which repeats",
+			    out->spread_pct, out->n, out->other_n, timing_words(cell_timing(c), 1));
+	else
+		strbuf_addf(&sb, "), spread %.1f%%", out->spread_pct);
 	if (!isnan(out->p))
 		strbuf_addf(&sb, ", p=%.2g", out->p);
-	strbuf_addf(&sb, "; needed %+g%% or %s (%s by %g%%), beyond 2 x the spread",
+	strbuf_addf(&sb, "; needed %+g%% or %s (%s by %g%%)%s",
 		    want, want < 0 ? "less" : "more",
-		    cl->c.kind == CLAIM_BETTER ? "better" : "worse", cl->c.value);
+		    cl->c.kind == CLAIM_BETTER ? "better" : "worse", cl->c.value,
+		    out->exact ? "" : ", beyond 2 x the spread");
 	if (!isnan(out->p))
 		strbuf_addstr(&sb, " and at p < 0.01");
 	if (cell_is_base_tree(b, c) && !strcmp(other->variant, "base"))

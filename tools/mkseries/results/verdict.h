@@ -43,7 +43,15 @@ const char *perf_call_name(enum perf_call c);
 struct perf_verdict {
 	enum perf_call call;
 	double change_pct;	/* (kit - base) / |base| x 100; NAN when the base mean is 0 */
-	double p;		/* Welch's two-sided p; NAN when not computed */
+	double p;		/* Welch's two-sided p; NAN when not computed, or exact */
+	/*
+	 * Both sides' samples each the same value (instruction-paced or
+	 * modelled time): the difference is exact and repeatable, and a p
+	 * would mean nothing; p stays NAN.
+	 */
+	int exact;
+	/* measured on a clock that repeats (timing_repeatable()): p is not shown, NAN */
+	int repeatable;
 	double threshold_pct;	/* what |change_pct| had to reach; NAN when not computed */
 	const char *why;	/* a static sentence saying how the call was made */
 };
@@ -185,7 +193,10 @@ struct claim_verdict {
 	double mean, other_mean;	/* the cell's and (better, worse) the other cell's; NAN when unknown */
 	double change_pct;		/* better, worse: (mean - other) / |other| x 100; else NAN */
 	double spread_pct;		/* better, worse: VERDICT_NOISE_FACTOR x pooled relative stddev; else NAN */
-	double p;			/* Welch's p when both sides have 3 samples or more; else NAN */
+	double p;			/* Welch's p when both sides have 3 samples or more and spread; else NAN */
+	int exact;			/* better, worse: both sides without spread (see perf_verdict) */
+	int repeatable;			/* measured on a clock that repeats: p not shown (NAN) */
+	unsigned n, other_n;		/* better, worse: the samples of each side */
 	unsigned shortfall;		/* enum claim_shortfall, when FAILED */
 	char *evidence;			/* what was measured and what was needed, or why not checked; owned */
 };
