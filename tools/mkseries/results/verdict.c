@@ -588,6 +588,40 @@ static const char *no_numbers(const struct cell_result *c)
 	return NULL;
 }
 
+/*
+ * "+25.9% against base (kit 1260, base 1000 calls/s), spread 0.1%,
+ * p=9.5e-26; needed +20% or more (better by 20%), beyond 2 x the spread
+ * and at p < 0.01": a better/worse claim's change and what it needed
+ * (want: the signed change), the spread said as exact or repeatable
+ * where a p would mean nothing.
+ */
+static void say_change(struct strbuf *sb, const struct claim_verdict *out,
+		       const struct cell_result *c, const struct cell_result *other,
+		       const struct claim *cl, double want, double mean, double other_mean,
+		       const char *unit)
+{
+	strbuf_addf(sb, "%+.1f%% against %s (%s ", out->change_pct, other->variant, c->variant);
+	add_value(sb, mean, NULL);
+	strbuf_addf(sb, ", %s ", other->variant);
+	add_value(sb, other_mean, unit);
+	if (out->exact)
+		strbuf_addf(sb, "), exact: the same value in each of the %u and %u samples",
+			    out->n, out->other_n);
+	else if (out->repeatable)
+		strbuf_addf(sb, "), spread %.1f%% over %u and %u samples of %s, which repeats",
+			    out->spread_pct, out->n, out->other_n, timing_words(cell_timing(c), 1));
+	else
+		strbuf_addf(sb, "), spread %.1f%%", out->spread_pct);
+	if (!isnan(out->p))
+		strbuf_addf(sb, ", p=%.2g", out->p);
+	strbuf_addf(sb, "; needed %+g%% or %s (%s by %g%%)%s",
+		    want, want < 0 ? "less" : "more",
+		    cl->c.kind == CLAIM_BETTER ? "better" : "worse", cl->c.value,
+		    out->exact ? "" : ", beyond 2 x the spread");
+	if (!isnan(out->p))
+		strbuf_addstr(sb, " and at p < 0.01");
+}
+
 void claim_judge(struct claim_verdict *out, const struct branch_result *b,
 		 const struct cell_result *c, const struct claim *cl)
 {
@@ -653,26 +687,7 @@ void claim_judge(struct claim_verdict *out, const struct branch_result *b,
 	}
 	want = (m->direction == KTAP_HIGHER_IS_BETTER) == (cl->c.kind == CLAIM_BETTER) ?
 	       cl->c.value : -cl->c.value;
-	strbuf_addf(&sb, "%+.1f%% against %s (%s ", out->change_pct, other->variant, c->variant);
-	add_value(&sb, cs.mean, NULL);
-	strbuf_addf(&sb, ", %s ", other->variant);
-	add_value(&sb, os.mean, unit);
-	if (out->exact)
-		strbuf_addf(&sb, "), exact: the same value in each of the %u and %u samples",
-			    out->n, out->other_n);
-	else if (out->repeatable)
-		strbuf_addf(&sb, "), spread %.1f%% over %u and %u samples of %s, which repeats",
-			    out->spread_pct, out->n, out->other_n, timing_words(cell_timing(c), 1));
-	else
-		strbuf_addf(&sb, "), spread %.1f%%", out->spread_pct);
-	if (!isnan(out->p))
-		strbuf_addf(&sb, ", p=%.2g", out->p);
-	strbuf_addf(&sb, "; needed %+g%% or %s (%s by %g%%)%s",
-		    want, want < 0 ? "less" : "more",
-		    cl->c.kind == CLAIM_BETTER ? "better" : "worse", cl->c.value,
-		    out->exact ? "" : ", beyond 2 x the spread");
-	if (!isnan(out->p))
-		strbuf_addstr(&sb, " and at p < 0.01");
+	say_change(&sb, out, c, other, cl, want, cs.mean, os.mean, unit);
 	if (cell_is_base_tree(b, c) && !strcmp(other->variant, "base"))
 		strbuf_addf(&sb, " (%s is base's tree: nothing applied)", c->variant);
 done:
