@@ -88,4 +88,20 @@ test_expect_success 'gc, and gc --prune of a kit that is gone, leave the clone a
 	! mk_git linux rev-parse --verify -q $ref
 '
 
+test_expect_success 'an identity set only in the clone signs the backports' '
+	git -C linux config user.name "Clone Local" &&
+	git -C linux config user.email clone@example.org &&
+	test_when_finished "mv gitconfig.keep .gitconfig" &&
+	mv .gitconfig gitconfig.keep &&
+	cp -R kit kid &&
+	(cd kid && mkseries apply --branch t >../out 2>../err) &&
+	mk_git linux log -1 --format=%B $(kit_ref kid t) >msg &&
+	test_grep "^Signed-off-by: Clone Local <clone@example.org>$" msg &&
+	git -C linux config --unset user.name &&
+	git -C linux config --unset user.email &&
+	cp -R kit kid2 &&
+	(cd kid2 && test_must_fail mkseries apply --branch t >../out 2>../err) &&
+	test_grep "no user.name: " err
+'
+
 test_done

@@ -334,10 +334,42 @@ int ref_update(git_repository *repo, const char *refname, const git_oid *target,
 	return 0;
 }
 
+/*
+ * The identity of the repository whose objects `repo` borrows (its first
+ * objects/info/alternates line): mkseries' own repository for a user's
+ * clone has no user.name of its own, and the clone's .git/config may.
+ * Read only. GIT_ENOTFOUND when there is none, or it has none either.
+ */
+static int lender_signature(git_signature **out, git_repository *repo)
+{
+	char *file = path_join(git_repository_path(repo), "objects/info/alternates");
+	struct strbuf sb = STRBUF_INIT;
+	git_repository *lender = NULL;
+	int err = GIT_ENOTFOUND;
+	size_t eol;
+
+	if (!strbuf_read_file(&sb, file)) {
+		eol = strcspn(sb.buf, "\n");
+		strbuf_setlen(&sb, eol);
+		if (ends_with(sb.buf, "/objects"))
+			strbuf_setlen(&sb, sb.len - strlen("/objects"));
+		if (sb.len && !git_repository_open_ext(&lender, sb.buf,
+						      GIT_REPOSITORY_OPEN_NO_SEARCH, NULL))
+			err = git_signature_default(out, lender);
+	}
+	git_repository_free(lender);
+	git_error_clear();
+	strbuf_release(&sb);
+	free(file);
+	return err < 0 ? GIT_ENOTFOUND : 0;
+}
+
 int backporter_signature(git_signature **out, git_repository *repo)
 {
 	int err = git_signature_default(out, repo);
 
+	if (err == GIT_ENOTFOUND && !lender_signature(out, repo))
+		return 0;
 	if (err == GIT_ENOTFOUND) {
 		git_config *cfg = NULL;
 		git_config_entry *e = NULL;

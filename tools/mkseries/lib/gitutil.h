@@ -74,8 +74,10 @@ int ref_update(git_repository *repo, const char *refname, const git_oid *target,
 	"git config --global user.email you@example.org"
 
 /*
- * The backporter's signature from git config (user.name, user.email).
- * Without one: "no user.name: " GIT_IDENTITY_HOWTO, printed, and -1.
+ * The backporter's signature from git config (user.name, user.email): the
+ * repository's, else that of the repository whose objects it borrows (a
+ * user's clone, whose .git/config may hold them), else the global one.
+ * Without one: "no user.name: " GIT_IDENTITY_HOWTO, kept, and -1.
  */
 int backporter_signature(git_signature **out, git_repository *repo);
 
