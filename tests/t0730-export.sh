@@ -110,7 +110,7 @@ Signed-off-by: Mm Maintainer <akpm@example.org>" &&
 '
 
 test_expect_success 'mbox: numbered mails with [PATCH 1.0.y N/M] subjects and a cover letter' '
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../mbox >../out) &&
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../mbox >../out) &&
 	test_grep "^1.0: 7 patches from $REF .* verified by its last run, in ../mbox/" out &&
 	ls mbox >files &&
 	printf "%s\n" 0000-cover-letter.patch 0001-mm-rename-ptes.patch 0002-mm-batch-ptes.patch \
@@ -195,7 +195,7 @@ test_expect_success 'mbox: git send-email --dry-run takes the directory as it is
 '
 
 test_expect_success '--subject-prefix changes the prefix' '
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../rfc/ \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../rfc/ \
 		--subject-prefix "RFC PATCH 1.0.y" >../out) &&
 	test_grep "in ../rfc/\$" out &&
 	test_grep "^Subject: \[RFC PATCH 1.0.y 1/7\] mm: rename ptes\$" rfc/0001-mm-rename-ptes.patch &&
@@ -203,7 +203,7 @@ test_expect_success '--subject-prefix changes the prefix' '
 '
 
 test_expect_success 'quilt: series and DEP-3 headers, named as Debian files backports' '
-	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../debian-patches >../out) &&
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format quilt --workdir ../work -o ../debian-patches >../out) &&
 	grep -v "^#" debian-patches/series >series &&
 	printf "%s\n" features/all/mm-rename-ptes.patch features/all/mm-batch-ptes.patch \
 		bugfix/all/mm-fix-batch-ptes.patch bugfix/all/mm-fix-the-fix.patch \
@@ -251,7 +251,7 @@ test_expect_success 'quilt: the README recipe adds them to a package that has pa
 '
 
 test_expect_success 'rpm: patch files and PatchNNNN lines; rpmbuild -bp gives the applied tree' '
-	(cd kit && mkseries export --branch 1.0 --format rpm --workdir ../work -o ../rpm/SOURCES >../out) &&
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format rpm --workdir ../work -o ../rpm/SOURCES >../out) &&
 	grep "^Patch" rpm/SOURCES/patches.spec >lines &&
 	printf "%s\n" "Patch0001: 0001-mm-rename-ptes.patch" "Patch0002: 0002-mm-batch-ptes.patch" \
 		"Patch0003: 0003-mm-fix-batch-ptes.patch" "Patch0004: 0004-mm-fix-the-fix.patch" \
@@ -283,7 +283,7 @@ test_expect_success 'rpm: patch files and PatchNNNN lines; rpmbuild -bp gives th
 '
 
 test_expect_success 'rpm: --start-number N puts them after a spec'"'"'s own patches; rpmbuild -bp applies all' '
-	(cd kit && mkseries export --branch 1.0 --format rpm --start-number 40 --workdir ../work \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format rpm --start-number 40 --workdir ../work \
 		-o ../rpm40/SOURCES >../out) &&
 	grep "^Patch" rpm40/SOURCES/patches.spec >lines &&
 	printf "%s\n" "Patch0040: 0040-mm-rename-ptes.patch" "Patch0041: 0041-mm-batch-ptes.patch" \
@@ -308,44 +308,44 @@ test_expect_success 'rpm: --start-number N puts them after a spec'"'"'s own patc
 '
 
 test_expect_success 'mbox: --start-number N numbers the mails'"'"' files from N; 0 is refused' '
-	(cd kit && mkseries export --branch 1.0 --format mbox --start-number 7 --workdir ../work \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --start-number 7 --workdir ../work \
 		-o ../mbox7 >../out) &&
 	test -s mbox7/0000-cover-letter.patch &&
 	test -s mbox7/0007-mm-rename-ptes.patch &&
 	test_grep "^Subject: \[PATCH 1.0.y 1/7\] mm: rename ptes\$" mbox7/0007-mm-rename-ptes.patch &&
-	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --format mbox --start-number 0 \
+	(cd kit && test_expect_code 2 mkseries export --include-unmerged --branch 1.0 --format mbox --start-number 0 \
 		--workdir ../work -o ../mbox0 2>../err) &&
 	test_grep "^error: --start-number 0: patch files are numbered from 1 up\$" err &&
 	! test -e mbox0
 '
 
 test_expect_success 'refused: a bad format, branch or variant (exit 2)' '
-	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --format tar --workdir ../work 2>../err) &&
+	(cd kit && test_expect_code 2 mkseries export --include-unmerged --branch 1.0 --format tar --workdir ../work 2>../err) &&
 	test_grep "unknown export format .tar. (mbox, quilt or rpm)" err &&
-	(cd kit && test_expect_code 2 mkseries export --branch 9.9 --format mbox 2>../err) &&
+	(cd kit && test_expect_code 2 mkseries export --include-unmerged --branch 9.9 --format mbox 2>../err) &&
 	test_grep "unknown branch .9.9. (the kit has: 1.0, 2.0, 3.0)" err &&
-	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --variant nope --format mbox 2>../err) &&
+	(cd kit && test_expect_code 2 mkseries export --include-unmerged --branch 1.0 --variant nope --format mbox 2>../err) &&
 	test_grep "1.0. has no variant .nope. (it has: kit)" err &&
-	(cd kit && test_expect_code 2 mkseries export --branch 1.0 2>../err) &&
+	(cd kit && test_expect_code 2 mkseries export --include-unmerged --branch 1.0 2>../err) &&
 	test_grep "say which format: --format mbox, quilt or rpm" err &&
-	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --all --format mbox 2>../err) &&
+	(cd kit && test_expect_code 2 mkseries export --include-unmerged --branch 1.0 --all --format mbox 2>../err) &&
 	test_grep "error: --branch and --all cannot be used together" err &&
-	(cd kit && test_expect_code 2 mkseries export --branch 1.0 --variant base --format mbox 2>../err) &&
+	(cd kit && test_expect_code 2 mkseries export --include-unmerged --branch 1.0 --variant base --format mbox 2>../err) &&
 	test_grep "error: variant .base. is the branch without the kit: there is nothing to export" err
 '
 
 test_expect_success 'refused: a branch that is not applied (exit 1, even with --force)' '
-	(cd kit && test_expect_code 1 mkseries export --branch 2.0 --format mbox --force -o ../x 2>../err) &&
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 2.0 --format mbox --force -o ../x 2>../err) &&
 	test_grep "error: .2.0. is not applied: no .$(kit_ref kit 2.0). in .* (apply it: mkseries apply --branch 2.0)" err &&
 	! test -e x
 '
 
 test_expect_success 'refused: a branch never run, unless --force; the cover says so' '
 	(cd kit && mkseries apply --branch 2.0 >../out) &&
-	(cd kit && test_expect_code 1 mkseries export --branch 2.0 --format mbox --workdir ../work -o ../x 2>../err) &&
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 2.0 --format mbox --workdir ../work -o ../x 2>../err) &&
 	test_grep "error: .2.0. was never run: nothing verifies it; not exported (verify it: mkseries run --branch 2.0; or export it unverified with --force)" err &&
 	! test -e x &&
-	(cd kit && mkseries export --branch 2.0 --format mbox --workdir ../work -o ../x --force >../out 2>../err) &&
+	(cd kit && mkseries export --include-unmerged --branch 2.0 --format mbox --workdir ../work -o ../x --force >../out 2>../err) &&
 	test_grep "warning: .2.0. was never run: nothing verifies it; exported anyway (--force)" err &&
 	test_grep "NOT verified, in ../x/" out &&
 	test_grep "^Not verified: mkseries has no run of 2.0 recorded; exported with --force.\$" x/0000-cover-letter.patch &&
@@ -354,34 +354,34 @@ test_expect_success 'refused: a branch never run, unless --force; the cover says
 
 test_expect_success 'refused: a branch whose last run failed, unless --force' '
 	(cd kit && test_expect_code 1 mkseries run --branch 3.0 --workdir ../work >../out 2>&1) &&
-	(cd kit && test_expect_code 1 mkseries export --branch 3.0 --format quilt --workdir ../work -o ../y 2>../err) &&
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 3.0 --format quilt --workdir ../work -o ../y 2>../err) &&
 	test_grep "error: .3.0. did not pass its last run: 3.0 base: boot: .*; not exported (verify it: mkseries run --branch 3.0; or export it unverified with --force)" err &&
 	! test -e y &&
-	(cd kit && mkseries export --branch 3.0 --format mbox --workdir ../work -o ../y --force >../out 2>&1) &&
+	(cd kit && mkseries export --include-unmerged --branch 3.0 --format mbox --workdir ../work -o ../y --force >../out 2>&1) &&
 	test_grep "^Exported with --force: the last run below does not vouch for this series.\$" y/0000-cover-letter.patch &&
 	test_grep "^No branch passed every check: no Tested-by.\$" y/0000-cover-letter.patch
 '
 
 test_expect_success 'refused: a branch that moved since its last run' '
 	mk_git linux update-ref $REF $REF~1 &&
-	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../z 2>../err) &&
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../z 2>../err) &&
 	mk_git linux update-ref $REF $REF@{1} &&
 	test_grep "error: .1.0. moved since its last run: the run tested [0-9a-f]\{12\}, the branch is at [0-9a-f]\{12\}; not exported" err &&
 	! test -e z
 '
 
 test_expect_success 'refused: an output directory that is not empty; no identity' '
-	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../mbox 2>../err) &&
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../mbox 2>../err) &&
 	test_grep "^error: .../mbox. holds an earlier mbox export of 1.0: replace it with --replace, or export elsewhere (nothing was written)$" err &&
 	mkdir nohome &&
 	(cd kit && HOME=$TRASH_DIRECTORY/nohome XDG_CONFIG_HOME=$TRASH_DIRECTORY/nohome \
-		test_expect_code 2 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
+		test_expect_code 2 mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
 	test_grep "^error: no user.name: mkseries signs off backports in your name: git config --global user.name .Your Name. && git config --global user.email you@example.org$" err &&
 	! test -e w &&
 	# a name and no address: the address is what is missing
 	printf "[user]\n\tname = Only Name\n" >nohome/.gitconfig &&
 	(cd kit && HOME=$TRASH_DIRECTORY/nohome XDG_CONFIG_HOME=$TRASH_DIRECTORY/nohome \
-		test_expect_code 2 mkseries export --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
+		test_expect_code 2 mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../w 2>../err) &&
 	test_grep "^error: no user.email: mkseries signs off backports in your name" err &&
 	! test -e w
 '
@@ -391,42 +391,42 @@ test_expect_success '--replace: an earlier export of the branch is replaced, who
 	# a mail the earlier export wrote that this one does not: it goes too
 	sed "1s/^From [0-9a-f]* /From 1111111111111111111111111111111111111111 /" \
 		mbox/0001-*.patch >old-mbox/0099-gone.patch &&
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../old-mbox \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../old-mbox \
 		--replace >../out 2>../err) &&
 	test_grep ! "^error" err &&
 	ls mbox >expect &&
 	ls old-mbox >actual &&
 	test_cmp expect actual &&
 	! ls old-mbox.mkseries-* &&
-	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../qr >../out 2>&1) &&
-	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../qr --replace \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format quilt --workdir ../work -o ../qr >../out 2>&1) &&
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format quilt --workdir ../work -o ../qr --replace \
 		>../out 2>../err) &&
 	test_grep "^1.0: [0-9]* patches .* in ../qr/" out &&
 	test -f qr/series &&
-	(cd kit && mkseries export --branch 1.0 --format rpm --workdir ../work -o ../rr >../out 2>&1) &&
-	(cd kit && mkseries export --branch 1.0 --format rpm --workdir ../work -o ../rr --replace \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format rpm --workdir ../work -o ../rr >../out 2>&1) &&
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format rpm --workdir ../work -o ../rr --replace \
 		>../out 2>../err) &&
 	test -f rr/patches.spec
 '
 
 test_expect_success '--replace refuses a directory holding anything an export did not write' '
 	echo mine >old-mbox/notes.txt &&
-	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work \
 		-o ../old-mbox --replace 2>../err) &&
 	test_grep "^error: .../old-mbox. holds an earlier mbox export of 1.0, and .notes.txt., which that export did not write: --replace replaces only an export; remove it, or export elsewhere (nothing was written)$" err &&
 	echo mine >expect &&
 	test_cmp expect old-mbox/notes.txt &&
 	rm old-mbox/notes.txt &&
 	mkdir qr/extra && echo mine >qr/extra/file &&
-	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format quilt --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 1.0 --format quilt --workdir ../work \
 		-o ../qr --replace 2>../err) &&
 	test_grep "holds an earlier quilt export of 1.0, and .extra/file., which that export did not write" err &&
 	rm -r qr/extra &&
 	# another format, another branch: no earlier export of this one
-	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format quilt --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 1.0 --format quilt --workdir ../work \
 		-o ../old-mbox --replace 2>../err) &&
 	test_grep "^error: .../old-mbox. is not empty: export into a new or empty directory; --replace replaces only an earlier quilt export of 1.0, and this is none (nothing was written)$" err &&
-	(cd kit && test_expect_code 1 mkseries export --branch 2.0 --format mbox --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 2.0 --format mbox --workdir ../work \
 		-o ../old-mbox --replace --force 2>../err) &&
 	test_grep "^error: .../old-mbox. is not empty: export into a new or empty directory; --replace replaces only an earlier mbox export of 2.0, and this is none" err &&
 	ls mbox >expect &&
@@ -438,7 +438,7 @@ test_expect_success 'another exporter signs off after the backporter; our own pa
 	mkdir other &&
 	printf "[user]\n\tname = Ex Porter\n\temail = exporter@example.org\n" >other/.gitconfig &&
 	(cd kit && HOME=$TRASH_DIRECTORY/other XDG_CONFIG_HOME=$TRASH_DIRECTORY/other \
-		mkseries export --branch 1.0 --format mbox --workdir ../work -o ../other-mbox >../out) &&
+		mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../other-mbox >../out) &&
 	sed -n "/^Signed-off-by: Zo/,/^---\$/p" other-mbox/0006-*.patch >sobs &&
 	printf "%s\n" "Signed-off-by: Zoë Ünïcode <zoe@example.org>" \
 		"Signed-off-by: Mm Maintainer <akpm@example.org>" \
@@ -455,7 +455,7 @@ test_expect_success 'applied again with the same files (another backporter): the
 	test_grep "^1.0: apply: again: .*backporter changed" out &&
 	test_grep "^1.0 kit: build: up to date" out &&
 	test_grep "^1.0 kit: test: up to date" out &&
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../again >../out 2>../err) &&
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../again >../out 2>../err) &&
 	test_grep "verified by its last run" out &&
 	test_grep "^Signed-off-by: Ex Porter <exporter@example.org>\$" again/0006-*.patch &&
 	(cd kit && mkseries run --branch 1.0 --workdir ../work >../out 2>&1) &&
@@ -463,7 +463,7 @@ test_expect_success 'applied again with the same files (another backporter): the
 '
 
 test_expect_success '--all exports every branch where the kit is applied, one directory each' '
-	(cd kit && mkseries export --all --force --format quilt --workdir ../work -o ../all >../out 2>../err) &&
+	(cd kit && mkseries export --include-unmerged --all --force --format quilt --workdir ../work -o ../all >../out 2>../err) &&
 	test -f all/1.0/series &&
 	test -f all/2.0/series &&
 	test -f all/3.0/series &&
@@ -473,7 +473,7 @@ test_expect_success '--all exports every branch where the kit is applied, one di
 test_expect_success '--all with one directory not empty writes none, naming it' '
 	mkdir -p all2/2.0 &&
 	echo mine >all2/2.0/keep &&
-	(cd kit && test_expect_code 1 mkseries export --all --force --format quilt --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --all --force --format quilt --workdir ../work \
 		-o ../all2 >../out 2>../err) &&
 	cat err &&
 	test_grep "^error: .../all2/2.0. is not empty: export into a new or empty directory; --replace replaces only an earlier quilt export of 2.0, and this is none (nothing was written)\$" err &&
@@ -488,17 +488,17 @@ test_expect_success '--all with one directory not empty writes none, naming it' 
 '
 
 test_expect_success '--all --replace replaces every branch'"'"'s earlier export' '
-	(cd kit && test_expect_code 1 mkseries export --all --force --format quilt --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --all --force --format quilt --workdir ../work \
 		-o ../all >../out 2>../err) &&
 	test_grep "^error: .../all/1.0. holds an earlier quilt export of 1.0: replace it with --replace" err &&
-	(cd kit && mkseries export --all --force --replace --format quilt --workdir ../work \
+	(cd kit && mkseries export --include-unmerged --all --force --replace --format quilt --workdir ../work \
 		-o ../all >../out 2>../err) &&
 	test_grep "^1.0: [0-9]* patches .* in ../all/1.0/" out &&
 	test -f all/2.0/series
 '
 
 test_expect_success '--all where one branch fails: says which were written and which not' '
-	(cd kit && test_expect_code 1 mkseries export --all --format quilt --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --all --format quilt --workdir ../work \
 		-o ../all3 >../out 2>../err) &&
 	cat err &&
 	test_grep "^error: --all exported 1.0 in ../all3/1.0/; not exported: " err &&
@@ -508,13 +508,13 @@ test_expect_success '--all where one branch fails: says which were written and w
 test_expect_success 'an export killed before its rename: the empty directory stays; the next export removes what it left' '
 	mkdir empty &&
 	(cd kit && MKSERIES_TEST_BACKPORT_CRASH=export-rename test_expect_code 137 \
-		mkseries export --branch 1.0 --format mbox --workdir ../work -o ../empty >../out 2>../err) &&
+		mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../empty >../out 2>../err) &&
 	ls -A empty >list &&
 	test_must_be_empty list &&
 	stale=$(echo empty.mkseries-*) &&
 	test -f "$stale/0000-cover-letter.patch" &&
 	pid=${stale#empty.mkseries-} &&
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../empty >../out 2>../err) &&
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../empty >../out 2>../err) &&
 	cat err &&
 	test_grep "^warning: removed .\.\./$stale., left by an export that was killed (pid $pid) before it was renamed into place\$" err &&
 	! test -e "$stale" &&
@@ -528,10 +528,10 @@ test_expect_success '--variant: the variant ref, refused until it is run, then f
 	    without: [${B1%${B1#????????????}}]
 	EOF
 	(cd kit && mkseries apply --branch 1.0 >../out) &&
-	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --variant no-beta --format mbox \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 1.0 --variant no-beta --format mbox \
 		--workdir ../work -o ../v 2>../err) &&
 	test_grep "error: .1.0. variant no-beta was never run: nothing verifies it; not exported" err &&
-	(cd kit && mkseries export --branch 1.0 --variant no-beta --format mbox --workdir ../work \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --variant no-beta --format mbox --workdir ../work \
 		-o ../v --force >../out 2>../err) &&
 	test_grep "^1.0: 6 patches from $(kit_ref kit 1.0 no-beta) " out &&
 	test_grep ! "madvise" v/0005-*.patch &&
@@ -545,11 +545,11 @@ test_expect_success '--variant: the variant ref, refused until it is run, then f
 
 test_expect_success 'a stable branch: what its policy refuses is left out, named, and the rest renumbered' '
 	sed -i "/^name: /a kind: stable" kit/kernels/1.0.yaml &&
-	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work \
 		-o ../st 2>../err) &&
 	test_grep "error: .1.0. is not what its last run verified: 1.0 kit: series.yaml.s entries for 1.0" err &&
 	(cd kit && mkseries run --branch 1.0 --workdir ../work >../out) &&
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../st >../out 2>../err) &&
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../st >../out 2>../err) &&
 	test_grep "^1.0: 1 patch from $REF ([0-9a-f]*), 6 left out by the stable policy, onto .* verified by its last run, in ../st/\$" out &&
 	test_grep "^1.0: left out .mm: rename ptes. (commit $A1 upstream): stable takes fixes only (a Fixes:, a Cc: stable, the kit.s fixes:, a Stable-dep-of: or a stated stable: reason): this entry is none, stable review would bounce it\$" err &&
 	test_grep "^1.0: left out .mm: fix batch ptes. (commit [0-9a-f]* upstream): a fixup of .mm: batch ptes., which is left out, goes with it\$" err &&
@@ -584,7 +584,7 @@ test_expect_success 'a stable branch: git am of what is kept gives the base plus
 '
 
 test_expect_success 'a stable branch: --all-patches exports everything, as a distro branch does' '
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../st-all \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../st-all \
 		--all-patches >../out 2>../err) &&
 	test_grep "^1.0: 7 patches from $REF .* verified by its last run" out &&
 	test_grep ! "left out" err &&
@@ -592,17 +592,31 @@ test_expect_success 'a stable branch: --all-patches exports everything, as a dis
 	sed 1d mbox/0002-mm-batch-ptes.patch >expect.0002 &&
 	sed 1d st-all/0002-mm-batch-ptes.patch >got.0002 &&
 	test_cmp expect.0002 got.0002 &&
-	(cd kit && mkseries export --branch 1.0 --variant no-beta --format mbox --workdir ../work \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --variant no-beta --format mbox --workdir ../work \
 		-o ../st-v --force >../out 2>../err) &&
 	test_grep "^1.0: 1 patch from $(kit_ref kit 1.0 no-beta) ([0-9a-f]*), 5 left out by the stable policy, " out &&
 	test_grep ! "madvise" err &&
 	test_grep "^Subject: \[PATCH 1.0.y 1/1\] mm: add gamma" st-v/0001-mm-add-gamma-for-quoted-reasons.patch &&
 	sed -i "s/^kind: stable/kind: distro/" kit/kernels/1.0.yaml &&
-	(cd kit && mkseries export --branch 1.0 --format quilt --workdir ../work -o ../distro \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format quilt --workdir ../work -o ../distro \
 		>../out 2>../err) &&
 	test_grep "^1.0: 7 patches from $REF .* verified by its last run" out &&
 	test_grep ! "left out" err &&
 	test $(grep -c "^[a-z]" distro/series) = 7
+'
+
+test_expect_success 'a distro branch: no patch that is not upstream unless asked; --stable ships fixes only' '
+	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format quilt --workdir ../work \
+		-o ../unmerged >../out 2>../err) &&
+	test_grep "^error: 1.0: .mm: a tuning of our own. is no upstream commit (the kit.s own work, not merged upstream)$" err &&
+	test_grep "^error: 1.0: 1 patch not upstream: not exported (export it as it is with --include-unmerged)$" err &&
+	! test -e unmerged &&
+	(cd kit && mkseries export --branch 1.0 --format quilt --stable --workdir ../work \
+		-o ../for-stable >../out 2>../err) &&
+	test_grep "^1.0: 1 patch from $REF .*, 6 left out by the stable policy, " out &&
+	test_grep "^1.0: left out .mm: rename ptes. (commit $A1 upstream): stable takes fixes only" err &&
+	test_grep "^1.0: left out .mm: a tuning of our own.: stable takes fixes only" err &&
+	test $(grep -c "^[a-z]" for-stable/series) = 1
 '
 
 test_expect_success 'a stable branch: a kept fix that needs a left-out patch stops the export, unless --force' '
@@ -619,11 +633,11 @@ test_expect_success 'a stable branch: a kept fix that needs a left-out patch sto
 	EOF
 	sed -i "s/^kind: distro/kind: stable/" kit/kernels/1.0.yaml &&
 	(cd kit && mkseries run --branch 1.0 --workdir ../work >../run2.out 2>&1) &&
-	(cd kit && test_expect_code 1 mkseries export --branch 1.0 --format mbox --workdir ../work \
+	(cd kit && test_expect_code 1 mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work \
 		-o ../dep 2>../err) &&
 	test_grep "^error: .mm: fix our own tuning. depends on .mm: a tuning of our own., which the stable policy leaves out: without it .mm: fix our own tuning. does not apply; not exported (export every patch: --all-patches; or without the one it needs: --force)\$" err &&
 	! test -e dep &&
-	(cd kit && mkseries export --branch 1.0 --format mbox --workdir ../work -o ../dep --force \
+	(cd kit && mkseries export --include-unmerged --branch 1.0 --format mbox --workdir ../work -o ../dep --force \
 		>../out 2>../err) &&
 	test_grep "^warning: .mm: fix our own tuning. depends on .mm: a tuning of our own., which the stable policy leaves out: the series does not apply; exported anyway (--force)\$" err &&
 	test_grep "^Subject: \[PATCH 1.0.y 2/2\] mm: fix our own tuning\$" dep/0002-mm-fix-our-own-tuning.patch

@@ -18,21 +18,27 @@ struct export_args {
 	const char *variant, *output, *prefix, *workdir, *repo;
 	enum export_format fmt;
 	int force, all, all_patches;
+	int stable;		/* --stable: the stable rule, whatever the branch's kind */
+	int include_unmerged;	/* --include-unmerged: entries with no upstream commit too */
 	int replace;		/* --replace: an earlier export of the branch in the directory */
 	unsigned start_number;	/* --start-number: 1 unless given */
 };
 
 /*
- * A stable branch ships what its policy takes: leave out of s what the
- * plan of b (its variant) says the policy refuses. 0, or 1 (printed).
+ * A stable branch, or an export for a stable release (--stable), ships
+ * what the stable rule takes: leave out of s what the plan of b (its
+ * variant), read as a stable branch, says that rule refuses. 0, or 1
+ * (printed).
  */
 static int stable_filter(struct export_series *s, git_repository *repo, const struct kit *kit,
-			 const struct kernel_branch *b, const char *variant, int force)
+			 const struct kernel_branch *kb, const char *variant, int force)
 {
+	struct kernel_branch as_stable = *kb, *b = &as_stable;
 	struct plan plan = PLAN_INIT;
 	size_t i;
 	int ret = 1;
 
+	as_stable.kind = BRANCH_STABLE;
 	if (!variant) {
 		if (plan_build(&plan, kit, b))
 			goto cleanup;
@@ -46,14 +52,34 @@ static int stable_filter(struct export_series *s, git_repository *repo, const st
 	if (export_stable_filter(s, repo, &plan, force))
 		goto cleanup;
 	if (!s->nr) {
-		print_error("'%s' is a stable branch and its policy leaves out every patch applied: "
-		      "nothing to export (export them anyway: --all-patches)", b->name);
+		print_error("'%s': the stable rule leaves out every patch applied: nothing to "
+			    "export (export them anyway: --all-patches)", b->name);
 		goto cleanup;
 	}
 	ret = 0;
 cleanup:
 	plan_release(&plan);
 	return ret;
+}
+
+/*
+ * Entries with no upstream commit (the kit's own work under review, a
+ * patch upstream did not take) are not for a stable release or a
+ * distribution's kernel unless asked: name each and refuse. 0, or 1.
+ */
+static int refuse_unmerged(const struct export_series *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr; i++)
+		if (!s->v[i].upstream && ++n)
+			print_error("%s: '%s' is no upstream commit (the kit's own work, not "
+				    "merged upstream)", s->branch, shown(s->v[i].subject));
+	if (n)
+		print_error("%s: %zu patch%s not upstream: not exported (export %s as %s "
+			    "with --include-unmerged)", s->branch, n, n > 1 ? "es" : "",
+			    n > 1 ? "them" : "it", n > 1 ? "they are" : "it is");
+	return n ? 1 : 0;
 }
 
 /* The cover letter's subject: the series applied, as the run recorded them. */
@@ -332,8 +358,10 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 			    oid_short(&x.base));
 		goto cleanup;
 	}
-	if (b->kind == BRANCH_STABLE && !a->all_patches &&
+	if ((b->kind == BRANCH_STABLE || a->stable) && !a->all_patches &&
 	    stable_filter(&s, x.repo, kit, b, a->variant, a->force))
+		goto cleanup;
+	if (!a->include_unmerged && refuse_unmerged(&s))
 		goto cleanup;
 	cover.title = title = cover_title(x.recorded ? br : NULL, s.prefix);
 	cover.verdict = verdict = verdict_text(br, x.recorded, s.exporter, x.verified);
@@ -437,14 +465,19 @@ int cmd_export(int argc, const char **argv)
 		OPT_BOOL("replace", 0, &a.replace,
 		  "DIR may hold an earlier export of the branch in this format, and nothing else: replace it"),
 		OPT_BOOL("all-patches", 0, &a.all_patches,
-		  "on a stable branch, also export what its policy would leave out"),
+		  "on a stable branch (or with --stable), also export what the stable rule leaves out"),
+		OPT_BOOL("stable", 0, &a.stable,
+		  "for a stable release (Debian stable, an LTS, stable@): fixes and their "
+		  "prerequisites only, whatever the branch's kind"),
+		OPT_BOOL("include-unmerged", 0, &a.include_unmerged,
+		  "also export patches with no upstream commit (the kit's own work)"),
 		OPT_WORKDIR(&a.workdir),
 		OPT_REPO(&a.repo),
 		OPT_END(),
 	};
 	const char *usage = "mkseries export (--branch B | --all) [--variant V] --format mbox|quilt|rpm "
 			    "[--output DIR] [--replace] [--subject-prefix P] [--start-number N] "
-			    "[--force] [--all-patches]";
+			    "[--force] [--all-patches] [--stable] [--include-unmerged]";
 
 	parse_options_only(argc, argv, opts, usage);
 	if (!a.start_number) {
