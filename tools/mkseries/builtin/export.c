@@ -19,6 +19,7 @@ struct export_args {
 	enum export_format fmt;
 	int force, all, all_patches;
 	int stable;		/* --stable: the stable rule, whatever the branch's kind */
+	const char *mainline;	/* --mainline DIR: upstream's messages from this clone */
 	int include_unmerged;	/* --include-unmerged: entries with no upstream commit too */
 	int replace;		/* --replace: an earlier export of the branch in the directory */
 	unsigned start_number;	/* --start-number: 1 unless given */
@@ -257,6 +258,7 @@ static int last_run(struct run_results *res, const struct kit *kit, const struct
 struct export_source {
 	git_repository *repo;
 	git_repository *clone;	/* a git source's clone, read for its release tags */
+	git_repository *mainline;	/* --mainline DIR, read for upstream's messages */
 	git_signature *me;
 	char *refname, *workdir;
 	git_oid tip, base;
@@ -273,6 +275,7 @@ static void export_source_release(struct export_source *x)
 	results_release(&x->res);
 	git_signature_free(x->me);
 	git_repository_free(x->clone);
+	git_repository_free(x->mainline);
 	git_repository_free(x->repo);
 }
 
@@ -328,6 +331,41 @@ static int export_source_open(struct export_source *x, const struct kit *kit,
 	return 0;
 }
 
+/*
+ * Where upstream's messages come from: --mainline DIR, else the clone a
+ * git source names; neither: the kit's messages stay, and the cover
+ * letter says so. 0, or 1 when DIR is no repository (printed).
+ */
+static int messages_from(struct export_series *s, struct export_source *x,
+			 const struct export_args *a, const struct kernel_branch *b)
+{
+	if (a->mainline) {
+		int err = git_repository_open_ext(&x->mainline, a->mainline,
+						  GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+
+		if (err) {
+			gitutil_error(err, "--mainline '%s': no git repository there", a->mainline);
+			return 1;
+		}
+		s->messages = x->mainline;
+		s->messages_from = a->mainline;
+	} else if (x->clone) {
+		s->messages = x->clone;
+		s->messages_from = b->source.repo ? b->source.repo : "the branch's clone";
+	}
+	return 0;
+}
+
+/* Which backports carry the kit's words, not upstream's, on the terminal as in the cover letter. */
+static void say_kit_words(const struct export_series *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (export_say_messages(&sb, s))
+		fputs(sb.buf, stdout);
+	strbuf_release(&sb);
+}
+
 static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 			 const struct export_args *a, int several, int *skipped,
 			 struct strvec *written)
@@ -351,6 +389,8 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	s.refname = xstrdup(x.refname);
 	s.prefix = a->prefix ? xstrdup(a->prefix) : export_default_prefix(b->name);
 	s.first = a->start_number;
+	if (messages_from(&s, &x, a, b))
+		goto cleanup;
 	if (export_series_read(&s, x.repo, x.clone, &x.base, &x.tip, x.me))
 		goto cleanup;
 	if (!s.nr) {
@@ -370,6 +410,7 @@ static int export_branch(const struct kit *kit, const struct kernel_branch *b,
 	if (export_write(&s, a->fmt, dir, &cover, a->replace, &files))
 		goto cleanup;
 	say_written(&s, x.verified, dir, &files);
+	say_kit_words(&s);
 	strvec_pushf(written, "%s in %s/", b->name, dir);
 	ret = 0;
 cleanup:
@@ -440,6 +481,34 @@ static int check_variant(const struct kernel_branch *b, const char *variant)
 	return MKS_ECONFIG;
 }
 
+/* The command line's sense, after parsing: 0, or 2 (printed; a usage error exits). */
+static int check_args(struct export_args *a, const char *branch, const char *format,
+		      const char *usage, const struct option *opts)
+{
+	if (!a->start_number) {
+		print_error("--start-number 0: patch files are numbered from 1 up");
+		return 2;
+	}
+	if (!format) {
+		print_error("say which format: --format mbox, quilt or rpm");
+		usage_with_options(usage, opts, 2);
+	}
+	if (export_format_parse(&a->fmt, format))
+		return 2;
+	if (!branch == !a->all) {
+		print_error(branch ? "--branch and --all cannot be used together" :
+			       "name a branch with --branch B, or use --all");
+		usage_with_options(usage, opts, 2);
+	}
+	if (a->variant && !strcmp(a->variant, "kit"))
+		a->variant = NULL;
+	if (a->variant && !strcmp(a->variant, "base")) {
+		print_error("variant 'base' is the branch without the kit: there is nothing to export");
+		return 2;
+	}
+	return 0;
+}
+
 int cmd_export(int argc, const char **argv)
 {
 	struct export_args a = { .start_number = 1 };
@@ -469,6 +538,9 @@ int cmd_export(int argc, const char **argv)
 		OPT_BOOL("stable", 0, &a.stable,
 		  "for a stable release (Debian stable, an LTS, stable@): fixes and their "
 		  "prerequisites only, whatever the branch's kind"),
+		OPT_STRING("mainline", 0, &a.mainline, "DIR",
+		  "take upstream's messages, author dates and merge trailers from this mainline or "
+		  "stable clone (default: the clone a git-source branch names)"),
 		OPT_BOOL("include-unmerged", 0, &a.include_unmerged,
 		  "also export patches with no upstream commit (the kit's own work)"),
 		OPT_WORKDIR(&a.workdir),
@@ -477,30 +549,11 @@ int cmd_export(int argc, const char **argv)
 	};
 	const char *usage = "mkseries export (--branch B | --all) [--variant V] --format mbox|quilt|rpm "
 			    "[--output DIR] [--replace] [--subject-prefix P] [--start-number N] "
-			    "[--force] [--all-patches] [--stable] [--include-unmerged]";
+			    "[--force] [--all-patches] [--stable] [--include-unmerged] [--mainline DIR]";
 
 	parse_options_only(argc, argv, opts, usage);
-	if (!a.start_number) {
-		print_error("--start-number 0: patch files are numbered from 1 up");
+	if (check_args(&a, branch, format, usage, opts))
 		return 2;
-	}
-	if (!format) {
-		print_error("say which format: --format mbox, quilt or rpm");
-		usage_with_options(usage, opts, 2);
-	}
-	if (export_format_parse(&a.fmt, format))
-		return 2;
-	if (!branch == !a.all) {
-		print_error(branch ? "--branch and --all cannot be used together" :
-			       "name a branch with --branch B, or use --all");
-		usage_with_options(usage, opts, 2);
-	}
-	if (a.variant && !strcmp(a.variant, "kit"))
-		a.variant = NULL;
-	if (a.variant && !strcmp(a.variant, "base")) {
-		print_error("variant 'base' is the branch without the kit: there is nothing to export");
-		return 2;
-	}
 	if (kit_open(&kit))
 		return 2;
 	if (a.all && check_all_targets(&kit, &a)) {

@@ -35,6 +35,13 @@ struct export_patch {
 	char *applied_upstream;	/* the first mainline release tag holding upstream, or NULL */
 	char *stat;		/* diffstat as format-patch writes it */
 	char *diff;		/* "diff --git" to the end */
+	/*
+	 * Whose words the message is: upstream's, taken from the clone
+	 * export_series.messages names (with the kit's bracketed note and
+	 * sign-offs after it), or the kit's (MESSAGE_KIT: no clone, or the
+	 * commit not found there).
+	 */
+	enum { MESSAGE_KIT = 0, MESSAGE_UPSTREAM } message;
 };
 
 /* A commit of the branch the export leaves out, and why. */
@@ -52,6 +59,14 @@ struct export_series {
 	char *prefix;		/* "PATCH 6.12.y", or --subject-prefix */
 	size_t first;		/* the number of the first patch file (mbox, rpm): --start-number, else 1 */
 	char *exporter;		/* "Name <email>" */
+	/*
+	 * Set by the caller before export_series_read(): a mainline or
+	 * stable clone to take upstream's messages, author dates and merge
+	 * trailers from (read only), and the path it is known by; NULL: the
+	 * kit's messages stay.
+	 */
+	git_repository *messages;
+	const char *messages_from;
 	git_oid base, tip;
 	char *stat;		/* diffstat of the whole series, base to tip */
 	struct export_patch *v;
@@ -75,6 +90,14 @@ struct export_series {
 int export_series_read(struct export_series *s, git_repository *repo, git_repository *releases,
 		       const git_oid *base, const git_oid *tip, const git_signature *exporter);
 void export_series_release(struct export_series *s);
+
+/*
+ * Whose words the backports' messages are, for the cover letter and the
+ * terminal: upstream's from s->messages, or the kit's, naming each
+ * backport whose message is the kit's. Nothing when s has no backport.
+ * Returns how many backports carry the kit's words.
+ */
+size_t export_say_messages(struct strbuf *sb, const struct export_series *s);
 
 /*
  * The diff of tree a to tree b, as format-patch writes it: the diffstat

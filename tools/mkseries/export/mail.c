@@ -144,6 +144,7 @@ void export_cover_mail(struct strbuf *out, const struct export_series *s,
 			strbuf_addstr(&body, "      no upstream commit: the kit's own patch\n");
 	}
 	strbuf_addf(&body, "\n%s\n", s->stat ? s->stat : "");
+	export_say_messages(&body, s);
 	if (s->nr_left) {
 		strbuf_addstr(&body, "Left out, as stable takes fixes only (a Fixes:, a Cc: stable, "
 				     "the kit's fixes:, a Stable-dep-of: or a stated stable: reason):\n\n");

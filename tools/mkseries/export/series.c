@@ -239,9 +239,98 @@ static char *first_release(git_repository *repo, const char *upstream)
 	return best;
 }
 
-static int read_patch(struct export_patch *p, git_repository *repo, git_repository *releases,
-		      struct fixref_scanner *sc, git_commit *c, git_commit *parent,
-		      const git_signature *exporter)
+/* Whether `text` has the line line[0..n) (without its newline). */
+static int has_line(const char *text, const char *line, size_t n)
+{
+	char *want = xstrndup(line, n);
+	const char *p;
+	int found = 0;
+
+	for (p = text; !found && (p = strstr(p, want)); p++)
+		found = (p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]);
+	free(want);
+	return found;
+}
+
+/*
+ * The kit's own lines at the end of a backport's message `body`: from
+ * its first bracketed note ("[ Back Porter: backported to 6.12; ... ]")
+ * in the last paragraph to the end; without a note, the Signed-off-by
+ * lines that end it and that upstream's message `up` has not. "" when
+ * there are none.
+ */
+static const char *kit_note(const char *body, const char *up)
+{
+	const char *para = body, *p, *tail, *start;
+
+	for (p = body; *p; p++)
+		if (p[0] == '\n' && p[1] == '\n' && p[2] && p[2] != '\n')
+			para = p + 2;
+	for (p = para; *p; p = *p ? p + 1 : p) {
+		if (*p == '[')
+			return p;
+		p = line_end(p);
+	}
+	/* walk back over the sign-offs upstream has not */
+	tail = body + strlen(body);
+	while (tail > para && tail[-1] == '\n')
+		tail--;
+	for (;;) {
+		for (start = tail; start > para && start[-1] != '\n'; start--)
+			;
+		if (start == tail || strncmp(start, "Signed-off-by:", 14) ||
+		    has_line(up, start, tail - start))
+			break;
+		tail = start > para ? start - 1 : start;
+		if (start == para) {
+			tail = start;
+			break;
+		}
+	}
+	return *tail == '\n' ? tail + 1 : tail;
+}
+
+/*
+ * Upstream's message for p, from s->messages: "commit X upstream.",
+ * upstream's body and trailers as merged, then the kit's note and
+ * sign-offs; its author and author date. p keeps the kit's message
+ * when the clone does not have the commit.
+ */
+static void take_upstream_message(struct export_patch *p, const struct export_series *s)
+{
+	git_commit *up = NULL;
+	struct export_patch tmp = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	const git_signature *a;
+	git_oid id;
+
+	if (!s->messages || git_oid_fromstrn(&id, p->upstream, strlen(p->upstream)) ||
+	    git_commit_lookup_prefix(&up, s->messages, &id, strlen(p->upstream))) {
+		git_error_clear();
+		return;
+	}
+	split_message(&tmp, git_commit_message(up));
+	strbuf_addf(&sb, "commit %s upstream.\n\n%s", git_oid_tostr_s(git_commit_id(up)), tmp.body);
+	strbuf_rtrim(&sb);
+	strbuf_addch(&sb, '\n');
+	strbuf_addstr(&sb, kit_note(p->body, tmp.body));
+	free(p->body);
+	p->body = strbuf_detach(&sb, NULL);
+	a = git_commit_author(up);
+	free(p->author_name);
+	free(p->author_email);
+	p->author_name = xstrdup(a->name);
+	p->author_email = xstrdup(a->email);
+	p->author_when = a->when;
+	p->message = MESSAGE_UPSTREAM;
+	free(tmp.subject);
+	free(tmp.body);
+	git_commit_free(up);
+}
+
+static int read_patch(struct export_patch *p, const struct export_series *s, git_repository *repo,
+		      git_repository *releases, struct fixref_scanner *sc, git_commit *c,
+		      git_commit *parent, const git_signature *exporter)
 {
 	const char *msg = git_commit_message(c);
 	const git_signature *a = git_commit_author(c);
@@ -258,6 +347,7 @@ static int read_patch(struct export_patch *p, git_repository *repo, git_reposito
 
 		p->upstream = xstrdup(hex);
 		p->applied_upstream = first_release(releases ? releases : repo, hex);
+		take_upstream_message(p, s);
 		/* Whoever passes a backport on signs it off, as apply did. */
 		strbuf_addstr(&sb, p->body);
 		stable_add_signoff(&sb, exporter);
@@ -308,7 +398,7 @@ int export_series_read(struct export_series *s, git_repository *repo, git_reposi
 			goto cleanup;
 		}
 		s->nr++;
-		err = read_patch(&s->v[i], repo, releases, sc, c, parent, exporter);
+		err = read_patch(&s->v[i], s, repo, releases, sc, c, parent, exporter);
 		git_commit_free(parent);
 		if (err)
 			goto cleanup;
@@ -413,4 +503,35 @@ int export_verified(struct strbuf *why, git_repository *repo, const struct branc
 		return 0;
 	}
 	return 1;
+}
+
+size_t export_say_messages(struct strbuf *sb, const struct export_series *s)
+{
+	size_t i, kit = 0, backports = 0;
+
+	for (i = 0; i < s->nr; i++)
+		if (s->v[i].upstream) {
+			backports++;
+			kit += s->v[i].message == MESSAGE_KIT;
+		}
+	if (!backports)
+		return 0;
+	if (s->messages && !kit) {
+		strbuf_addf(sb, "Messages: upstream's, with their author dates and merge-time "
+			    "trailers, from %s; the kit's note and sign-offs after each.\n\n",
+			    s->messages_from);
+		return 0;
+	}
+	if (s->messages)
+		strbuf_addf(sb, "Messages: upstream's, from %s, but for %zu not found there, whose "
+			    "messages are the kit's own words:\n", s->messages_from, kit);
+	else
+		strbuf_addstr(sb, "Messages: the kit's own words, not upstream's (upstream's text, "
+			      "author date and merge-time trailers come with --mainline DIR, a "
+			      "mainline or stable clone):\n");
+	for (i = 0; i < s->nr; i++)
+		if (s->v[i].upstream && s->v[i].message == MESSAGE_KIT)
+			strbuf_addf(sb, "  - %s (commit %.12s)\n", s->v[i].subject, s->v[i].upstream);
+	strbuf_addch(sb, '\n');
+	return kit;
 }
