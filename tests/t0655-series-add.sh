@@ -103,7 +103,7 @@ test_expect_success B4 '--mainline: upstream ids by subject, then the fixes that
 
 test_expect_success B4 'export of a series added with --mainline: commit <all 40 digits> upstream.' '
 	(cd kit2 && mkseries apply --branch t >../out 2>&1 &&
-	 mkseries export --branch t --format mbox --force -o ../alpha-export >../out 2>&1) &&
+	 mkseries export --branch t --format mbox --force --include-unmerged -o ../alpha-export >../out 2>&1) &&
 	cat alpha-export/*-mm-batch-ptes.patch >exported &&
 	test_grep -x "commit $(git -C up rev-parse $A2) upstream." exported &&
 	cat alpha-export/*-mm-rename-ptes.patch >exported &&
