@@ -53,7 +53,7 @@ RUN_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 # distcc), which tools/install-deps.sh leaves disabled.
 TEST_DEPS = qemu-user libxml2-utils jq chromium clang libclang-rt-14-dev \
 	quilt rpm git-email libmailtools-perl bash-completion \
-	redis-server redis-tools distcc nodejs npm rsync
+	redis-server redis-tools distcc nodejs rsync
 
 # gitlab-ci-local runs the pipeline of `mkseries ci gitlab` in
 # tests/t0780-ci-gitlab.sh: its version and every dependency's are pinned
@@ -195,6 +195,8 @@ deps:
 
 test-deps: deps
 	@sh tools/install-deps.sh "tests" $(TEST_DEPS)
+	@# Debian's nodejs wants its npm package; a nodejs from elsewhere carries its own
+	@command -v npm >/dev/null || sh tools/install-deps.sh "tests" npm
 	@if [ ! $(GCL_DIR)/node_modules/.package-lock.json -nt $(GCL_DIR)/package-lock.json ]; then \
 		echo "installing: gitlab-ci-local into $(GCL_DIR) (npm ci)"; \
 		cd $(GCL_DIR) && npm ci --no-audit --no-fund; \
