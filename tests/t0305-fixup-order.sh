@@ -27,13 +27,7 @@ test_expect_success 'setup: a series whose fix was written on top of it' '
 	F=$(git -C up rev-parse HEAD) &&
 	mkdir -p kit/kernels kit/patches/s &&
 	git -C up format-patch -q -o "$PWD/kit/patches/s" v1.0..HEAD &&
-	cat >kit/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $PWD/up, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF
+	git_yaml kit t "$PWD/up" v1.0 &&
 	cat >kit/series.yaml <<-EOF &&
 	series:
 	  - id: s

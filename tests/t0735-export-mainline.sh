@@ -30,13 +30,7 @@ Signed-off-by: Andrew Morton <akpm@example.org>"
 	sed -i -e "s/^Upstream explains why two matters, in its own words.$/What it does, in the kit.s words./" \
 		-e "/^Link: /d" -e "/^Reviewed-by: /d" -e "/^Signed-off-by: Andrew Morton/d" $f &&
 	test_grep "in the kit.s words" $f &&
-	cat >kit/kernels/t.yaml <<-EOF &&
-	name: t
-	source:
-	  git: { repo: $PWD/stable, ref: v1.0 }
-	config:
-	  base: tinyconfig
-	EOF
+	git_yaml kit t "$PWD/stable" v1.0 &&
 	cat >kit/series.yaml <<-EOF &&
 	series:
 	  - id: s
