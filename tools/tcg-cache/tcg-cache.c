@@ -75,9 +75,10 @@ struct counts {
 };
 
 static struct counts now;	/* since the start */
-static struct counts opened;	/* at the open region's start marker */
-static int in_region;
-static unsigned long regions, markers, unmatched_ends;
+static struct counts opened;	/* at the open region's start marker, moved on by its pauses */
+static struct counts paused_at;	/* at the pause marker, while paused */
+static int in_region, paused;
+static unsigned long regions, markers, unmatched_ends, pauses;
 static int system_mode;
 static int is_x86;	/* the target has rep-prefixed string instructions */
 static FILE *out;
@@ -241,6 +242,18 @@ static void diff(struct counts *d, const struct counts *a, const struct counts *
 	d->rep_lines = a->rep_lines - b->rep_lines;
 }
 
+/* a += b - c: moves a region's opening counts on by what a pause left out. */
+static void add_diff(struct counts *a, const struct counts *b, const struct counts *c)
+{
+	struct counts d, sum;
+
+	diff(&d, b, c);
+#define ADD_COUNTER(name) sum.name = a->name + d.name;
+	TCG_CACHE_COUNTERS(ADD_COUNTER)
+#undef ADD_COUNTER
+	*a = sum;
+}
+
 static void vcpu_marker(unsigned int vcpu, void *udata)
 {
 	uintptr_t kind = (uintptr_t)udata;
@@ -248,11 +261,27 @@ static void vcpu_marker(unsigned int vcpu, void *udata)
 	char what[32];
 
 	markers++;
-	if (kind == TCG_CACHE_MARK_START) {
+	switch (kind) {
+	case TCG_CACHE_MARK_START:
 		/* A second start without an end restarts the region under a new number. */
 		regions++;
 		in_region = 1;
+		paused = 0;
 		opened = now;
+		return;
+	case TCG_CACHE_MARK_PAUSE:
+		if (in_region && !paused) {
+			pauses++;
+			paused = 1;
+			paused_at = now;
+		}
+		return;
+	case TCG_CACHE_MARK_RESUME:
+		/* What ran while paused is left out by counting the region as opened that much later. */
+		if (in_region && paused) {
+			paused = 0;
+			add_diff(&opened, &now, &paused_at);
+		}
 		return;
 	}
 	if (!in_region) {
@@ -260,7 +289,7 @@ static void vcpu_marker(unsigned int vcpu, void *udata)
 		return;
 	}
 	in_region = 0;
-	diff(&d, &now, &opened);
+	diff(&d, paused ? &paused_at : &now, &opened);
 	snprintf(what, sizeof(what), "region=%lu", regions);
 	print_counts(what, &d);
 }
@@ -268,19 +297,23 @@ static void vcpu_marker(unsigned int vcpu, void *udata)
 static int is_marker(struct qemu_plugin_insn *insn, uintptr_t *kind)
 {
 	static const unsigned char start[] = { TCG_CACHE_MARK_BYTES(TCG_CACHE_MARK_START) };
-	static const unsigned char end[] = { TCG_CACHE_MARK_BYTES(TCG_CACHE_MARK_END) };
-	const void *data;
+	const unsigned char *data;
 
 	if (qemu_plugin_insn_size(insn) != TCG_CACHE_MARK_LEN)
 		return 0;
 	data = qemu_plugin_insn_data(insn);
-	if (!memcmp(data, start, sizeof(start)))
-		*kind = TCG_CACHE_MARK_START;
-	else if (!memcmp(data, end, sizeof(end)))
-		*kind = TCG_CACHE_MARK_END;
-	else
+	/* The bytes but the kind are the same for every marker. */
+	if (memcmp(data, start, 4) || memcmp(data + 5, start + 5, 3))
 		return 0;
-	return 1;
+	switch (data[4]) {
+	case TCG_CACHE_MARK_START:
+	case TCG_CACHE_MARK_END:
+	case TCG_CACHE_MARK_PAUSE:
+	case TCG_CACHE_MARK_RESUME:
+		*kind = data[4];
+		return 1;
+	}
+	return 0;
 }
 
 /*
@@ -341,8 +374,8 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 {
 	char what[96];
 
-	snprintf(what, sizeof(what), "total regions=%lu markers=%lu unmatched_ends=%lu", regions,
-		 markers, unmatched_ends);
+	snprintf(what, sizeof(what), "total regions=%lu markers=%lu unmatched_ends=%lu pauses=%lu",
+		 regions, markers, unmatched_ends, pauses);
 	print_counts(what, &now);
 	if (out != stderr)
 		fclose(out);
