@@ -73,6 +73,16 @@ void mr_region_end(struct mr_ctx *ctx, double iterations, const char *per)
 	mr_diag("region: %s %.0f %s", ctx->name, iterations, per);
 }
 
+void mr_region_pause(void)
+{
+	TCG_CACHE_MARK(TCG_CACHE_MARK_PAUSE);
+}
+
+void mr_region_resume(void)
+{
+	TCG_CACHE_MARK(TCG_CACHE_MARK_RESUME);
+}
+
 void mr_diag(const char *fmt, ...)
 {
 	va_list ap;

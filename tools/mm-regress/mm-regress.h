@@ -148,6 +148,16 @@ void mr_metric(struct mr_ctx *ctx, const char *name, const struct mr_samples *s,
  */
 void mr_region_start(void);
 void mr_region_end(struct mr_ctx *ctx, double iterations, const char *per);
+/*
+ * Inside a region, mr_region_pause() stops the plugin's counting and
+ * mr_region_resume() starts it again, so that a region counts only the
+ * calls it is about and not the work between them. Compiled to no
+ * marker where mr_region_start() has none. The plugin counts whatever
+ * its vCPU runs, whichever process: in a guest, a pause in one process
+ * holds for all of them.
+ */
+void mr_region_pause(void);
+void mr_region_resume(void);
 
 /* Time. */
 double mr_now(void);		/* monotonic seconds, for the run's own bookkeeping */
