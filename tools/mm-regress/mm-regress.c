@@ -28,6 +28,8 @@ static const struct mr_case cases[] = {
 	  case_mremap_pte_loop, MR_MEASURES_ONLY },
 	{ "realloc_rate", "realloc() calls per second growing a heap, as stress-ng bigheap",
 	  case_realloc_rate, MR_MEASURES_ONLY },
+	{ "bigheap", "stress-ng bigheap's realloc calls per second, the calls alone timed, --instances workers (only with --case)",
+	  case_bigheap, MR_MEASURES_ONLY | MR_OPT_IN },
 	{ "pte_batch_mprotect", "THP region partly read-only, moved: read-only part still faults",
 	  case_pte_batch_mprotect, 0 },
 	{ "pte_batch_cow", "THP region shared with a child by fork(), moved and written: no leak",
@@ -53,7 +55,8 @@ struct options {
 	int timeout_set;
 	uint64_t clock_floor_ns;	/* --clock-resolution */
 	char mthp[16];			/* --mthp: an mTHP size to turn on as init, or "" */
-	size_t heap;			/* --heap: realloc_rate's heap limit in bytes, 0 default */
+	size_t heap;			/* --heap: realloc_rate's and bigheap's heap limit in bytes, 0 default */
+	unsigned instances;		/* --instances: bigheap's worker processes */
 	unsigned char selected[NR_CASES];
 	int any_selected;
 };
@@ -176,7 +179,8 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: mm-regress [--list] [--case NAME[,NAME...]]... [--seed N] [--repeat N]\n"
 		   "                  [--quick] [--timeout SEC] [--args-from FILE]\n"
-		   "                  [--clock-resolution NS] [--mthp SIZE] [--heap SIZE]\n\n"
+		   "                  [--clock-resolution NS] [--mthp SIZE] [--heap SIZE]\n"
+		   "                  [--instances N]\n\n"
 		   "    --list             print the case names and exit\n"
 		   "    --case NAME        run only these cases (repeatable, or comma-separated)\n"
 		   "    --seed N           seed of the data patterns (default: from the clock)\n"
@@ -195,12 +199,15 @@ static void usage(FILE *f)
 		   "                       without it the kernel's own setting stays\n"
 		   "    --heap SIZE        realloc_rate grows its heap up to SIZE (K, M or G;\n"
 		   "                       default 8M with --quick, 64M without) before it\n"
-		   "                       starts over\n"
+		   "                       starts over; bigheap each worker's (default 64M)\n"
+		   "    --instances N      bigheap runs N worker processes (1 to %u, default 1),\n"
+		   "                       one realloc() each in turn, as stress-ng --bigheap N\n"
+		   "                       runs N instances on one CPU\n"
 		   "    -h, --help         show this help\n\n"
 		   "Prints KTAP on standard output. Exit status: 0 every case passed or was\n"
 		   "skipped, 1 a case failed, 2 usage error. As PID 1 (an initramfs /init) it\n"
 		   "reads mm_regress=ARG,ARG... from the kernel command line and reboots at the end.\n\n"
-		   "cases:\n");
+		   "cases (those marked 'only with --case' run only when named):\n", MR_MAX_INSTANCES);
 	for (i = 0; i < NR_CASES; i++)
 		fprintf(f, "    %-26s %s\n", cases[i].name, cases[i].help);
 }
@@ -332,7 +339,7 @@ static int parse_args(struct options *o, int argc, char **argv, int depth)
 		if (strcmp(name, "--case") && strcmp(name, "--seed") && strcmp(name, "--repeat") &&
 		    strcmp(name, "--timeout") && strcmp(name, "--args-from") &&
 		    strcmp(name, "--clock-resolution") && strcmp(name, "--mthp") &&
-		    strcmp(name, "--heap"))
+		    strcmp(name, "--heap") && strcmp(name, "--instances"))
 			return usage_error("unknown option '%s'", arg);
 		if (!val) {
 			if (i + 1 >= argc)
@@ -366,6 +373,13 @@ static int parse_args(struct options *o, int argc, char **argv, int depth)
 		} else if (!strcmp(name, "--heap")) {
 			if (parse_heap(val, &o->heap))
 				return -1;
+		} else if (!strcmp(name, "--instances")) {
+			/* Each worker holds a heap and two pipe ends: a bound keeps a typo from forking thousands. */
+			if (parse_number(name, val, MR_MAX_INSTANCES, &n))
+				return -1;
+			if (!n)
+				return usage_error("option '--instances' must be at least 1");
+			o->instances = n;
 		} else if (!strcmp(name, "--mthp")) {
 			size_t k, vlen = strlen(val);
 
@@ -473,6 +487,7 @@ static enum mr_status run_case(const struct options *o, size_t idx, char *reason
 	ctx.quick = o->quick;
 	ctx.repeat = o->repeat;
 	ctx.heap = o->heap;
+	ctx.instances = o->instances;
 	ctx.page = sysconf(_SC_PAGESIZE);
 	ctx.clock = &run_clock;
 	ctx.case_seed = o->seed;
@@ -528,6 +543,14 @@ static enum mr_status run_case(const struct options *o, size_t idx, char *reason
 	return (enum mr_status)buf[0];
 }
 
+/* Whether the run takes case i: the cases --case names, else all but the opt-in ones. */
+static int runs(const struct options *o, size_t i)
+{
+	if (o->any_selected)
+		return o->selected[i];
+	return !(cases[i].flags & MR_OPT_IN);
+}
+
 static int run(const struct options *o)
 {
 	unsigned planned = 0, num = 0, pass = 0, fail = 0, skip = 0;
@@ -535,14 +558,14 @@ static int run(const struct options *o)
 	size_t i;
 
 	for (i = 0; i < NR_CASES; i++)
-		planned += !o->any_selected || o->selected[i];
+		planned += runs(o, i);
 	print_header(o, planned);
 	for (i = 0; i < NR_CASES; i++) {
 		char reason[256] = "";
 		enum mr_status st;
 		double t;
 
-		if (o->any_selected && !o->selected[i])
+		if (!runs(o, i))
 			continue;
 		mr_diag("%s: %s", cases[i].name, cases[i].help);
 		t = mr_now();
@@ -588,6 +611,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&o, 0, sizeof(o));
 	o.repeat = 1;
+	o.instances = 1;
 	is_init = getpid() == 1;
 	if (is_init) {
 		mr_init_fixed_layout(argv);

@@ -11,6 +11,9 @@
 /* The last line of a run; the console parser looks for it. */
 #define MR_DONE_MARKER "# mm-regress: done"
 
+/* --instances: at most this many bigheap workers (each holds a heap and two pipe ends). */
+#define MR_MAX_INSTANCES 256
+
 #define KiB (1UL << 10)
 #define MiB (1UL << 20)
 #define GiB (1UL << 30)
@@ -42,7 +45,8 @@ struct mr_ctx {
 	uint64_t case_seed;	/* seed mixed with the case name */
 	int quick;		/* small sizes, few iterations */
 	unsigned repeat;	/* measurement samples, >= 1 */
-	size_t heap;		/* --heap: realloc_rate's heap limit in bytes; 0 its default */
+	size_t heap;		/* --heap: realloc_rate's and bigheap's heap limit in bytes; 0 their default */
+	unsigned instances;	/* --instances: bigheap's worker processes, >= 1 */
 	size_t page;		/* the page size */
 	const struct mr_clock *clock;	/* never NULL while a case runs */
 	char reason[256];	/* SKIP reason, or why it failed */
@@ -59,6 +63,12 @@ enum mr_case_flags {
 	 * is skipped with the first one's reason instead of passing.
 	 */
 	MR_MEASURES_ONLY = 1 << 0,
+	/*
+	 * Not part of a run that names no case: it runs only when --case
+	 * names it, so adding it changes neither what a branch runs by
+	 * default nor how long that takes.
+	 */
+	MR_OPT_IN = 1 << 1,
 };
 
 struct mr_case {
@@ -76,6 +86,7 @@ enum mr_status case_mremap_unaligned(struct mr_ctx *ctx);
 enum mr_status case_mremap_pud_time(struct mr_ctx *ctx);
 enum mr_status case_mremap_pte_loop(struct mr_ctx *ctx);
 enum mr_status case_realloc_rate(struct mr_ctx *ctx);
+enum mr_status case_bigheap(struct mr_ctx *ctx);
 enum mr_status case_pte_batch_mprotect(struct mr_ctx *ctx);
 enum mr_status case_pte_batch_cow(struct mr_ctx *ctx);
 enum mr_status case_pte_batch_wrbit(struct mr_ctx *ctx);
