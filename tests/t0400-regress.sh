@@ -3,8 +3,12 @@
 . "$(dirname "$0")/lib.sh"
 
 CASES="mremap_pte mremap_pmd mremap_pud mremap_unaligned mremap_pud_time mremap_pte_loop
-realloc_rate pte_batch_mprotect pte_batch_cow pte_batch_wrbit madvise_dontneed process_madvise_dontneed
-cache_colour"
+realloc_rate bigheap pte_batch_mprotect pte_batch_cow pte_batch_wrbit madvise_dontneed
+process_madvise_dontneed cache_colour"
+# What a run that names no case runs: all but the opt-in bigheap (t0422).
+DEFAULT_CASES="mremap_pte mremap_pmd mremap_pud mremap_unaligned mremap_pud_time mremap_pte_loop
+realloc_rate pte_batch_mprotect pte_batch_cow pte_batch_wrbit madvise_dontneed
+process_madvise_dontneed cache_colour"
 
 test_expect_success 'mkseries regress -- --list lists every case' '
 	printf "%s\n" $CASES >expect &&
@@ -27,10 +31,18 @@ test_expect_success 'a quick run prints valid KTAP and every case passes or skip
 	test "$(sed -n 2p out)" = "1..13" &&
 	test_grep ! "^not ok" out &&
 	grep -E "^ok [0-9]+ " out | awk "{print \$2, \$3}" >results &&
-	i=0 && for c in $CASES; do i=$((i + 1)); echo "$i $c"; done >results.expect &&
+	i=0 && for c in $DEFAULT_CASES; do i=$((i + 1)); echo "$i $c"; done >results.expect &&
 	test_cmp results.expect results &&
 	test_grep ! -E "^ok [0-9]+ [a-z_]+ # SKIP *$" out &&
 	test "$(tail -n 1 out)" = "# mm-regress: done"
+'
+
+test_expect_success 'a run that names no case leaves out bigheap, and --help says why' '
+	test_grep ! -E "^(not )?ok [0-9]+ bigheap" out &&
+	test_grep ! "^# bigheap" out &&
+	mkseries regress -- --help >help &&
+	test_grep "^    bigheap  *stress-ng bigheap.s realloc calls per second, .*(only with --case)$" help &&
+	test_grep "^cases (those marked .only with --case. run only when named):$" help
 '
 
 test_expect_success 'the quick run prints its seed and its metrics' '
