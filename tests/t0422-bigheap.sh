@@ -95,6 +95,21 @@ test_expect_success 'a worker that is killed fails the case, and the ring does n
 	test $((end - start)) -lt 60
 '
 
+# --clock-resolution stretches the sample to 5 s. Workers left alive
+# would run on to its end, holding the case's result pipe open (the
+# run waits for them), and be there after it.
+test_expect_success 'a case killed by --timeout takes its workers with it' '
+	start=$(date +%s) &&
+	test_expect_code 1 "$MM_REGRESS" --case bigheap --seed 4242427 --instances 3 --timeout 1 \
+		--clock-resolution 50000000 >timedout &&
+	end=$(date +%s) &&
+	cat timedout &&
+	test_grep "^# bigheap: timed out after 1 s$" timedout &&
+	echo "the run ended after $((end - start)) s" &&
+	test $((end - start)) -le 3 &&
+	! pgrep -f "seed 4242427"
+'
+
 test_expect_success 'a worker whose realloc() fails fails the case with the reason' '
 	test_expect_code 1 sh -c "ulimit -v 30000 && exec \"\$0\" --case bigheap --seed 5 --instances 2 --heap 512M" \
 		"$MM_REGRESS" >nomem &&
@@ -153,6 +168,25 @@ test_expect_success QEMU_USER 'under the plugin the region counts the calls alon
 	echo "paused: $calls calls, $((insns / calls)) instructions and $((dtlb / calls)) DTLB misses a call" &&
 	test "$insns" -gt $((calls * 100)) &&
 	test "$dtlb" -lt $((calls * 8))
+'
+
+# Under qemu-user each forked worker has a copy of the plugin, taken while
+# the region was open and paused (pauses=1): its own total line shows one
+# more pause for each of its calls, and no worker ends the region.
+test_expect_success QEMU_USER '--instances 3 under the plugin: each worker pauses once after each of its calls' '
+	qemu-x86_64 -plugin "$PLUGIN" "$MM_REGRESS" --quick --case bigheap --seed 5 --instances 3 \
+		>w.out 2>w.counts &&
+	cat w.out w.counts &&
+	test_grep "^ok 1 bigheap$" w.out &&
+	calls=$(sed -n "s/^# region: bigheap \([0-9]*\) call$/\1/p" w.out) &&
+	test "$(grep -c "^mkseries-cycles: region=" w.counts)" = 1 &&
+	test_grep "^mkseries-cycles: total regions=1 markers=3 unmatched_ends=0 pauses=1 " w.counts &&
+	grep "^mkseries-cycles: total regions=1 " w.counts | sed -n "s/.* markers=\([0-9]*\) unmatched_ends=0 pauses=\([0-9]*\) .*/\1 \2/p" >workers &&
+	sed -n "s/^# sample 1: worker [0-9]*: \([0-9]*\) calls in .*/\1/p" w.out | sort -n >expect &&
+	awk "\$2 > 1 { print \$2 - 1 }" workers | sort -n >actual &&
+	test_cmp expect actual &&
+	awk "\$2 > 1 && \$1 != 2 * \$2 { exit 1 }" workers &&
+	test "$(awk "{ n += \$1 } END { print n }" expect)" = "$calls"
 '
 
 test_expect_success QEMU_USER 'MM_REGRESS_BIGHEAP_UNPAUSED=1: the region takes in the writes, many times the calls alone' '
