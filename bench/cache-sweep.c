@@ -6,7 +6,7 @@
  *
  *   cc -O2 -static -Itools/tcg-cache -o build/cache-sweep bench/cache-sweep.c
  *   build/cache-sweep [--huge] [--accesses N] [--min BYTES] [--max BYTES]
- *   build/cache-sweep --check [--max BYTES]
+ *   build/cache-sweep --check [--min BYTES] [--max BYTES]
  *   build/cache-sweep --clock
  *
  * For each working set (powers of two from --min to --max), two kernels,
@@ -20,12 +20,14 @@
  *          of each other, as a streaming loop is.
  *
  * Each kernel goes once through the whole set (the warm-up), then makes
- * N more accesses (default 2^21; the set is gone through again from its
- * start as often as N needs) between a start and an end marker, timed
- * with clock_gettime(CLOCK_MONOTONIC). One line goes out per kernel and
- * size, in the order of the plugin's regions (line k is region k):
+ * N more accesses (default 2^21, a multiple of 65,536; the chase goes on
+ * round its cycle, the walk round the set) between a start and an end
+ * marker, timed in chunks with clock_gettime(CLOCK_MONOTONIC) (see
+ * region()). One line goes out per kernel and size, in the order of the
+ * plugin's regions (line k is region k): the median chunk's ns an
+ * access, the fastest chunk's, and the whole region's:
  *
- *   chase 16384 accesses=2097152 ns_per_access=1.2345
+ *   chase 16384 accesses=2097152 ns_per_access=1.3500 min=1.3360 whole=1.4198
  *
  * --check builds each chase and follows it, checking that it visits
  * every line of its set once and comes back to the first; it prints
@@ -160,12 +162,13 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /*
- * One kernel's region: n accesses in chunks, each chunk timed on its own. The clock is read while the region is paused, so the plugin
- * counts the kernel's instructions and accesses and nothing else. On a
- * shared machine a chunk the scheduler interrupted takes far longer than
- * the others: the median chunk is what the kernel costs, the minimum
- * tells how low the noise goes, the whole region what a plain timing of
- * it would have said.
+ * One kernel's region: n accesses in chunks, each chunk timed on its own.
+ * The clock is read while the region is paused, so the plugin counts the
+ * kernel's instructions and accesses and nothing else. On a shared
+ * machine a chunk the scheduler interrupted takes far longer than the
+ * others: the median chunk is what the kernel costs, the minimum tells
+ * how low the noise goes, the whole region what a plain timing of it
+ * would have said.
  */
 #define CHUNK 65536	/* n is a multiple of it */
 #define MAX_CHUNKS 8192
@@ -343,7 +346,7 @@ int main(int argc, char **argv)
 	if (min & (min - 1) || max & (max - 1) || min < 8 * LINE || min > max || !n || n % CHUNK ||
 	    n / 1024 > MAX_CHUNKS) {
 		fprintf(stderr, "cache-sweep: sizes must be powers of two from %d, accesses a multiple of %d up to %d\n",
-			8 * LINE, CHUNK, CHUNK * MAX_CHUNKS);
+			8 * LINE, CHUNK, 1024 * MAX_CHUNKS);
 		return 2;
 	}
 	buf = mmap(NULL, max, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

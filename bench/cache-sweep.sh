@@ -79,7 +79,7 @@ for mode in 4k huge; do
 		clock=$(./cache-sweep --clock | sed -n 's/^clock_ghz=//p')
 		echo "$clock" >>clocks
 		echo "# native $mode run $r: load $(cut -d' ' -f1-3 /proc/loadavg), clock $clock GHz"
-		./cache-sweep "${flag[@]}" --accesses "$accesses" >"native-$mode.$r"
+		./cache-sweep "${flag[@]}" --accesses "$accesses" >"native-$mode.run$r"
 	done
 done
 echo "# native runs done: load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -118,14 +118,14 @@ summarise() {
 	       if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
 	     END { for (i = 1; i <= n; i++) print order[i], lo[order[i]], hi[order[i]] }' "$@"
 }
-summarise native-4k.* >native-4k.sum
-summarise native-huge.* >native-huge.sum
+summarise native-4k.run* >native-4k.sum
+summarise native-huge.run* >native-huge.sum
 
 # Derived latencies: the chase's cycles on the L1, L2, LLC and memory
-# plateaus (16 KiB, half the L2, an eighth of the LLC, 256 MiB; the VM's
-# share of the LLC is smaller than sysfs says), each level's the step
-# from the one above, as the model adds them.
-derived=$(awk -v g="$ghz" -v l2="$((bytes_of[l2] / 2))" -v llc="$((bytes_of[llc] / 8))" '
+# plateaus (16 KiB, half the L2, a sixteenth of the LLC, 256 MiB; a VM
+# shares its LLC with other guests, so it gets less of it than sysfs
+# says), each level's the step from the one above, as the model adds them.
+derived=$(awk -v g="$ghz" -v l2="$((bytes_of[l2] / 2))" -v llc="$((bytes_of[llc] / 16))" '
 	$1 == "chase" { c[$2] = $3 * g }
 	END { l1 = c[16384]; a = c[l2]; b = c[llc]; m = c[268435456]
 	      printf "l2_latency=%d llc_latency=%d mem_latency=%d", a - l1 + 0.5, b - a + 0.5, m - b + 0.5 }' native-huge.sum)
