@@ -55,6 +55,8 @@ for d in "$cache"/index*; do
 	size=$(cat "$d/size")
 	ways=$(cat "$d/ways_of_associativity")
 	line=$(cat "$d/coherency_line_size")
+	[[ $size =~ ^[0-9]+[KM]?$ && $ways =~ ^[1-9][0-9]*$ && $line =~ ^[0-9]+$ ]] ||
+		die "$d: unexpected size '$size', ways '$ways' or line '$line'"
 	case $size in
 	*K) bytes=$((${size%K} << 10)) ;;
 	*M) bytes=$((${size%M} << 20)) ;;
