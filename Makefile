@@ -267,8 +267,10 @@ run: deps
 	./$(B)/mkseries run --all
 
 # The benchmarks that need no real tree; bench/README.md has the others.
+# cache-sweep needs qemu-user (TEST_DEPS) and an x86-64 machine.
 bench: all
 	bench/fixups.sh
+	bench/cache-sweep.sh
 
 # The binary (mm-regress is inside it), the manual pages and the bash
 # completion. `make install PREFIX=/usr/local DESTDIR=/tmp/stage`.
