@@ -30,7 +30,7 @@ count() {
 
 test_expect_success QEMU_USER 'QEMU 7.2 loads the plugin (API version 1), which states its model' '
 	walk "" 4096 64 1 &&
-	test_grep "^mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 stores=buffered rep=line line=64 virtual$" counts &&
+	test_grep "^mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 stores=buffered rep=line user_page=4K line=64 virtual$" counts &&
 	test_grep "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 pauses=0 insns=[1-9]" counts
 '
 
