@@ -29,8 +29,9 @@
  *   5 no flush    a pass over the flush set, warm
  *   6 mov to CR3  the same, after writing CR3 back
  *   7 invlpg      the same, after invlpg 0x260000
- *   8 invpcid     the same, after invpcid type 3 (only if CPUID says
- *                 the CPU has it; then COM1 says "invpcid: yes")
+ *   8 invpcid     the same, after invpcid type 3 (no CPU model of QEMU
+ *                 7.2's TCG has INVPCID: there it raises #UD, which
+ *                 our handler steps over; COM1 says which it was)
  * The flush set is one load from each of 16 pages from 0x260000 on
  * (0x260000, 0x261040, ... a line further each time) and one from the
  * upper half's 0xffff800000270400; it is passed over once, outside the
@@ -174,19 +175,31 @@ long_mode:
 	flush_set
 	mark TCG_CACHE_MARK_END
 
-	/* 8: invpcid, if CPUID.(EAX=7,ECX=0):EBX bit 10 says the CPU has it. */
-	xor %eax, %eax
-	cpuid
-	cmp $7, %eax
-	jb no_invpcid
-	mov $7, %eax
-	xor %ecx, %ecx
-	cpuid
-	bt $10, %ebx
-	jnc no_invpcid
-	/* Its descriptor read through the upper half, which the flush keeps; warm. */
-	mov $invpcid_desc, %edx
+	/*
+	 * 8: invpcid type 3, its descriptor read through the upper half,
+	 * which the flush keeps. On a CPU without INVPCID (CPUID.(EAX=7,
+	 * ECX=0):EBX bit 10) it raises #UD, which the handler below steps
+	 * over; the plugin decodes its bytes and counts its flush as it
+	 * starts, either way. The exception's frame goes on a stack in the
+	 * upper half, and the IDT and GDT the CPU reads for it are found
+	 * there too, warm, so that the region sees only the flush set.
+	 */
+	mov $idt, %edi			/* registers: an ELF32 has no 64-bit relocations */
+	mov $ud_handler, %eax
+	mov %ax, 6 * 16(%rdi)
+	movw $8, 6 * 16 + 2(%rdi)
+	movw $0x8e00, 6 * 16 + 4(%rdi)	/* present, DPL 0, interrupt gate */
+	shr $16, %eax
+	mov %ax, 6 * 16 + 6(%rdi)
+	mov $idtr, %edi
+	lidt (%rdi)
+	mov $gdtr_upper, %edi
+	lgdt (%rdi)
 	movabs $UPPER, %rax
+	or %rax, %rsp
+	push %rax
+	pop %rax
+	mov $invpcid_desc, %edx
 	or %rax, %rdx
 	mov (%rdx), %rax
 	mov $3, %ebx			/* every address space's entries but global ones */
@@ -195,10 +208,18 @@ long_mode:
 	invpcid (%rdx), %rbx
 	flush_set
 	mark TCG_CACHE_MARK_END
-	mov $msg_invpcid, %esi
-	jmp done
-no_invpcid:
+
 	mov $msg_no_invpcid, %esi
+	xor %eax, %eax
+	cpuid
+	cmp $7, %eax
+	jb done
+	mov $7, %eax
+	xor %ecx, %ecx
+	cpuid
+	bt $10, %ebx
+	jnc done
+	mov $msg_invpcid, %esi
 
 done:
 	mov $COM1, %dx
@@ -212,6 +233,11 @@ done:
 	out %eax, %dx
 	hlt
 	jmp 2b
+
+	/* #UD: step over the 5-byte invpcid that raised it. */
+ud_handler:
+	addq $5, (%rsp)
+	iretq
 
 	.section .rodata
 msg_invpcid:
@@ -228,9 +254,15 @@ gdt:
 gdtr:
 	.word gdtr - gdt - 1
 	.long gdt
+gdtr_upper:				/* the same table, through the upper half */
+	.word gdtr - gdt - 1
+	.long gdt, UPPER >> 32
 	.align 16
 invpcid_desc:
 	.quad 0, 0
+idtr:
+	.word 256 * 16 - 1
+	.long idt, UPPER >> 32
 
 	.bss
 	.align PAGE
@@ -238,5 +270,6 @@ pml4:	.skip PAGE
 pdpt:	.skip PAGE
 pd:	.skip PAGE
 pt:	.skip 3 * PAGE
+idt:	.skip PAGE
 	.skip 4 * PAGE
 stack_top:

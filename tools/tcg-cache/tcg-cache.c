@@ -460,7 +460,9 @@ static int is_rep_string(struct qemu_plugin_insn *insn)
  * we make of each): invlpg m (0f 01 /7, a memory operand), mov to CR3
  * (0f 22 /r with ModRM.reg 3, whatever the REX prefix) and invpcid
  * (66 0f 38 82 /r, a memory operand). Decoded from the bytes at
- * translation, x86 only.
+ * translation, x86 only. QEMU reads an instruction's bytes only as far
+ * as it decodes them: a mov to CR3 at CPL 3 (qemu-user) ends at 0f 22,
+ * which is no flush of ours, as it does none.
  */
 static enum tlb_flush tlb_flush_of(struct qemu_plugin_insn *insn)
 {
@@ -479,8 +481,13 @@ static enum tlb_flush tlb_flush_of(struct qemu_plugin_insn *insn)
 		return FLUSH_PAGE;
 	if (b[i + 1] == 0x22 && reg == 3)
 		return FLUSH_ALL;
-	if (b[i + 1] == 0x38 && b[i + 2] == 0x82 && i + 3 < n && (prefixes & PREFIX_OPSIZE) &&
-	    b[i + 3] >> 6 != 3)
+	/*
+	 * invpcid by its opcode: QEMU reads on to the ModRM byte only for
+	 * a CPU that has INVPCID (none of 7.2's under TCG has); on another,
+	 * the instruction raises #UD as it starts, after our callback.
+	 */
+	if (b[i + 1] == 0x38 && b[i + 2] == 0x82 && (prefixes & PREFIX_OPSIZE) &&
+	    (i + 3 == n || b[i + 3] >> 6 != 3))
 		return FLUSH_ALL;
 	return FLUSH_NONE;
 }
