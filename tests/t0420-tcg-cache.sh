@@ -138,6 +138,39 @@ test_expect_success QEMU_USER 'a bad argument is refused, named' '
 	test_grep "bad argument .stores=sometimes." err
 '
 
+# user_page=2M: the buffer's 4 MiB are two or three 2 MiB pages, all in
+# the DTLB after the warm-up pass, and so is the stack's: no DTLB miss,
+# where 4 KiB pages miss about 2,048 (above).
+test_expect_success QEMU_USER 'user_page=2M models user pages as 2 MiB: the big walk misses no DTLB entry' '
+	walk ",user_page=2M" 4194304 64 2 &&
+	test_grep " rep=line user_page=2M line=64 virtual$" counts &&
+	test "$(count region=1 l1d_misses)" = 131072 &&
+	test "$(count region=1 dtlb_misses)" = 0 &&
+	test "$(count region=1 page_walks)" = 0 &&
+	test "$(count region=1 cycles)" = $(($(count region=1 insns) + 131072 * 16 + 131072 * 70)) &&
+	! qemu-x86_64 -plugin "$PLUGIN,user_page=1G" ./walk 4096 64 1 2>err &&
+	test_grep "bad argument .user_page=1G.: expected out=FILE, stores=buffered|stall, rep=line|element, user_page=4K|2M, " err
+'
+
+# tests/data/tcg-cache-guest.c: under qemu-user a guest thread is a
+# second vCPU, whose accesses the one CPU's counters cannot take; a
+# forked child is another QEMU process with its own copy of the plugin.
+test_expect_success QEMU_USER 'a guest thread stops the run, saying why; a forked child is counted on its own' '
+	$CC -O2 -static -no-pie -I"$SRC_DIR/tools/tcg-cache" -o guest "$SRC_DIR/tests/data/tcg-cache-guest.c" &&
+	./guest thread >native &&
+	test_grep "thread: joined" native &&
+	! qemu-x86_64 -plugin "$PLUGIN,out=$PWD/thread.txt" ./guest thread >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^tcg-cache: a second vCPU (1, the first was 0) started, a guest thread under qemu-user: the model and its counters are one CPU.s, so the run stops" err &&
+	test_grep "^tcg-cache: a second vCPU (1, the first was 0) started" thread.txt &&
+	test "$(grep -c "^mkseries-cycles: total " thread.txt)" = 0 &&
+	qemu-x86_64 -plugin "$PLUGIN" ./guest fork >out 2>counts &&
+	test_grep "fork: the child exited 0" out &&
+	test "$(grep -c "^mkseries-cycles: model " counts)" = 1 &&
+	test "$(grep -c "^mkseries-cycles: region=1 " counts)" = 2 &&
+	test "$(grep -c "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 " counts)" = 2
+'
+
 # mm-regress's own markers, under qemu-user (each case runs in a child
 # process there, with a copy of the plugin's counters: in a booted guest
 # there is one plugin for the whole machine).
