@@ -8,7 +8,7 @@
  * are opened and closed by marker instructions (marker.h); at the end
  * of each, one line goes out:
  *
- *   mkseries-cycles: region=N insns=I l1d_misses=A ... rep_lines=R cycles=F
+ *   mkseries-cycles: region=N insns=I l1d_misses=A ... tlb_page_flushes=P cycles=F
  *
  * with the counters contract.h lists, in its order.
  *
