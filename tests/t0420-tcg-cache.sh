@@ -171,6 +171,20 @@ test_expect_success QEMU_USER 'a guest thread stops the run, saying why; a forke
 	test "$(grep -c "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 " counts)" = 2
 '
 
+# An 8-byte load 4 bytes before the end of a page whose last line was
+# just loaded: the first half hits that line and page; the second half
+# is in the next page, never touched: its line misses at every level,
+# and the page misses the DTLB and STLB (before the fix, the TLB saw
+# only the first page: no miss).
+test_expect_success QEMU_USER 'a load across two pages looks both pages up in the TLB' '
+	qemu-x86_64 -plugin "$PLUGIN" ./guest cross >out 2>counts &&
+	test_grep "cross: loaded 0" out &&
+	test "$(count region=1 l1d_misses)" = 1 &&
+	test "$(count region=1 llc_misses)" = 1 &&
+	test "$(count region=1 dtlb_misses)" = 1 &&
+	test "$(count region=1 page_walks)" = 1
+'
+
 # mm-regress's own markers, under qemu-user (each case runs in a child
 # process there, with a copy of the plugin's counters: in a booted guest
 # there is one plugin for the whole machine).
