@@ -599,6 +599,61 @@ static void print_usage(FILE *f)
 	fputs("}" TCG_CACHE_LATENCY_KEY() "=CYCLES\n", f);
 }
 
+/* The latency argument of the level or cost named name, or NULL. */
+static const unsigned *latency_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(latency_args); i++)
+		if (!strcmp(latency_args[i].name, name))
+			return latency_args[i].latency;
+	return NULL;
+}
+
+/* " NAME=SIZE/ASSOC[+LATENCY]": a cache's size in KiB, a TLB's in entries. */
+static void print_level(const struct level *l)
+{
+	const unsigned *latency = latency_of(l->name);
+
+	fprintf(out, " %s=%" PRIu64 "%s/%u", l->name, l->tlb ? l->size : l->size >> 10,
+		l->tlb ? "" : "K", l->assoc);
+	if (latency)
+		fprintf(out, "+%u", *latency);
+}
+
+/* " NAME+LATENCY": a cost of no level of ours (memory, the walk). */
+static void print_cost(const unsigned *latency)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(latency_args); i++)
+		if (latency_args[i].latency == latency)
+			fprintf(out, " %s+%u", latency_args[i].name, *latency);
+}
+
+/*
+ * The model line, every name from contract.h: the caches and memory,
+ * the TLBs and the walk, the switches, the line size, and whether the
+ * caches see physical or virtual addresses.
+ */
+static void print_model(void)
+{
+	size_t i;
+
+	fputs(TCG_CACHE_LINE " model", out);
+	print_level(&l1d);
+	print_level(&l2);
+	print_level(&llc);
+	print_cost(&mem_latency);
+	print_level(&dtlb);
+	print_level(&stlb);
+	print_cost(&walk_latency);
+	for (i = 0; i < ARRAY_SIZE(word_args); i++)
+		fprintf(out, " %s=%s", word_args[i].key, word_args[i].values[*word_args[i].word]);
+	fprintf(out, " line=%u %s\n", 1u << line_shift, system_mode ? "physical" : "virtual");
+	fflush(out);
+}
+
 /* One KEY=VALUE argument but out=. */
 static int parse_arg(const char *arg)
 {
@@ -717,16 +772,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		user_page_shift = 21;
 	system_mode = info->system_emulation;
 	is_x86 = !strcmp(info->target_name, "x86_64") || !strcmp(info->target_name, "i386");
-	fprintf(out,
-		TCG_CACHE_LINE " model l1d=%" PRIu64 "K/%u l2=%" PRIu64 "K/%u+%u llc=%" PRIu64
-		"K/%u+%u mem+%u dtlb=%" PRIu64 "/%u stlb=%" PRIu64 "/%u+%u walk+%u",
-		l1d.size >> 10, l1d.assoc, l2.size >> 10, l2.assoc, l2_latency, llc.size >> 10,
-		llc.assoc, llc_latency, mem_latency, dtlb.size, dtlb.assoc, stlb.size, stlb.assoc,
-		stlb_latency, walk_latency);
-	for (i = 0; i < ARRAY_SIZE(word_args); i++)
-		fprintf(out, " %s=%s", word_args[i].key, word_args[i].values[*word_args[i].word]);
-	fprintf(out, " line=%u %s\n", 1u << line_shift, system_mode ? "physical" : "virtual");
-	fflush(out);
+	print_model();
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
