@@ -39,6 +39,6 @@
 
 #define TCG_CACHE_COUNTER_ID_(name) TCG_CACHE_COUNTER_##name,
 enum tcg_cache_counter { TCG_CACHE_COUNTERS(TCG_CACHE_COUNTER_ID_) TCG_CACHE_NR_COUNTERS };
-#define TCG_CACHE_COUNTER(name) (#name + 0 * TCG_CACHE_COUNTER_##name)
+#define TCG_CACHE_COUNTER(name) (&#name[0 * TCG_CACHE_COUNTER_##name])
 
 #endif
