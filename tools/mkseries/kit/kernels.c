@@ -294,7 +294,7 @@ static void parse_memory(struct yfile *f, yaml_node_t *n, unsigned *out)
  */
 static int check_tcg_cache_item(struct yfile *f, int line, const char *item, size_t len)
 {
-	size_t klen = strcspn(item, "="), k;
+	size_t klen = strcspn(item, "=,"), k;
 	const char *val = item + klen + 1;
 	size_t vlen = klen < len ? len - klen - 1 : 0;
 
