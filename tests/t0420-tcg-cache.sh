@@ -30,7 +30,7 @@ count() {
 
 test_expect_success QEMU_USER 'QEMU 7.2 loads the plugin (API version 1), which states its model' '
 	walk "" 4096 64 1 &&
-	test_grep "^mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 stores=buffered rep=line line=64 virtual$" counts &&
+	test_grep "^mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 stores=buffered rep=line user_page=4K line=64 virtual$" counts &&
 	test_grep "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 pauses=0 insns=[1-9]" counts
 '
 
@@ -136,6 +136,53 @@ test_expect_success QEMU_USER 'a bad argument is refused, named' '
 	test_grep "bad argument .l1d_assoc=many." err &&
 	! qemu-x86_64 -plugin "$PLUGIN,stores=sometimes" ./walk 4096 64 1 2>err &&
 	test_grep "bad argument .stores=sometimes." err
+'
+
+# user_page=2M: the buffer's 4 MiB are two or three 2 MiB pages, all in
+# the DTLB after the warm-up pass, and so is the stack's: no DTLB miss,
+# where 4 KiB pages miss about 2,048 (above).
+test_expect_success QEMU_USER 'user_page=2M models user pages as 2 MiB: the big walk misses no DTLB entry' '
+	walk ",user_page=2M" 4194304 64 2 &&
+	test_grep " rep=line user_page=2M line=64 virtual$" counts &&
+	test "$(count region=1 l1d_misses)" = 131072 &&
+	test "$(count region=1 dtlb_misses)" = 0 &&
+	test "$(count region=1 page_walks)" = 0 &&
+	test "$(count region=1 cycles)" = $(($(count region=1 insns) + 131072 * 16 + 131072 * 70)) &&
+	! qemu-x86_64 -plugin "$PLUGIN,user_page=1G" ./walk 4096 64 1 2>err &&
+	test_grep "bad argument .user_page=1G.: expected out=FILE, stores=buffered|stall, rep=line|element, user_page=4K|2M, " err
+'
+
+# tests/data/tcg-cache-guest.c: under qemu-user a guest thread is a
+# second vCPU, whose accesses the one CPU's counters cannot take; a
+# forked child is another QEMU process with its own copy of the plugin.
+test_expect_success QEMU_USER 'a guest thread stops the run, saying why; a forked child is counted on its own' '
+	$CC -O2 -static -no-pie -I"$SRC_DIR/tools/tcg-cache" -o guest "$SRC_DIR/tests/data/tcg-cache-guest.c" &&
+	./guest thread >native &&
+	test_grep "thread: joined" native &&
+	! qemu-x86_64 -plugin "$PLUGIN,out=$PWD/thread.txt" ./guest thread >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^tcg-cache: a second vCPU (1, the first was 0) started, a guest thread under qemu-user: the model and its counters are one CPU.s, so the run stops" err &&
+	test_grep "^tcg-cache: a second vCPU (1, the first was 0) started" thread.txt &&
+	test "$(grep -c "^mkseries-cycles: total " thread.txt)" = 0 &&
+	qemu-x86_64 -plugin "$PLUGIN" ./guest fork >out 2>counts &&
+	test_grep "fork: the child exited 0" out &&
+	test "$(grep -c "^mkseries-cycles: model " counts)" = 1 &&
+	test "$(grep -c "^mkseries-cycles: region=1 " counts)" = 2 &&
+	test "$(grep -c "^mkseries-cycles: total regions=1 markers=2 unmatched_ends=0 " counts)" = 2
+'
+
+# An 8-byte load 4 bytes before the end of a page whose last line was
+# just loaded: the first half hits that line and page; the second half
+# is in the next page, never touched: its line misses at every level,
+# and the page misses the DTLB and STLB (before the fix, the TLB saw
+# only the first page: no miss).
+test_expect_success QEMU_USER 'a load across two pages looks both pages up in the TLB' '
+	qemu-x86_64 -plugin "$PLUGIN" ./guest cross >out 2>counts &&
+	test_grep "cross: loaded 0" out &&
+	test "$(count region=1 l1d_misses)" = 1 &&
+	test "$(count region=1 llc_misses)" = 1 &&
+	test "$(count region=1 dtlb_misses)" = 1 &&
+	test "$(count region=1 page_walks)" = 1
 '
 
 # mm-regress's own markers, under qemu-user (each case runs in a child

@@ -481,10 +481,10 @@ static void test_clock_lines(void)
 
 /* A console of a boot with the tcg-cache plugin: its lines on QEMU's stderr among the guest's. */
 static const char *modelled_console =
-	"mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 stores=buffered rep=line line=64 physical\n"
+	"mkseries-cycles: model l1d=48K/12 l2=2048K/16+16 llc=36864K/12+70 mem+350 dtlb=96/6 stlb=2048/16+7 walk+30 stores=buffered rep=line user_page=4K line=64 physical\n"
 	"KTAP version 1\n"
 	"1..2\n"
-	"mkseries-cycles: region=1 insns=1000 l1d_misses=100 l2_misses=50 llc_misses=10 dtlb_misses=20 page_walks=2 l1d_store_misses=60 l2_store_misses=40 llc_store_misses=5 rep_elements=512 rep_lines=64 cycles=9000\n"
+	"mkseries-cycles: region=1 insns=1000 l1d_misses=100 l2_misses=50 llc_misses=10 dtlb_misses=20 page_walks=2 l1d_store_misses=60 l2_store_misses=40 llc_store_misses=5 rep_elements=512 rep_lines=64 tlb_flushes=3 tlb_page_flushes=1 cycles=9000\n"
 	"# region: realloc_rate 10 call\n"
 	"mkseries-cycles: region=2 insns=3000 l1d_misses=300 l2_misses=150 llc_misses=30 dtlb_misses=60 page_walks=6 cycles=33000 a_later_key=7\n"
 	"# region: realloc_rate 30 call\n"

@@ -738,6 +738,25 @@ static const struct bad_case bad_cases[] = {
 	      "boot:\n"
 	      "  accel: hvf\n" } },
 	  "error: kernels/6.12.yaml:4: 'accel' must be auto, kvm or tcg, not 'hvf'\n", 0 },
+	{ "tcg-cache switch with a value the plugin does not take",
+	  NULL,
+	  { { "kernels/6.12.yaml",
+	      "name: \"6.12\"\n"
+	      "source: { tarball: /usr/src/linux.tar.xz }\n"
+	      "boot:\n"
+	      "  tcg-clock: modelled\n"
+	      "  tcg-cache: \"mem_latency=250,user_page=1G\"\n" } },
+	  "error: kernels/6.12.yaml:5: 'tcg-cache' takes user_page=4K or user_page=2M, not 'user_page=1G'\n", 0 },
+	{ "tcg-cache key the plugin does not take",
+	  NULL,
+	  { { "kernels/6.12.yaml",
+	      "name: \"6.12\"\n"
+	      "source: { tarball: /usr/src/linux.tar.xz }\n"
+	      "boot:\n"
+	      "  tcg-clock: modelled\n"
+	      "  tcg-cache: \"user_pages=2M\"\n" } },
+	  "error: kernels/6.12.yaml:5: 'tcg-cache' takes KEY=VALUE,... of the plugin's model "
+	  "(l1d_size=48K, mem_latency=350, stores=stall, ...), not 'user_pages=2M'\n", 0 },
 	{ "unknown key in boot",
 	  NULL,
 	  { { "kernels/6.12.yaml",
@@ -1233,7 +1252,7 @@ static const struct file valid_files[] = {
 	  "name: \"7.2\"\n"
 	  "source:\n"
 	  "  debian: { package: linux-source-7.2, suite: sid }\n"
-	  "boot: { memory: 4096 }\n" },
+	  "boot: { memory: 4096, tcg-clock: modelled, tcg-cache: \"user_page=2M,stores=stall,l2_size=1M\" }\n" },
 	{ "kernels/notes.txt", "not a kernel file\n" },
 	{ "kernels/.6.12.yaml.swp", "editor junk\n" },
 	{ "kernels/mm.config", "CONFIG_TRANSPARENT_HUGEPAGE=y\n" },
@@ -1335,6 +1354,10 @@ static void test_valid_kit(void)
 	is_int(b->nr_fragments, 2, "two fragments");
 	is_str(b->fragments[1], "kernels/debug.config", "second fragment");
 	is_int(b->boot.memory_mb, 512, "memory 512M");
+
+	b = kit_find_branch(&kit, "7.2");
+	is_str(b->boot.tcg_cache, "user_page=2M,stores=stall,l2_size=1M",
+	       "boot.tcg-cache takes the plugin's switches and sizes as written");
 	ok(!kit_find_branch(&kit, "6.9"), "no branch 6.9");
 
 	/* Series. */

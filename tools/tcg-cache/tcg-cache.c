@@ -8,13 +8,17 @@
  * are opened and closed by marker instructions (marker.h); at the end
  * of each, one line goes out:
  *
- *   mkseries-cycles: region=N insns=I l1d_misses=A ... rep_lines=R cycles=F
+ *   mkseries-cycles: region=N insns=I l1d_misses=A ... tlb_page_flushes=P cycles=F
  *
  * with the counters contract.h lists, in its order.
  *
  * Nothing here reads the host's clock or depends on the order threads
  * run in, so one guest run under icount gives the same counts every time.
- * It needs one vCPU: the counters are not shared safely between vCPUs.
+ * It needs one vCPU: the counters are one CPU's, and a cache or TLB
+ * shared by two vCPUs would be no CPU's. System mode is refused more
+ * than one at install; under qemu-user a guest thread is a second vCPU,
+ * and the run stops when one starts (a forked child is another process,
+ * with its own copy of the plugin, and is welcome).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,10 +34,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 /* One set-associative level with LRU replacement, indexed by line (or page) number. */
 struct level {
-	const char *name;
+	const char *name;	/* its key in contract.h, set by qemu_plugin_install() */
 	uint64_t size;		/* bytes (entries for a TLB) */
 	unsigned assoc;
-	unsigned latency;	/* cycles added when an access misses the level above and hits here */
+	int tlb;		/* entries of pages, not bytes of lines */
 	uint64_t sets;
 	uint64_t *tags;		/* sets * assoc; tag + 1, 0 for an empty way */
 	uint64_t *stamp;	/* last use, for LRU */
@@ -49,15 +53,28 @@ struct level {
  * Intel's: L2 16 cycles, L3 70, DRAM 350, an STLB hit 7 and a page walk
  * 30 (its page-table reads are not modelled as cache accesses).
  */
-static struct level l1d = { .name = "l1d", .size = 48 << 10, .assoc = 12 };
-static struct level l2 = { .name = "l2", .size = 2 << 20, .assoc = 16, .latency = 16 };
-static struct level llc = { .name = "llc", .size = 36 << 20, .assoc = 12, .latency = 70 };
-static struct level dtlb = { .name = "dtlb", .size = 96, .assoc = 6 };
-static struct level stlb = { .name = "stlb", .size = 2048, .assoc = 16, .latency = 7 };
-static unsigned mem_latency = 350, walk_latency = 30;
+static struct level l1d = { .size = 48 << 10, .assoc = 12 };
+static struct level l2 = { .size = 2 << 20, .assoc = 16 };
+static struct level llc = { .size = 36 << 20, .assoc = 12 };
+static struct level dtlb = { .size = 96, .assoc = 6, .tlb = 1 };
+static struct level stlb = { .size = 2048, .assoc = 16, .tlb = 1 };
+/* Cycles added when an access misses the level above and is served by this one. */
+static unsigned l2_latency = 16, llc_latency = 70, mem_latency = 350;
+static unsigned stlb_latency = 7, walk_latency = 30;
 static unsigned line_shift = 6;
-/* Kernel addresses (the upper half) as 2 MiB pages: the direct map and vmemmap are mapped so. */
+/*
+ * Kernel addresses (the upper half) as 2 MiB pages: the direct map and
+ * vmemmap are mapped so. User pages as 4 KiB, or with user_page=2M as
+ * 2 MiB (a workload on transparent huge pages).
+ */
 static unsigned user_page_shift = 12, kernel_page_shift = 21;
+/* The smallest page the MMU maps: an access may cross into another frame at this size. */
+#define MIN_PAGE_SHIFT 12
+
+/* The switches (contract.h's TCG_CACHE_WORD): 0 the default value, 1 the other. */
+static unsigned stores_word;	/* 1: stores=stall, a store miss costs what a load miss does */
+static unsigned rep_word;	/* 1: rep=element, each element of a rep string instruction costs a cycle */
+static unsigned user_page_word;	/* 1: user_page=2M */
 
 static uint64_t clock_stamp;	/* a use counter, never the host's time */
 
@@ -72,6 +89,11 @@ struct counts {
 	 * lines those elements touched, a new line each time one moves on.
 	 */
 	uint64_t rep_elements, rep_lines;
+	/*
+	 * TLB flushes the guest asked for: CR3 writes and invpcid, and
+	 * invlpg. They cost nothing themselves; the misses after them do.
+	 */
+	uint64_t tlb_flushes, tlb_page_flushes;
 };
 
 static struct counts now;	/* since the start */
@@ -80,11 +102,13 @@ static struct counts paused_at;	/* at the pause marker, while paused */
 static int in_region, paused;
 static unsigned long regions, markers, unmatched_ends, pauses;
 static int system_mode;
-static int is_x86;	/* the target has rep-prefixed string instructions */
+static int is_x86;	/* the target has rep-prefixed string instructions and our TLB flushes */
 static FILE *out;
+static int refused;	/* a second vCPU stopped the run: its counts mean nothing */
 
-static int level_init(struct level *l, unsigned unit_shift)
+static int level_init(struct level *l)
 {
+	unsigned unit_shift = l->tlb ? 0 : line_shift;
 	uint64_t units = l->size >> unit_shift;
 
 	if (!l->assoc || units < l->assoc || units % l->assoc) {
@@ -152,11 +176,28 @@ static void cache_access(uint64_t addr, int store)
 	now.llc_store_misses += store;
 }
 
-static void tlb_access(uint64_t vaddr)
+/*
+ * A TLB entry's number: the virtual page, with the page size in the
+ * top bits, so a 4 KiB and a 2 MiB page never share an entry.
+ */
+static uint64_t tlb_page(uint64_t vaddr)
 {
 	unsigned shift = vaddr >> 63 ? kernel_page_shift : user_page_shift;
-	/* The page size goes into the number's top bits, so a 4 KiB and a 2 MiB page never share an entry. */
-	uint64_t page = vaddr >> shift | (uint64_t)shift << 56;
+
+	return vaddr >> shift | (uint64_t)shift << 56;
+}
+
+/* Whether the entry numbered page maps the user (lower) half: its address's top bit is 0. */
+static int tlb_page_is_user(uint64_t page)
+{
+	unsigned shift = page >> 56;
+
+	return !(page >> (63 - shift) & 1);
+}
+
+static void tlb_access(uint64_t vaddr)
+{
+	uint64_t page = tlb_page(vaddr);
 
 	if (page == last_page)
 		return;
@@ -169,13 +210,53 @@ static void tlb_access(uint64_t vaddr)
 	now.page_walks++;
 }
 
+/* Empty every way of l that holds a user page; an empty way is the first a miss fills. */
+static void level_flush_user(struct level *l)
+{
+	uint64_t i;
+
+	for (i = 0; i < l->sets * l->assoc; i++) {
+		if (l->tags[i] && tlb_page_is_user(l->tags[i] - 1)) {
+			l->tags[i] = 0;
+			l->stamp[i] = 0;
+		}
+	}
+}
+
+enum tlb_flush { FLUSH_NONE, FLUSH_ALL, FLUSH_PAGE };
+
+/*
+ * The guest flushed its TLB: a mov to CR3, an invpcid or an invlpg.
+ * QEMU 7.2's plugin API cannot read registers, so neither the page an
+ * invlpg names, nor the CR3 value or the invpcid type is known. Each of
+ * them empties every user-half entry of the DTLB and STLB and keeps the
+ * kernel half, which Linux maps global (CR3 writes leave it): for an
+ * invlpg that is an upper bound, as it drops one page we cannot name.
+ * Under TCG the guest CPU is QEMU's qemu64, without PCID, so Linux
+ * writes CR3 at every switch to another process; that flush is also
+ * what keeps one process's user pages from hitting on another's
+ * entries in our TLB, which is not tagged by address space.
+ */
+static void vcpu_tlb_flush(unsigned int vcpu, void *udata)
+{
+	if ((uintptr_t)udata == FLUSH_PAGE)
+		now.tlb_page_flushes++;
+	else
+		now.tlb_flushes++;
+	level_flush_user(&dtlb);
+	level_flush_user(&stlb);
+	last_page = UINT64_MAX;
+}
+
 /* The last line a rep string instruction loaded from and stored to. */
 static uint64_t last_rep_line[2] = { UINT64_MAX, UINT64_MAX };
 
 static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	uint64_t size = 1ull << qemu_plugin_mem_size_shift(info), addr = vaddr, first, last;
-	int store = qemu_plugin_mem_is_store(info);
+	uint64_t size = 1ull << qemu_plugin_mem_size_shift(info), vend = vaddr + size - 1;
+	/* The first and the last byte's addresses: physical in system mode, else virtual. */
+	uint64_t addr = vaddr, end = vend, first, last;
+	int store = qemu_plugin_mem_is_store(info), second_page = 1;
 
 	if (system_mode) {
 		struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
@@ -184,37 +265,52 @@ static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vad
 		if (!hw || qemu_plugin_hwaddr_is_io(hw))
 			return;
 		addr = qemu_plugin_hwaddr_phys_addr(hw);
+		end = addr + size - 1;
+		/*
+		 * An access that straddles two pages: the second page's frame
+		 * need not follow the first's, so ask where its last byte went
+		 * (QEMU has both pages in its TLB, having just made the access).
+		 */
+		if ((vaddr ^ vend) >> MIN_PAGE_SHIFT) {
+			hw = qemu_plugin_get_hwaddr(info, vend);
+			if (hw && !qemu_plugin_hwaddr_is_io(hw)) {
+				end = qemu_plugin_hwaddr_phys_addr(hw);
+			} else {
+				end = addr | ((1ull << MIN_PAGE_SHIFT) - 1);
+				second_page = 0;
+			}
+		}
 	}
+	/* Both pages of an access that straddles two go through the TLB (no-op when they are one of its pages). */
 	tlb_access(vaddr);
+	if (second_page)
+		tlb_access(vend);
 	/* An access that straddles lines touches both. */
 	first = addr >> line_shift;
-	last = (addr + size - 1) >> line_shift;
+	last = end >> line_shift;
 	if (udata && last_rep_line[store] != last) {
 		now.rep_lines += 1 + (last != first && last_rep_line[store] != first);
 		last_rep_line[store] = last;
 	}
 	cache_access(addr, store);
 	if (last != first)
-		cache_access(last << line_shift, store);
+		cache_access(end, store);
 }
-
-static int stores_stall;	/* stores=stall: a store miss costs what a load miss does */
-static int rep_per_element;	/* rep=element: each element of a rep string instruction costs a cycle */
 
 static uint64_t cycles_of(const struct counts *c)
 {
 	uint64_t insns = c->insns, l1d = c->l1d_misses, l2m = c->l2_misses, llcm = c->llc_misses;
 
-	if (!rep_per_element)
+	if (!rep_word)
 		insns = insns - c->rep_elements + c->rep_lines;
 
-	if (!stores_stall) {
+	if (!stores_word) {
 		l1d -= c->l1d_store_misses;
 		l2m -= c->l2_store_misses;
 		llcm -= c->llc_store_misses;
 	}
-	return insns + l1d * l2.latency + l2m * llc.latency + llcm * mem_latency +
-	       c->dtlb_misses * stlb.latency + c->page_walks * walk_latency;
+	return insns + l1d * l2_latency + l2m * llc_latency + llcm * mem_latency +
+	       c->dtlb_misses * stlb_latency + c->page_walks * walk_latency;
 }
 
 static void print_counts(const char *what, const struct counts *c)
@@ -229,17 +325,9 @@ static void print_counts(const char *what, const struct counts *c)
 
 static void diff(struct counts *d, const struct counts *a, const struct counts *b)
 {
-	d->insns = a->insns - b->insns;
-	d->l1d_misses = a->l1d_misses - b->l1d_misses;
-	d->l2_misses = a->l2_misses - b->l2_misses;
-	d->llc_misses = a->llc_misses - b->llc_misses;
-	d->dtlb_misses = a->dtlb_misses - b->dtlb_misses;
-	d->page_walks = a->page_walks - b->page_walks;
-	d->l1d_store_misses = a->l1d_store_misses - b->l1d_store_misses;
-	d->l2_store_misses = a->l2_store_misses - b->l2_store_misses;
-	d->llc_store_misses = a->llc_store_misses - b->llc_store_misses;
-	d->rep_elements = a->rep_elements - b->rep_elements;
-	d->rep_lines = a->rep_lines - b->rep_lines;
+#define DIFF_COUNTER(name) d->name = a->name - b->name;
+	TCG_CACHE_COUNTERS(DIFF_COUNTER)
+#undef DIFF_COUNTER
 }
 
 /* a += b - c: moves a region's opening counts on by what a pause left out. */
@@ -316,6 +404,34 @@ static int is_marker(struct qemu_plugin_insn *insn, uintptr_t *kind)
 	return 0;
 }
 
+/* The x86 prefixes an instruction's opcode follows. */
+enum { PREFIX_REP = 1 << 0, PREFIX_OPSIZE = 1 << 1 };
+
+/*
+ * The offset of insn's opcode in b, after its legacy prefixes and REX
+ * bytes, or n if there is none; *prefixes says which of ours it had.
+ * A lock prefix is not skipped: none of the instructions we look for
+ * takes one (with it, 0f 22 is another instruction on AMD).
+ */
+static size_t x86_opcode(const unsigned char *b, size_t n, unsigned *prefixes)
+{
+	size_t i;
+
+	*prefixes = 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = b[i];
+
+		if (c == 0xf3 || c == 0xf2)
+			*prefixes |= PREFIX_REP;
+		else if (c == 0x66)
+			*prefixes |= PREFIX_OPSIZE;
+		else if (!(c == 0x67 || c == 0x2e || c == 0x3e || c == 0x26 || c == 0x64 ||
+			   c == 0x65 || c == 0x36 || (c & 0xf0) == 0x40))
+			break;
+	}
+	return i;
+}
+
 /*
  * Whether insn is a rep-prefixed string instruction (rep stos, rep movs,
  * repe cmps, ...): legacy prefixes and a REX byte, then a string opcode,
@@ -325,25 +441,55 @@ static int is_rep_string(struct qemu_plugin_insn *insn)
 {
 	const unsigned char *b = qemu_plugin_insn_data(insn);
 	size_t n = qemu_plugin_insn_size(insn), i;
-	int rep = 0;
+	unsigned prefixes;
+	unsigned char c;
 
 	if (!is_x86)
 		return 0;
-	for (i = 0; i < n; i++) {
-		unsigned char c = b[i];
+	i = x86_opcode(b, n, &prefixes);
+	if (i == n || !(prefixes & PREFIX_REP))
+		return 0;
+	c = b[i];
+	return c == 0xa4 || c == 0xa5 || c == 0xa6 || c == 0xa7 || c == 0xaa || c == 0xab ||
+	       c == 0xac || c == 0xad || c == 0xae || c == 0xaf || c == 0x6c || c == 0x6d ||
+	       c == 0x6e || c == 0x6f;
+}
 
-		if (c == 0xf3 || c == 0xf2)
-			rep = 1;
-		else if (c == 0x66 || c == 0x67 || c == 0x2e || c == 0x3e || c == 0x26 ||
-			 c == 0x64 || c == 0x65 || c == 0x36 || (c & 0xf0) == 0x40)
-			continue;
-		else
-			return rep && (c == 0xa4 || c == 0xa5 || c == 0xa6 || c == 0xa7 ||
-				       c == 0xaa || c == 0xab || c == 0xac || c == 0xad ||
-				       c == 0xae || c == 0xaf || c == 0x6c || c == 0x6d ||
-				       c == 0x6e || c == 0x6f);
-	}
-	return 0;
+/*
+ * Whether insn flushes TLB entries, and how (vcpu_tlb_flush() says what
+ * we make of each): invlpg m (0f 01 /7, a memory operand), mov to CR3
+ * (0f 22 /r with ModRM.reg 3, whatever the REX prefix) and invpcid
+ * (66 0f 38 82 /r, a memory operand). Decoded from the bytes at
+ * translation, x86 only. QEMU reads an instruction's bytes only as far
+ * as it decodes them: a mov to CR3 at CPL 3 (qemu-user) ends at 0f 22,
+ * which is no flush of ours, as it does none.
+ */
+static enum tlb_flush tlb_flush_of(struct qemu_plugin_insn *insn)
+{
+	const unsigned char *b = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn), i;
+	unsigned prefixes, reg, mod;
+
+	if (!is_x86)
+		return FLUSH_NONE;
+	i = x86_opcode(b, n, &prefixes);
+	if (i + 2 >= n || b[i] != 0x0f)
+		return FLUSH_NONE;
+	reg = b[i + 2] >> 3 & 7;
+	mod = b[i + 2] >> 6;
+	if (b[i + 1] == 0x01 && reg == 7 && mod != 3)
+		return FLUSH_PAGE;
+	if (b[i + 1] == 0x22 && reg == 3)
+		return FLUSH_ALL;
+	/*
+	 * invpcid by its opcode: QEMU reads on to the ModRM byte only for
+	 * a CPU that has INVPCID (none of 7.2's under TCG has); on another,
+	 * the instruction raises #UD as it starts, after our callback.
+	 */
+	if (b[i + 1] == 0x38 && b[i + 2] == 0x82 && (prefixes & PREFIX_OPSIZE) &&
+	    (i + 3 == n || b[i + 3] >> 6 != 3))
+		return FLUSH_ALL;
+	return FLUSH_NONE;
 }
 
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -354,9 +500,9 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &now.insns, n);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		uintptr_t kind;
-
 		int rep = is_rep_string(insn);
+		enum tlb_flush flush = tlb_flush_of(insn);
+		uintptr_t kind;
 
 		if (rep)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
@@ -364,6 +510,9 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (is_marker(insn, &kind))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, vcpu_marker, QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)kind);
+		if (flush != FLUSH_NONE)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, vcpu_tlb_flush, QEMU_PLUGIN_CB_NO_REGS,
+							       (void *)(uintptr_t)flush);
 		/* udata tells a rep string instruction's accesses from the others. */
 		qemu_plugin_register_vcpu_mem_cb(insn, vcpu_mem, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)rep);
@@ -374,6 +523,8 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 {
 	char what[96];
 
+	if (refused)
+		return;
 	snprintf(what, sizeof(what), "total regions=%lu markers=%lu unmatched_ends=%lu pauses=%lu",
 		 regions, markers, unmatched_ends, pauses);
 	print_counts(what, &now);
@@ -403,71 +554,207 @@ static int parse_size(uint64_t *v, const char *s)
 	return 0;
 }
 
+/* The arguments, from contract.h: each key is spelled there and only there. */
+#define SIZED_ENTRY(n) { #n, TCG_CACHE_SIZE_KEY(n), TCG_CACHE_ASSOC_KEY(n), &n },
+static const struct {
+	const char *name, *size_key, *assoc_key;
+	struct level *level;
+} sized_args[] = { TCG_CACHE_SIZED(SIZED_ENTRY) };
+#undef SIZED_ENTRY
+#define LATENCY_ENTRY(n) { #n, TCG_CACHE_LATENCY_KEY(n), &n##_latency },
+static const struct {
+	const char *name, *key;
+	unsigned *latency;
+} latency_args[] = { TCG_CACHE_LATENCY(LATENCY_ENTRY) };
+#undef LATENCY_ENTRY
+#define WORD_ENTRY(k, dflt, other) { #k, { #dflt, #other }, &k##_word },
+static const struct {
+	const char *key, *values[2];
+	unsigned *word;
+} word_args[] = { TCG_CACHE_WORD(WORD_ENTRY) };
+#undef WORD_ENTRY
+#define WORD_HELP(k, dflt, other) #k "=" #dflt "|" #other ", "
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof(*(a)))
+
+/* Whether the key of arg, klen bytes long, is key. */
+static int is_key(const char *arg, size_t klen, const char *key)
+{
+	return strlen(key) == klen && !strncmp(arg, key, klen);
+}
+
+/* What the plugin takes, for a refusal: "{l1d,l2,...}_size=N[K|M|G], ...". */
+static void print_usage(FILE *f)
+{
+	size_t i;
+
+	fputs("expected " TCG_CACHE_OUT_KEY "=FILE, " TCG_CACHE_WORD(WORD_HELP) "{", f);
+	for (i = 0; i < ARRAY_SIZE(sized_args); i++)
+		fprintf(f, "%s%s", i ? "," : "", sized_args[i].name);
+	fputs("}" TCG_CACHE_SIZE_KEY() "=N[K|M|G], {", f);
+	for (i = 0; i < ARRAY_SIZE(sized_args); i++)
+		fprintf(f, "%s%s", i ? "," : "", sized_args[i].name);
+	fputs("}" TCG_CACHE_ASSOC_KEY() "=N (at most 64), {", f);
+	for (i = 0; i < ARRAY_SIZE(latency_args); i++)
+		fprintf(f, "%s%s", i ? "," : "", latency_args[i].name);
+	fputs("}" TCG_CACHE_LATENCY_KEY() "=CYCLES\n", f);
+}
+
+/* The latency argument of the level or cost named name, or NULL. */
+static const unsigned *latency_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(latency_args); i++)
+		if (!strcmp(latency_args[i].name, name))
+			return latency_args[i].latency;
+	return NULL;
+}
+
+/* " NAME=SIZE/ASSOC[+LATENCY]": a cache's size in KiB, a TLB's in entries. */
+static void print_level(const struct level *l)
+{
+	const unsigned *latency = latency_of(l->name);
+
+	fprintf(out, " %s=%" PRIu64 "%s/%u", l->name, l->tlb ? l->size : l->size >> 10,
+		l->tlb ? "" : "K", l->assoc);
+	if (latency)
+		fprintf(out, "+%u", *latency);
+}
+
+/* " NAME+LATENCY": a cost of no level of ours (memory, the walk). */
+static void print_cost(const unsigned *latency)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(latency_args); i++)
+		if (latency_args[i].latency == latency)
+			fprintf(out, " %s+%u", latency_args[i].name, *latency);
+}
+
+/*
+ * The model line, every name from contract.h: the caches and memory,
+ * the TLBs and the walk, the switches, the line size, and whether the
+ * caches see physical or virtual addresses.
+ */
+static void print_model(void)
+{
+	size_t i;
+
+	fputs(TCG_CACHE_LINE " model", out);
+	print_level(&l1d);
+	print_level(&l2);
+	print_level(&llc);
+	print_cost(&mem_latency);
+	print_level(&dtlb);
+	print_level(&stlb);
+	print_cost(&walk_latency);
+	for (i = 0; i < ARRAY_SIZE(word_args); i++)
+		fprintf(out, " %s=%s", word_args[i].key, word_args[i].values[*word_args[i].word]);
+	fprintf(out, " line=%u %s\n", 1u << line_shift, system_mode ? "physical" : "virtual");
+	fflush(out);
+}
+
+/* One KEY=VALUE argument but out=. */
 static int parse_arg(const char *arg)
 {
-	static const struct {
-		const char *key;
-		struct level *level;	/* size and assoc of this level, or NULL */
-		unsigned *latency;
-	} keys[] = {
-		{ "l1d", &l1d, NULL }, { "l2", &l2, &l2.latency }, { "llc", &llc, &llc.latency },
-		{ "dtlb", &dtlb, NULL }, { "stlb", &stlb, &stlb.latency },
-		{ "mem", NULL, &mem_latency }, { "walk", NULL, &walk_latency },
-	};
 	const char *eq = strchr(arg, '=');
-	size_t klen = eq ? (size_t)(eq - arg) : 0, i;
+	size_t klen = eq ? (size_t)(eq - arg) : 0, i, j;
 	uint64_t v;
 
-	if (!eq || parse_size(&v, eq + 1))
+	if (!eq)
 		goto bad;
-	for (i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
-		size_t n = strlen(keys[i].key);
-
-		if (klen <= n || strncmp(arg, keys[i].key, n) || arg[n] != '_')
+	for (i = 0; i < ARRAY_SIZE(word_args); i++) {
+		if (!is_key(arg, klen, word_args[i].key))
 			continue;
-		if (keys[i].level && !strncmp(arg + n, "_size=", 6))
-			keys[i].level->size = v;
-		else if (keys[i].level && !strncmp(arg + n, "_assoc=", 7) && v <= 64)
-			keys[i].level->assoc = v;
-		else if (keys[i].latency && !strncmp(arg + n, "_latency=", 9) && v < 100000)
-			*keys[i].latency = v;
-		else
-			goto bad;
-		return 0;
+		for (j = 0; j < 2; j++) {
+			if (!strcmp(eq + 1, word_args[i].values[j])) {
+				*word_args[i].word = j;
+				return 0;
+			}
+		}
+		goto bad;
+	}
+	if (parse_size(&v, eq + 1))
+		goto bad;
+	for (i = 0; i < ARRAY_SIZE(sized_args); i++) {
+		if (is_key(arg, klen, sized_args[i].size_key)) {
+			sized_args[i].level->size = v;
+			return 0;
+		}
+		if (is_key(arg, klen, sized_args[i].assoc_key) && v <= 64) {
+			sized_args[i].level->assoc = v;
+			return 0;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(latency_args); i++) {
+		if (is_key(arg, klen, latency_args[i].key) && v < 100000) {
+			*latency_args[i].latency = v;
+			return 0;
+		}
 	}
 bad:
-	fprintf(stderr,
-		"tcg-cache: bad argument '%s': expected out=FILE, stores=buffered|stall, "
-		"rep=line|element, {l1d,l2,llc,dtlb,stlb}_size=N[K|M|G], "
-		"{l1d,l2,llc,dtlb,stlb}_assoc=N (at most 64), {l2,llc,stlb,mem,walk}_latency=CYCLES\n",
-		arg);
+	fprintf(stderr, "tcg-cache: bad argument '%s': ", arg);
+	print_usage(stderr);
 	return -1;
+}
+
+/* Say why the run stops, on stderr and in the out file, and stop it. */
+static void refuse_vcpu(unsigned int vcpu, unsigned int first)
+{
+	static const char fmt[] =
+		"tcg-cache: a second vCPU (%u, the first was %u) started, a guest thread under "
+		"qemu-user: the model and its counters are one CPU's, so the run stops "
+		"(a process that forks is fine: the child is another QEMU with its own plugin)\n";
+
+	fprintf(stderr, fmt, vcpu, first);
+	fflush(stderr);
+	if (out != stderr) {
+		fprintf(out, fmt, vcpu, first);
+		fclose(out);
+		out = stderr;
+	}
+	refused = 1;
+	exit(EXIT_FAILURE);
+}
+
+/*
+ * Each vCPU as QEMU creates it: the first is the one we model; any other
+ * is refused. System mode never gets here with a second (install
+ * refuses -smp above 1), user mode does when the guest starts a thread.
+ */
+static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
+{
+	static int seen;
+	static unsigned int first;
+
+	if (!seen) {
+		seen = 1;
+		first = vcpu;
+	} else if (vcpu != first) {
+		refuse_vcpu(vcpu, first);
+	}
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 					   char **argv)
 {
-	int i;
+	size_t i;
+	int a;
 
 	out = stderr;
-	/* out= is the only argument whose value is not a number. */
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "stores=stall")) {
-			stores_stall = 1;
-		} else if (!strcmp(argv[i], "stores=buffered")) {
-			stores_stall = 0;
-		} else if (!strcmp(argv[i], "rep=element")) {
-			rep_per_element = 1;
-		} else if (!strcmp(argv[i], "rep=line")) {
-			rep_per_element = 0;
-		} else if (!strncmp(argv[i], "out=", 4)) {
-			out = fopen(argv[i] + 4, "w");
+	for (a = 0; a < argc; a++) {
+		/* out= is the only argument whose value is a path. */
+		if (!strncmp(argv[a], TCG_CACHE_OUT_KEY "=", strlen(TCG_CACHE_OUT_KEY "="))) {
+			const char *path = argv[a] + strlen(TCG_CACHE_OUT_KEY "=");
+
+			if (out != stderr)
+				fclose(out);
+			out = fopen(path, "w");
 			if (!out) {
-				fprintf(stderr, "tcg-cache: cannot write '%s': %s\n", argv[i] + 4,
-					strerror(errno));
+				fprintf(stderr, "tcg-cache: cannot write '%s': %s\n", path, strerror(errno));
 				return -1;
 			}
-		} else if (parse_arg(argv[i])) {
+		} else if (parse_arg(argv[a])) {
 			return -1;
 		}
 	}
@@ -476,20 +763,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			info->system.max_vcpus);
 		return -1;
 	}
-	if (level_init(&l1d, line_shift) || level_init(&l2, line_shift) ||
-	    level_init(&llc, line_shift) || level_init(&dtlb, 0) || level_init(&stlb, 0))
-		return -1;
+	for (i = 0; i < ARRAY_SIZE(sized_args); i++) {
+		sized_args[i].level->name = sized_args[i].name;
+		if (level_init(sized_args[i].level))
+			return -1;
+	}
+	if (user_page_word)
+		user_page_shift = 21;
 	system_mode = info->system_emulation;
 	is_x86 = !strcmp(info->target_name, "x86_64") || !strcmp(info->target_name, "i386");
-	fprintf(out,
-		"mkseries-cycles: model l1d=%" PRIu64 "K/%u l2=%" PRIu64 "K/%u+%u llc=%" PRIu64
-		"K/%u+%u mem+%u dtlb=%" PRIu64 "/%u stlb=%" PRIu64 "/%u+%u walk+%u stores=%s rep=%s line=%u %s\n",
-		l1d.size >> 10, l1d.assoc, l2.size >> 10, l2.assoc, l2.latency, llc.size >> 10,
-		llc.assoc, llc.latency, mem_latency, dtlb.size, dtlb.assoc, stlb.size, stlb.assoc,
-		stlb.latency, walk_latency, stores_stall ? "stall" : "buffered",
-		rep_per_element ? "element" : "line", 1u << line_shift,
-		system_mode ? "physical" : "virtual");
-	fflush(out);
+	print_model();
+	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;

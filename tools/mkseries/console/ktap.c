@@ -19,7 +19,8 @@ struct sample {
 /*
  * The counters of one "mkseries-cycles: region=N ..." line that make a
  * metric, in modelled[]'s order: named as the plugin prints them
- * (tools/tcg-cache/contract.h).
+ * (tools/tcg-cache/contract.h, whose TCG_CACHE_COUNTER() refuses a
+ * name it does not list).
  */
 #define NR_MODELLED 7
 static const struct {
@@ -28,12 +29,12 @@ static const struct {
 	const char *unit;	/* before "/PER" */
 } modelled[NR_MODELLED] = {
 	{ TCG_CACHE_CYCLES, "modelled_cycles", "cycles" },
-	{ "insns", "instructions", "insns" },
-	{ "l1d_misses", "l1d_misses", "misses" },
-	{ "l2_misses", "l2_misses", "misses" },
-	{ "llc_misses", "llc_misses", "misses" },
-	{ "dtlb_misses", "dtlb_misses", "misses" },
-	{ "page_walks", "page_walks", "walks" },
+	{ TCG_CACHE_COUNTER(insns), "instructions", "insns" },
+	{ TCG_CACHE_COUNTER(l1d_misses), "l1d_misses", "misses" },
+	{ TCG_CACHE_COUNTER(l2_misses), "l2_misses", "misses" },
+	{ TCG_CACHE_COUNTER(llc_misses), "llc_misses", "misses" },
+	{ TCG_CACHE_COUNTER(dtlb_misses), "dtlb_misses", "misses" },
+	{ TCG_CACHE_COUNTER(page_walks), "page_walks", "walks" },
 };
 
 struct plugin_region {

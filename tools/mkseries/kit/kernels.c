@@ -38,16 +38,22 @@ static const char *const boot_keys[] = {
 	"run-timeout", "tcg-clock", "tcg-cache", "boots", "console", NULL
 };
 
-/* The tcg-cache plugin's arguments a kernels file may set: the plugin's own list. */
-#define SIZED_KEYS(name) #name "_size", #name "_assoc",
-#define LATENCY_KEY(name) #name "_latency",
-#define WORD_KEY(name) #name,
+/*
+ * The tcg-cache plugin's arguments a kernels file may set: the plugin's
+ * own list. A number's value the plugin checks; a switch's we can here.
+ */
+#define SIZED_KEYS(name) TCG_CACHE_SIZE_KEY(name), TCG_CACHE_ASSOC_KEY(name),
+#define LATENCY_KEY(name) TCG_CACHE_LATENCY_KEY(name),
 static const char *const tcg_cache_keys[] = {
-	TCG_CACHE_SIZED(SIZED_KEYS) TCG_CACHE_LATENCY(LATENCY_KEY) TCG_CACHE_WORD(WORD_KEY) NULL
+	TCG_CACHE_SIZED(SIZED_KEYS) TCG_CACHE_LATENCY(LATENCY_KEY) NULL
 };
 #undef SIZED_KEYS
 #undef LATENCY_KEY
-#undef WORD_KEY
+#define WORD_ENTRY(key, dflt, other) { #key, #dflt, #other },
+static const struct {
+	const char *key, *dflt, *other;
+} tcg_cache_words[] = { TCG_CACHE_WORD(WORD_ENTRY) };
+#undef WORD_ENTRY
 
 /* Make targets that wait for a human; a build must never run them. */
 static const char *const interactive_targets[] = {
@@ -283,16 +289,53 @@ static void parse_memory(struct yfile *f, yaml_node_t *n, unsigned *out)
 }
 
 /*
+ * Whether item (len bytes, "KEY=VALUE") is one of the plugin's
+ * arguments; if not, reports why at line and returns -1.
+ */
+static int check_tcg_cache_item(struct yfile *f, int line, const char *item, size_t len)
+{
+	size_t klen = strcspn(item, "=,"), k;
+	const char *val = item + klen + 1;
+	size_t vlen = klen < len ? len - klen - 1 : 0;
+
+	for (k = 0; klen < len && k < ARRAY_SIZE(tcg_cache_words); k++) {
+		const char *key = tcg_cache_words[k].key, *dflt = tcg_cache_words[k].dflt;
+		const char *other = tcg_cache_words[k].other;
+
+		if (strlen(key) != klen || strncmp(item, key, klen))
+			continue;
+		if ((strlen(dflt) == vlen && !strncmp(val, dflt, vlen)) ||
+		    (strlen(other) == vlen && !strncmp(val, other, vlen)))
+			return 0;
+		yfile_report(f, line, "'tcg-cache' takes %s=%s or %s=%s, not '%.*s'", key, dflt, key,
+			     other, (int)len, item);
+		return -1;
+	}
+	for (k = 0; klen < len && tcg_cache_keys[k]; k++)
+		if (strlen(tcg_cache_keys[k]) == klen && !strncmp(item, tcg_cache_keys[k], klen))
+			break;
+	if (klen + 1 >= len || !tcg_cache_keys[k] ||
+	    strspn(val, "abcdefghijklmnopqrstuvwxyzKMG0123456789") != vlen) {
+		yfile_report(f, line,
+			     "'tcg-cache' takes KEY=VALUE,... of the plugin's model "
+			     "(l1d_size=48K, mem_latency=350, stores=stall, ...), not '%.*s'",
+			     (int)len, item);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * boot.tcg-cache: "KEY=VALUE,KEY=VALUE", the plugin's own arguments,
- * handed to it as written. The keys are checked here and the values'
- * characters; the plugin checks the values themselves when QEMU loads
- * it. out= is mkseries' own: the counts must reach the console.
+ * handed to it as written. The keys are checked here, a switch's value
+ * and a number's characters; the plugin checks the numbers themselves
+ * when QEMU loads it. out= is mkseries' own: the counts must reach the
+ * console.
  */
 static void parse_tcg_cache(struct yfile *f, yaml_node_t *n, const struct kernel_boot *boot,
 			    char **out)
 {
 	const char *item;
-	size_t k;
 
 	if (yfile_get_str(f, n, "tcg-cache", out) || !*out)
 		return;
@@ -302,20 +345,10 @@ static void parse_tcg_cache(struct yfile *f, yaml_node_t *n, const struct kernel
 		return;
 	}
 	for (item = *out;; item++) {
-		size_t len = strcspn(item, ","), klen = strcspn(item, "=,");
-		const char *val = item + klen + 1;
+		size_t len = strcspn(item, ",");
 
-		for (k = 0; klen < len && tcg_cache_keys[k]; k++)
-			if (strlen(tcg_cache_keys[k]) == klen && !strncmp(item, tcg_cache_keys[k], klen))
-				break;
-		if (klen + 1 >= len || !tcg_cache_keys[k] ||
-		    strspn(val, "abcdefghijklmnopqrstuvwxyzKMG0123456789") != len - klen - 1) {
-			yfile_report(f, ynode_line(n),
-				     "'tcg-cache' takes KEY=VALUE,... of the plugin's model "
-				     "(l1d_size=48K, mem_latency=350, stores=stall, ...), not '%.*s'",
-				     (int)len, item);
+		if (check_tcg_cache_item(f, ynode_line(n), item, len))
 			return;
-		}
 		item += len;
 		if (!*item)
 			return;
