@@ -313,13 +313,25 @@ static uint64_t cycles_of(const struct counts *c)
 	       c->dtlb_misses * stlb_latency + c->page_walks * walk_latency;
 }
 
+/*
+ * The line is made whole, then written at once: under qemu-user a forked
+ * guest process has its own copy of the plugin writing to the same file,
+ * and lines written piece by piece would interleave.
+ */
 static void print_counts(const char *what, const struct counts *c)
 {
-	fprintf(out, TCG_CACHE_LINE " %s", what);
-#define PRINT_COUNTER(name) fprintf(out, " " #name "=%" PRIu64, c->name);
+	char line[1024];
+	size_t n = 0;
+
+#define LINE_ADD(...) \
+	(n < sizeof(line) ? n += snprintf(line + n, sizeof(line) - n, __VA_ARGS__) : 0)
+	LINE_ADD(TCG_CACHE_LINE " %s", what);
+#define PRINT_COUNTER(name) LINE_ADD(" " #name "=%" PRIu64, c->name);
 	TCG_CACHE_COUNTERS(PRINT_COUNTER)
 #undef PRINT_COUNTER
-	fprintf(out, " " TCG_CACHE_CYCLES "=%" PRIu64 "\n", cycles_of(c));
+	LINE_ADD(" " TCG_CACHE_CYCLES "=%" PRIu64 "\n", cycles_of(c));
+#undef LINE_ADD
+	fwrite(line, 1, n < sizeof(line) ? n : sizeof(line) - 1, out);
 	fflush(out);
 }
 
