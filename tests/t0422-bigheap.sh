@@ -42,6 +42,27 @@ test_expect_success 'one worker: the region counts every call, and glibc grows t
 	test_grep ! "^# sample 1: worker " one
 '
 
+# One instance keeps its heap from sample to sample, as a stress-ng
+# instance keeps it through its run: a sample after the first starts on
+# the last one's heap (no fresh malloc() but at a restart), and freeing
+# that heap at a sample's end, at 32 MiB or less, would have raised
+# glibc's mmap threshold and sent the later heaps into the brk heap.
+test_expect_success 'one worker: its heap lives on into the next sample, which stays on mremap()' '
+	"$MM_REGRESS" --quick --seed 5 --case bigheap --heap 48M --repeat 3 >three &&
+	for s in 2 3
+	do
+		line=$(grep "^# sample $s: [0-9]* calls by " three) &&
+		calls=$(echo "$line" | sed "s/^# sample $s: \([0-9]*\) calls by .*/\1/") &&
+		restarts=$(echo "$line" | sed "s/.*, \([0-9]*\) restarts at .*/\1/") &&
+		line=$(grep "^# sample $s: [0-9]* malloc() of a fresh block, " three) &&
+		mallocs=$(echo "$line" | sed "s/^# sample $s: \([0-9]*\) malloc().*/\1/") &&
+		brks=$(echo "$line" | sed "s/.* (mremap), \([0-9]*\) in the brk heap;.*/\1/") &&
+		echo "sample $s: calls=$calls restarts=$restarts mallocs=$mallocs brks=$brks" &&
+		test "$mallocs" = "$restarts" &&
+		test $((brks * 20)) -lt "$calls" || return 1
+	done
+'
+
 test_expect_success '--instances 4: four workers with a heap each, taking turns; one result line' '
 	mkseries regress -- --case bigheap --quick --seed 5 --instances 4 >four &&
 	cat four &&

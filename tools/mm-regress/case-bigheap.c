@@ -53,6 +53,13 @@
  * read EOF or EPIPE and stop too, so the ring never waits for the dead.
  * One instance runs in the case's own process (under qemu-user a forked
  * worker has a plugin of its own that the case's region never sees).
+ * Its heap lives on from sample to sample, as one stress-ng instance's
+ * does through its run, and is given back after the last: freeing it at
+ * each sample's end, at whatever size it had reached, would raise
+ * glibc's mmap threshold to that size (when 32 MiB or less) and send
+ * every later heap of the process into the brk heap. Forked workers
+ * start each sample afresh from the case's process, whose threshold
+ * their heaps never moved.
  *
  * MM_REGRESS_BIGHEAP_UNPAUSED=1 (a diagnostic aid) leaves out the pause
  * and resume around the calls: the region then counts the writes and
@@ -226,12 +233,11 @@ static void pass_token(int fd, char tok)
  * runs alone, else one call per turn of the token. Returns 0, or -1 with
  * t->why set.
  */
-static int bigheap_worker(struct mr_ctx *ctx, struct bigheap_tally *t, unsigned index, int in,
-			  int out, size_t limit, uint64_t end, int unpaused)
+static int bigheap_worker(struct mr_ctx *ctx, struct bigheap_tally *t, struct bigheap *h,
+			  unsigned index, int in, int out, size_t limit, uint64_t end, int unpaused)
 {
 	const char *kill_at = getenv("MM_REGRESS_BIGHEAP_KILL");
 	unsigned victim = kill_at ? (unsigned)strtoul(kill_at, NULL, 10) : 0;
-	struct bigheap h = { NULL, 0, brk_start() };
 	int ret = 0;
 
 	t->first_bad = -1;
@@ -240,7 +246,7 @@ static int bigheap_worker(struct mr_ctx *ctx, struct bigheap_tally *t, unsigned 
 
 		if (tok == TOKEN_GO && mr_clock_ns() >= end)
 			tok = TOKEN_STOP;
-		if (tok == TOKEN_GO && bigheap_step(ctx, &h, t, limit, unpaused)) {
+		if (tok == TOKEN_GO && bigheap_step(ctx, h, t, limit, unpaused)) {
 			tok = TOKEN_STOP;
 			ret = -1;
 		}
@@ -251,7 +257,11 @@ static int bigheap_worker(struct mr_ctx *ctx, struct bigheap_tally *t, unsigned 
 		if (tok != TOKEN_GO)
 			break;
 	}
-	drop_heap(ctx, &h, t, 0);
+	/* A worker of the ring gives its heap back; the case's own keeps it for the next sample. */
+	if (in < 0 && h->p)
+		check_pages(ctx, h, h->size / ctx->page, t);
+	else
+		drop_heap(ctx, h, t, 0);
 	t->finished = 1;
 	return ret;
 }
@@ -328,7 +338,9 @@ static int run_ring(struct mr_ctx *ctx, struct bigheap_tally *t, unsigned n, siz
 					close(fds[k][1]);
 			}
 			/* Never a line of output: the case alone prints, from the tallies. */
-			_exit(bigheap_worker(ctx, &t[i], i, in, out, limit, end, unpaused) ? 1 : 0);
+			struct bigheap h = { NULL, 0, brk_start() };
+
+			_exit(bigheap_worker(ctx, &t[i], &h, i, in, out, limit, end, unpaused) ? 1 : 0);
 		}
 	}
 	/* The ring is the workers' alone: when one dies, its neighbours see EOF or EPIPE. */
@@ -387,6 +399,7 @@ enum mr_status case_bigheap(struct mr_ctx *ctx)
 	int unpaused = unpaused_env && *unpaused_env && strcmp(unpaused_env, "0");
 	struct mr_samples samples = { 0 };
 	struct bigheap_tally *t = MAP_FAILED, sum;
+	struct bigheap own = { NULL, 0, brk_start() };
 	enum mr_status st;
 
 	if (n > MR_MAX_INSTANCES)
@@ -421,7 +434,7 @@ enum mr_status case_bigheap(struct mr_ctx *ctx)
 		if (!unpaused)
 			mr_region_pause();
 		if (n == 1)
-			failed = bigheap_worker(ctx, &t[0], 0, -1, -1, limit, end, unpaused);
+			failed = bigheap_worker(ctx, &t[0], &own, 0, -1, -1, limit, end, unpaused);
 		else
 			failed = run_ring(ctx, t, n, limit, end, unpaused, why, sizeof(why));
 		memset(&sum, 0, sizeof(sum));
@@ -467,6 +480,7 @@ enum mr_status case_bigheap(struct mr_ctx *ctx)
 	mr_metric(ctx, "calls_per_sec", &samples, "calls/s", 1);
 	st = MR_PASS;
 cleanup:
+	free(own.p);
 	munmap(t, n * sizeof(*t));
 	mr_samples_release(&samples);
 	return st;
