@@ -74,7 +74,8 @@ test_expect_success '--instances 4: four workers with a heap each, taking turns;
 	read_sample four &&
 	test "$workers" = 4 &&
 	test_grep "^# region: bigheap $calls call$" four &&
-	test "$mallocs" = $((restarts + 4)) &&
+	test_grep "^# worker i (from 0) starts each sample on a block of i x 256 KiB, up to half the limit, made before the first call$" four &&
+	test "$mallocs" = $((restarts + 1)) &&
 	sed -n "s/^# sample 1: worker \([0-9]*\): \([0-9]*\) calls in .*/\1 \2/p" four >per &&
 	test "$(wc -l <per)" = 4 &&
 	test "$(cut -d" " -f1 per | tr "\n" " ")" = "1 2 3 4 " &&

@@ -61,6 +61,14 @@
  * start each sample afresh from the case's process, whose threshold
  * their heaps never moved.
  *
+ * Workers forked alike would move their blocks at the same calls, all
+ * together, and a sample's cycles would swing with whether it held
+ * those calls. Instances of a long stress-ng run are at every stage of
+ * their growth, so worker i starts each sample on a block of i x 256
+ * KiB (wrapping at half the limit), allocated and written before its
+ * first turn, outside the region and the timing: the ring's moves then
+ * fall at different calls, and every sample holds a like mix of them.
+ *
  * MM_REGRESS_BIGHEAP_UNPAUSED=1 (a diagnostic aid) leaves out the pause
  * and resume around the calls: the region then counts the writes and
  * the turns too, as realloc_rate's does. MM_REGRESS_BIGHEAP_KILL=I (for
@@ -69,6 +77,8 @@
  */
 
 #define BIGHEAP_GROWTH (64 * KiB)
+/* Worker i of a ring starts each sample on a block of i x this (within half the limit). */
+#define BIGHEAP_STAGGER (4 * BIGHEAP_GROWTH)
 #define BIGHEAP_LIMIT (64 * MiB)
 /* glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: the dynamic threshold's ceiling. */
 #define GLIBC_THRESHOLD_MAX (32 * MiB)
@@ -210,6 +220,26 @@ static int bigheap_step(struct mr_ctx *ctx, struct bigheap *h, struct bigheap_ta
 	return 0;
 }
 
+/* Worker index's first block, before its first turn (the region is paused): see BIGHEAP_STAGGER. */
+static int stagger_heap(struct mr_ctx *ctx, struct bigheap *h, struct bigheap_tally *t,
+			unsigned index, size_t limit)
+{
+	size_t span = limit / 2 / BIGHEAP_STAGGER * BIGHEAP_STAGGER;
+	size_t size = span ? index * BIGHEAP_STAGGER % span : 0;
+
+	if (!size)
+		return 0;
+	h->p = malloc(size);
+	if (!h->p) {
+		snprintf(t->why, sizeof(t->why), "malloc of a first block of %zu bytes failed: %s", size,
+			 strerror(errno));
+		return -1;
+	}
+	h->size = size;
+	write_pages(ctx, h, 0, size / ctx->page);
+	return 0;
+}
+
 /* Read the token; EOF or an error is a stop. */
 static char take_token(int fd)
 {
@@ -290,9 +320,9 @@ static int run_ring(struct mr_ctx *ctx, struct bigheap_tally *t, unsigned n, siz
 {
 	int (*fds)[2] = calloc(n, sizeof(*fds));
 	pid_t *pids = calloc(n, sizeof(*pids)), parent = getpid();
-	int *status = calloc(n, sizeof(*status)), ret = 0;
+	int *status = calloc(n, sizeof(*status)), ret = 0, ready[2] = { -1, -1 };
 	char tok = TOKEN_GO;
-	unsigned i, k;
+	unsigned i, k, nready = 0;
 
 	if (!fds || !pids || !status) {
 		snprintf(why, len, "out of memory");
@@ -309,9 +339,9 @@ static int run_ring(struct mr_ctx *ctx, struct bigheap_tally *t, unsigned n, siz
 			goto cleanup;
 		}
 	}
-	/* Worker 0 holds the token first; the pipe keeps it until worker 0 reads. */
-	if (write(fds[0][1], &tok, 1) != 1) {
-		snprintf(why, len, "cannot start the ring: %s", strerror(errno));
+	/* Each worker says here that its first block is made; the token goes round only then. */
+	if (pipe(ready) < 0) {
+		snprintf(why, len, "cannot make the ring's start pipe: %s", strerror(errno));
 		ret = -1;
 		goto cleanup;
 	}
@@ -331,6 +361,7 @@ static int run_ring(struct mr_ctx *ctx, struct bigheap_tally *t, unsigned n, siz
 			if (getppid() != parent)
 				_exit(1);
 			signal(SIGPIPE, SIG_IGN);
+			close(ready[0]);
 			for (k = 0; k < n; k++) {
 				if (fds[k][0] != in)
 					close(fds[k][0]);
@@ -340,14 +371,45 @@ static int run_ring(struct mr_ctx *ctx, struct bigheap_tally *t, unsigned n, siz
 			/* Never a line of output: the case alone prints, from the tallies. */
 			struct bigheap h = { NULL, 0, brk_start() };
 
+			if (stagger_heap(ctx, &h, &t[i], i, limit) || write(ready[1], &tok, 1) != 1)
+				_exit(1);
+			close(ready[1]);
 			_exit(bigheap_worker(ctx, &t[i], &h, i, in, out, limit, end, unpaused) ? 1 : 0);
 		}
 	}
-	/* The ring is the workers' alone: when one dies, its neighbours see EOF or EPIPE. */
+	/*
+	 * The ring is the workers' alone: when one dies, its neighbours see
+	 * EOF or EPIPE. The parent keeps only the way in to worker 0, to
+	 * hand it the token once every worker is ready (all forked, each
+	 * first block made), so that nothing but the turns runs after the
+	 * first call; a worker that failed before then stops the ring unstarted.
+	 */
 	for (k = 0; k < n; k++) {
 		close(fds[k][0]);
-		close(fds[k][1]);
-		fds[k][0] = fds[k][1] = -1;
+		if (k || ret < 0)
+			close(fds[k][1]);
+		fds[k][0] = -1;
+		if (k || ret < 0)
+			fds[k][1] = -1;
+	}
+	close(ready[1]);
+	ready[1] = -1;
+	while (ret == 0 && nready < n) {
+		char c;
+		ssize_t got = read(ready[0], &c, 1);
+
+		if (got == 1)
+			nready++;
+		else if (got == 0 || errno != EINTR)
+			break;
+	}
+	if (fds[0][1] >= 0) {
+		if (nready == n && write(fds[0][1], &tok, 1) != 1) {
+			snprintf(why, len, "cannot start the ring: %s", strerror(errno));
+			ret = -1;
+		}
+		close(fds[0][1]);
+		fds[0][1] = -1;
 	}
 	reap_all(pids, n, ret < 0, status);
 	for (i = 0; i < n && !ret; i++) {
@@ -373,6 +435,10 @@ cleanup:
 		if (fds[i][1] >= 0)
 			close(fds[i][1]);
 	}
+	if (ready[0] >= 0)
+		close(ready[0]);
+	if (ready[1] >= 0)
+		close(ready[1]);
 	free(status);
 	free(pids);
 	free(fds);
@@ -416,6 +482,9 @@ enum mr_status case_bigheap(struct mr_ctx *ctx)
 	mr_diag("%u worker(s)%s, each growing a heap by %lu KiB a call up to %zu MiB; glibc's default malloc (no mallopt), malloc_trim(0) at each restart",
 		n, n > 1 ? " taking turns, one call each" : " in the case's process",
 		BIGHEAP_GROWTH / KiB, limit / MiB);
+	if (n > 1)
+		mr_diag("worker i (from 0) starts each sample on a block of i x %lu KiB, up to half the limit, made before the first call",
+			BIGHEAP_STAGGER / KiB);
 	if (limit <= GLIBC_THRESHOLD_MAX)
 		mr_diag("a limit of %zu MiB is within glibc's dynamic mmap threshold (up to %lu MiB): heaps after the first grow by brk(), not mremap()",
 			limit / MiB, GLIBC_THRESHOLD_MAX / MiB);
