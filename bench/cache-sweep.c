@@ -52,6 +52,7 @@
 #include <time.h>
 
 #include "marker.h"
+#include "size.h"
 
 #define LINE 64
 #define SEED 0x6d6b7365726965ull	/* "mkserie": the same permutation every run */
@@ -289,25 +290,6 @@ static double clock_ghz(void)
 	return best;
 }
 
-static int parse_size(size_t *v, const char *s)
-{
-	char *end;
-	unsigned long long n;
-
-	errno = 0;
-	n = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	if (*end == 'K')
-		n <<= 10, end++;
-	else if (*end == 'M')
-		n <<= 20, end++;
-	if (*end || !n)
-		return -1;
-	*v = n;
-	return 0;
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: cache-sweep [--huge] [--accesses N] [--min BYTES] [--max BYTES]\n"
@@ -339,7 +321,7 @@ int main(int argc, char **argv)
 			v = &max;
 		else
 			return usage();
-		if (v && (++i == argc || parse_size(v, argv[i])))
+		if (v && (++i == argc || tcg_cache_parse_size(v, argv[i])))
 			return usage();
 	}
 	/* Powers of two of at least 8 lines, and whole loops of 8 accesses. */

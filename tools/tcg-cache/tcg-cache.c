@@ -29,6 +29,7 @@
 #include "qemu-plugin-api.h"
 #include "contract.h"
 #include "marker.h"
+#include "size.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -544,28 +545,6 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		fclose(out);
 }
 
-/* "48K", "2M", "96": a size with an optional binary suffix. */
-static int parse_size(uint64_t *v, const char *s)
-{
-	char *end;
-	unsigned long long n;
-
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		return -1;
-	if (*end == 'K')
-		n <<= 10, end++;
-	else if (*end == 'M')
-		n <<= 20, end++;
-	else if (*end == 'G')
-		n <<= 30, end++;
-	if (*end || !n)
-		return -1;
-	*v = n;
-	return 0;
-}
-
 /* The arguments, from contract.h: each key is spelled there and only there. */
 #define SIZED_ENTRY(n) { #n, TCG_CACHE_SIZE_KEY(n), TCG_CACHE_ASSOC_KEY(n), &n },
 static const struct {
@@ -686,7 +665,7 @@ static int parse_arg(const char *arg)
 		}
 		goto bad;
 	}
-	if (parse_size(&v, eq + 1))
+	if (tcg_cache_parse_size(&v, eq + 1))
 		goto bad;
 	for (i = 0; i < ARRAY_SIZE(sized_args); i++) {
 		if (is_key(arg, klen, sized_args[i].size_key)) {
