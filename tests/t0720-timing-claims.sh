@@ -241,9 +241,10 @@ test_expect_success "the kit's 6.12-modelled: 6.12's plan and no-hotfix variant,
 	test_grep "^6.12: " all.txt &&
 	test_grep ! "^6.12-modelled" all.txt &&
 	test_grep "^  tcg-clock: modelled\$" real-kit/kernels/6.12-modelled.yaml &&
-	test_grep "^  cmdline: \"mm_regress=--case=realloc_rate,--case=mremap_pte_loop,--heap=1G\"\$" real-kit/kernels/6.12-modelled.yaml &&
+	test_grep "^  cmdline: \"mm_regress=--case=bigheap,--case=mremap_pte_loop,--instances=32,--heap=48M\"\$" real-kit/kernels/6.12-modelled.yaml &&
 	test_grep "metric: mremap_pte_loop.modelled_cycles" real-kit/kernels/6.12-modelled.yaml &&
-	test_grep "metric: realloc_rate.modelled_cycles" real-kit/kernels/6.12-modelled.yaml
+	test_grep "metric: bigheap.modelled_cycles" real-kit/kernels/6.12-modelled.yaml &&
+	test_grep ! "metric: realloc_rate" real-kit/kernels/6.12-modelled.yaml
 '
 
 test_done
