@@ -58,6 +58,28 @@ test_expect_success QEMU_USER 'a walk larger than L1d and L2 misses every line a
 	test "$(count region=1 cycles)" = $((insns + 131072 * 16 + 131072 * 70 + dtlb * 7))
 '
 
+# Paused: each region opens, pauses (twice: the second changes
+# nothing), walks 3 passes uncounted, resumes for one pass and pauses
+# again before its end, which closes it at that pause; a resume before
+# any region changes nothing either. Each region counts the one pass
+# alone, exactly as a one-pass region does (65,536 lines missing L1d and
+# L2, 1,025 pages the DTLB), where its four passes would miss 262,144;
+# 13 markers ran, 4 of them pauses that took.
+test_expect_success QEMU_USER 'pause and resume: a region counts only what runs between its resumes and pauses' '
+	walk "" 4194304 64 3 2 pause &&
+	for r in 1 2
+	do
+		test "$(count region=$r l1d_misses)" = 65536 &&
+		test "$(count region=$r l2_misses)" = 65536 &&
+		test "$(count region=$r llc_misses)" = 0 &&
+		test "$(count region=$r dtlb_misses)" = 1025 &&
+		insns=$(count region=$r insns) &&
+		test "$insns" -lt 524288 &&
+		test "$(count region=$r cycles)" = $((insns + 65536 * 16 + 65536 * 70 + 1025 * 7)) || return 1
+	done &&
+	test_grep "^mkseries-cycles: total regions=2 markers=13 unmatched_ends=0 pauses=4 " counts
+'
+
 # The same walk storing: the same lines miss (a store fills its line),
 # counted apart as store misses; under the default stores=buffered they
 # cost no cycles (a store retires into the store buffer), under

@@ -1,12 +1,16 @@
 /* tests/data/tcg-cache-walk.c: a guest program for t0420: a strided walk whose cache and TLB misses are known. */
 /*
- * walk BYTES STRIDE PASSES [REGIONS [load|store|rep]]: touch every
+ * walk BYTES STRIDE PASSES [REGIONS [load|store|rep|pause]]: touch every
  * STRIDE-th byte of a BYTES-long buffer once (outside any region, so the
  * walk starts warm), then, inside a marked region, PASSES more times,
  * REGIONS times over. The loop keeps its state in registers: the
  * buffer's loads (or stores) are the only data accesses a region sees.
  * "rep" stores every byte with one rep stosb a pass (STRIDE unused): on
- * x86-64 only.
+ * x86-64 only. "pause" loads, but each region is opened paused (twice:
+ * the second pause changes nothing), runs its PASSES uncounted, then
+ * resumes for one more pass and pauses again before its end: it counts
+ * that one pass alone. A resume outside any region comes first, and
+ * changes nothing either.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +20,7 @@
 
 static unsigned char buf[64 << 20];
 
-enum mode { LOAD, STORE, REP };
+enum mode { LOAD, STORE, REP, PAUSE };
 
 static unsigned long walk(size_t bytes, size_t stride, unsigned passes, enum mode mode)
 {
@@ -48,15 +52,15 @@ int main(int argc, char **argv)
 	size_t bytes, stride;
 	unsigned passes, regions = 1, r;
 	unsigned long sum;
-	static const char *const modes[] = { "load", "store", "rep" };
+	static const char *const modes[] = { "load", "store", "rep", "pause" };
 	enum mode mode = LOAD;
 
 	if (argc == 6) {
-		while (mode <= REP && strcmp(argv[5], modes[mode]))
+		while (mode <= PAUSE && strcmp(argv[5], modes[mode]))
 			mode++;
 	}
-	if (argc < 4 || argc > 6 || mode > REP) {
-		fprintf(stderr, "usage: walk BYTES STRIDE PASSES [REGIONS [load|store|rep]]\n");
+	if (argc < 4 || argc > 6 || mode > PAUSE) {
+		fprintf(stderr, "usage: walk BYTES STRIDE PASSES [REGIONS [load|store|rep|pause]]\n");
 		return 2;
 	}
 	bytes = strtoul(argv[1], NULL, 0);
@@ -69,9 +73,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sum = walk(bytes, stride, 1, LOAD);
+	if (mode == PAUSE)
+		TCG_CACHE_MARK(TCG_CACHE_MARK_RESUME);
 	for (r = 0; r < regions; r++) {
 		TCG_CACHE_MARK(TCG_CACHE_MARK_START);
-		sum += walk(bytes, stride, passes, mode);
+		if (mode == PAUSE) {
+			TCG_CACHE_MARK(TCG_CACHE_MARK_PAUSE);
+			TCG_CACHE_MARK(TCG_CACHE_MARK_PAUSE);
+			sum += walk(bytes, stride, passes, LOAD);
+			TCG_CACHE_MARK(TCG_CACHE_MARK_RESUME);
+			sum += walk(bytes, stride, 1, LOAD);
+			TCG_CACHE_MARK(TCG_CACHE_MARK_PAUSE);
+		} else {
+			sum += walk(bytes, stride, passes, mode);
+		}
 		TCG_CACHE_MARK(TCG_CACHE_MARK_END);
 	}
 	printf("walked %zu bytes by %zu, %u passes, %u regions of %ss: sum %lu\n", bytes, stride,
