@@ -48,12 +48,13 @@ RUN_DEPS = build-essential pkg-config libgit2-dev libyaml-dev libpcre2-dev \
 
 # What only the tests need besides: the tools mkseries hands its output to
 # (quilt, rpm, git send-email, headless Chromium, gitlab-ci-local on
-# nodejs), qemu-user for the tcg-cache plugin, the fuzzers' clang, and the
+# nodejs), qemu-user for the tcg-cache plugin, the fuzzers' clang, the
 # ccache back ends the tests start on loopback ports (redis-server,
-# distcc), which tools/install-deps.sh leaves disabled.
+# distcc), which tools/install-deps.sh leaves disabled, and strace, by
+# which t0422 counts the system calls glibc makes for bigheap.
 TEST_DEPS = qemu-user libxml2-utils jq chromium clang libclang-rt-14-dev \
 	quilt rpm git-email libmailtools-perl bash-completion \
-	redis-server redis-tools distcc nodejs rsync
+	redis-server redis-tools distcc nodejs rsync strace
 
 # gitlab-ci-local runs the pipeline of `mkseries ci gitlab` in
 # tests/t0780-ci-gitlab.sh: its version and every dependency's are pinned
